@@ -1,0 +1,249 @@
+//! `priorart fingerprint`: fingerprints of files or of JSON Lines records.
+
+use crate::exit::{self, UsageError};
+use crate::input;
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+use priorart_fingerprint::{Explanation, Fingerprinter, Scheme};
+use rayon::prelude::*;
+use serde_json::{Map, Value};
+use std::io::{self, BufRead, Read, Write};
+use std::process::ExitCode;
+
+/// Longest JSONL line accepted, so that memory stays bounded on any input.
+const MAX_LINE_BYTES: u64 = 64 << 20;
+/// Bytes of JSONL read per batch; two batches are in memory at a time.
+const BATCH_BYTES: usize = 8 << 20;
+
+#[derive(Parser)]
+#[command(
+    after_help = "Exit codes: 0 ok, 1 bad input (reported on stderr, other inputs still processed), 2 usage error."
+)]
+pub struct Args {
+    /// Files to fingerprint (`-` or none: standard input).
+    files: Vec<String>,
+    /// Comma-separated scheme identifiers.
+    #[arg(long, value_delimiter = ',', default_value = "minhash-equality-v1")]
+    scheme: Vec<Scheme>,
+    /// Input is JSON Lines: fingerprint the string member `--field` of each
+    /// object; print the object without it, plus one member per scheme.
+    #[arg(long, conflicts_with = "explain")]
+    jsonl: bool,
+    /// The JSONL member holding the text.
+    #[arg(long, default_value = "text", requires = "jsonl")]
+    field: String,
+    /// Worker threads for `--jsonl` (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Show every intermediate value: canonical text, tokens, kept tokens,
+    /// bucket minima, descriptor.
+    #[arg(long)]
+    explain: bool,
+    /// With `--explain`: one JSON object per file and scheme.
+    #[arg(long, requires = "explain")]
+    json: bool,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let files = if args.files.is_empty() { vec![input::STDIN.to_owned()] } else { args.files.clone() };
+    if files.iter().filter(|f| *f == input::STDIN).count() > 1 {
+        bail!(UsageError("standard input (`-`) can be named only once".into()));
+    }
+    if args.jsonl {
+        let pool = thread_pool(args.threads)?;
+        return pool.install(|| fingerprint_jsonl(&args, &files));
+    }
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let mut fingerprinter = Fingerprinter::new();
+    let mut failed = false;
+    for name in &files {
+        let text = match input::read_text(name) {
+            Ok(text) => text,
+            Err(err) => {
+                eprintln!("priorart: {err:#}");
+                failed = true;
+                continue;
+            }
+        };
+        if args.explain {
+            for &scheme in &args.scheme {
+                let explanation = priorart_fingerprint::explain(&text, scheme);
+                if args.json {
+                    writeln!(out, "{}", explanation_json(name, &explanation))?;
+                } else {
+                    write_explanation(&mut out, name, &explanation)?;
+                }
+            }
+        } else {
+            let fingerprints = fingerprinter.fingerprint(&text, &args.scheme);
+            let shown: Vec<String> = fingerprints.iter().map(ToString::to_string).collect();
+            writeln!(out, "{}  {name}", shown.join(" "))?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::from(if failed { exit::BAD_INPUT } else { exit::OK }))
+}
+
+fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
+    if threads == Some(0) {
+        bail!(UsageError("--threads must be at least 1".into()));
+    }
+    let mut builder = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = threads {
+        builder = builder.num_threads(n);
+    }
+    builder.build().context("cannot start worker threads")
+}
+
+/// One JSONL input line, numbered from 1.
+struct Line {
+    number: u64,
+    bytes: Vec<u8>,
+}
+
+/// Streams every file's records through the workers, a batch at a time: the
+/// next batch is read while the current one is fingerprinted, and output
+/// keeps input order at any thread count.
+fn fingerprint_jsonl(args: &Args, files: &[String]) -> Result<ExitCode> {
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let mut failed = false;
+    for name in files {
+        let mut reader = match input::open(name) {
+            Ok(reader) => reader,
+            Err(err) => {
+                eprintln!("priorart: {err:#}");
+                failed = true;
+                continue;
+            }
+        };
+        let mut next_number = 1;
+        let mut batch =
+            read_batch(&mut reader, &mut next_number).with_context(|| format!("{name}: cannot read"))?;
+        while !batch.is_empty() {
+            let (results, next) = rayon::join(
+                || {
+                    batch
+                        .par_iter()
+                        .map_init(Fingerprinter::new, |fp, line| record(args, fp, line))
+                        .collect::<Vec<_>>()
+                },
+                || read_batch(&mut reader, &mut next_number),
+            );
+            for result in results {
+                match result {
+                    Ok(Some(line)) => writeln!(out, "{line}")?,
+                    Ok(None) => {}
+                    Err(err) => {
+                        eprintln!("priorart: {name}: {err}");
+                        failed = true;
+                    }
+                }
+            }
+            batch = next.with_context(|| format!("{name}: cannot read"))?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::from(if failed { exit::BAD_INPUT } else { exit::OK }))
+}
+
+fn read_batch(reader: &mut (dyn BufRead + Send), next_number: &mut u64) -> Result<Vec<Line>> {
+    let mut batch = Vec::new();
+    let mut total = 0;
+    while total < BATCH_BYTES {
+        let mut bytes = Vec::new();
+        let read = Read::take(&mut *reader, MAX_LINE_BYTES + 1).read_until(b'\n', &mut bytes)?;
+        if read == 0 {
+            break;
+        }
+        let number = *next_number;
+        *next_number += 1;
+        if bytes.len() as u64 > MAX_LINE_BYTES {
+            bail!("line {number}: longer than {MAX_LINE_BYTES} bytes");
+        }
+        total += bytes.len();
+        batch.push(Line { number, bytes });
+    }
+    Ok(batch)
+}
+
+/// The output line for one input record; `None` for a blank line.
+fn record(args: &Args, fingerprinter: &mut Fingerprinter, line: &Line) -> Result<Option<String>, String> {
+    let number = line.number;
+    let text = std::str::from_utf8(&line.bytes).map_err(|err| {
+        format!(
+            "line {number}: not valid UTF-8 (first invalid byte at offset {} of the line)",
+            err.valid_up_to()
+        )
+    })?;
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    let mut object: Map<String, Value> = match serde_json::from_str(text) {
+        Ok(Value::Object(object)) => object,
+        Ok(_) => return Err(format!("line {number}: not a JSON object")),
+        Err(err) => return Err(format!("line {number}: not JSON: {err}")),
+    };
+    let field = &args.field;
+    let content = match object.shift_remove(field) {
+        Some(Value::String(content)) => content,
+        Some(_) => return Err(format!("line {number}: member `{field}` is not a string")),
+        None => return Err(format!("line {number}: no string member `{field}`")),
+    };
+    let fingerprints = fingerprinter.fingerprint(&content, &args.scheme);
+    for (scheme, fingerprint) in args.scheme.iter().zip(fingerprints) {
+        object.insert(scheme.id().to_owned(), Value::String(fingerprint.to_string()));
+    }
+    Ok(Some(Value::Object(object).to_string()))
+}
+
+fn explanation_json(name: &str, e: &Explanation) -> Value {
+    let buckets: Vec<Value> = e
+        .buckets
+        .iter()
+        .map(|bucket| match bucket {
+            None => Value::Null,
+            Some(b) => serde_json::json!({"token": b.token, "min_hash": b.min_hash, "kept_hex": b.kept_hex}),
+        })
+        .collect();
+    serde_json::json!({
+        "file": name,
+        "scheme": e.scheme.id(),
+        "canonical_text": e.canonical_text,
+        "tokens": e.tokens,
+        "kept_tokens": e.kept_tokens,
+        "fallback": e.fallback,
+        "empty": e.kept_tokens.is_empty(),
+        "buckets": buckets,
+        "descriptor": e.descriptor,
+        "fingerprint": e.fingerprint.to_string(),
+    })
+}
+
+fn write_explanation(out: &mut impl Write, name: &str, e: &Explanation) -> io::Result<()> {
+    writeln!(out, "file:           {name}")?;
+    writeln!(out, "scheme:         {}", e.scheme)?;
+    writeln!(out, "canonical text: {:?}", e.canonical_text)?;
+    writeln!(out, "tokens ({}):    {}", e.tokens.len(), e.tokens.join(" "))?;
+    let fallback = if e.fallback {
+        "  [fallback: every token was a stop word or shorter than 4, so all are kept]"
+    } else {
+        ""
+    };
+    writeln!(out, "kept ({}):      {}{fallback}", e.kept_tokens.len(), e.kept_tokens.join(" "))?;
+    if e.kept_tokens.is_empty() {
+        writeln!(out, "buckets:        none: no token at all, so the canonical text itself is hashed")?;
+    } else {
+        writeln!(out, "buckets:        (smallest SHA-256(\"eqs:\" + token) per bucket)")?;
+    }
+    for (index, bucket) in e.buckets.iter().enumerate() {
+        match bucket {
+            None => writeln!(out, "  b{index}: x    (no token landed here)")?,
+            Some(b) => writeln!(out, "  b{index}: {}  {}  {:?}", b.kept_hex, b.min_hash, b.token)?,
+        }
+    }
+    writeln!(out, "descriptor:     {}", e.descriptor)?;
+    writeln!(out, "fingerprint:    {}", e.fingerprint)?;
+    writeln!(out)
+}

@@ -1,0 +1,189 @@
+//! Steps 3–8 of the NIP-FF-3 algorithm: stem, filter, bucket minima,
+//! descriptor, final SHA-256. Shared by `minhash-equality-v1` and the legacy
+//! `simhash-equality-v2`, which differ only in their parameters.
+
+use crate::canonical::Canonical;
+use crate::{EqualityFingerprint, Scheme};
+use rustc_hash::FxHashSet;
+use sha2::{Digest, Sha256};
+use std::fmt::Write as _;
+
+/// Tokens shorter than this (in UTF-16 code units) are filtered (step 4b).
+pub(crate) const MIN_TOKEN_LENGTH: usize = 4;
+
+/// Hex characters kept from each bucket minimum (the `k` of the descriptor).
+const KEPT_HEX: usize = 3;
+
+/// The stop words of step 4a, compared with the *stemmed* token.
+const STOP_WORDS: [&str; 69] = [
+    "a", "an", "the", "and", "or", "but", "if", "to", "of", "in", "on", "for", "with", "at", "by", "from",
+    "up", "down", "out", "over", "under", "into", "about", "between", "after", "before", "through", "during",
+    "without", "within", "is", "are", "was", "were", "be", "been", "being", "it", "its", "that", "this",
+    "these", "those", "as", "not", "can", "could", "should", "would", "will", "may", "might", "do", "does",
+    "did", "done", "have", "has", "had", "i", "you", "he", "she", "we", "they", "them", "our", "your",
+    "their",
+];
+
+/// The parameters that tell the two equality schemes apart.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Params {
+    pub id: &'static str,
+    pub buckets: usize,
+    /// `true`: keep the last hex characters (b-bit minwise rule, v1);
+    /// `false`: the first ones (the legacy v2 defect).
+    pub keep_last: bool,
+}
+
+impl Params {
+    pub const fn of(scheme: Scheme) -> Option<Params> {
+        match scheme {
+            Scheme::MinhashEqualityV1 => Some(Params { id: scheme.id(), buckets: 8, keep_last: true }),
+            Scheme::SimhashEqualityV2 => Some(Params { id: scheme.id(), buckets: 2, keep_last: false }),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+}
+
+/// Step 3: the four-rule suffix stemmer. Lengths are UTF-16 code units, as
+/// JavaScript's `String.prototype.length`.
+pub(crate) fn stem(token: &str) -> &str {
+    let len = utf16_len(token);
+    if len > 5 && token.ends_with("ing") {
+        &token[..token.len() - 3]
+    } else if len > 4 && (token.ends_with("ed") || token.ends_with("es")) {
+        &token[..token.len() - 2]
+    } else if len > 3 && token.ends_with('s') {
+        &token[..token.len() - 1]
+    } else {
+        token
+    }
+}
+
+pub(crate) fn utf16_len(s: &str) -> usize {
+    if s.is_ascii() {
+        return s.len();
+    }
+    s.chars().map(char::len_utf16).sum()
+}
+
+fn is_stop_word(token: &str) -> bool {
+    token.len() <= 7 && STOP_WORDS.contains(&token)
+}
+
+/// Step 4: whether a stemmed token survives the filters.
+pub(crate) fn keeps(stemmed: &str) -> bool {
+    utf16_len(stemmed) >= MIN_TOKEN_LENGTH && !is_stop_word(stemmed)
+}
+
+/// The kept tokens of a canonical text (steps 3 and 4, with the fallback),
+/// and whether the fallback fired.
+pub(crate) fn kept_tokens(canonical: &Canonical) -> (Vec<&str>, bool) {
+    let stemmed: Vec<&str> = canonical.token_strs().map(stem).collect();
+    let kept: Vec<&str> = stemmed.iter().copied().filter(|t| keeps(t)).collect();
+    if kept.is_empty() && !stemmed.is_empty() {
+        // Every regex match is non-empty and stemming never empties a
+        // token, so the reference's `length > 0` fallback keeps them all.
+        (stemmed, true)
+    } else {
+        (kept, false)
+    }
+}
+
+/// SHA-256 of `eqs:` + the shingle (step 6.1–6.2).
+pub(crate) fn shingle_hash(shingle: &str) -> [u8; 32] {
+    let mut hasher = Sha256::new();
+    hasher.update(b"eqs:");
+    hasher.update(shingle.as_bytes());
+    hasher.finalize().into()
+}
+
+/// The distinct shingle hashes of a document: bucket minima depend only on
+/// the *set* of shingles, so each distinct kept token is hashed once.
+pub(crate) fn distinct_hashes<'t>(
+    tokens: impl IntoIterator<Item = &'t str>,
+    seen: &mut FxHashSet<&'t str>,
+    hashes: &mut Vec<[u8; 32]>,
+) {
+    seen.clear();
+    hashes.clear();
+    for token in tokens {
+        if seen.insert(token) {
+            hashes.push(shingle_hash(token));
+        }
+    }
+}
+
+/// Step 6.4–6.5: the smallest hash (byte order equals hex order) per bucket.
+pub(crate) fn bucket_minima(params: Params, hashes: &[[u8; 32]]) -> Vec<Option<[u8; 32]>> {
+    let mut minima: Vec<Option<[u8; 32]>> = vec![None; params.buckets];
+    for hash in hashes {
+        let slot = &mut minima[usize::from(hash[0]) % params.buckets];
+        if slot.is_none_or(|current| *hash < current) {
+            *slot = Some(*hash);
+        }
+    }
+    minima
+}
+
+/// Step 7: the descriptor string.
+pub(crate) fn descriptor(params: Params, minima: &[Option<[u8; 32]>]) -> String {
+    let mut out = format!("{}|n=1|b={}|k={KEPT_HEX}|m={MIN_TOKEN_LENGTH}", params.id, params.buckets);
+    for (index, minimum) in minima.iter().enumerate() {
+        match minimum {
+            None => write!(out, "|b{index}:x"),
+            Some(hash) => {
+                let hex = hex_lower(hash);
+                let kept = if params.keep_last { &hex[hex.len() - KEPT_HEX..] } else { &hex[..KEPT_HEX] };
+                write!(out, "|b{index}:{kept}")
+            }
+        }
+        .expect("writing to a String cannot fail");
+    }
+    out
+}
+
+/// Step 7's empty-content descriptor.
+pub(crate) fn empty_descriptor(params: Params, canonical_text: &str) -> String {
+    format!("{}|empty|{canonical_text}", params.id)
+}
+
+/// Step 8.
+pub(crate) fn finish(descriptor: &str) -> EqualityFingerprint {
+    EqualityFingerprint(Sha256::digest(descriptor.as_bytes()).into())
+}
+
+pub(crate) fn hex_lower(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stemmer_rules_in_order() {
+        assert_eq!(stem("running"), "runn");
+        assert_eq!(stem("walked"), "walk");
+        assert_eq!(stem("watches"), "watch");
+        assert_eq!(stem("cats"), "cat");
+        assert_eq!(stem("is"), "is");
+        assert_eq!(stem("sing"), "sing"); // 4 ≤ 5: rule 1 does not fire, nor rule 4
+        assert_eq!(stem("bed"), "bed");
+        assert_eq!(stem("goes"), "goe"); // 4 > 3: rule 4
+    }
+
+    #[test]
+    fn lengths_are_utf16_code_units() {
+        // "𝒜𝒷" is two astral letters: four UTF-16 units, so rule 4 applies.
+        assert_eq!(stem("𝒜𝒷s"), "𝒜𝒷");
+        assert!(keeps("𝒜𝒷"));
+        assert!(!keeps("éé"));
+    }
+}

@@ -1,0 +1,82 @@
+//! The explanation API: every intermediate value of the equality pipeline.
+
+use crate::canonical::Canonical;
+use crate::equality::{self, Params};
+use crate::{EqualityFingerprint, Scheme};
+use rustc_hash::FxHashSet;
+
+/// Why a text has the fingerprint it has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Explanation {
+    /// The scheme explained.
+    pub scheme: Scheme,
+    /// The text after step 1 (canonicalization).
+    pub canonical_text: String,
+    /// Every token of step 2, in order.
+    pub tokens: Vec<String>,
+    /// The tokens after stemming and filtering (steps 3–4), in order, with
+    /// repetitions: the shingles that are hashed.
+    pub kept_tokens: Vec<String>,
+    /// Whether the filters removed everything, so all stemmed tokens were kept.
+    pub fallback: bool,
+    /// Each bucket's minimum, in bucket order (`None`: no shingle landed there).
+    pub buckets: Vec<Option<Bucket>>,
+    /// The string whose SHA-256 is the fingerprint (step 7).
+    pub descriptor: String,
+    /// The fingerprint.
+    pub fingerprint: EqualityFingerprint,
+}
+
+/// The winning shingle of one bucket.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bucket {
+    /// The kept token whose hash is the bucket's minimum.
+    pub token: String,
+    /// SHA-256(`eqs:` + token), 64 lowercase hex.
+    pub min_hash: String,
+    /// The hex digits of the minimum that enter the descriptor.
+    pub kept_hex: String,
+}
+
+pub(crate) fn explain(text: &str, scheme: Scheme) -> Explanation {
+    let params = Params::of(scheme).expect("every scheme is an equality scheme");
+    let mut canonical = Canonical::default();
+    canonical.fill(text);
+    let (kept, fallback) = equality::kept_tokens(&canonical);
+    let mut seen = FxHashSet::default();
+    let mut hashes = Vec::new();
+    equality::distinct_hashes(kept.iter().copied(), &mut seen, &mut hashes);
+    let distinct: Vec<&str> = {
+        let mut seen = FxHashSet::default();
+        kept.iter().copied().filter(|t| seen.insert(*t)).collect()
+    };
+    let (buckets, descriptor) = if hashes.is_empty() {
+        (Vec::new(), equality::empty_descriptor(params, &canonical.text))
+    } else {
+        let minima = equality::bucket_minima(params, &hashes);
+        let descriptor = equality::descriptor(params, &minima);
+        let buckets = minima
+            .iter()
+            .map(|minimum| minimum.map(|hash| bucket(params, &distinct, &hashes, hash)))
+            .collect();
+        (buckets, descriptor)
+    };
+    Explanation {
+        scheme,
+        tokens: canonical.token_strs().map(str::to_owned).collect(),
+        kept_tokens: kept.iter().map(|t| (*t).to_owned()).collect(),
+        canonical_text: canonical.text.clone(),
+        fallback,
+        buckets,
+        fingerprint: equality::finish(&descriptor),
+        descriptor,
+    }
+}
+
+fn bucket(params: Params, distinct: &[&str], hashes: &[[u8; 32]], minimum: [u8; 32]) -> Bucket {
+    let index = hashes.iter().position(|h| *h == minimum).expect("a minimum is one of the hashes");
+    let min_hash = equality::hex_lower(&minimum);
+    let kept_hex =
+        if params.keep_last { min_hash[min_hash.len() - 3..].to_owned() } else { min_hash[..3].to_owned() };
+    Bucket { token: distinct[index].to_owned(), min_hash, kept_hex }
+}

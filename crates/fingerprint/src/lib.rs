@@ -1,0 +1,179 @@
+//! Text → content fingerprints. Pure: no I/O, no threads, no global state,
+//! so it can be bound to Python and JavaScript.
+//!
+//! # The schemes
+//!
+//! [`Scheme::MinhashEqualityV1`] is the NIP-FF-3 content fingerprint, the
+//! value of the nostr `X` tag. It is *not* a distance-preserving hash: two
+//! texts either share the same 32 bytes (they are near-duplicates) or they do
+//! not. In plain words:
+//!
+//! 1. **Canonicalize**: NFKD, drop combining marks, lowercase, replace URLs by
+//!    `url`, delete zero-width characters, turn punctuation and symbols into
+//!    spaces, turn every run of digits into `num`, collapse whitespace.
+//! 2. **Tokenize**: every maximal run of letters is a token.
+//! 3. **Stem** with four suffix rules (`-ing`, `-ed`, `-es`, `-s`).
+//! 4. **Filter** stop words and tokens shorter than 4; if nothing is left,
+//!    keep every token instead.
+//! 5. **Hash** each kept token with SHA-256 (`eqs:` + token); the first byte
+//!    modulo 8 picks one of 8 buckets; each bucket keeps its smallest hash.
+//! 6. **Describe**: the last 3 hex digits of each bucket minimum (or `x` for
+//!    an empty bucket) go into a descriptor string with the parameters.
+//! 7. **Finish**: SHA-256 of the descriptor is the fingerprint. A text with no
+//!    token at all hashes `minhash-equality-v1|empty|<canonical text>`.
+//!
+//! Near-duplicates share the eight bucket minima (one-permutation MinHash)
+//! and therefore the fingerprint; unrelated texts must coincide in all eight
+//! 12-bit values to collide. [`Scheme::SimhashEqualityV2`] is the frozen
+//! legacy predecessor: 2 buckets and the *first* 3 hex digits, which made
+//! long unrelated texts collide. It exists only to check old `X` tags.
+//!
+//! # Bit-exactness
+//!
+//! The output is bit-for-bit that of the JavaScript reference
+//! (`minhashEquality` / `simhashEquality` of simhash-ts 0.2.0): lengths are
+//! UTF-16 code units, whitespace is ECMAScript's `\s`, `\p{N}` is every number
+//! category, and all Unicode tables are Unicode 17.0 (see `unicode.rs`). The
+//! conformance vectors in `vectors/equality-vectors.json` are tested in full.
+//!
+//! # Use
+//!
+//! ```
+//! use priorart_fingerprint::{Fingerprinter, Scheme};
+//!
+//! let x = priorart_fingerprint::minhash_equality_v1("good morning nostr");
+//! assert_eq!(x.to_string(), "e4e0e824c0b1bfb2d79bb85762deb1fd697c7ab379fd2efbc0b32f45188f68a2");
+//!
+//! // For many documents, reuse one Fingerprinter: it keeps its buffers.
+//! let mut fingerprinter = Fingerprinter::new();
+//! let both = fingerprinter.fingerprint("GM", &[Scheme::MinhashEqualityV1, Scheme::SimhashEqualityV2]);
+//! assert_eq!(both.len(), 2);
+//! ```
+
+mod canonical;
+mod equality;
+mod explain;
+mod scheme;
+mod unicode;
+
+pub use explain::{Bucket, Explanation};
+pub use scheme::{Scheme, UnknownScheme};
+
+use canonical::Canonical;
+use rustc_hash::FxHashSet;
+use std::fmt;
+use std::str::FromStr;
+
+/// A 32-byte equality fingerprint, shown as 64 lowercase hex digits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EqualityFingerprint(pub [u8; 32]);
+
+impl fmt::Display for EqualityFingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&equality::hex_lower(&self.0))
+    }
+}
+
+/// A string was not 64 hex digits.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("an equality fingerprint is 64 hex digits")]
+pub struct InvalidFingerprint;
+
+impl FromStr for EqualityFingerprint {
+    type Err = InvalidFingerprint;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let digits = s.as_bytes();
+        if digits.len() != 64 {
+            return Err(InvalidFingerprint);
+        }
+        let mut bytes = [0u8; 32];
+        for (byte, pair) in bytes.iter_mut().zip(digits.chunks_exact(2)) {
+            let hi = hex_value(pair[0]).ok_or(InvalidFingerprint)?;
+            let lo = hex_value(pair[1]).ok_or(InvalidFingerprint)?;
+            *byte = hi << 4 | lo;
+        }
+        Ok(EqualityFingerprint(bytes))
+    }
+}
+
+fn hex_value(digit: u8) -> Option<u8> {
+    char::from(digit).to_digit(16).map(|v| v as u8)
+}
+
+/// The fingerprint of one text under one scheme.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Fingerprint {
+    /// `minhash-equality-v1` or `simhash-equality-v2`.
+    Equality(EqualityFingerprint),
+}
+
+impl fmt::Display for Fingerprint {
+    /// The scheme's wire form (64 lowercase hex for the equality schemes).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fingerprint::Equality(x) => x.fmt(f),
+        }
+    }
+}
+
+/// NIP-FF-3 `minhash-equality-v1` of `text`: the `X` tag value.
+pub fn minhash_equality_v1(text: &str) -> EqualityFingerprint {
+    Fingerprinter::new().equality(text, Scheme::MinhashEqualityV1)
+}
+
+/// The legacy `simhash-equality-v2` of `text`. Do not use for new content.
+pub fn simhash_equality_v2(text: &str) -> EqualityFingerprint {
+    Fingerprinter::new().equality(text, Scheme::SimhashEqualityV2)
+}
+
+/// Computes fingerprints, reusing its buffers from one text to the next.
+///
+/// Computing several schemes at once canonicalizes and hashes the tokens of
+/// the text only once.
+#[derive(Debug, Default)]
+pub struct Fingerprinter {
+    canonical: Canonical,
+    hashes: Vec<[u8; 32]>,
+}
+
+impl Fingerprinter {
+    /// A fingerprinter with empty buffers.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The fingerprints of `text` under each of `schemes`, in that order.
+    pub fn fingerprint(&mut self, text: &str, schemes: &[Scheme]) -> Vec<Fingerprint> {
+        self.canonical.fill(text);
+        let (kept, _) = equality::kept_tokens(&self.canonical);
+        let mut seen = FxHashSet::default();
+        equality::distinct_hashes(kept.iter().copied(), &mut seen, &mut self.hashes);
+        schemes
+            .iter()
+            .map(|&scheme| {
+                let params = equality::Params::of(scheme).expect("every scheme is an equality scheme");
+                let descriptor = if self.hashes.is_empty() {
+                    equality::empty_descriptor(params, &self.canonical.text)
+                } else {
+                    equality::descriptor(params, &equality::bucket_minima(params, &self.hashes))
+                };
+                Fingerprint::Equality(equality::finish(&descriptor))
+            })
+            .collect()
+    }
+
+    /// The equality fingerprint of `text` under `scheme`.
+    pub fn equality(&mut self, text: &str, scheme: Scheme) -> EqualityFingerprint {
+        match self.fingerprint(text, &[scheme])[0] {
+            Fingerprint::Equality(x) => x,
+        }
+    }
+}
+
+/// Every intermediate value of `scheme` on `text`, for humans judging why two
+/// texts do or do not share a fingerprint.
+pub fn explain(text: &str, scheme: Scheme) -> Explanation {
+    explain::explain(text, scheme)
+}

@@ -1,0 +1,71 @@
+//! The fingerprint schemes and their stable wire identifiers.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A fingerprint scheme, named by the identifier that appears on the wire
+/// (in a NIP-FF-3 `X` tag, in JSONL output, on the command line).
+///
+/// Identifiers are stable forever: a scheme is never changed, only added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Scheme {
+    /// NIP-FF-3's `minhash-equality-v1`: b-bit one-permutation MinHash over
+    /// stemmed tokens, 8 buckets, last 3 hex of each minimum. 32 bytes.
+    MinhashEqualityV1,
+    /// The frozen legacy `simhash-equality-v2`: the same pipeline with 2
+    /// buckets and the *first* 3 hex of each minimum. 32 bytes. Must not be
+    /// used for new content; kept so old `X` tags can still be checked.
+    SimhashEqualityV2,
+}
+
+impl Scheme {
+    /// Every scheme, in a stable order.
+    pub const ALL: [Scheme; 2] = [Scheme::MinhashEqualityV1, Scheme::SimhashEqualityV2];
+
+    /// The stable wire identifier, e.g. `minhash-equality-v1`.
+    pub const fn id(self) -> &'static str {
+        match self {
+            Scheme::MinhashEqualityV1 => "minhash-equality-v1",
+            Scheme::SimhashEqualityV2 => "simhash-equality-v2",
+        }
+    }
+}
+
+impl fmt::Display for Scheme {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+/// The identifier named no known scheme.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown fingerprint scheme `{given}` (known: {known})")]
+pub struct UnknownScheme {
+    given: String,
+    known: String,
+}
+
+impl FromStr for Scheme {
+    type Err = UnknownScheme;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Scheme::ALL.into_iter().find(|scheme| scheme.id() == s).ok_or_else(|| UnknownScheme {
+            given: s.to_owned(),
+            known: Scheme::ALL.map(Scheme::id).join(", "),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_round_trip() {
+        for scheme in Scheme::ALL {
+            assert_eq!(scheme.id().parse::<Scheme>(), Ok(scheme));
+        }
+        assert!("minhash-equality-v2".parse::<Scheme>().is_err());
+    }
+}
