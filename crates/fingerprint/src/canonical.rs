@@ -14,6 +14,7 @@ use icu_locale_core::LanguageIdentifier;
 use icu_normalizer::{DecomposingNormalizer, DecomposingNormalizerBorrowed};
 use std::borrow::Cow;
 use std::ops::Range;
+use writeable::Writeable;
 
 const NFKD: DecomposingNormalizerBorrowed<'static> = DecomposingNormalizer::new_nfkd();
 const CASE_MAPPER: CaseMapperBorrowed<'static> = CaseMapper::new();
@@ -40,7 +41,16 @@ impl Canonical {
 }
 
 /// Steps 1–3: NFKD, strip combining marks, full Unicode lowercasing (with
-/// ECMAScript's root-locale special cases, such as final sigma).
+/// ECMAScript's root-locale special cases).
+///
+/// Most text is mostly ASCII, and the three steps only lowercase ASCII, so
+/// only the non-ASCII runs go through ICU4X. Cutting the text at ASCII
+/// characters is exact because:
+/// - an ASCII character is a stable NFKD starter: decomposition never
+///   reorders or combines across it;
+/// - root-locale lowercasing is context-free except for capital sigma, whose
+///   Final_Sigma context can reach across ASCII; it is decided here on the
+///   whole text (see [`lower_sigma`]).
 fn fold(input: &str) -> Cow<'_, str> {
     if input.is_ascii() {
         if input.bytes().any(|b| b.is_ascii_uppercase()) {
@@ -48,10 +58,75 @@ fn fold(input: &str) -> Cow<'_, str> {
         }
         return Cow::Borrowed(input);
     }
-    let decomposed = NFKD.normalize(input);
-    let unmarked: String = decomposed.chars().filter(|&c| !unicode::is_mark(c)).collect();
-    let lowered = CASE_MAPPER.lowercase_to_string(&unmarked, &LanguageIdentifier::UNKNOWN);
-    Cow::Owned(lowered.into_owned())
+    let mut unmarked = String::with_capacity(input.len());
+    for (is_ascii, run) in ascii_runs(input) {
+        if is_ascii {
+            unmarked.push_str(run);
+        } else {
+            unmarked.extend(NFKD.normalize(run).chars().filter(|&c| !unicode::is_mark(c)));
+        }
+    }
+    let mut folded = String::with_capacity(unmarked.len() + unmarked.len() / 8);
+    let mut offset = 0;
+    for (is_ascii, run) in ascii_runs(&unmarked) {
+        if is_ascii {
+            let start = folded.len();
+            folded.push_str(run);
+            folded[start..].make_ascii_lowercase();
+        } else {
+            lower_non_ascii(&unmarked, offset, run, &mut folded);
+        }
+        offset += run.len();
+    }
+    Cow::Owned(folded)
+}
+
+const CAPITAL_SIGMA: char = '\u{3A3}';
+
+/// Lowercases `run`, which starts at `offset` in `text`.
+fn lower_non_ascii(text: &str, offset: usize, run: &str, out: &mut String) {
+    let mut start = 0;
+    for (i, _) in run.match_indices(CAPITAL_SIGMA) {
+        lower_context_free(&run[start..i], out);
+        out.push(lower_sigma(text, offset + i));
+        start = i + CAPITAL_SIGMA.len_utf8();
+    }
+    lower_context_free(&run[start..], out);
+}
+
+fn lower_context_free(text: &str, out: &mut String) {
+    CASE_MAPPER
+        .lowercase(text, &LanguageIdentifier::UNKNOWN)
+        .write_to(out)
+        .expect("writing to a String cannot fail");
+}
+
+/// Unicode's Final_Sigma rule (Unicode 17, section 3.13), as ICU applies it:
+/// capital sigma at `at` becomes final `ς` when a cased character precedes
+/// it and none follows it, skipping case-ignorable characters both ways
+/// (a character that is both is skipped, as ICU and Rust's std do).
+fn lower_sigma(text: &str, at: usize) -> char {
+    let before = text[..at].chars().rev();
+    let after = text[at + CAPITAL_SIGMA.len_utf8()..].chars();
+    if unicode::cased_after_ignorables(before) && !unicode::cased_after_ignorables(after) {
+        '\u{3C2}'
+    } else {
+        '\u{3C3}'
+    }
+}
+
+/// Splits `text` into maximal runs of ASCII and of non-ASCII characters.
+fn ascii_runs(text: &str) -> impl Iterator<Item = (bool, &str)> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        let first = *bytes.get(start)?;
+        let is_ascii = first.is_ascii();
+        let len = bytes[start..].iter().position(|b| b.is_ascii() != is_ascii).unwrap_or(bytes.len() - start);
+        let run = &text[start..start + len];
+        start += len;
+        Some((is_ascii, run))
+    })
 }
 
 /// Steps 4–10 and token extraction, in one scan of the folded text.
@@ -70,18 +145,36 @@ fn fold(input: &str) -> Cow<'_, str> {
 fn scan(folded: &str, out: &mut Canonical) {
     let mut writer = Writer { out, pending_space: false, token_start: None };
     let mut in_number = false;
-    let mut rest = folded;
-    while let Some(c) = rest.chars().next() {
-        if let Some(url_len) = url_at(rest) {
+    let bytes = folded.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'h'
+            && let Some(url_len) = url_at(&folded[i..])
+        {
             writer.word("url");
-            writer.space();
             in_number = false;
-            rest = &rest[url_len..];
+            i += url_len;
             continue;
         }
-        rest = &rest[c.len_utf8()..];
-        let class = unicode::classify(c);
-        if class == Class::ZeroWidth || (c == '\u{FEFF}') {
+        if bytes[i].is_ascii_alphabetic() {
+            let end = ascii_letters_end(folded, i);
+            if in_number {
+                writer.space();
+                in_number = false;
+            }
+            writer.letters(&folded[i..end]);
+            i = end;
+            continue;
+        }
+        let (c, class) = match bytes[i] {
+            b if b.is_ascii() => (char::from(b), unicode::classify_ascii(b)),
+            _ => {
+                let c = folded[i..].chars().next().expect("i is on a character boundary");
+                (c, unicode::classify(c))
+            }
+        };
+        i += c.len_utf8();
+        if class == Class::ZeroWidth || c == '\u{FEFF}' {
             continue;
         }
         if class == Class::Number {
@@ -97,11 +190,27 @@ fn scan(folded: &str, out: &mut Canonical) {
         }
         match class {
             Class::Space | Class::PunctuationOrSymbol => writer.space(),
-            Class::Letter => writer.letter(c),
+            Class::Letter => writer.letters(&folded[i - c.len_utf8()..i]),
             _ => writer.other(c),
         }
     }
     writer.finish();
+}
+
+/// The end of the run of ASCII letters starting at `start`, or of its part
+/// before a URL. A URL can only start inside such a run at an `http` or
+/// `https` that ends it, as `:` is not a letter.
+fn ascii_letters_end(text: &str, start: usize) -> usize {
+    let bytes = text.as_bytes();
+    let end =
+        start + bytes[start..].iter().position(|b| !b.is_ascii_alphabetic()).unwrap_or(bytes.len() - start);
+    if bytes.get(end) != Some(&b':') {
+        return end;
+    }
+    [end.saturating_sub(5), end.saturating_sub(4)]
+        .into_iter()
+        .find(|&url_start| url_start > start && url_at(&text[url_start..]).is_some())
+        .unwrap_or(end)
 }
 
 /// Length of the URL match `https?://\S+` at the start of `text`, if any.
@@ -152,18 +261,20 @@ impl Writer<'_> {
         }
     }
 
+    /// Writes ` word ` (a word between spaces).
     fn word(&mut self, word: &str) {
         self.space();
         self.flush_space();
         self.begin_token();
         self.out.text.push_str(word);
-        self.space();
+        self.end_token();
+        self.pending_space = true;
     }
 
-    fn letter(&mut self, c: char) {
+    fn letters(&mut self, letters: &str) {
         self.flush_space();
         self.begin_token();
-        self.out.text.push(c);
+        self.out.text.push_str(letters);
     }
 
     fn other(&mut self, c: char) {
@@ -212,6 +323,23 @@ mod tests {
         // A zero-width character splitting the scheme defeats the URL rule.
         assert_eq!(canonical("http\u{200B}://x").0, "http x");
         assert_eq!(canonical("http:// x").0, "http x");
+    }
+
+    #[test]
+    fn urls_inside_letter_runs() {
+        assert_eq!(canonical("xhttp://a b").0, "x url b");
+        assert_eq!(canonical("xxhttps://a b").0, "xx url b");
+        assert_eq!(canonical("https: http").0, "https http");
+        assert_eq!(canonical("abc: d").0, "abc d");
+    }
+
+    #[test]
+    fn final_sigma_context_crosses_ascii() {
+        assert_eq!(canonical("ΑΣ b").0, "ας b");
+        assert_eq!(canonical("ΑΣb").0, "ασb");
+        assert_eq!(canonical("aΣ").0, "aς");
+        assert_eq!(canonical("Σ").0, "σ");
+        assert_eq!(canonical("a.Σ").0, "a ς"); // `.` is case-ignorable
     }
 
     #[test]

@@ -15,14 +15,79 @@ pub(crate) const MIN_TOKEN_LENGTH: usize = 4;
 const KEPT_HEX: usize = 3;
 
 /// The stop words of step 4a, compared with the *stemmed* token.
-const STOP_WORDS: [&str; 69] = [
-    "a", "an", "the", "and", "or", "but", "if", "to", "of", "in", "on", "for", "with", "at", "by", "from",
-    "up", "down", "out", "over", "under", "into", "about", "between", "after", "before", "through", "during",
-    "without", "within", "is", "are", "was", "were", "be", "been", "being", "it", "its", "that", "this",
-    "these", "those", "as", "not", "can", "could", "should", "would", "will", "may", "might", "do", "does",
-    "did", "done", "have", "has", "had", "i", "you", "he", "she", "we", "they", "them", "our", "your",
-    "their",
-];
+fn is_stop_word(token: &str) -> bool {
+    matches!(
+        token,
+        "a" | "an"
+            | "the"
+            | "and"
+            | "or"
+            | "but"
+            | "if"
+            | "to"
+            | "of"
+            | "in"
+            | "on"
+            | "for"
+            | "with"
+            | "at"
+            | "by"
+            | "from"
+            | "up"
+            | "down"
+            | "out"
+            | "over"
+            | "under"
+            | "into"
+            | "about"
+            | "between"
+            | "after"
+            | "before"
+            | "through"
+            | "during"
+            | "without"
+            | "within"
+            | "is"
+            | "are"
+            | "was"
+            | "were"
+            | "be"
+            | "been"
+            | "being"
+            | "it"
+            | "its"
+            | "that"
+            | "this"
+            | "these"
+            | "those"
+            | "as"
+            | "not"
+            | "can"
+            | "could"
+            | "should"
+            | "would"
+            | "will"
+            | "may"
+            | "might"
+            | "do"
+            | "does"
+            | "did"
+            | "done"
+            | "have"
+            | "has"
+            | "had"
+            | "i"
+            | "you"
+            | "he"
+            | "she"
+            | "we"
+            | "they"
+            | "them"
+            | "our"
+            | "your"
+            | "their"
+    )
+}
 
 /// The parameters that tell the two equality schemes apart.
 #[derive(Debug, Clone, Copy)]
@@ -60,15 +125,10 @@ pub(crate) fn stem(token: &str) -> &str {
     }
 }
 
+/// UTF-16 length from the UTF-8 bytes: one unit per character, two for
+/// the four-byte (astral) ones.
 pub(crate) fn utf16_len(s: &str) -> usize {
-    if s.is_ascii() {
-        return s.len();
-    }
-    s.chars().map(char::len_utf16).sum()
-}
-
-fn is_stop_word(token: &str) -> bool {
-    token.len() <= 7 && STOP_WORDS.contains(&token)
+    s.bytes().map(|b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0)).sum()
 }
 
 /// Step 4: whether a stemmed token survives the filters.

@@ -7,11 +7,21 @@
 //! that reason; a newer Unicode version would assign new letters and marks
 //! and so change fingerprints of text that uses them.
 
-use icu_properties::props::{GeneralCategory, GeneralCategoryGroup};
-use icu_properties::{CodePointMapData, CodePointMapDataBorrowed};
+use icu_properties::props::{CaseIgnorable, Cased, GeneralCategory, GeneralCategoryGroup};
+use icu_properties::{
+    CodePointMapData, CodePointMapDataBorrowed, CodePointSetData, CodePointSetDataBorrowed,
+};
 
 const GENERAL_CATEGORY: CodePointMapDataBorrowed<'static, GeneralCategory> =
     CodePointMapData::<GeneralCategory>::new();
+const CASE_IGNORABLE: CodePointSetDataBorrowed<'static> = CodePointSetData::new::<CaseIgnorable>();
+const CASED: CodePointSetDataBorrowed<'static> = CodePointSetData::new::<Cased>();
+
+/// Whether the first character of `chars` that is not case-ignorable is
+/// cased (the two halves of Unicode's Final_Sigma context).
+pub(crate) fn cased_after_ignorables(mut chars: impl Iterator<Item = char>) -> bool {
+    chars.find(|&c| !CASE_IGNORABLE.contains(c)).is_some_and(|c| CASED.contains(c))
+}
 
 /// What a character of lowercased text means to canonicalization steps 5–10.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +61,10 @@ const ASCII: [Class; 128] = {
     }
     table
 };
+
+pub(crate) fn classify_ascii(b: u8) -> Class {
+    ASCII[usize::from(b & 0x7f)]
+}
 
 pub(crate) fn classify(c: char) -> Class {
     if c.is_ascii() {
