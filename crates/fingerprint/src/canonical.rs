@@ -12,94 +12,147 @@ use crate::unicode::{self, Class};
 use icu_casemap::{CaseMapper, CaseMapperBorrowed};
 use icu_locale_core::LanguageIdentifier;
 use icu_normalizer::{DecomposingNormalizer, DecomposingNormalizerBorrowed};
-use std::borrow::Cow;
+use rustc_hash::FxHashMap;
 use std::ops::Range;
 use writeable::Writeable;
 
 const NFKD: DecomposingNormalizerBorrowed<'static> = DecomposingNormalizer::new_nfkd();
 const CASE_MAPPER: CaseMapperBorrowed<'static> = CaseMapper::new();
 
-/// The canonical text and the byte ranges of its tokens.
-#[derive(Debug, Default, Clone)]
+/// A token: a byte range of the canonical text and its length in UTF-16
+/// code units (JavaScript's `length`, which the stemmer and filter use).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Token {
+    pub range: Range<usize>,
+    pub utf16_len: usize,
+}
+
+/// The canonical text and its tokens, with the buffers reused from one
+/// text to the next.
+#[derive(Debug, Default)]
 pub(crate) struct Canonical {
     pub text: String,
-    pub tokens: Vec<Range<usize>>,
+    pub tokens: Vec<Token>,
+    unmarked: String,
+    folded: String,
+    cache: FoldCache,
 }
 
 impl Canonical {
     pub fn token_strs(&self) -> impl Iterator<Item = &str> {
-        self.tokens.iter().map(|range| &self.text[range.clone()])
+        self.tokens.iter().map(|token| &self.text[token.range.clone()])
     }
 
-    /// Canonicalizes `input` into `self`, reusing its buffers.
+    /// Canonicalizes `input` into `self`.
     pub fn fill(&mut self, input: &str) {
         self.text.clear();
         self.tokens.clear();
-        let folded = fold(input);
+        let mut folded = std::mem::take(&mut self.folded);
+        if input.is_ascii() {
+            folded.clear();
+            folded.push_str(input);
+            folded.make_ascii_lowercase();
+        } else {
+            self.fold_non_ascii(input, &mut folded);
+        }
         scan(&folded, self);
+        self.folded = folded;
+    }
+
+    /// Steps 1–3 (NFKD, strip combining marks, full lowercasing with
+    /// ECMAScript's root-locale rules) of text with non-ASCII characters.
+    ///
+    /// Both passes work one character at a time, through a cache, which is
+    /// exact because:
+    /// - every character with a non-zero canonical combining class is a
+    ///   mark (tested over all of Unicode below), so the only reordering NFKD
+    ///   does, among combining marks, is erased when marks are stripped;
+    /// - root-locale lowercasing is context-free except for capital sigma,
+    ///   whose Final_Sigma context is decided on the whole text.
+    fn fold_non_ascii(&mut self, input: &str, folded: &mut String) {
+        self.unmarked.clear();
+        for c in input.chars() {
+            if c.is_ascii() {
+                self.unmarked.push(c);
+            } else {
+                self.cache.unmarked(c, &mut self.unmarked);
+            }
+        }
+        folded.clear();
+        for (at, c) in self.unmarked.char_indices() {
+            if c.is_ascii() {
+                folded.push(c.to_ascii_lowercase());
+            } else if c == CAPITAL_SIGMA {
+                folded.push(lower_sigma(&self.unmarked, at));
+            } else {
+                self.cache.lowered(c, folded);
+            }
+        }
     }
 }
 
-/// Steps 1–3: NFKD, strip combining marks, full Unicode lowercasing (with
-/// ECMAScript's root-locale special cases).
-///
-/// Most text is mostly ASCII, and the three steps only lowercase ASCII, so
-/// only the non-ASCII runs go through ICU4X. Cutting the text at ASCII
-/// characters is exact because:
-/// - an ASCII character is a stable NFKD starter: decomposition never
-///   reorders or combines across it;
-/// - root-locale lowercasing is context-free except for capital sigma, whose
-///   Final_Sigma context can reach across ASCII; it is decided here on the
-///   whole text (see [`lower_sigma`]).
-fn fold(input: &str) -> Cow<'_, str> {
-    if input.is_ascii() {
-        if input.bytes().any(|b| b.is_ascii_uppercase()) {
-            return Cow::Owned(input.to_ascii_lowercase());
-        }
-        return Cow::Borrowed(input);
+/// Per-character results of the ICU4X passes. Bounded: it starts afresh
+/// when its text grows past [`FoldCache::MAX_BYTES`].
+#[derive(Debug, Default)]
+struct FoldCache {
+    unmarked: FxHashMap<char, Range<usize>>,
+    lowered: FxHashMap<char, Range<usize>>,
+    text: String,
+}
+
+impl FoldCache {
+    const MAX_BYTES: usize = 1 << 20;
+
+    /// Appends NFKD(`c`) without its combining marks.
+    fn unmarked(&mut self, c: char, out: &mut String) {
+        let range = match self.unmarked.get(&c) {
+            Some(range) => range.clone(),
+            None => {
+                let range = self.remember(|text| {
+                    let mut buf = [0; 4];
+                    text.extend(
+                        NFKD.normalize(c.encode_utf8(&mut buf)).chars().filter(|&c| !unicode::is_mark(c)),
+                    );
+                });
+                self.unmarked.insert(c, range.clone());
+                range
+            }
+        };
+        out.push_str(&self.text[range]);
     }
-    let mut unmarked = String::with_capacity(input.len());
-    for (is_ascii, run) in ascii_runs(input) {
-        if is_ascii {
-            unmarked.push_str(run);
-        } else {
-            unmarked.extend(NFKD.normalize(run).chars().filter(|&c| !unicode::is_mark(c)));
-        }
+
+    /// Appends the full lowercase mapping of `c` (not capital sigma).
+    fn lowered(&mut self, c: char, out: &mut String) {
+        let range = match self.lowered.get(&c) {
+            Some(range) => range.clone(),
+            None => {
+                let range = self.remember(|text| {
+                    let mut buf = [0; 4];
+                    CASE_MAPPER
+                        .lowercase(c.encode_utf8(&mut buf), &LanguageIdentifier::UNKNOWN)
+                        .write_to(text)
+                        .expect("writing to a String cannot fail");
+                });
+                self.lowered.insert(c, range.clone());
+                range
+            }
+        };
+        out.push_str(&self.text[range]);
     }
-    let mut folded = String::with_capacity(unmarked.len() + unmarked.len() / 8);
-    let mut offset = 0;
-    for (is_ascii, run) in ascii_runs(&unmarked) {
-        if is_ascii {
-            let start = folded.len();
-            folded.push_str(run);
-            folded[start..].make_ascii_lowercase();
-        } else {
-            lower_non_ascii(&unmarked, offset, run, &mut folded);
+
+    fn remember(&mut self, write: impl FnOnce(&mut String)) -> Range<usize> {
+        if self.text.len() > Self::MAX_BYTES {
+            self.unmarked.clear();
+            self.lowered.clear();
+            self.text.clear();
         }
-        offset += run.len();
+        let start = self.text.len();
+        write(&mut self.text);
+        start..self.text.len()
     }
-    Cow::Owned(folded)
 }
 
 const CAPITAL_SIGMA: char = '\u{3A3}';
-
-/// Lowercases `run`, which starts at `offset` in `text`.
-fn lower_non_ascii(text: &str, offset: usize, run: &str, out: &mut String) {
-    let mut start = 0;
-    for (i, _) in run.match_indices(CAPITAL_SIGMA) {
-        lower_context_free(&run[start..i], out);
-        out.push(lower_sigma(text, offset + i));
-        start = i + CAPITAL_SIGMA.len_utf8();
-    }
-    lower_context_free(&run[start..], out);
-}
-
-fn lower_context_free(text: &str, out: &mut String) {
-    CASE_MAPPER
-        .lowercase(text, &LanguageIdentifier::UNKNOWN)
-        .write_to(out)
-        .expect("writing to a String cannot fail");
-}
 
 /// Unicode's Final_Sigma rule (Unicode 17, section 3.13), as ICU applies it:
 /// capital sigma at `at` becomes final `ς` when a cased character precedes
@@ -113,20 +166,6 @@ fn lower_sigma(text: &str, at: usize) -> char {
     } else {
         '\u{3C3}'
     }
-}
-
-/// Splits `text` into maximal runs of ASCII and of non-ASCII characters.
-fn ascii_runs(text: &str) -> impl Iterator<Item = (bool, &str)> {
-    let bytes = text.as_bytes();
-    let mut start = 0;
-    std::iter::from_fn(move || {
-        let first = *bytes.get(start)?;
-        let is_ascii = first.is_ascii();
-        let len = bytes[start..].iter().position(|b| b.is_ascii() != is_ascii).unwrap_or(bytes.len() - start);
-        let run = &text[start..start + len];
-        start += len;
-        Some((is_ascii, run))
-    })
 }
 
 /// Steps 4–10 and token extraction, in one scan of the folded text.
@@ -143,7 +182,8 @@ fn ascii_runs(text: &str) -> impl Iterator<Item = (bool, &str)> {
 ///   pending single space; a number run (step 8) becomes ` num `;
 /// - a pending space is written only before further text (step 10's trim).
 fn scan(folded: &str, out: &mut Canonical) {
-    let mut writer = Writer { out, pending_space: false, token_start: None };
+    let mut writer =
+        Writer { text: &mut out.text, tokens: &mut out.tokens, pending_space: false, token: None };
     let mut in_number = false;
     let bytes = folded.as_bytes();
     let mut i = 0;
@@ -162,7 +202,7 @@ fn scan(folded: &str, out: &mut Canonical) {
                 writer.space();
                 in_number = false;
             }
-            writer.letters(&folded[i..end]);
+            writer.letters(&folded[i..end], end - i);
             i = end;
             continue;
         }
@@ -190,7 +230,7 @@ fn scan(folded: &str, out: &mut Canonical) {
         }
         match class {
             Class::Space | Class::PunctuationOrSymbol => writer.space(),
-            Class::Letter => writer.letters(&folded[i - c.len_utf8()..i]),
+            Class::Letter => writer.letters(&folded[i - c.len_utf8()..i], c.len_utf16()),
             _ => writer.other(c),
         }
     }
@@ -234,9 +274,10 @@ fn url_at(text: &str) -> Option<usize> {
 
 /// Appends to the canonical text, collapsing separators and tracking tokens.
 struct Writer<'a> {
-    out: &'a mut Canonical,
+    text: &'a mut String,
+    tokens: &'a mut Vec<Token>,
     pending_space: bool,
-    token_start: Option<usize>,
+    token: Option<Token>,
 }
 
 impl Writer<'_> {
@@ -247,45 +288,39 @@ impl Writer<'_> {
 
     fn flush_space(&mut self) {
         if self.pending_space {
-            if !self.out.text.is_empty() {
+            if !self.text.is_empty() {
                 self.end_token();
-                self.out.text.push(' ');
+                self.text.push(' ');
             }
             self.pending_space = false;
-        }
-    }
-
-    fn begin_token(&mut self) {
-        if self.token_start.is_none() {
-            self.token_start = Some(self.out.text.len());
         }
     }
 
     /// Writes ` word ` (a word between spaces).
     fn word(&mut self, word: &str) {
         self.space();
-        self.flush_space();
-        self.begin_token();
-        self.out.text.push_str(word);
-        self.end_token();
-        self.pending_space = true;
+        self.letters(word, word.len());
+        self.space();
     }
 
-    fn letters(&mut self, letters: &str) {
+    fn letters(&mut self, letters: &str, utf16_len: usize) {
         self.flush_space();
-        self.begin_token();
-        self.out.text.push_str(letters);
+        let start = self.text.len();
+        self.text.push_str(letters);
+        let token = self.token.get_or_insert(Token { range: start..start, utf16_len: 0 });
+        token.range.end = self.text.len();
+        token.utf16_len += utf16_len;
     }
 
     fn other(&mut self, c: char) {
         self.flush_space();
         self.end_token();
-        self.out.text.push(c);
+        self.text.push(c);
     }
 
     fn end_token(&mut self) {
-        if let Some(start) = self.token_start.take() {
-            self.out.tokens.push(start..self.out.text.len());
+        if let Some(token) = self.token.take() {
+            self.tokens.push(token);
         }
     }
 
@@ -303,6 +338,30 @@ mod tests {
         c.fill(input);
         let tokens = c.token_strs().map(str::to_owned).collect();
         (c.text, tokens)
+    }
+
+    #[test]
+    fn every_combining_character_is_a_mark() {
+        // The per-character NFKD in `fold_non_ascii` relies on this.
+        use icu_properties::CodePointMapData;
+        use icu_properties::props::CanonicalCombiningClass;
+        let ccc = CodePointMapData::<CanonicalCombiningClass>::new();
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            if ccc.get(c) != CanonicalCombiningClass::NotReordered {
+                assert!(unicode::is_mark(c), "{c:?} combines but is not a mark");
+            }
+        }
+    }
+
+    #[test]
+    fn token_lengths_are_utf16_units() {
+        let mut c = Canonical::default();
+        c.fill("𝔞𝔟 abc ĳ");
+        let lengths: Vec<usize> = c.tokens.iter().map(|t| t.utf16_len).collect();
+        assert_eq!(c.text, "ab abc ij");
+        assert_eq!(lengths, [2, 3, 2]);
+        c.fill("中文𐐀 num");
+        assert_eq!(c.tokens.iter().map(|t| t.utf16_len).collect::<Vec<_>>(), [4, 3]);
     }
 
     #[test]

@@ -110,44 +110,45 @@ impl Params {
     }
 }
 
-/// Step 3: the four-rule suffix stemmer. Lengths are UTF-16 code units, as
-/// JavaScript's `String.prototype.length`.
-pub(crate) fn stem(token: &str) -> &str {
-    let len = utf16_len(token);
-    if len > 5 && token.ends_with("ing") {
-        &token[..token.len() - 3]
+/// Step 3: the four-rule suffix stemmer, on a token of `len` UTF-16 code
+/// units (JavaScript's `length`). Returns the stem and its length.
+pub(crate) fn stem(token: &str, len: usize) -> (&str, usize) {
+    let cut = if len > 5 && token.ends_with("ing") {
+        3
     } else if len > 4 && (token.ends_with("ed") || token.ends_with("es")) {
-        &token[..token.len() - 2]
+        2
     } else if len > 3 && token.ends_with('s') {
-        &token[..token.len() - 1]
+        1
     } else {
-        token
+        0
+    };
+    (&token[..token.len() - cut], len - cut)
+}
+
+/// Step 4: whether a stemmed token of `len` UTF-16 units survives the filters.
+pub(crate) fn keeps(stemmed: &str, len: usize) -> bool {
+    len >= MIN_TOKEN_LENGTH && !is_stop_word(stemmed)
+}
+
+/// Calls `kept` with each kept token of a canonical text, in order (steps
+/// 3 and 4, with the fallback). Returns whether the fallback fired.
+pub(crate) fn for_each_kept<'t>(canonical: &'t Canonical, mut kept: impl FnMut(&'t str)) -> bool {
+    let stems =
+        || canonical.tokens.iter().map(|token| stem(&canonical.text[token.range.clone()], token.utf16_len));
+    let mut any = false;
+    for (stemmed, len) in stems() {
+        if keeps(stemmed, len) {
+            any = true;
+            kept(stemmed);
+        }
     }
-}
-
-/// UTF-16 length from the UTF-8 bytes: one unit per character, two for
-/// the four-byte (astral) ones.
-pub(crate) fn utf16_len(s: &str) -> usize {
-    s.bytes().map(|b| usize::from(b & 0xC0 != 0x80) + usize::from(b >= 0xF0)).sum()
-}
-
-/// Step 4: whether a stemmed token survives the filters.
-pub(crate) fn keeps(stemmed: &str) -> bool {
-    utf16_len(stemmed) >= MIN_TOKEN_LENGTH && !is_stop_word(stemmed)
-}
-
-/// The kept tokens of a canonical text (steps 3 and 4, with the fallback),
-/// and whether the fallback fired.
-pub(crate) fn kept_tokens(canonical: &Canonical) -> (Vec<&str>, bool) {
-    let stemmed: Vec<&str> = canonical.token_strs().map(stem).collect();
-    let kept: Vec<&str> = stemmed.iter().copied().filter(|t| keeps(t)).collect();
-    if kept.is_empty() && !stemmed.is_empty() {
-        // Every regex match is non-empty and stemming never empties a
-        // token, so the reference's `length > 0` fallback keeps them all.
-        (stemmed, true)
-    } else {
-        (kept, false)
+    if any || canonical.tokens.is_empty() {
+        return false;
     }
+    // Every regex match is non-empty and stemming never empties a token, so
+    // the reference's `length > 0` fallback keeps every stemmed token.
+    stems().for_each(|(stemmed, _)| kept(stemmed));
+    true
 }
 
 /// SHA-256 of `eqs:` + the shingle (step 6.1–6.2).
@@ -160,18 +161,14 @@ pub(crate) fn shingle_hash(shingle: &str) -> [u8; 32] {
 
 /// The distinct shingle hashes of a document: bucket minima depend only on
 /// the *set* of shingles, so each distinct kept token is hashed once.
-pub(crate) fn distinct_hashes<'t>(
-    tokens: impl IntoIterator<Item = &'t str>,
-    seen: &mut FxHashSet<&'t str>,
-    hashes: &mut Vec<[u8; 32]>,
-) {
-    seen.clear();
+pub(crate) fn distinct_hashes(canonical: &Canonical, hashes: &mut Vec<[u8; 32]>) {
     hashes.clear();
-    for token in tokens {
+    let mut seen = FxHashSet::default();
+    for_each_kept(canonical, |token| {
         if seen.insert(token) {
             hashes.push(shingle_hash(token));
         }
-    }
+    });
 }
 
 /// Step 6.4–6.5: the smallest hash (byte order equals hex order) per bucket.
@@ -227,23 +224,30 @@ pub(crate) fn hex_lower(bytes: &[u8]) -> String {
 mod tests {
     use super::*;
 
+    fn stem_ascii(token: &str) -> &str {
+        stem(token, token.len()).0
+    }
+
     #[test]
     fn stemmer_rules_in_order() {
-        assert_eq!(stem("running"), "runn");
-        assert_eq!(stem("walked"), "walk");
-        assert_eq!(stem("watches"), "watch");
-        assert_eq!(stem("cats"), "cat");
-        assert_eq!(stem("is"), "is");
-        assert_eq!(stem("sing"), "sing"); // 4 ≤ 5: rule 1 does not fire, nor rule 4
-        assert_eq!(stem("bed"), "bed");
-        assert_eq!(stem("goes"), "goe"); // 4 > 3: rule 4
+        assert_eq!(stem_ascii("running"), "runn");
+        assert_eq!(stem_ascii("walked"), "walk");
+        assert_eq!(stem_ascii("watches"), "watch");
+        assert_eq!(stem_ascii("cats"), "cat");
+        assert_eq!(stem_ascii("is"), "is");
+        assert_eq!(stem_ascii("sing"), "sing"); // 4 ≤ 5: rule 1 does not fire, nor rule 4
+        assert_eq!(stem_ascii("bed"), "bed");
+        assert_eq!(stem_ascii("goes"), "goe"); // 4 > 3: rule 4
     }
 
     #[test]
     fn lengths_are_utf16_code_units() {
-        // "𝒜𝒷" is two astral letters: four UTF-16 units, so rule 4 applies.
-        assert_eq!(stem("𝒜𝒷s"), "𝒜𝒷");
-        assert!(keeps("𝒜𝒷"));
-        assert!(!keeps("éé"));
+        // "中中s" is 3 UTF-16 units: rule 4 needs more than 3.
+        assert_eq!(stem("中中s", 3), ("中中s", 3));
+        // Two astral letters and `s`: 5 units, so rule 4 applies.
+        assert_eq!(stem("𝒜𝒷s", 5), ("𝒜𝒷", 4));
+        assert!(keeps("𝒜𝒷", 4));
+        assert!(!keeps("ab", 2));
+        assert!(!keeps("between", 7));
     }
 }

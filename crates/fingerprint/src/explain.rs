@@ -42,10 +42,10 @@ pub(crate) fn explain(text: &str, scheme: Scheme) -> Explanation {
     let params = Params::of(scheme).expect("every scheme is an equality scheme");
     let mut canonical = Canonical::default();
     canonical.fill(text);
-    let (kept, fallback) = equality::kept_tokens(&canonical);
-    let mut seen = FxHashSet::default();
+    let mut kept = Vec::new();
+    let fallback = equality::for_each_kept(&canonical, |token| kept.push(token));
     let mut hashes = Vec::new();
-    equality::distinct_hashes(kept.iter().copied(), &mut seen, &mut hashes);
+    equality::distinct_hashes(&canonical, &mut hashes);
     let distinct: Vec<&str> = {
         let mut seen = FxHashSet::default();
         kept.iter().copied().filter(|t| seen.insert(*t)).collect()

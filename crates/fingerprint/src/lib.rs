@@ -60,7 +60,6 @@ pub use explain::{Bucket, Explanation};
 pub use scheme::{Scheme, UnknownScheme};
 
 use canonical::Canonical;
-use rustc_hash::FxHashSet;
 use std::fmt;
 use std::str::FromStr;
 
@@ -147,9 +146,7 @@ impl Fingerprinter {
     /// The fingerprints of `text` under each of `schemes`, in that order.
     pub fn fingerprint(&mut self, text: &str, schemes: &[Scheme]) -> Vec<Fingerprint> {
         self.canonical.fill(text);
-        let (kept, _) = equality::kept_tokens(&self.canonical);
-        let mut seen = FxHashSet::default();
-        equality::distinct_hashes(kept.iter().copied(), &mut seen, &mut self.hashes);
+        equality::distinct_hashes(&self.canonical, &mut self.hashes);
         schemes
             .iter()
             .map(|&scheme| {
