@@ -71,24 +71,45 @@ impl Canonical {
     ///   whose Final_Sigma context is decided on the whole text.
     fn fold_non_ascii(&mut self, input: &str, folded: &mut String) {
         self.unmarked.clear();
-        for c in input.chars() {
-            if c.is_ascii() {
-                self.unmarked.push(c);
+        for (is_ascii, run) in ascii_runs(input) {
+            if is_ascii {
+                self.unmarked.push_str(run);
             } else {
-                self.cache.unmarked(c, &mut self.unmarked);
+                run.chars().for_each(|c| self.cache.unmarked(c, &mut self.unmarked));
             }
         }
         folded.clear();
-        for (at, c) in self.unmarked.char_indices() {
-            if c.is_ascii() {
-                folded.push(c.to_ascii_lowercase());
-            } else if c == CAPITAL_SIGMA {
-                folded.push(lower_sigma(&self.unmarked, at));
+        let mut offset = 0;
+        for (is_ascii, run) in ascii_runs(&self.unmarked) {
+            if is_ascii {
+                let start = folded.len();
+                folded.push_str(run);
+                folded[start..].make_ascii_lowercase();
             } else {
-                self.cache.lowered(c, folded);
+                for (at, c) in run.char_indices() {
+                    if c == CAPITAL_SIGMA {
+                        folded.push(lower_sigma(&self.unmarked, offset + at));
+                    } else {
+                        self.cache.lowered(c, folded);
+                    }
+                }
             }
+            offset += run.len();
         }
     }
+}
+
+/// Splits `text` into maximal runs of ASCII and of non-ASCII characters.
+fn ascii_runs(text: &str) -> impl Iterator<Item = (bool, &str)> {
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        let is_ascii = bytes.get(start)?.is_ascii();
+        let len = bytes[start..].iter().position(|b| b.is_ascii() != is_ascii).unwrap_or(bytes.len() - start);
+        let run = &text[start..start + len];
+        start += len;
+        Some((is_ascii, run))
+    })
 }
 
 /// Per-character results of the ICU4X passes. Bounded: it starts afresh
@@ -242,8 +263,10 @@ fn scan(folded: &str, out: &mut Canonical) {
 /// `https` that ends it, as `:` is not a letter.
 fn ascii_letters_end(text: &str, start: usize) -> usize {
     let bytes = text.as_bytes();
-    let end =
-        start + bytes[start..].iter().position(|b| !b.is_ascii_alphabetic()).unwrap_or(bytes.len() - start);
+    let mut end = start + 1;
+    while end < bytes.len() && bytes[end].is_ascii_alphabetic() {
+        end += 1;
+    }
     if bytes.get(end) != Some(&b':') {
         return end;
     }

@@ -14,79 +14,49 @@ pub(crate) const MIN_TOKEN_LENGTH: usize = 4;
 /// Hex characters kept from each bucket minimum (the `k` of the descriptor).
 const KEPT_HEX: usize = 3;
 
-/// The stop words of step 4a, compared with the *stemmed* token.
+/// The stop words of step 4a, as the NIP lists them.
+const STOP_WORDS: [&str; 69] = [
+    "a", "an", "the", "and", "or", "but", "if", "to", "of", "in", "on", "for", "with", "at", "by", "from",
+    "up", "down", "out", "over", "under", "into", "about", "between", "after", "before", "through", "during",
+    "without", "within", "is", "are", "was", "were", "be", "been", "being", "it", "its", "that", "this",
+    "these", "those", "as", "not", "can", "could", "should", "would", "will", "may", "might", "do", "does",
+    "did", "done", "have", "has", "had", "i", "you", "he", "she", "we", "they", "them", "our", "your",
+    "their",
+];
+
+/// [`STOP_WORDS`] packed into integers (none is longer than 8 bytes) and
+/// sorted, so a lookup is a binary search over 69 `u64`s.
+const PACKED_STOP_WORDS: [u64; STOP_WORDS.len()] = {
+    let mut packed = [0u64; STOP_WORDS.len()];
+    let mut i = 0;
+    while i < packed.len() {
+        packed[i] = pack(STOP_WORDS[i].as_bytes());
+        let mut j = i;
+        while j > 0 && packed[j - 1] > packed[j] {
+            let swap = packed[j - 1];
+            packed[j - 1] = packed[j];
+            packed[j] = swap;
+            j -= 1;
+        }
+        i += 1;
+    }
+    packed
+};
+
+/// Up to 8 bytes, little-endian, zero-padded.
+const fn pack(word: &[u8]) -> u64 {
+    assert!(word.len() <= 8);
+    let mut packed = 0u64;
+    let mut i = 0;
+    while i < word.len() {
+        packed |= (word[i] as u64) << (8 * i);
+        i += 1;
+    }
+    packed
+}
+
 fn is_stop_word(token: &str) -> bool {
-    matches!(
-        token,
-        "a" | "an"
-            | "the"
-            | "and"
-            | "or"
-            | "but"
-            | "if"
-            | "to"
-            | "of"
-            | "in"
-            | "on"
-            | "for"
-            | "with"
-            | "at"
-            | "by"
-            | "from"
-            | "up"
-            | "down"
-            | "out"
-            | "over"
-            | "under"
-            | "into"
-            | "about"
-            | "between"
-            | "after"
-            | "before"
-            | "through"
-            | "during"
-            | "without"
-            | "within"
-            | "is"
-            | "are"
-            | "was"
-            | "were"
-            | "be"
-            | "been"
-            | "being"
-            | "it"
-            | "its"
-            | "that"
-            | "this"
-            | "these"
-            | "those"
-            | "as"
-            | "not"
-            | "can"
-            | "could"
-            | "should"
-            | "would"
-            | "will"
-            | "may"
-            | "might"
-            | "do"
-            | "does"
-            | "did"
-            | "done"
-            | "have"
-            | "has"
-            | "had"
-            | "i"
-            | "you"
-            | "he"
-            | "she"
-            | "we"
-            | "they"
-            | "them"
-            | "our"
-            | "your"
-            | "their"
-    )
+    token.len() <= 8 && PACKED_STOP_WORDS.binary_search(&pack(token.as_bytes())).is_ok()
 }
 
 /// The parameters that tell the two equality schemes apart.
@@ -238,6 +208,16 @@ mod tests {
         assert_eq!(stem_ascii("sing"), "sing"); // 4 ≤ 5: rule 1 does not fire, nor rule 4
         assert_eq!(stem_ascii("bed"), "bed");
         assert_eq!(stem_ascii("goes"), "goe"); // 4 > 3: rule 4
+    }
+
+    #[test]
+    fn stop_words_are_filtered() {
+        for word in STOP_WORDS {
+            assert!(is_stop_word(word) && !keeps(word, word.len()), "{word}");
+        }
+        for word in ["fromm", "thes", "hav", "overs", "durin"] {
+            assert_eq!(keeps(word, word.len()), word.len() >= MIN_TOKEN_LENGTH, "{word}");
+        }
     }
 
     #[test]
