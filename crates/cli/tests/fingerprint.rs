@@ -1,0 +1,167 @@
+//! The `priorart fingerprint` contract, tested from outside the binary.
+
+use assert_cmd::Command;
+use std::io::Write;
+
+const GM_V1: &str = "edd1cd0b1336e78283766771fc7eca7dea976820d9a7765d69de3887ff3b8fac";
+const GM_V2: &str = "9c6bb8e50ff847630107bf51cd4c81c2478090f17643eb8ce5bed2c17b6f6eea";
+const MORNING_V1: &str = "e4e0e824c0b1bfb2d79bb85762deb1fd697c7ab379fd2efbc0b32f45188f68a2";
+
+fn priorart() -> Command {
+    Command::cargo_bin("priorart").expect("the binary is built")
+}
+
+fn stdout_of(cmd: &mut Command) -> String {
+    let output = cmd.output().expect("runs");
+    assert!(output.status.success(), "failed: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).expect("UTF-8 output")
+}
+
+fn file_with(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> String {
+    let path = dir.path().join(name);
+    std::fs::File::create(&path).and_then(|mut f| f.write_all(bytes)).expect("writes");
+    path.to_str().expect("UTF-8 path").to_owned()
+}
+
+#[test]
+fn files_print_hex_two_spaces_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = file_with(&dir, "a.txt", b"GM");
+    let b = file_with(&dir, "b.txt", b"good morning nostr");
+    let out = stdout_of(priorart().args(["fingerprint", &a, &b]));
+    assert_eq!(out, format!("{GM_V1}  {a}\n{MORNING_V1}  {b}\n"));
+}
+
+#[test]
+fn stdin_by_default_and_by_dash() {
+    for args in [vec!["fingerprint"], vec!["fingerprint", "-"]] {
+        let out = stdout_of(priorart().args(&args).write_stdin("gm"));
+        assert_eq!(out, format!("{GM_V1}  -\n"));
+    }
+}
+
+#[test]
+fn several_schemes_in_the_order_asked() {
+    let out = stdout_of(
+        priorart()
+            .args(["fingerprint", "--scheme", "simhash-equality-v2,minhash-equality-v1"])
+            .write_stdin("gm"),
+    );
+    assert_eq!(out, format!("{GM_V2} {GM_V1}  -\n"));
+}
+
+#[test]
+fn jsonl_replaces_text_by_one_member_per_scheme() {
+    let input =
+        "{\"id\":7,\"text\":\"GM\",\"tags\":[1,{\"a\":null}]}\n{\"text\":\"good morning nostr\",\"z\":1}\n";
+    let out = stdout_of(
+        priorart()
+            .args(["fingerprint", "--jsonl", "--scheme", "minhash-equality-v1,simhash-equality-v2"])
+            .write_stdin(input),
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!(
+            "{{\"id\":7,\"tags\":[1,{{\"a\":null}}],\"minhash-equality-v1\":\"{GM_V1}\",\"simhash-equality-v2\":\"{GM_V2}\"}}"
+        )
+    );
+    assert!(lines[1].starts_with("{\"z\":1,\"minhash-equality-v1\":\"e4e0e824"));
+    assert_eq!(lines.len(), 2);
+}
+
+#[test]
+fn jsonl_field_option() {
+    let out = stdout_of(
+        priorart().args(["fingerprint", "--jsonl", "--field", "body"]).write_stdin("{\"body\":\"gm\"}"),
+    );
+    assert_eq!(out, format!("{{\"minhash-equality-v1\":\"{GM_V1}\"}}\n"));
+}
+
+#[test]
+fn jsonl_order_is_input_order_at_any_thread_count() {
+    let input: String =
+        (0..5000).map(|i| format!("{{\"id\":{i},\"text\":\"note number {i} about things\"}}\n")).collect();
+    let one =
+        stdout_of(priorart().args(["fingerprint", "--jsonl", "--threads", "1"]).write_stdin(input.clone()));
+    let four = stdout_of(priorart().args(["fingerprint", "--jsonl", "--threads", "4"]).write_stdin(input));
+    assert_eq!(one, four);
+    let ids: Vec<u64> = one
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON")["id"].as_u64().expect("id"))
+        .collect();
+    assert_eq!(ids, (0..5000).collect::<Vec<_>>());
+}
+
+#[test]
+fn invalid_utf8_names_file_and_offset_and_other_files_still_print() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = file_with(&dir, "bad.txt", b"abc\xffdef");
+    let good = file_with(&dir, "good.txt", b"gm");
+    let output = priorart().args(["fingerprint", &bad, &good]).output().expect("runs");
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("bad.txt") && stderr.contains("offset 3"), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), format!("{GM_V1}  {good}\n"));
+}
+
+#[test]
+fn bad_jsonl_lines_name_their_line_number() {
+    let input = "{\"text\":\"gm\"}\nnot json\n{\"id\":1}\n{\"text\":5}\n[1]\n";
+    let output = priorart().args(["fingerprint", "--jsonl"]).write_stdin(input).output().expect("runs");
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    for expected in [
+        "line 2: not JSON",
+        "line 3: no string member `text`",
+        "line 4: member `text` is not a string",
+        "line 5: not a JSON object",
+    ] {
+        assert!(stderr.contains(expected), "missing {expected:?} in {stderr}");
+    }
+    assert_eq!(String::from_utf8_lossy(&output.stdout), format!("{{\"minhash-equality-v1\":\"{GM_V1}\"}}\n"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        vec!["fingerprint", "--scheme", "nope"],
+        vec!["fingerprint", "--threads", "0", "--jsonl"],
+        vec!["fingerprint", "--field", "x"],
+        vec!["fingerprint", "-", "-"],
+    ] {
+        let output = priorart().args(&args).write_stdin("").output().expect("runs");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+    }
+}
+
+#[test]
+fn missing_file_is_bad_input() {
+    let output = priorart().args(["fingerprint", "/nonexistent/file"]).output().expect("runs");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("/nonexistent/file"));
+}
+
+#[test]
+fn explain_shows_every_step() {
+    let out =
+        stdout_of(priorart().args(["fingerprint", "--explain"]).write_stdin("The running cats walked home"));
+    for expected in [
+        "canonical text: \"the running cats walked home\"",
+        "kept (3):      runn walk home",
+        "descriptor:     minhash-equality-v1|n=1|b=8|k=3|m=4|",
+        "b1: x",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in\n{out}");
+    }
+}
+
+#[test]
+fn explain_json_is_machine_readable_and_agrees() {
+    let out = stdout_of(priorart().args(["fingerprint", "--explain", "--json"]).write_stdin("GM"));
+    let value: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(value["fingerprint"], GM_V1);
+    assert_eq!(value["fallback"], true);
+    assert_eq!(value["tokens"], serde_json::json!(["gm"]));
+    assert_eq!(value["buckets"].as_array().map(Vec::len), Some(8));
+}
