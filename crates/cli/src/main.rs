@@ -8,9 +8,13 @@
 //! Exit codes (documented in the README): 0 success, 1 bad input (or a
 //! negative verdict, for verification commands), 2 usage error.
 
+mod attest_cmd;
+mod event_cmd;
 mod exit;
 mod fingerprint_cmd;
 mod input;
+mod key_cmd;
+mod signing_key;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -27,12 +31,21 @@ struct Cli {
 enum Command {
     /// Print content fingerprints (the NIP-FF-3 `X` tag and others).
     Fingerprint(fingerprint_cmd::Args),
+    /// Create a nostr secret key file; show a key's npub.
+    Key(key_cmd::Args),
+    /// Sign a content event carrying the NIP-FF-3 `X` tag of a text.
+    Event(event_cmd::Args),
+    /// Sign the kind 1042 authorship attestation of a text (needs the author's key).
+    Attest(attest_cmd::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Fingerprint(args) => fingerprint_cmd::run(args),
+        Command::Key(args) => key_cmd::run(args),
+        Command::Event(args) => event_cmd::run(args),
+        Command::Attest(args) => attest_cmd::run(args),
     };
     exit::report(result)
 }
