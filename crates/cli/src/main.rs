@@ -14,6 +14,7 @@ mod exit;
 mod fingerprint_cmd;
 mod input;
 mod key_cmd;
+mod proof_cmd;
 mod signing_key;
 
 use clap::{Parser, Subcommand};
@@ -37,6 +38,8 @@ enum Command {
     Event(event_cmd::Args),
     /// Sign the kind 1042 authorship attestation of a text (needs the author's key).
     Attest(attest_cmd::Args),
+    /// Build and sign the kind 1041 proof event from an attestation and its Bitcoin-attested proof.
+    Proof(proof_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +49,7 @@ fn main() -> ExitCode {
         Command::Key(args) => key_cmd::run(args),
         Command::Event(args) => event_cmd::run(args),
         Command::Attest(args) => attest_cmd::run(args),
+        Command::Proof(args) => proof_cmd::run(args),
     };
     exit::report(result)
 }

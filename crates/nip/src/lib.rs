@@ -27,6 +27,7 @@ mod content_event;
 mod event_json;
 mod hex;
 pub mod limits;
+mod proof_check;
 mod proof_event;
 mod report;
 
@@ -34,6 +35,7 @@ pub use attestation::{Attestation, AttestationError, AttestationParseError};
 pub use commitment::Commitment;
 pub use content_event::{ContentEvent, ContentEventError};
 pub use event_json::{EventJsonError, parse_event, to_json};
+pub use proof_check::ProofFailure;
 pub use proof_event::{ContentRef, ProofEvent, ProofEventError};
 pub use report::{
     BitcoinAnchor, ContentCheck, REPORT_FORMAT, Reason, Report, Scheme, Status, Step, Verdict, Warning,

@@ -5,10 +5,12 @@
 
 use crate::attestation::Attestation;
 use crate::limits::MAX_PROOF_BASE64_BYTES;
+use crate::proof_check::{self, ProofFailure};
 use crate::{ALGORITHM, PROOF_KIND};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use nostr::prelude::{Event, EventBuilder, EventId, FinalizeEvent, Keys, Kind, PublicKey, Tag, Timestamp};
+use priorart_ots::DetachedTimestamp;
 
 /// Which content event the timestamp is about.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,6 +94,17 @@ pub enum ProofEventError {
         /// Kind of the attestation's `k` tag.
         attestation: u16,
     },
+    /// The `.ots` file is not an OpenTimestamps proof.
+    #[error("the proof file is not an OpenTimestamps proof: {0}")]
+    ProofUnparseable(#[from] priorart_ots::DecodeError),
+    /// The proof is not for this attestation's commitment.
+    #[error("the proof is not for this attestation: {0}")]
+    ProofForOtherCommitment(ProofFailure),
+    /// The proof has only calendar (pending) attestations.
+    #[error(
+        "the proof has no Bitcoin attestation yet (the NIP forbids pending-only proofs): run `priorart ots upgrade` once its block is mined"
+    )]
+    ProofPendingOnly,
     /// The proof would exceed what verifiers accept.
     #[error("the proof is larger than the {MAX_PROOF_BASE64_BYTES} base64 bytes verifiers accept")]
     ProofTooLarge,
@@ -129,6 +142,12 @@ impl ProofEvent<'_> {
             });
         }
         let kind = self.content_kind()?;
+        let proof = DetachedTimestamp::from_bytes(self.proof)?;
+        proof_check::check_digest(&proof, &self.attestation.commitment().0)
+            .map_err(ProofEventError::ProofForOtherCommitment)?;
+        if !proof_check::has_bitcoin_attestation(&proof) {
+            return Err(ProofEventError::ProofPendingOnly);
+        }
         let encoded = BASE64.encode(self.proof);
         if encoded.len() > MAX_PROOF_BASE64_BYTES {
             return Err(ProofEventError::ProofTooLarge);

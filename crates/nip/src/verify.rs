@@ -60,7 +60,7 @@ fn unreadable_event(err: &EventJsonError) -> Report {
 
 /// A report with the event's own fields and the warning about its own
 /// signature (which the NIP does not rely on, but relays do).
-fn described(scheme: Scheme, event: &Event) -> Report {
+pub(crate) fn described(scheme: Scheme, event: &Event) -> Report {
     let mut report = Report::new(Some(scheme));
     report.event_id = Some(event.id.to_hex());
     report.kind = Some(event.kind.as_u16());
@@ -266,14 +266,14 @@ fn step5_fingerprint(report: &mut Report, event: &Event, attestation: &Attestati
 }
 
 /// Steps 7 and 8: decode the proof and check it against `digest`.
-pub(crate) fn steps7_8_proof(report: &mut Report, content: &str, digest: Option<[u8; 32]>, headers: &dyn HeaderSource) {
+fn steps7_8_proof(report: &mut Report, content: &str, digest: Option<[u8; 32]>, headers: &dyn HeaderSource) {
     let proof = match proof_check::decode(content) {
         Ok(proof) => {
             report.pass(7, STEP7, format!("{} bytes of proof", content.len()));
             proof
         }
         Err(failure) => {
-            report.fail(7, STEP7, failure.reason(), failure.to_string());
+            report.fail(7, STEP7, proof_reason(&failure), failure.to_string());
             report.skip(8, STEP8, "skipped: needs a parseable proof (step 7)");
             return;
         }
@@ -287,19 +287,18 @@ pub(crate) fn steps7_8_proof(report: &mut Report, content: &str, digest: Option<
             report.bitcoin = Some(anchor);
             report.pass(8, STEP8, format!("Bitcoin block {} (time {})", anchor.height, anchor.time));
         }
-        Err(failure) => report.fail(8, STEP8, failure.reason(), failure.to_string()),
+        Err(failure) => report.fail(8, STEP8, proof_reason(&failure), failure.to_string()),
     }
 }
 
-impl ProofFailure {
-    fn reason(&self) -> Reason {
-        match self {
-            ProofFailure::TooLarge => Reason::ProofTooLarge,
-            ProofFailure::NotBase64 => Reason::ProofNotBase64,
-            ProofFailure::Unparseable(_) => Reason::ProofUnparseable,
-            ProofFailure::OtherDigest { .. } => Reason::ProofForOtherDigest,
-            ProofFailure::PendingOnly => Reason::ProofPendingOnly,
-            ProofFailure::NotVerified(_) => Reason::ProofNotVerified,
-        }
+/// The report's name for a proof failure.
+pub(crate) fn proof_reason(failure: &ProofFailure) -> Reason {
+    match failure {
+        ProofFailure::TooLarge => Reason::ProofTooLarge,
+        ProofFailure::NotBase64 => Reason::ProofNotBase64,
+        ProofFailure::Unparseable(_) => Reason::ProofUnparseable,
+        ProofFailure::OtherDigest { .. } => Reason::ProofForOtherDigest,
+        ProofFailure::PendingOnly => Reason::ProofPendingOnly,
+        ProofFailure::NotVerified(_) => Reason::ProofNotVerified,
     }
 }
