@@ -47,15 +47,39 @@
 //!   end-to-end tests here and in crates built on this one.
 
 mod attestation;
+mod calendar;
+pub mod checkpoints;
 mod codec;
 mod detached;
+mod headers;
+mod http;
 mod info;
 mod op;
+mod prune;
+#[cfg(feature = "test-support")]
+pub mod testing;
 mod timestamp;
+mod verify;
 
 pub use attestation::{Attestation, MAX_PAYLOAD_LEN, MAX_URI_LEN, URI_CHARS, tags};
+pub use calendar::{
+    CalendarError, DEFAULT_ALLOWLIST, DEFAULT_CALENDARS, MAX_CALENDAR_ANSWER, StampError, StampOptions, Stamped,
+    UpgradeOptions, UpgradeReport, stamp_digests, upgrade, url_matches,
+};
+pub use checkpoints::{HeaderError, Network};
 pub use codec::DecodeError;
 pub use detached::{DetachedTimestamp, MAGIC, MAJOR_VERSION, hash_reader};
+pub use headers::{
+    BitcoinRpc, CachedSource, Esplora, HeaderCache, HeaderSource, RpcAuth, SourceError, SourcedHeader,
+    header_from_hex, header_to_hex,
+};
+pub use http::HttpError;
 pub use info::{info_text, transaction_id};
 pub use op::{HashOp, Hasher, MAX_ARG_LEN, MAX_MSG_LEN, Op, OpError, hex, hex_reversed, unhex};
+pub use prune::{PruneError, PruneReport, prune};
 pub use timestamp::{AttestationAt, MAX_DEPTH, MergeError, Timestamp};
+pub use verify::{
+    AttestationError, AttestationFailure, VerifiedBlock, Verification, VerifyError, verify, verify_attestation,
+};
+/// The `bitcoin` crate this one is built on, for header types.
+pub use bitcoin;
