@@ -19,8 +19,8 @@
 //! # Verifying
 //!
 //! [`verify_event_json`] runs the NIP's client algorithm on a kind 1041
-//! and returns a [`Report`]; it takes the Bitcoin header source as a
-//! parameter (a cache, an Esplora server, a node), so relays and services
+//! and returns a [`Report`]; it takes the Bitcoin header source and network
+//! as parameters (a cache, an Esplora server, a node), so relays and services
 //! reuse it as is. Kind 1040 (NIP-03) events are checked too, and reported
 //! as [`Verdict::ValidButForgeable`]: an event id can be stamped by anyone
 //! in advance.
@@ -38,7 +38,7 @@
 //! | `author` | pubkey of the embedded attestation (after step 2) |
 //! | `fingerprint` | the attested `X` (after step 3) |
 //! | `commitment` | hex digest the proof must be for: `SHA256(sig)` (step 6) or, for NIP-03, the event id |
-//! | `bitcoin` | `{"height", "time"}` of the earliest block the proof reaches (after step 8), else `null` |
+//! | `bitcoin` | `{"height", "time", "block_hash"}` of the earliest block the proof reaches (after step 8), else `null` |
 //! | `steps` | `[{"step", "check", "status": "pass"/"fail"/"skip", "reason", "detail"}]`, steps 1–8 (NIP-03: 1–4) |
 //! | `warnings` | `[{"reason", "detail"}]`: `k_mismatch`, `k_missing`, `event_signature_invalid`, `forgeable_by_prestamping`, `not_nip_ff_3` |
 //! | `content` | with a plaintext: `{"fingerprint", "matches_x"}`, else `null` |
@@ -56,7 +56,7 @@
 //! `author_mismatch`; 5 `x_missing`, `x_repeated`, `x_malformed`,
 //! `x_wrong_algorithm`, `x_mismatch`; 7 `proof_too_large`,
 //! `proof_not_base64`, `proof_unparseable`; 8 `proof_for_other_digest`,
-//! `proof_pending_only`, `proof_not_verified`. NIP-03 step 2:
+//! `proof_pending_only`, `proof_no_bitcoin_attestation`, `proof_not_verified`. NIP-03 step 2:
 //! `event_reference_missing`, `event_reference_repeated`,
 //! `event_reference_malformed`.
 //!
@@ -71,9 +71,11 @@ mod content_event;
 mod event_json;
 mod hex;
 pub mod limits;
+mod nip03;
 mod proof_check;
 mod proof_event;
 mod report;
+mod verify;
 
 pub use attestation::{Attestation, AttestationError, AttestationParseError};
 pub use commitment::Commitment;
@@ -84,6 +86,7 @@ pub use proof_event::{ContentRef, ProofEvent, ProofEventError};
 pub use report::{
     BitcoinAnchor, ContentCheck, REPORT_FORMAT, Reason, Report, Scheme, Status, Step, Verdict, Warning,
 };
+pub use verify::{verify_event, verify_event_json};
 
 /// Re-exported so that callers use the same `nostr` types.
 pub use nostr;

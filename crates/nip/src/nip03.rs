@@ -9,7 +9,7 @@
 use crate::proof_check;
 use crate::report::{Reason, Report, Scheme, Verdict};
 use nostr::prelude::{Event, Tag};
-use priorart_ots::HeaderSource;
+use priorart_ots::{HeaderSource, Network};
 
 const STEP1: &str = "kind is 1040";
 const STEP2: &str = "one e tag names the stamped event id";
@@ -17,7 +17,7 @@ const STEP3: &str = ".content is base64 of a parseable OpenTimestamps proof";
 const STEP4: &str = "proof is for exactly that event id and verifies to a Bitcoin block";
 
 /// Verifies a kind 1040 event.
-pub fn verify(event: &Event, headers: &dyn HeaderSource) -> Report {
+pub fn verify(event: &Event, headers: &dyn HeaderSource, network: Network) -> Report {
     let mut report = crate::verify::described(Scheme::Nip03, event);
     report.pass(1, STEP1, "kind 1040 (NIP-03)");
     let digest = stamped_event_id(&mut report, event);
@@ -32,10 +32,10 @@ pub fn verify(event: &Event, headers: &dyn HeaderSource) -> Report {
         }
     };
     match (proof, digest) {
-        (Some(proof), Some(digest)) => match proof_check::verify(&proof, &digest, headers) {
+        (Some(proof), Some(digest)) => match proof_check::verify(&proof, &digest, headers, network) {
             Ok(anchor) => {
-                report.bitcoin = Some(anchor);
                 report.pass(4, STEP4, format!("Bitcoin block {} (time {})", anchor.height, anchor.time));
+                report.bitcoin = Some(anchor);
                 report.verdict = Verdict::ValidButForgeable;
                 report.warn(
                     Reason::ForgeableByPrestamping,
@@ -57,7 +57,9 @@ fn stamped_event_id(report: &mut Report, event: &Event) -> Option<[u8; 32]> {
         [tag] => tag.get(1),
         _ => return fail(report, Reason::EventReferenceRepeated, "more than one e tag"),
     };
-    match id.and_then(|id| nostr::prelude::EventId::from_hex(id).ok().filter(|_| crate::hex::is_lower_hex(id, 64))) {
+    match id.and_then(|id| {
+        nostr::prelude::EventId::from_hex(id).ok().filter(|_| crate::hex::is_lower_hex(id, 64))
+    }) {
         Some(id) => {
             report.commitment = Some(id.to_hex());
             report.pass(2, STEP2, format!("event {id}"));

@@ -3,9 +3,10 @@
 //! block does it reach?"
 
 use crate::limits::MAX_PROOF_BASE64_BYTES;
+use crate::report::BitcoinAnchor;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use priorart_ots::{Attestation, DetachedTimestamp, HashOp};
+use priorart_ots::{Attestation, DetachedTimestamp, HashOp, HeaderSource, Network, VerifyError};
 
 /// Why a proof event's `.content` does not prove its digest.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -30,6 +31,9 @@ pub enum ProofFailure {
     /// Only calendar (pending) attestations: the NIP requires a Bitcoin one.
     #[error("the proof has no Bitcoin attestation yet (pending only): upgrade it first")]
     PendingOnly,
+    /// Neither a Bitcoin nor a pending attestation (Litecoin, Ethereum, unknown).
+    #[error("the proof has no Bitcoin attestation")]
+    NoBitcoinAttestation,
     /// Bitcoin attestations that do not check out against the headers.
     #[error("no Bitcoin attestation verifies: {0}")]
     NotVerified(String),
@@ -42,6 +46,24 @@ pub fn decode(content: &str) -> Result<DetachedTimestamp, ProofFailure> {
     }
     let bytes = BASE64.decode(content.trim()).map_err(|_| ProofFailure::NotBase64)?;
     DetachedTimestamp::from_bytes(&bytes).map_err(|err| ProofFailure::Unparseable(err.to_string()))
+}
+
+/// Checks that `proof` is a SHA-256 proof of exactly `digest` that reaches
+/// a Bitcoin block of `network`, and returns the earliest such block (step 8).
+pub fn verify(
+    proof: &DetachedTimestamp,
+    digest: &[u8; 32],
+    headers: &dyn HeaderSource,
+    network: Network,
+) -> Result<BitcoinAnchor, ProofFailure> {
+    check_digest(proof, digest)?;
+    let verification = priorart_ots::verify(proof, headers, network).map_err(|err| match err {
+        VerifyError::Pending { .. } => ProofFailure::PendingOnly,
+        VerifyError::NoBitcoinAttestation { .. } => ProofFailure::NoBitcoinAttestation,
+        failed @ VerifyError::Failed { .. } => ProofFailure::NotVerified(failed.to_string()),
+    })?;
+    let block = verification.earliest;
+    Ok(BitcoinAnchor { height: block.height, time: u64::from(block.time), block_hash: block.block_hash })
 }
 
 /// Whether `proof` is a SHA-256 proof of exactly `digest`.

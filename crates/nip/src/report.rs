@@ -19,6 +19,7 @@ pub enum Verdict {
     /// Some required step failed.
     Invalid,
     /// A kind 1041 of some other scheme (other drafts reuse the kind).
+    #[serde(rename = "not-nip-ff-3")]
     NotNipFf3,
 }
 
@@ -27,8 +28,10 @@ pub enum Verdict {
 #[serde(rename_all = "kebab-case")]
 pub enum Scheme {
     /// NIP-FF-3 kind 1041 (commitment to the author's attestation signature).
+    #[serde(rename = "nip-ff-3")]
     NipFf3,
     /// NIP-03 kind 1040 (commitment to an event id).
+    #[serde(rename = "nip-03")]
     Nip03,
 }
 
@@ -96,6 +99,7 @@ pub enum Reason {
     // Step 8.
     ProofForOtherDigest,
     ProofPendingOnly,
+    ProofNoBitcoinAttestation,
     ProofNotVerified,
     // Warnings.
     KMismatch,
@@ -129,12 +133,14 @@ pub struct Warning {
 }
 
 /// The Bitcoin block a proof reaches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BitcoinAnchor {
     /// Block height.
     pub height: u64,
     /// Block header time (seconds since 1970, as the miner wrote it).
     pub time: u64,
+    /// Block hash, in the usual (reversed) hex.
+    pub block_hash: String,
 }
 
 /// The plaintext check: only a holder of the text can do it.

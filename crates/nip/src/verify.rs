@@ -10,7 +10,7 @@ use crate::proof_check::{self, ProofFailure};
 use crate::report::{Reason, Report, Scheme, Verdict};
 use crate::{NIP03_KIND, PROOF_KIND};
 use nostr::prelude::{Event, Tag};
-use priorart_ots::HeaderSource;
+use priorart_ots::{HeaderSource, Network};
 
 const STEP1: &str = "kind is 1041";
 const STEP2: &str = "description parses to an event";
@@ -24,22 +24,28 @@ const CHECKS: [&str; 8] = [STEP1, STEP2, STEP3, STEP4, STEP5, STEP6, STEP7, STEP
 
 /// Verifies one event given as JSON: a NIP-FF-3 kind 1041, or a NIP-03
 /// kind 1040 (reported as forgeable). `headers` answers which Bitcoin block
-/// headers exist; pass a cached source for speed, a node for independence.
-pub fn verify_event_json(json: &str, headers: &dyn HeaderSource) -> Report {
+/// headers exist on `network`; every header is checked whatever its source
+/// (pass a cache for speed, a node for independence).
+pub fn verify_event_json(json: &str, headers: &dyn HeaderSource, network: Network) -> Report {
     match event_json::parse_event(json, MAX_EVENT_JSON_BYTES) {
-        Ok(event) => verify_event(&event, headers),
+        Ok(event) => verify_event(&event, headers, network),
         Err(err) => unreadable_event(&err),
     }
 }
 
 /// Verifies one parsed event (see [`verify_event_json`]).
-pub fn verify_event(event: &Event, headers: &dyn HeaderSource) -> Report {
+pub fn verify_event(event: &Event, headers: &dyn HeaderSource, network: Network) -> Report {
     match event.kind.as_u16() {
-        PROOF_KIND => verify_proof_event(event, headers),
-        NIP03_KIND => crate::nip03::verify(event, headers),
+        PROOF_KIND => verify_proof_event(event, headers, network),
+        NIP03_KIND => crate::nip03::verify(event, headers, network),
         other => {
             let mut report = described(Scheme::NipFf3, event);
-            report.fail(1, STEP1, Reason::WrongKind, format!("kind {other}: neither 1041 (NIP-FF-3) nor 1040 (NIP-03)"));
+            report.fail(
+                1,
+                STEP1,
+                Reason::WrongKind,
+                format!("kind {other}: neither 1041 (NIP-FF-3) nor 1040 (NIP-03)"),
+            );
             skip_from(&mut report, 2, "the event is not a proof event");
             report
         }
@@ -80,7 +86,7 @@ fn skip_from(report: &mut Report, first: u8, why: &str) {
     }
 }
 
-fn verify_proof_event(event: &Event, headers: &dyn HeaderSource) -> Report {
+fn verify_proof_event(event: &Event, headers: &dyn HeaderSource, network: Network) -> Report {
     let mut report = described(Scheme::NipFf3, event);
     if !has_tag(event, "description") && !has_tag(event, "X") {
         report.verdict = Verdict::NotNipFf3;
@@ -93,7 +99,10 @@ fn verify_proof_event(event: &Event, headers: &dyn HeaderSource) -> Report {
     report.pass(1, STEP1, "kind 1041");
 
     let embedded = step2_description(&mut report, event);
-    let attestation = embedded.as_ref().and_then(|embedded| step3_attestation(&mut report, embedded));
+    let attestation = match &embedded {
+        Some(embedded) => step3_attestation(&mut report, embedded),
+        None => skip(&mut report, 3, STEP3, "skipped: needs the embedded event (step 2)"),
+    };
     match &embedded {
         Some(embedded) => step4_author(&mut report, event, embedded),
         None => report.skip(4, STEP4, "skipped: needs the embedded event (step 2)"),
@@ -111,7 +120,7 @@ fn verify_proof_event(event: &Event, headers: &dyn HeaderSource) -> Report {
     if commitment.is_none() {
         report.skip(6, STEP6, "skipped: needs the embedded event (step 2)");
     }
-    steps7_8_proof(&mut report, &event.content, commitment.map(|c| c.0), headers);
+    steps7_8_proof(&mut report, &event.content, commitment.map(|c| c.0), headers, network);
 
     if [3, 4, 5, 8].iter().all(|&step| report.passed(step)) {
         report.verdict = Verdict::Valid;
@@ -131,7 +140,15 @@ fn step2_description(report: &mut Report, event: &Event) -> Option<Event> {
     let json = match tags_named(event, "description").as_slice() {
         [] => return fail(report, 2, STEP2, Reason::DescriptionMissing, "no description tag"),
         [[_, json]] => json.clone(),
-        [_] => return fail(report, 2, STEP2, Reason::DescriptionNotJson, "the description tag has no single value"),
+        [_] => {
+            return fail(
+                report,
+                2,
+                STEP2,
+                Reason::DescriptionNotJson,
+                "the description tag has no single value",
+            );
+        }
         _ => return fail(report, 2, STEP2, Reason::DescriptionRepeated, "more than one description tag"),
     };
     match event_json::parse_event(&json, MAX_DESCRIPTION_BYTES) {
@@ -151,7 +168,18 @@ fn step2_description(report: &mut Report, event: &Event) -> Option<Event> {
     }
 }
 
-fn fail<T>(report: &mut Report, step: u8, check: &'static str, reason: Reason, detail: impl Into<String>) -> Option<T> {
+fn skip<T>(report: &mut Report, step: u8, check: &'static str, detail: &str) -> Option<T> {
+    report.skip(step, check, detail);
+    None
+}
+
+fn fail<T>(
+    report: &mut Report,
+    step: u8,
+    check: &'static str,
+    reason: Reason,
+    detail: impl Into<String>,
+) -> Option<T> {
     report.fail(step, check, reason, detail);
     None
 }
@@ -237,9 +265,12 @@ fn step5_fingerprint(report: &mut Report, event: &Event, attestation: &Attestati
         _ => return report.fail(5, STEP5, Reason::XRepeated, "the 1041 has more than one X tag"),
     };
     match attestation::x_tag_fingerprint(x) {
-        Err(XTagError::Malformed) => {
-            report.fail(5, STEP5, Reason::XMalformed, "the 1041's X tag is not [\"X\", <64 lowercase hex>, <algorithm>]")
-        }
+        Err(XTagError::Malformed) => report.fail(
+            5,
+            STEP5,
+            Reason::XMalformed,
+            "the 1041's X tag is not [\"X\", <64 lowercase hex>, <algorithm>]",
+        ),
         Err(XTagError::WrongAlgorithm(found)) => report.fail(
             5,
             STEP5,
@@ -258,7 +289,9 @@ fn step5_fingerprint(report: &mut Report, event: &Event, attestation: &Attestati
     match (k.as_slice(), attestation.content_kind()) {
         ([Some(kind)], Some(scoped)) if *kind != scoped => report.warn(
             Reason::KMismatch,
-            format!("the 1041 says k = {kind} but the attestation is scoped to kind {scoped} (advisory only)"),
+            format!(
+                "the 1041 says k = {kind} but the attestation is scoped to kind {scoped} (advisory only)"
+            ),
         ),
         ([Some(_)], _) => {}
         _ => report.warn(Reason::KMissing, "the 1041 has no single valid k tag (advisory only)"),
@@ -266,7 +299,13 @@ fn step5_fingerprint(report: &mut Report, event: &Event, attestation: &Attestati
 }
 
 /// Steps 7 and 8: decode the proof and check it against `digest`.
-fn steps7_8_proof(report: &mut Report, content: &str, digest: Option<[u8; 32]>, headers: &dyn HeaderSource) {
+fn steps7_8_proof(
+    report: &mut Report,
+    content: &str,
+    digest: Option<[u8; 32]>,
+    headers: &dyn HeaderSource,
+    network: Network,
+) {
     let proof = match proof_check::decode(content) {
         Ok(proof) => {
             report.pass(7, STEP7, format!("{} bytes of proof", content.len()));
@@ -282,10 +321,10 @@ fn steps7_8_proof(report: &mut Report, content: &str, digest: Option<[u8; 32]>, 
         report.skip(8, STEP8, "skipped: needs the commitment (step 6)");
         return;
     };
-    match proof_check::verify(&proof, &digest, headers) {
+    match proof_check::verify(&proof, &digest, headers, network) {
         Ok(anchor) => {
-            report.bitcoin = Some(anchor);
             report.pass(8, STEP8, format!("Bitcoin block {} (time {})", anchor.height, anchor.time));
+            report.bitcoin = Some(anchor);
         }
         Err(failure) => report.fail(8, STEP8, proof_reason(&failure), failure.to_string()),
     }
@@ -299,6 +338,7 @@ pub(crate) fn proof_reason(failure: &ProofFailure) -> Reason {
         ProofFailure::Unparseable(_) => Reason::ProofUnparseable,
         ProofFailure::OtherDigest { .. } => Reason::ProofForOtherDigest,
         ProofFailure::PendingOnly => Reason::ProofPendingOnly,
+        ProofFailure::NoBitcoinAttestation => Reason::ProofNoBitcoinAttestation,
         ProofFailure::NotVerified(_) => Reason::ProofNotVerified,
     }
 }
