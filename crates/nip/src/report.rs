@@ -108,6 +108,14 @@ pub enum Reason {
     ForgeableByPrestamping,
 }
 
+impl std::fmt::Display for Reason {
+    /// The snake_case name, as in the JSON report.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = serde_json::to_value(self).ok();
+        f.write_str(name.as_ref().and_then(serde_json::Value::as_str).unwrap_or("unknown"))
+    }
+}
+
 /// One step of the algorithm.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Step {
