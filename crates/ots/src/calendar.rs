@@ -114,20 +114,23 @@ pub fn stamp_digests(digests: &[[u8; 32]], options: &StampOptions) -> Result<Sta
         getrandom::fill(&mut nonce).map_err(|err| StampError::Random(err.to_string()))?;
         leaves.push(Leaf { digest: digest.to_vec(), nonce });
     }
-    let tree = MerkleTree::new(&leaves);
+    let leaf_messages =
+        leaves.iter().map(|leaf| HashOp::Sha256.hash(&[&leaf.digest[..], &leaf.nonce].concat()));
+    let tree = MerkleTree::new(leaf_messages.collect());
     let http = Http::new(options.timeout);
     let answers: Vec<Result<Timestamp, CalendarError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = options
-            .calendars
-            .iter()
-            .map(|url| scope.spawn(|| submit(&http, url, &tree.root)))
-            .collect();
+        let handles: Vec<_> =
+            options.calendars.iter().map(|url| scope.spawn(|| submit(&http, url, &tree.root))).collect();
         handles
             .into_iter()
             .zip(&options.calendars)
             .map(|(handle, url)| {
                 handle.join().unwrap_or_else(|_| {
-                    Err(CalendarError::Status { url: url.clone(), status: 0, message: "client thread failed".into() })
+                    Err(CalendarError::Status {
+                        url: url.clone(),
+                        status: 0,
+                        message: "client thread failed".into(),
+                    })
                 })
             })
             .collect()
@@ -144,9 +147,14 @@ pub fn stamp_digests(digests: &[[u8; 32]], options: &StampOptions) -> Result<Sta
         }
     }
     if answered.len() < options.min_answers {
-        return Err(StampError::TooFewAnswers { answered: answered.len(), required: options.min_answers, failed });
+        return Err(StampError::TooFewAnswers {
+            answered: answered.len(),
+            required: options.min_answers,
+            failed,
+        });
     }
-    let proofs = leaves.iter().enumerate().map(|(index, leaf)| tree.proof(index, leaf, root.clone())).collect();
+    let proofs =
+        leaves.iter().enumerate().map(|(index, leaf)| tree.proof(index, leaf, root.clone())).collect();
     Ok(Stamped { proofs, answered, failed })
 }
 
@@ -154,9 +162,14 @@ fn submit(http: &Http, url: &str, digest: &[u8]) -> Result<Timestamp, CalendarEr
     let endpoint = join(url, "digest");
     let answer = http.post(&endpoint, &[ACCEPT], digest, MAX_CALENDAR_ANSWER)?;
     if answer.status != 200 {
-        return Err(CalendarError::Status { url: endpoint, status: answer.status, message: sanitize(&answer.body) });
+        return Err(CalendarError::Status {
+            url: endpoint,
+            status: answer.status,
+            message: sanitize(&answer.body),
+        });
     }
-    Timestamp::from_bytes(&answer.body, digest).map_err(|error| CalendarError::Invalid { url: endpoint, error })
+    Timestamp::from_bytes(&answer.body, digest)
+        .map_err(|error| CalendarError::Invalid { url: endpoint, error })
 }
 
 struct Leaf {
@@ -166,21 +179,18 @@ struct Leaf {
 
 /// The reference's merkle tree (`make_merkle_tree` with `cat_sha256`):
 /// pairs are hashed left to right, an odd last node moves up unchanged.
-struct MerkleTree {
+pub(crate) struct MerkleTree {
     /// For each leaf, the ops from its message to the root.
-    paths: Vec<Vec<Op>>,
-    root: Vec<u8>,
+    pub(crate) paths: Vec<Vec<Op>>,
+    pub(crate) root: Vec<u8>,
 }
 
 impl MerkleTree {
-    fn new(leaves: &[Leaf]) -> MerkleTree {
+    pub(crate) fn new(leaves: Vec<Vec<u8>>) -> MerkleTree {
         let mut paths = vec![Vec::new(); leaves.len()];
         // Each entry: the message and the leaves below it.
-        let mut level: Vec<(Vec<u8>, Vec<usize>)> = leaves
-            .iter()
-            .enumerate()
-            .map(|(index, leaf)| (HashOp::Sha256.hash(&[&leaf.digest[..], &leaf.nonce].concat()), vec![index]))
-            .collect();
+        let mut level: Vec<(Vec<u8>, Vec<usize>)> =
+            leaves.into_iter().enumerate().map(|(index, msg)| (msg, vec![index])).collect();
         while level.len() > 1 {
             let mut next = Vec::with_capacity(level.len().div_ceil(2));
             let mut nodes = level.into_iter();
@@ -208,14 +218,9 @@ impl MerkleTree {
     /// The proof for leaf `index`: digest → append nonce → sha256 → path →
     /// the calendars' answers for the root.
     fn proof(&self, index: usize, leaf: &Leaf, root: Timestamp) -> DetachedTimestamp {
-        let ops = [Op::Append(leaf.nonce.to_vec()), Op::Hash(HashOp::Sha256)].into_iter().chain(self.paths[index].clone());
-        let mut node = root;
-        for op in ops.collect::<Vec<_>>().into_iter().rev() {
-            let mut parent = Timestamp::default();
-            *parent.add_op(op) = node;
-            node = parent;
-        }
-        DetachedTimestamp::new(HashOp::Sha256, leaf.digest.clone(), node)
+        let mut ops = vec![Op::Append(leaf.nonce.to_vec()), Op::Hash(HashOp::Sha256)];
+        ops.extend(self.paths[index].iter().cloned());
+        DetachedTimestamp::new(HashOp::Sha256, leaf.digest.clone(), Timestamp::from_path(ops, root))
     }
 }
 
@@ -279,7 +284,9 @@ pub fn upgrade(proof: &mut DetachedTimestamp, options: &UpgradeOptions) -> Upgra
                 Err(error) => report.errors.push(CalendarError::Merge { url: base.to_owned(), error }),
             },
             Ok(None) => report.still_pending.push((uri, "not yet in a Bitcoin block".into())),
-            Err(CalendarError::Status { status: 404, message, .. }) => report.still_pending.push((uri, message)),
+            Err(CalendarError::Status { status: 404, message, .. }) => {
+                report.still_pending.push((uri, message))
+            }
             Err(err) => report.errors.push(err),
         }
     }
@@ -314,8 +321,8 @@ fn fetch_upgrade(http: &Http, base: &str, commitment: &[u8]) -> Result<Option<Ti
     if answer.status != 200 {
         return Err(CalendarError::Status { url, status: answer.status, message: sanitize(&answer.body) });
     }
-    let timestamp =
-        Timestamp::from_bytes(&answer.body, commitment).map_err(|error| CalendarError::Invalid { url, error })?;
+    let timestamp = Timestamp::from_bytes(&answer.body, commitment)
+        .map_err(|error| CalendarError::Invalid { url, error })?;
     Ok(has_bitcoin_attestation(&timestamp).then_some(timestamp))
 }
 
@@ -345,7 +352,9 @@ pub fn url_matches(pattern: &str, url: &str) -> bool {
     };
     let (host, path) = split(rest);
     let (pattern_host, pattern_path) = split(pattern_rest);
-    pattern_schemes.contains(&scheme) && path == pattern_path && glob(pattern_host.as_bytes(), host.as_bytes())
+    pattern_schemes.contains(&scheme)
+        && path == pattern_path
+        && glob(pattern_host.as_bytes(), host.as_bytes())
 }
 
 /// `*`-only glob match, iterative (no backtracking blow-up).
@@ -387,10 +396,9 @@ mod tests {
     #[test]
     fn merkle_tree_paths_lead_to_the_root() {
         for count in 1..=7 {
-            let leaves: Vec<Leaf> = (0..count).map(|i| Leaf { digest: vec![i as u8; 32], nonce: [i as u8; 16] }).collect();
-            let tree = MerkleTree::new(&leaves);
-            for (index, leaf) in leaves.iter().enumerate() {
-                let mut msg = HashOp::Sha256.hash(&[&leaf.digest[..], &leaf.nonce].concat());
+            let messages: Vec<Vec<u8>> = (0..count).map(|i| vec![i as u8; 32]).collect();
+            let tree = MerkleTree::new(messages.clone());
+            for (index, mut msg) in messages.into_iter().enumerate() {
                 for op in &tree.paths[index] {
                     msg = op.apply(&msg).unwrap();
                 }

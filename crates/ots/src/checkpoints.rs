@@ -5,9 +5,9 @@
 //! its own `bits`, and — on mainnet — carry the real difficulty of its
 //! height:
 //!
-//! - Up to height 747935 (371 retarget periods of 2016 blocks), `bits` must
-//!   equal the period's value in the checkpoint table, and the last block of
-//!   each period must have the recorded hash. The table is Electrum's
+//! - Up to height 749951 (372 retarget periods of 2016 blocks), `bits` must
+//!   equal the period's value from the checkpoint table, and the last block
+//!   of each period up to height 747935 must have the recorded hash. The table is Electrum's
 //!   `checkpoints.json` as shipped by Debian's `python3-electrum`
 //!   4.3.4+dfsg1-1+deb12u2, converted by `tools/checkpoints.py`; the figures
 //!   are public facts of the chain that any full node can re-derive.
@@ -22,9 +22,9 @@
 #[path = "checkpoint_table.rs"]
 mod table;
 
+use bitcoin::BlockHash;
 use bitcoin::block::Header;
 use bitcoin::pow::{CompactTarget, Target};
-use bitcoin::BlockHash;
 
 /// Blocks per difficulty period.
 pub const RETARGET_INTERVAL: u64 = 2016;
@@ -67,17 +67,34 @@ impl std::str::FromStr for Network {
     }
 }
 
-/// One retarget period of the table: its `bits` and the display hash of its
-/// last block.
+/// One retarget period `i` of the table: the display hash of its last
+/// block, and the `bits` of period `i + 1` (Electrum stores "the target
+/// after the chunk"; period 0 has the proof-of-work limit).
 pub(crate) struct Checkpoint {
-    bits: u32,
+    next_bits: u32,
     last_hash: [u8; 64],
 }
 
-/// The last height the checkpoint table covers.
+/// The last height whose difficulty the table fixes (the end of the period
+/// after the last checkpointed hash).
 pub fn last_checkpoint_height() -> u64 {
-    table::MAINNET.len() as u64 * RETARGET_INTERVAL - 1
+    (table::MAINNET.len() as u64 + 1) * RETARGET_INTERVAL - 1
 }
+
+/// The `bits` of every block in `period`, if the table covers it.
+fn period_bits(period: u64) -> Option<u32> {
+    match period {
+        0 => Some(MAINNET_LIMIT_BITS),
+        _ => table::MAINNET.get(usize::try_from(period - 1).ok()?).map(|checkpoint| checkpoint.next_bits),
+    }
+}
+
+/// The display hash of the last block of `period`, if recorded.
+fn period_last_hash(period: u64) -> Option<&'static [u8; 64]> {
+    table::MAINNET.get(usize::try_from(period).ok()?).map(|checkpoint| &checkpoint.last_hash)
+}
+
+const MAINNET_LIMIT_BITS: u32 = 0x1d00_ffff;
 
 /// Why a header from a source was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -101,13 +118,22 @@ pub enum HeaderError {
 }
 
 /// Checks a header the source says is block `asked` at `height`.
-pub fn check_header(network: Network, height: u64, asked: &BlockHash, header: &Header) -> Result<(), HeaderError> {
+pub fn check_header(
+    network: Network,
+    height: u64,
+    asked: &BlockHash,
+    header: &Header,
+) -> Result<(), HeaderError> {
     let hash = header.block_hash();
     if hash != *asked {
         return Err(HeaderError::HashMismatch { height, asked: *asked, got: hash });
     }
     let bits = header.bits.to_consensus();
-    let target = valid_target(bits, network).ok_or(HeaderError::InvalidBits { height, bits, network: network.name() })?;
+    let target = valid_target(bits, network).ok_or(HeaderError::InvalidBits {
+        height,
+        bits,
+        network: network.name(),
+    })?;
     if !target.is_met_by(hash) {
         return Err(HeaderError::InsufficientWork { height, hash, bits });
     }
@@ -129,39 +155,43 @@ fn valid_target(bits: u32, network: Network) -> Option<Target> {
     (target != Target::ZERO && target <= network.pow_limit()).then_some(target)
 }
 
-fn check_mainnet_difficulty(height: u64, bits: u32, target: Target, hash: &BlockHash) -> Result<(), HeaderError> {
+fn check_mainnet_difficulty(
+    height: u64,
+    bits: u32,
+    target: Target,
+    hash: &BlockHash,
+) -> Result<(), HeaderError> {
     let period = height / RETARGET_INTERVAL;
-    match table::MAINNET.get(period as usize) {
-        Some(checkpoint) => {
-            if bits != checkpoint.bits {
-                return Err(HeaderError::WrongDifficulty { height, bits, expected: checkpoint.bits });
-            }
-            let is_last_of_period = (height + 1) % RETARGET_INTERVAL == 0;
-            if is_last_of_period && hash.to_string().as_bytes() != checkpoint.last_hash {
-                let expected = String::from_utf8_lossy(&checkpoint.last_hash).into_owned();
-                return Err(HeaderError::CheckpointMismatch { height, got: *hash, expected });
-            }
-            Ok(())
+    let Some(expected) = period_bits(period) else {
+        let floor = easiest_target_after_table(period);
+        if target > floor {
+            let floor = floor.to_compact_lossy().to_consensus();
+            return Err(HeaderError::BelowDifficultyFloor { height, bits, floor });
         }
-        None => {
-            let floor = easiest_target_after_table(period);
-            if target > floor {
-                let floor = floor.to_compact_lossy().to_consensus();
-                return Err(HeaderError::BelowDifficultyFloor { height, bits, floor });
-            }
-            Ok(())
-        }
+        return Ok(());
+    };
+    if bits != expected {
+        return Err(HeaderError::WrongDifficulty { height, bits, expected });
     }
+    let is_last_of_period = (height + 1).is_multiple_of(RETARGET_INTERVAL);
+    if let Some(last_hash) = period_last_hash(period)
+        && is_last_of_period
+        && hash.to_string().as_bytes() != last_hash
+    {
+        let expected = String::from_utf8_lossy(last_hash).into_owned();
+        return Err(HeaderError::CheckpointMismatch { height, got: *hash, expected });
+    }
+    Ok(())
 }
 
-/// The easiest target period `period` (past the table) can have: the last
-/// checkpoint's target, times 4 for every period since, capped at the limit.
+/// The easiest target a period past the table can have: the last known
+/// period's target, times 4 for every period since, capped at the limit.
 fn easiest_target_after_table(period: u64) -> Target {
     let limit = Network::Mainnet.pow_limit();
-    let Some(last) = table::MAINNET.last() else { return limit };
-    let mut target = Target::from_compact(CompactTarget::from_consensus(last.bits));
-    let periods = period.saturating_sub(table::MAINNET.len() as u64 - 1);
-    for _ in 0..periods {
+    let last_known_period = table::MAINNET.len() as u64;
+    let Some(last_bits) = period_bits(last_known_period) else { return limit };
+    let mut target = Target::from_compact(CompactTarget::from_consensus(last_bits));
+    for _ in 0..period.saturating_sub(last_known_period) {
         target = target.max_transition_threshold_unchecked();
         if target >= limit {
             return limit;
@@ -176,17 +206,18 @@ mod tests {
 
     #[test]
     fn table_is_complete_and_consistent() {
-        assert_eq!(last_checkpoint_height(), 747_935);
-        assert_eq!(table::MAINNET[0].bits, 0x1d00ffff);
+        assert_eq!(last_checkpoint_height(), 749_951);
+        assert_eq!(period_bits(0), Some(0x1d00ffff));
+        assert_eq!(period_bits(1), Some(0x1d00ffff));
         for checkpoint in &table::MAINNET {
-            assert!(valid_target(checkpoint.bits, Network::Mainnet).is_some());
+            assert!(valid_target(checkpoint.next_bits, Network::Mainnet).is_some());
         }
     }
 
     #[test]
     fn floor_relaxes_by_four_per_period_then_caps() {
-        let last = Target::from_compact(CompactTarget::from_consensus(table::MAINNET[370].bits));
-        assert_eq!(easiest_target_after_table(371), last.max_transition_threshold_unchecked());
+        let last = Target::from_compact(CompactTarget::from_consensus(table::MAINNET[370].next_bits));
+        assert_eq!(easiest_target_after_table(372), last.max_transition_threshold_unchecked());
         assert_eq!(easiest_target_after_table(10_000), Network::Mainnet.pow_limit());
     }
 

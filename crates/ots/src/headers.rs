@@ -229,10 +229,11 @@ impl HeaderSource for Esplora {
 
     fn header_at(&self, height: u64) -> Result<SourcedHeader, SourceError> {
         let hash_text = self.get_text(&format!("block-height/{height}"), height)?;
-        let claimed_hash =
-            BlockHash::from_str(hash_text.trim()).map_err(|_| self.bad_answer("block hash is not 64 hex digits"))?;
+        let claimed_hash = BlockHash::from_str(hash_text.trim())
+            .map_err(|_| self.bad_answer("block hash is not 64 hex digits"))?;
         let header_text = self.get_text(&format!("block/{claimed_hash}/header"), height)?;
-        let header = header_from_hex(&header_text).ok_or_else(|| self.bad_answer("header is not 160 hex digits"))?;
+        let header =
+            header_from_hex(&header_text).ok_or_else(|| self.bad_answer("header is not 160 hex digits"))?;
         Ok(SourcedHeader { claimed_hash, header })
     }
 }
@@ -242,7 +243,10 @@ impl HeaderSource for Esplora {
 pub enum RpcAuth {
     /// The `.cookie` file bitcoind writes (`__cookie__:password`).
     Cookie(PathBuf),
-    UserPassword { user: String, password: String },
+    UserPassword {
+        user: String,
+        password: String,
+    },
     None,
 }
 
@@ -270,19 +274,21 @@ impl BitcoinRpc {
     }
 
     fn call(&self, method: &str, params: serde_json::Value, height: u64) -> Result<String, SourceError> {
-        let request = serde_json::json!({"jsonrpc": "1.0", "id": "priorart", "method": method, "params": params});
+        let request =
+            serde_json::json!({"jsonrpc": "1.0", "id": "priorart", "method": method, "params": params});
         let authorization = self.authorization()?;
         let mut headers = vec![("Content-Type", "application/json")];
         if let Some(value) = &authorization {
             headers.push(("Authorization", value));
         }
-        let answer = self.http.post(&self.url, &headers, request.to_string().as_bytes(), MAX_SOURCE_ANSWER)?;
+        let answer =
+            self.http.post(&self.url, &headers, request.to_string().as_bytes(), MAX_SOURCE_ANSWER)?;
         let bad = |detail: String| SourceError::BadAnswer { source_name: self.describe(), detail };
         if answer.status == 401 || answer.status == 403 {
             return Err(bad(format!("HTTP status {}: wrong RPC credentials", answer.status)));
         }
-        let reply: serde_json::Value =
-            serde_json::from_slice(&answer.body).map_err(|_| bad(format!("HTTP status {}, not JSON", answer.status)))?;
+        let reply: serde_json::Value = serde_json::from_slice(&answer.body)
+            .map_err(|_| bad(format!("HTTP status {}, not JSON", answer.status)))?;
         if let Some(error) = reply.get("error").filter(|error| !error.is_null()) {
             // -8: height out of range; -5: unknown block.
             if matches!(error.get("code").and_then(|code| code.as_i64()), Some(-8 | -5)) {
@@ -303,9 +309,11 @@ impl HeaderSource for BitcoinRpc {
     }
 
     fn header_at(&self, height: u64) -> Result<SourcedHeader, SourceError> {
-        let bad = |detail: &str| SourceError::BadAnswer { source_name: self.describe(), detail: detail.to_owned() };
+        let bad =
+            |detail: &str| SourceError::BadAnswer { source_name: self.describe(), detail: detail.to_owned() };
         let hash_text = self.call("getblockhash", serde_json::json!([height]), height)?;
-        let claimed_hash = BlockHash::from_str(&hash_text).map_err(|_| bad("block hash is not 64 hex digits"))?;
+        let claimed_hash =
+            BlockHash::from_str(&hash_text).map_err(|_| bad("block hash is not 64 hex digits"))?;
         let header_text =
             self.call("getblockheader", serde_json::json!([claimed_hash.to_string(), false]), height)?;
         let header = header_from_hex(&header_text).ok_or_else(|| bad("header is not 160 hex digits"))?;
@@ -318,7 +326,8 @@ fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let word = chunk.iter().enumerate().fold(0u32, |word, (i, &byte)| word | u32::from(byte) << (16 - 8 * i));
+        let word =
+            chunk.iter().enumerate().fold(0u32, |word, (i, &byte)| word | u32::from(byte) << (16 - 8 * i));
         for i in 0..4 {
             if i <= chunk.len() {
                 out.push(ALPHABET[(word >> (18 - 6 * i) & 0x3f) as usize] as char);
@@ -336,7 +345,9 @@ mod tests {
 
     #[test]
     fn base64_matches_rfc4648() {
-        for (plain, encoded) in [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foobar", "Zm9vYmFy")] {
+        for (plain, encoded) in
+            [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foobar", "Zm9vYmFy")]
+        {
             assert_eq!(base64(plain.as_bytes()), encoded);
         }
     }

@@ -62,9 +62,11 @@ mod timestamp;
 mod verify;
 
 pub use attestation::{Attestation, MAX_PAYLOAD_LEN, MAX_URI_LEN, URI_CHARS, tags};
+/// The `bitcoin` crate this one is built on, for header types.
+pub use bitcoin;
 pub use calendar::{
-    CalendarError, DEFAULT_ALLOWLIST, DEFAULT_CALENDARS, MAX_CALENDAR_ANSWER, StampError, StampOptions, Stamped,
-    UpgradeOptions, UpgradeReport, stamp_digests, upgrade, url_matches,
+    CalendarError, DEFAULT_ALLOWLIST, DEFAULT_CALENDARS, MAX_CALENDAR_ANSWER, StampError, StampOptions,
+    Stamped, UpgradeOptions, UpgradeReport, stamp_digests, upgrade, url_matches,
 };
 pub use checkpoints::{HeaderError, Network};
 pub use codec::DecodeError;
@@ -79,7 +81,6 @@ pub use op::{HashOp, Hasher, MAX_ARG_LEN, MAX_MSG_LEN, Op, OpError, hex, hex_rev
 pub use prune::{PruneError, PruneReport, prune};
 pub use timestamp::{AttestationAt, MAX_DEPTH, MergeError, Timestamp};
 pub use verify::{
-    AttestationError, AttestationFailure, VerifiedBlock, Verification, VerifyError, verify, verify_attestation,
+    AttestationError, AttestationFailure, Verification, VerifiedBlock, VerifyError, verify,
+    verify_attestation,
 };
-/// The `bitcoin` crate this one is built on, for header types.
-pub use bitcoin;

@@ -72,7 +72,7 @@ impl HashOp {
             HashOp::Sha1 => Hasher::Sha1(sha1::Sha1::new()),
             HashOp::Ripemd160 => Hasher::Ripemd160(ripemd::Ripemd160::new()),
             HashOp::Sha256 => Hasher::Sha256(sha2::Sha256::new()),
-            HashOp::Keccak256 => Hasher::Keccak256(sha3::Keccak256::new()),
+            HashOp::Keccak256 => Hasher::Keccak256(Box::new(sha3::Keccak256::new())),
         }
     }
 }
@@ -83,7 +83,7 @@ pub enum Hasher {
     Sha1(sha1::Sha1),
     Ripemd160(ripemd::Ripemd160),
     Sha256(sha2::Sha256),
-    Keccak256(sha3::Keccak256),
+    Keccak256(Box<sha3::Keccak256>),
 }
 
 impl Hasher {
@@ -280,7 +280,7 @@ pub fn hex_reversed(bytes: &[u8]) -> String {
 /// Parses hex (either case); `None` for odd length or a non-hex character.
 pub fn unhex(text: &str) -> Option<Vec<u8>> {
     let text = text.as_bytes();
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return None;
     }
     text.chunks(2).map(|pair| Some((nibble(pair[0])? << 4) | nibble(pair[1])?)).collect()

@@ -263,6 +263,17 @@ impl Timestamp {
         }
     }
 
+    /// A chain of nodes: `ops` applied in turn lead to `tip`.
+    pub(crate) fn from_path(ops: Vec<Op>, tip: Timestamp) -> Timestamp {
+        let mut node = tip;
+        for op in ops.into_iter().rev() {
+            let mut parent = Timestamp::default();
+            *parent.add_op(op) = node;
+            node = parent;
+        }
+        node
+    }
+
     /// Keeps the attestations for which `keep` is true; returns how many
     /// were dropped.
     pub(crate) fn retain_attestations(&mut self, mut keep: impl FnMut(&Attestation) -> bool) -> usize {

@@ -4,7 +4,8 @@
 Source: Debian bookworm package python3-electrum 4.3.4+dfsg1-1+deb12u2,
 file /usr/lib/python3/dist-packages/electrum/checkpoints.json (371 entries,
 Bitcoin mainnet heights 0..=747935). Entry i is [hash of block
-2016*(i+1)-1, target of the 2016-block period i]. Both are public facts of
+2016*(i+1)-1, target that period i's headers set for period i+1] (Electrum's
+get_checkpoints: "the target after the chunk"). Both are public facts of
 the Bitcoin chain; any full node can re-derive them.
 
     apt-get download python3-electrum && dpkg-deb -x python3-electrum_*.deb x
@@ -38,9 +39,10 @@ print("// (Debian python3-electrum 4.3.4+dfsg1-1+deb12u2). Do not edit by hand."
 print()
 print("use super::Checkpoint;")
 print()
-print(f"pub(super) const MAINNET: [Checkpoint; {len(entries)}] = [")
+print("#[rustfmt::skip]")
+print(f"pub(super) static MAINNET: [Checkpoint; {len(entries)}] = [")
 for block_hash, target in entries:
     bits = target_to_bits(target)
     assert bits_to_target(bits) == target, (block_hash, target)
-    print(f'    Checkpoint {{ bits: 0x{bits:08x}, last_hash: *b"{block_hash}" }},')
+    print(f'    Checkpoint {{ next_bits: 0x{bits:08x}, last_hash: *b"{block_hash}" }},')
 print("];")
