@@ -6,8 +6,9 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
+/// `crates/nip/tests/peer`, from the nip tests and the cli tests alike.
 fn peer_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peer")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../nip/tests/peer")
 }
 
 /// Whether nostr-tools is installed; panics if it is required and missing.
