@@ -8,9 +8,17 @@
 //! Exit codes (documented in the README): 0 success, 1 bad input (or a
 //! negative verdict, for verification commands), 2 usage error.
 
+mod attest_cmd;
+mod event_cmd;
 mod exit;
 mod fingerprint_cmd;
+mod header_args;
 mod input;
+mod key_cmd;
+mod proof_cmd;
+mod signing_key;
+mod timestamp_cmd;
+mod verify_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -27,12 +35,30 @@ struct Cli {
 enum Command {
     /// Print content fingerprints (the NIP-FF-3 `X` tag and others).
     Fingerprint(fingerprint_cmd::Args),
+    /// Create a nostr secret key file; show a key's npub.
+    Key(key_cmd::Args),
+    /// Sign a content event carrying the NIP-FF-3 `X` tag of a text.
+    Event(event_cmd::Args),
+    /// Sign the kind 1042 authorship attestation of a text (needs the author's key).
+    Attest(attest_cmd::Args),
+    /// Stamp an attestation's commitment (SHA-256 of its signature) through OpenTimestamps calendars.
+    Timestamp(timestamp_cmd::Args),
+    /// Build and sign the kind 1041 proof event from an attestation and its Bitcoin-attested proof.
+    Proof(proof_cmd::Args),
+    /// Verify a NIP-FF-3 kind 1041 (or NIP-03 kind 1040) step by step.
+    Verify(verify_cmd::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Fingerprint(args) => fingerprint_cmd::run(args),
+        Command::Key(args) => key_cmd::run(args),
+        Command::Event(args) => event_cmd::run(args),
+        Command::Attest(args) => attest_cmd::run(args),
+        Command::Timestamp(args) => timestamp_cmd::run(args),
+        Command::Proof(args) => proof_cmd::run(args),
+        Command::Verify(args) => verify_cmd::run(args),
     };
     exit::report(result)
 }

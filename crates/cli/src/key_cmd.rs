@@ -1,0 +1,88 @@
+//! `priorart key`: create a nostr secret key file, show a key's public half.
+
+use crate::exit::UsageError;
+use crate::signing_key::{self, KeyArgs};
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+use priorart_nip::nostr::prelude::{Keys, ToBech32};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+pub struct Args {
+    #[command(subcommand)]
+    command: KeyCommand,
+}
+
+#[derive(Subcommand)]
+enum KeyCommand {
+    /// Write a new secret key (nsec) to PATH, readable only by you (mode
+    /// 0600), and print its npub. The secret itself is never printed.
+    Generate {
+        /// Where to write the key; refused if it exists, unless --force.
+        path: PathBuf,
+        /// Replace an existing file.
+        #[arg(long)]
+        force: bool,
+        /// Print {"npub", "pubkey", "key_file"} as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the npub (and hex pubkey) of a secret key.
+    Public {
+        #[command(flatten)]
+        key: KeyArgs,
+        /// Print {"npub", "pubkey"} as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    match args.command {
+        KeyCommand::Generate { path, force, json } => {
+            let keys = Keys::generate();
+            let nsec = keys.secret_key().to_bech32().context("cannot encode the secret key")?;
+            write_secret(&path, &nsec, force)?;
+            print_public(&keys, json, Some(&path));
+        }
+        KeyCommand::Public { key, json } => print_public(&key.require()?, json, None),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_public(keys: &Keys, json: bool, key_file: Option<&Path>) {
+    if !json {
+        println!("{}", signing_key::npub(keys));
+        return;
+    }
+    let mut object =
+        serde_json::json!({"npub": signing_key::npub(keys), "pubkey": keys.public_key().to_hex()});
+    if let Some(path) = key_file {
+        object["key_file"] = serde_json::Value::String(path.display().to_string());
+    }
+    println!("{object}");
+}
+
+/// Writes the secret with mode 0600 from the first byte on (never world
+/// readable, not even briefly).
+fn write_secret(path: &Path, nsec: &str, force: bool) -> Result<()> {
+    let name = path.display();
+    if force && path.exists() {
+        std::fs::remove_file(path).with_context(|| format!("{name}: cannot replace"))?;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = match options.open(path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
+            bail!(UsageError(format!("{name} exists; use --force to replace it")))
+        }
+        Err(err) => return Err(err).with_context(|| format!("{name}: cannot create")),
+    };
+    writeln!(file, "{nsec}").with_context(|| format!("{name}: cannot write"))?;
+    file.sync_all().with_context(|| format!("{name}: cannot write"))
+}

@@ -1,0 +1,69 @@
+//! `priorart timestamp`: stamp an attestation's commitment,
+//! SHA256(signature bytes), through OpenTimestamps calendars. Needs no key:
+//! anyone holding the signed attestation may do it.
+
+use crate::exit::UsageError;
+use crate::input;
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+use priorart_nip::Attestation;
+use priorart_ots::{StampOptions, stamp_digests};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Parser)]
+pub struct Args {
+    /// The signed kind 1042 attestation (`priorart attest` output; `-`: standard input).
+    attestation: String,
+    /// Calendar URL (repeat for several; default: the public OpenTimestamps calendars).
+    #[arg(long = "calendar", value_name = "URL")]
+    calendars: Vec<String>,
+    /// How many calendars must answer.
+    #[arg(short = 'm', long, value_name = "N")]
+    min_answers: Option<usize>,
+    /// Seconds each calendar gets.
+    #[arg(long, default_value_t = 5)]
+    timeout: u64,
+    /// Where to write the proof (default: ATTESTATION.ots; required with `-`).
+    #[arg(short, long, value_name = "FILE.ots")]
+    out: Option<PathBuf>,
+    /// Replace an existing proof file.
+    #[arg(long)]
+    force: bool,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let out = match (&args.out, args.attestation.as_str()) {
+        (Some(out), _) => out.clone(),
+        (None, input::STDIN) => {
+            bail!(UsageError("with `-` as input, say where to write the proof: --out FILE.ots".into()))
+        }
+        (None, name) => PathBuf::from(format!("{name}.ots")),
+    };
+    if out.exists() && !args.force {
+        bail!(UsageError(format!("{} exists; use --force to replace it", out.display())));
+    }
+    let json = input::read_text(&args.attestation)?;
+    let attestation = Attestation::from_json(json.trim())
+        .with_context(|| format!("{}: not a usable attestation", args.attestation))?;
+    let commitment = attestation.commitment();
+    let mut options = StampOptions { timeout: Duration::from_secs(args.timeout), ..StampOptions::default() };
+    if !args.calendars.is_empty() {
+        options.calendars = args.calendars.clone();
+    }
+    options.min_answers = args.min_answers.unwrap_or(options.min_answers.min(options.calendars.len()));
+    let stamped = stamp_digests(&[commitment.0], &options).context("cannot stamp")?;
+    for failed in &stamped.failed {
+        eprintln!("priorart: warning: {failed}");
+    }
+    let proof = stamped.proofs.first().context("the calendars returned no proof")?;
+    std::fs::write(&out, proof.to_bytes()).with_context(|| format!("{}: cannot write", out.display()))?;
+    eprintln!(
+        "priorart: stamped through {}; pending until a Bitcoin block includes it: run `priorart ots upgrade {}` in a few hours",
+        stamped.answered.join(", "),
+        out.display()
+    );
+    println!("{commitment}  {}", out.display());
+    Ok(ExitCode::SUCCESS)
+}

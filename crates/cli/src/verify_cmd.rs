@@ -1,0 +1,90 @@
+//! `priorart verify`: run the NIP-FF-3 client verification algorithm on a
+//! kind 1041 (or check a NIP-03 kind 1040) and report every step.
+
+use crate::exit::{self, UsageError};
+use crate::header_args::HeaderArgs;
+use crate::input;
+use anyhow::Result;
+use clap::Parser;
+use priorart_nip::{Report, Status, Verdict};
+use std::io::Write;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    after_help = "Exit codes: 0 valid (NIP-03: valid but forgeable), 1 invalid or not a NIP-FF-3 proof, 2 usage or unreadable input."
+)]
+pub struct Args {
+    /// The event JSON (`-`: standard input).
+    event: String,
+    /// The plaintext: also check that its fingerprint is the attested X
+    /// (what only a holder of the text can confirm).
+    #[arg(long, value_name = "FILE")]
+    content: Option<String>,
+    /// Print the report as JSON (format priorart-verify/1).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    headers: HeaderArgs,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let unreadable = |err: anyhow::Error| anyhow::Error::new(UsageError(format!("{err:#}")));
+    let json = input::read_text(&args.event).map_err(unreadable)?;
+    let plaintext = args.content.as_deref().map(input::read_text).transpose().map_err(unreadable)?;
+    let source = args.headers.source()?;
+    let mut report = priorart_nip::verify_event_json(json.trim(), source.as_ref(), args.headers.network());
+    if let Some(text) = &plaintext {
+        report.check_content(text);
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        writeln!(out, "{}", report.to_json())?;
+    } else {
+        write_report(&mut out, &report)?;
+    }
+    let content_mismatch = report.content.as_ref().is_some_and(|c| !c.matches_x);
+    Ok(ExitCode::from(if report.is_valid() && !content_mismatch { exit::OK } else { exit::BAD_INPUT }))
+}
+
+fn write_report(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
+    let verdict = match report.verdict {
+        Verdict::Valid => "VALID NIP-FF-3 proof",
+        Verdict::ValidButForgeable => {
+            "VALID NIP-03 timestamp, but FORGEABLE by pre-stamping (not an authorship proof)"
+        }
+        Verdict::Invalid => "INVALID",
+        Verdict::NotNipFf3 => "NOT A NIP-FF-3 PROOF (a kind 1041 of another scheme)",
+    };
+    writeln!(out, "verdict: {verdict}")?;
+    for step in &report.steps {
+        let status = match step.status {
+            Status::Pass => "pass",
+            Status::Fail => "FAIL",
+            Status::Skip => "skip",
+        };
+        let reason = step.reason.map(|r| format!(" [{r}]")).unwrap_or_default();
+        writeln!(out, "  {} {status}{reason}  {}: {}", step.step, step.check, step.detail)?;
+    }
+    if let Some(author) = &report.author {
+        writeln!(out, "author:      {author}")?;
+    }
+    if let Some(fingerprint) = &report.fingerprint {
+        writeln!(out, "fingerprint: {fingerprint}")?;
+    }
+    if let Some(commitment) = &report.commitment {
+        writeln!(out, "commitment:  {commitment}")?;
+    }
+    if let Some(block) = &report.bitcoin {
+        writeln!(out, "bitcoin:     block {} ({}), time {}", block.height, block.block_hash, block.time)?;
+    }
+    if let Some(content) = &report.content {
+        let verdict = if content.matches_x { "matches X" } else { "DOES NOT match X" };
+        writeln!(out, "content:     fingerprint {} {verdict}", content.fingerprint)?;
+    }
+    for warning in &report.warnings {
+        writeln!(out, "warning [{}]: {}", warning.reason, warning.detail)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,58 @@
+//! Content events (kind 1 notes, kind 30023 articles, …) carrying the
+//! NIP-FF-3 `X` tag of their text, so that relays can be asked for every
+//! event sharing a fingerprint.
+
+use crate::ALGORITHM;
+use nostr::prelude::{Event, EventBuilder, FinalizeEvent, Keys, Kind, Tag, Timestamp};
+
+/// Why a content event cannot be built as asked.
+#[derive(Debug, thiserror::Error)]
+pub enum ContentEventError {
+    /// An addressable kind (30000-39999) needs a `d` identifier.
+    #[error("kind {0} is addressable: it needs a d identifier")]
+    MissingD(u16),
+    /// Only addressable kinds have a `d` identifier.
+    #[error("kind {0} is not addressable (30000-39999): it takes no d identifier")]
+    UnexpectedD(u16),
+    /// Signing failed.
+    #[error("cannot sign: {0}")]
+    Sign(#[from] nostr::error::Error),
+}
+
+/// What goes into a content event.
+#[derive(Debug, Clone)]
+pub struct ContentEvent<'a> {
+    /// The event kind (1, 30023, …).
+    pub kind: u16,
+    /// The text; its fingerprint becomes the `X` tag.
+    pub text: &'a str,
+    /// The `d` identifier of an addressable event.
+    pub d: Option<&'a str>,
+    /// A `title` tag (NIP-23 articles).
+    pub title: Option<&'a str>,
+    /// The `created_at` to use.
+    pub created_at: Timestamp,
+}
+
+impl ContentEvent<'_> {
+    /// Builds and signs the event: `d` and `title` when given, then `X`.
+    pub fn sign(&self, keys: &Keys) -> Result<Event, ContentEventError> {
+        let kind = Kind::from_u16(self.kind);
+        match (kind.is_addressable(), self.d) {
+            (true, None) => return Err(ContentEventError::MissingD(self.kind)),
+            (false, Some(_)) => return Err(ContentEventError::UnexpectedD(self.kind)),
+            _ => {}
+        }
+        let fingerprint = priorart_fingerprint::minhash_equality_v1(self.text);
+        let d = self.d.map(|d| Tag::parse(["d", d])).transpose()?;
+        let title = self.title.map(|title| Tag::parse(["title", title])).transpose()?;
+        let x = Tag::parse(["X".to_owned(), fingerprint.to_string(), ALGORITHM.to_owned()])?;
+        let event = EventBuilder::new(kind, self.text)
+            .tag_maybe(d)
+            .tag_maybe(title)
+            .tag(x)
+            .custom_created_at(self.created_at)
+            .finalize(keys)?;
+        Ok(event)
+    }
+}

@@ -1,0 +1,101 @@
+//! NIP-FF-3 events: build the author's kind 1042 attestation, its
+//! commitment and the kind 1041 proof event, and verify kind 1041 (and
+//! NIP-03 kind 1040) events, step by step, with a named reason for every
+//! failure.
+//!
+//! Keys, NIP-01 ids, BIP-340 signatures and NIP-19 all come from
+//! rust-nostr's `nostr` crate; this crate adds only what NIP-FF-3 defines.
+//!
+//! # Why two events
+//!
+//! The kind 1042 attestation is the only thing that needs the author's key:
+//! its BIP-340 signature over the fingerprint. The timestamp commits to
+//! `SHA256(sig)`, which nobody can compute before the author signs, so a
+//! stolen proof cannot be re-attributed (Attack A: the thief's attestation
+//! has another signature) and nobody can stamp an attribution in advance
+//! and wait for a key leak (Attack B). The kind 1041 only carries things
+//! around and may be signed by anyone.
+//!
+//! # Verifying
+//!
+//! [`verify_event_json`] runs the NIP's client algorithm on a kind 1041
+//! and returns a [`Report`]; it takes the Bitcoin header source and network
+//! as parameters (a cache, an Esplora server, a node), so relays and services
+//! reuse it as is. Kind 1040 (NIP-03) events are checked too, and reported
+//! as [`Verdict::ValidButForgeable`]: an event id can be stamped by anyone
+//! in advance.
+//!
+//! # The report (JSON format `priorart-verify/1`)
+//!
+//! One object; members are only ever added, never renamed or removed:
+//!
+//! | member | value |
+//! |---|---|
+//! | `format` | `"priorart-verify/1"` |
+//! | `verdict` | `"valid"` (1041: steps 3, 4, 5 and 8 pass), `"valid-but-forgeable"` (1040 whose proof verifies), `"invalid"`, `"not-nip-ff-3"` (a 1041 of another scheme) |
+//! | `scheme` | `"nip-ff-3"`, `"nip-03"`, or `null` when the input is not an event |
+//! | `event_id`, `kind`, `signer` | the event's own id, kind and pubkey (the 1041's signer is irrelevant to validity) |
+//! | `author` | pubkey of the embedded attestation (after step 2) |
+//! | `fingerprint` | the attested `X` (after step 3) |
+//! | `commitment` | hex digest the proof must be for: `SHA256(sig)` (step 6) or, for NIP-03, the event id |
+//! | `bitcoin` | `{"height", "time", "block_hash"}` of the earliest block the proof reaches (after step 8), else `null` |
+//! | `steps` | `[{"step", "check", "status": "pass"/"fail"/"skip", "reason", "detail"}]`, steps 1–8 (NIP-03: 1–4) |
+//! | `warnings` | `[{"reason", "detail"}]`: `k_mismatch`, `k_missing`, `event_signature_invalid`, `forgeable_by_prestamping`, `not_nip_ff_3` |
+//! | `content` | with a plaintext: `{"fingerprint", "matches_x"}`, else `null` |
+//!
+//! Failure reasons by step: 1 `event_too_large`, `event_not_json`,
+//! `event_malformed`, `wrong_kind`; 2 `description_missing`,
+//! `description_repeated`, `description_too_large`, `description_not_json`,
+//! `description_not_event`; 3 `attestation_id_mismatch`,
+//! `attestation_bad_signature`, `attestation_wrong_kind`,
+//! `attestation_content_not_empty`, `attestation_x_missing`,
+//! `attestation_x_repeated`, `attestation_x_malformed`,
+//! `attestation_wrong_algorithm`, `attestation_k_malformed`,
+//! `attestation_unexpected_tag`; 4 `content_reference_missing`,
+//! `content_reference_ambiguous`, `author_missing`, `author_malformed`,
+//! `author_mismatch`; 5 `x_missing`, `x_repeated`, `x_malformed`,
+//! `x_wrong_algorithm`, `x_mismatch`; 7 `proof_too_large`,
+//! `proof_not_base64`, `proof_unparseable`; 8 `proof_for_other_digest`,
+//! `proof_pending_only`, `proof_no_bitcoin_attestation`, `proof_not_verified`. NIP-03 step 2:
+//! `event_reference_missing`, `event_reference_repeated`,
+//! `event_reference_malformed`.
+//!
+//! # Limits
+//!
+//! Every untrusted size is bounded (see [`limits`]): event JSON, the
+//! `description`, the base64 proof, the number of tags and their lengths.
+
+mod attestation;
+mod commitment;
+mod content_event;
+mod event_json;
+mod hex;
+pub mod limits;
+mod nip03;
+mod proof_check;
+mod proof_event;
+mod report;
+mod verify;
+
+pub use attestation::{Attestation, AttestationError, AttestationParseError};
+pub use commitment::Commitment;
+pub use content_event::{ContentEvent, ContentEventError};
+pub use event_json::{EventJsonError, parse_event, to_json};
+pub use proof_check::ProofFailure;
+pub use proof_event::{ContentRef, ProofEvent, ProofEventError};
+pub use report::{
+    BitcoinAnchor, ContentCheck, REPORT_FORMAT, Reason, Report, Scheme, Status, Step, Verdict, Warning,
+};
+pub use verify::{verify_event, verify_event_json};
+
+/// Re-exported so that callers use the same `nostr` types.
+pub use nostr;
+
+/// Kind of the NIP-03 OpenTimestamps attestation (commits to an event id).
+pub const NIP03_KIND: u16 = 1040;
+/// Kind of the NIP-FF-3 fingerprint timestamp (the public proof event).
+pub const PROOF_KIND: u16 = 1041;
+/// Kind of the NIP-FF-3 authorship attestation.
+pub const ATTESTATION_KIND: u16 = 1042;
+/// The algorithm identifier in every NIP-FF-3 `X` tag.
+pub const ALGORITHM: &str = "minhash-equality-v1";

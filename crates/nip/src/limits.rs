@@ -1,0 +1,16 @@
+//! Size limits on every untrusted input, so that memory and time stay
+//! bounded whatever a relay or a file hands us.
+//!
+//! Each limit is far above what an honest event needs: a kind 1042
+//! attestation is about 400 bytes, an OpenTimestamps proof a few kilobytes.
+
+/// Longest event JSON accepted (a kind 1041 or 1040 event, whole).
+pub const MAX_EVENT_JSON_BYTES: usize = 512 * 1024;
+/// Longest `description` tag value (the serialized kind 1042 attestation).
+pub const MAX_DESCRIPTION_BYTES: usize = 4 * 1024;
+/// Longest base64 `.content` of a proof event; 64 KiB of `.ots` proof.
+pub const MAX_PROOF_BASE64_BYTES: usize = 88 * 1024;
+/// Most tags on one event.
+pub const MAX_TAGS: usize = 64;
+/// Most strings in one tag (its name included).
+pub const MAX_TAG_STRINGS: usize = 16;

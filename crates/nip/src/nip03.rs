@@ -1,0 +1,75 @@
+//! NIP-03 kind 1040 events: an OpenTimestamps proof of an event id.
+//!
+//! They are checked, but reported as [`Verdict::ValidButForgeable`], never as
+//! a NIP-FF-3 proof: an event id is computable from public data (the
+//! attacker picks the content and `created_at`, the pubkey is public), so
+//! anyone can stamp it years in advance and publish the event once the key
+//! leaks. That pre-stamping attack is why NIP-03 is unrecommended.
+
+use crate::proof_check;
+use crate::report::{Reason, Report, Scheme, Verdict};
+use nostr::prelude::{Event, Tag};
+use priorart_ots::{HeaderSource, Network};
+
+const STEP1: &str = "kind is 1040";
+const STEP2: &str = "one e tag names the stamped event id";
+const STEP3: &str = ".content is base64 of a parseable OpenTimestamps proof";
+const STEP4: &str = "proof is for exactly that event id and verifies to a Bitcoin block";
+
+/// Verifies a kind 1040 event.
+pub fn verify(event: &Event, headers: &dyn HeaderSource, network: Network) -> Report {
+    let mut report = crate::verify::described(Scheme::Nip03, event);
+    report.pass(1, STEP1, "kind 1040 (NIP-03)");
+    let digest = stamped_event_id(&mut report, event);
+    let proof = match proof_check::decode(&event.content) {
+        Ok(proof) => {
+            report.pass(3, STEP3, format!("{} bytes of proof", event.content.len()));
+            Some(proof)
+        }
+        Err(failure) => {
+            report.fail(3, STEP3, crate::verify::proof_reason(&failure), failure.to_string());
+            None
+        }
+    };
+    match (proof, digest) {
+        (Some(proof), Some(digest)) => match proof_check::verify(&proof, &digest, headers, network) {
+            Ok(anchor) => {
+                report.pass(4, STEP4, format!("Bitcoin block {} (time {})", anchor.height, anchor.time));
+                report.bitcoin = Some(anchor);
+                report.verdict = Verdict::ValidButForgeable;
+                report.warn(
+                    Reason::ForgeableByPrestamping,
+                    "NIP-03 proves only that an event id existed: anyone can compute and stamp an id in advance \
+                     and publish the event once the key leaks. This is not a NIP-FF-3 authorship proof.",
+                );
+            }
+            Err(failure) => report.fail(4, STEP4, crate::verify::proof_reason(&failure), failure.to_string()),
+        },
+        _ => report.skip(4, STEP4, "skipped: needs the event id (step 2) and a parseable proof (step 3)"),
+    }
+    report
+}
+
+fn stamped_event_id(report: &mut Report, event: &Event) -> Option<[u8; 32]> {
+    let e: Vec<&[String]> = event.tags.iter().filter(|tag| tag.kind() == "e").map(Tag::as_slice).collect();
+    let id = match e.as_slice() {
+        [] => return fail(report, Reason::EventReferenceMissing, "no e tag"),
+        [tag] => tag.get(1),
+        _ => return fail(report, Reason::EventReferenceRepeated, "more than one e tag"),
+    };
+    match id.and_then(|id| {
+        nostr::prelude::EventId::from_hex(id).ok().filter(|_| crate::hex::is_lower_hex(id, 64))
+    }) {
+        Some(id) => {
+            report.commitment = Some(id.to_hex());
+            report.pass(2, STEP2, format!("event {id}"));
+            Some(id.to_bytes())
+        }
+        None => fail(report, Reason::EventReferenceMalformed, "the e tag is not a 64-hex event id"),
+    }
+}
+
+fn fail(report: &mut Report, reason: Reason, detail: &str) -> Option<[u8; 32]> {
+    report.fail(2, STEP2, reason, detail);
+    None
+}

@@ -1,0 +1,83 @@
+//! Steps 7 and 8 of the NIP on the OpenTimestamps side: base64 → `.ots`
+//! proof, then "is it a proof of exactly this digest, and which Bitcoin
+//! block does it reach?"
+
+use crate::limits::MAX_PROOF_BASE64_BYTES;
+use crate::report::BitcoinAnchor;
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use priorart_ots::{Attestation, DetachedTimestamp, HashOp, HeaderSource, Network, VerifyError};
+
+/// Why a proof event's `.content` does not prove its digest.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProofFailure {
+    /// Longer than [`MAX_PROOF_BASE64_BYTES`].
+    #[error("the proof is over {MAX_PROOF_BASE64_BYTES} base64 bytes")]
+    TooLarge,
+    /// Not standard base64.
+    #[error("the content is not base64")]
+    NotBase64,
+    /// Base64, but not an OpenTimestamps proof.
+    #[error("not an OpenTimestamps proof: {0}")]
+    Unparseable(String),
+    /// A proof of another digest (or of a non-SHA-256 file hash).
+    #[error("the proof is for {found}, not for {expected}")]
+    OtherDigest {
+        /// What the proof is of (`op:hex`).
+        found: String,
+        /// The digest it had to be of.
+        expected: String,
+    },
+    /// Only calendar (pending) attestations: the NIP requires a Bitcoin one.
+    #[error("the proof has no Bitcoin attestation yet (pending only): upgrade it first")]
+    PendingOnly,
+    /// Neither a Bitcoin nor a pending attestation (Litecoin, Ethereum, unknown).
+    #[error("the proof has no Bitcoin attestation")]
+    NoBitcoinAttestation,
+    /// Bitcoin attestations that do not check out against the headers.
+    #[error("no Bitcoin attestation verifies: {0}")]
+    NotVerified(String),
+}
+
+/// Base64-decodes and parses `content` (step 7).
+pub fn decode(content: &str) -> Result<DetachedTimestamp, ProofFailure> {
+    if content.len() > MAX_PROOF_BASE64_BYTES {
+        return Err(ProofFailure::TooLarge);
+    }
+    let bytes = BASE64.decode(content.trim()).map_err(|_| ProofFailure::NotBase64)?;
+    DetachedTimestamp::from_bytes(&bytes).map_err(|err| ProofFailure::Unparseable(err.to_string()))
+}
+
+/// Checks that `proof` is a SHA-256 proof of exactly `digest` that reaches
+/// a Bitcoin block of `network`, and returns the earliest such block (step 8).
+pub fn verify(
+    proof: &DetachedTimestamp,
+    digest: &[u8; 32],
+    headers: &dyn HeaderSource,
+    network: Network,
+) -> Result<BitcoinAnchor, ProofFailure> {
+    check_digest(proof, digest)?;
+    let verification = priorart_ots::verify(proof, headers, network).map_err(|err| match err {
+        VerifyError::Pending { .. } => ProofFailure::PendingOnly,
+        VerifyError::NoBitcoinAttestation { .. } => ProofFailure::NoBitcoinAttestation,
+        failed @ VerifyError::Failed { .. } => ProofFailure::NotVerified(failed.to_string()),
+    })?;
+    let block = verification.earliest;
+    Ok(BitcoinAnchor { height: block.height, time: u64::from(block.time), block_hash: block.block_hash })
+}
+
+/// Whether `proof` is a SHA-256 proof of exactly `digest`.
+pub fn check_digest(proof: &DetachedTimestamp, digest: &[u8; 32]) -> Result<(), ProofFailure> {
+    if proof.file_hash_op() == HashOp::Sha256 && proof.matches_digest(digest) {
+        return Ok(());
+    }
+    Err(ProofFailure::OtherDigest {
+        found: format!("{}:{}", proof.file_hash_op().name(), crate::hex::encode(proof.file_digest())),
+        expected: format!("sha256:{}", crate::hex::encode(digest)),
+    })
+}
+
+/// Whether some path of `proof` ends in a Bitcoin attestation.
+pub fn has_bitcoin_attestation(proof: &DetachedTimestamp) -> bool {
+    proof.attestations().iter().any(|at| matches!(at.attestation, Attestation::Bitcoin { .. }))
+}

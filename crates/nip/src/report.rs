@@ -1,0 +1,270 @@
+//! The verification report: every step of the NIP's client algorithm with
+//! its verdict and, when it fails, a named reason. Serialized as stable JSON
+//! (see the crate documentation for the format).
+
+use serde::Serialize;
+
+/// The report format identifier, first member of the JSON.
+pub const REPORT_FORMAT: &str = "priorart-verify/1";
+
+/// The overall answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// A NIP-FF-3 kind 1041 whose steps 3, 4, 5 and 8 pass.
+    Valid,
+    /// A NIP-03 kind 1040 whose proof verifies: it proves an event id
+    /// existed, which anyone could have stamped in advance.
+    ValidButForgeable,
+    /// Some required step failed.
+    Invalid,
+    /// A kind 1041 of some other scheme (other drafts reuse the kind).
+    #[serde(rename = "not-nip-ff-3")]
+    NotNipFf3,
+}
+
+/// Which specification the event was checked against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scheme {
+    /// NIP-FF-3 kind 1041 (commitment to the author's attestation signature).
+    #[serde(rename = "nip-ff-3")]
+    NipFf3,
+    /// NIP-03 kind 1040 (commitment to an event id).
+    #[serde(rename = "nip-03")]
+    Nip03,
+}
+
+/// Outcome of one step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// The check passed.
+    Pass,
+    /// The check failed; `reason` names why.
+    Fail,
+    /// The check could not run because an earlier step failed.
+    Skip,
+}
+
+/// Why a step failed, or what a warning is about. Serialized in snake_case;
+/// the names are part of the stable report format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[allow(missing_docs)] // each name is its documentation; see `describe`.
+pub enum Reason {
+    // The event itself.
+    EventTooLarge,
+    EventNotJson,
+    EventMalformed,
+    WrongKind,
+    NotNipFf3,
+    // Step 2.
+    DescriptionMissing,
+    DescriptionRepeated,
+    DescriptionTooLarge,
+    DescriptionNotJson,
+    DescriptionNotEvent,
+    // Step 3.
+    AttestationIdMismatch,
+    AttestationBadSignature,
+    AttestationWrongKind,
+    AttestationContentNotEmpty,
+    AttestationXMissing,
+    AttestationXRepeated,
+    AttestationXMalformed,
+    AttestationWrongAlgorithm,
+    AttestationKMalformed,
+    AttestationUnexpectedTag,
+    // Step 4.
+    ContentReferenceMissing,
+    ContentReferenceAmbiguous,
+    AuthorMissing,
+    AuthorMalformed,
+    AuthorMismatch,
+    // Step 5.
+    XMissing,
+    XRepeated,
+    XMalformed,
+    XWrongAlgorithm,
+    XMismatch,
+    // NIP-03 step 2.
+    EventReferenceMissing,
+    EventReferenceRepeated,
+    EventReferenceMalformed,
+    // Step 7.
+    ProofTooLarge,
+    ProofNotBase64,
+    ProofUnparseable,
+    // Step 8.
+    ProofForOtherDigest,
+    ProofPendingOnly,
+    ProofNoBitcoinAttestation,
+    ProofNotVerified,
+    // Warnings.
+    KMismatch,
+    KMissing,
+    EventSignatureInvalid,
+    ForgeableByPrestamping,
+}
+
+impl std::fmt::Display for Reason {
+    /// The snake_case name, as in the JSON report.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = serde_json::to_value(self).ok();
+        f.write_str(name.as_ref().and_then(serde_json::Value::as_str).unwrap_or("unknown"))
+    }
+}
+
+/// One step of the algorithm.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Step {
+    /// The step number in the NIP (1-8; NIP-03 events have their own 1-4).
+    pub step: u8,
+    /// What the step checks, in words.
+    pub check: &'static str,
+    /// Its outcome.
+    pub status: Status,
+    /// Why it failed (`null` unless `status` is `fail`).
+    pub reason: Option<Reason>,
+    /// What was found, in words.
+    pub detail: String,
+}
+
+/// Something worth knowing that does not change the verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    /// What it is about.
+    pub reason: Reason,
+    /// In words.
+    pub detail: String,
+}
+
+/// The Bitcoin block a proof reaches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BitcoinAnchor {
+    /// Block height.
+    pub height: u64,
+    /// Block header time (seconds since 1970, as the miner wrote it).
+    pub time: u64,
+    /// Block hash, in the usual (reversed) hex.
+    pub block_hash: String,
+}
+
+/// The plaintext check: only a holder of the text can do it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ContentCheck {
+    /// The `minhash-equality-v1` fingerprint of the plaintext.
+    pub fingerprint: String,
+    /// Whether it equals the attested `X`.
+    pub matches_x: bool,
+}
+
+/// The full answer of a verification.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report {
+    /// Always [`REPORT_FORMAT`].
+    pub format: &'static str,
+    /// The overall answer.
+    pub verdict: Verdict,
+    /// The specification applied (`null` if the event could not be read).
+    pub scheme: Option<Scheme>,
+    /// The event id as given.
+    pub event_id: Option<String>,
+    /// The event kind.
+    pub kind: Option<u16>,
+    /// Who signed the event (for a 1041, irrelevant to validity).
+    pub signer: Option<String>,
+    /// The author the attestation binds (NIP-FF-3), once step 2 passed.
+    pub author: Option<String>,
+    /// The attested fingerprint, once step 3 passed.
+    pub fingerprint: Option<String>,
+    /// The digest the proof must commit to (step 6, or the NIP-03 event id).
+    pub commitment: Option<String>,
+    /// The earliest Bitcoin block the proof reaches, once step 8 passed.
+    pub bitcoin: Option<BitcoinAnchor>,
+    /// Every step, in order.
+    pub steps: Vec<Step>,
+    /// Advisory findings.
+    pub warnings: Vec<Warning>,
+    /// The plaintext check, when a plaintext was given.
+    pub content: Option<ContentCheck>,
+}
+
+impl Report {
+    pub(crate) fn new(scheme: Option<Scheme>) -> Self {
+        Self {
+            format: REPORT_FORMAT,
+            verdict: Verdict::Invalid,
+            scheme,
+            event_id: None,
+            kind: None,
+            signer: None,
+            author: None,
+            fingerprint: None,
+            commitment: None,
+            bitcoin: None,
+            steps: Vec::new(),
+            warnings: Vec::new(),
+            content: None,
+        }
+    }
+
+    pub(crate) fn pass(&mut self, step: u8, check: &'static str, detail: impl Into<String>) {
+        self.steps.push(Step { step, check, status: Status::Pass, reason: None, detail: detail.into() });
+    }
+
+    pub(crate) fn fail(&mut self, step: u8, check: &'static str, reason: Reason, detail: impl Into<String>) {
+        self.steps.push(Step {
+            step,
+            check,
+            status: Status::Fail,
+            reason: Some(reason),
+            detail: detail.into(),
+        });
+    }
+
+    pub(crate) fn skip(&mut self, step: u8, check: &'static str, detail: impl Into<String>) {
+        self.steps.push(Step { step, check, status: Status::Skip, reason: None, detail: detail.into() });
+    }
+
+    pub(crate) fn warn(&mut self, reason: Reason, detail: impl Into<String>) {
+        self.warnings.push(Warning { reason, detail: detail.into() });
+    }
+
+    /// The step numbered `step`, if it was reported.
+    pub fn step(&self, step: u8) -> Option<&Step> {
+        self.steps.iter().find(|s| s.step == step)
+    }
+
+    /// Whether step `step` passed.
+    pub fn passed(&self, step: u8) -> bool {
+        self.step(step).is_some_and(|s| s.status == Status::Pass)
+    }
+
+    /// The reasons of every failed step, in step order.
+    pub fn failures(&self) -> Vec<Reason> {
+        self.steps.iter().filter_map(|s| s.reason).collect()
+    }
+
+    /// Whether the verdict is [`Verdict::Valid`] or [`Verdict::ValidButForgeable`].
+    pub fn is_valid(&self) -> bool {
+        matches!(self.verdict, Verdict::Valid | Verdict::ValidButForgeable)
+    }
+
+    /// Recomputes the fingerprint of `plaintext` and records whether it is
+    /// the attested one: the part of the claim only a holder of the text can
+    /// confirm. Does nothing if no fingerprint was attested.
+    pub fn check_content(&mut self, plaintext: &str) {
+        if let Some(attested) = &self.fingerprint {
+            let fingerprint = priorart_fingerprint::minhash_equality_v1(plaintext).to_string();
+            let matches_x = &fingerprint == attested;
+            self.content = Some(ContentCheck { fingerprint, matches_x });
+        }
+    }
+
+    /// The report as one line of JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a report always serializes")
+    }
+}

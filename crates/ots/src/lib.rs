@@ -1,0 +1,86 @@
+//! OpenTimestamps for priorart: read and write `.ots` proofs, verify them
+//! against Bitcoin without trusting whoever serves the block headers, and
+//! talk to calendars to stamp and upgrade.
+//!
+//! NIP-FF-3 anchors `SHA256(attestation signature)` in Bitcoin through
+//! OpenTimestamps; this crate is that anchor, usable on its own by anyone who
+//! timestamps files (the `priorart ots` commands are a thin layer over it).
+//!
+//! # Why a codec of our own
+//!
+//! The Rust crate `opentimestamps` 0.2 (2023) has no keccak256 op (so it
+//! cannot read proofs that pass through Ethereum), enforces none of the
+//! reference's size limits, panics on an over-long varuint, and cannot
+//! verify anything. Proofs come from calendars and from strangers; the
+//! parser here follows the Python reference (`python-opentimestamps` 0.4.5)
+//! limit for limit, each as a typed [`DecodeError`], never panics, and keeps
+//! memory proportional to the input (node messages are recomputed while
+//! walking, not stored). Writing follows the reference's canonical order, so
+//! that decoding and re-encoding any proof the reference wrote gives back
+//! the same bytes.
+//!
+//! # Trusting no header source
+//!
+//! A Bitcoin attestation says "this message is the merkle root of block H".
+//! The Python, JavaScript and Go clients ask a node or an explorer for block
+//! H's header and compare merkle roots; none of them checks the header's
+//! proof of work against the real difficulty, so a lying explorer (or a
+//! man in the middle) can make any proof "verify" with a made-up header.
+//! [`verify`] checks every header it is given: it must hash to the block
+//! hash asked for, meet its own `bits`, and on mainnet those `bits` must be
+//! the real difficulty of that height — from the retarget checkpoint table
+//! shipped in this crate (see [`checkpoints`]) and, past its end, at least a
+//! floor that falls no faster than the 4× per period consensus allows. A
+//! liar then has to mine a block at real difficulty.
+//!
+//! # API
+//!
+//! - [`DetachedTimestamp::from_bytes`] / [`DetachedTimestamp::to_bytes`],
+//!   [`DetachedTimestamp::file_digest`], [`DetachedTimestamp::attestations`].
+//! - [`verify`] with a [`HeaderSource`] ([`HeaderCache`], [`Esplora`],
+//!   [`BitcoinRpc`]) → [`Verification`] (earliest Bitcoin block and time).
+//! - [`stamp_digests`] and [`upgrade`] talk to calendars; [`prune`] drops
+//!   what a complete proof no longer needs.
+//! - [`info_text`] prints a proof as the reference's `ots info` does.
+//! - With the `test-support` feature, [`testing`] offers a loopback
+//!   calendar, a regtest chain of mined headers and an Esplora server, for
+//!   end-to-end tests here and in crates built on this one.
+
+mod attestation;
+mod calendar;
+pub mod checkpoints;
+mod codec;
+mod detached;
+mod headers;
+mod http;
+mod info;
+mod op;
+mod prune;
+#[cfg(feature = "test-support")]
+pub mod testing;
+mod timestamp;
+mod verify;
+
+pub use attestation::{Attestation, MAX_PAYLOAD_LEN, MAX_URI_LEN, URI_CHARS, tags};
+/// The `bitcoin` crate this one is built on, for header types.
+pub use bitcoin;
+pub use calendar::{
+    CalendarError, DEFAULT_ALLOWLIST, DEFAULT_CALENDARS, MAX_CALENDAR_ANSWER, StampError, StampOptions,
+    Stamped, UpgradeOptions, UpgradeReport, stamp_digests, upgrade, url_matches,
+};
+pub use checkpoints::{HeaderError, Network};
+pub use codec::DecodeError;
+pub use detached::{DetachedTimestamp, MAGIC, MAJOR_VERSION, hash_reader};
+pub use headers::{
+    BitcoinRpc, CachedSource, Esplora, HeaderCache, HeaderSource, RpcAuth, SourceError, SourcedHeader,
+    header_from_hex, header_to_hex,
+};
+pub use http::HttpError;
+pub use info::{info_text, transaction_id};
+pub use op::{HashOp, Hasher, MAX_ARG_LEN, MAX_MSG_LEN, Op, OpError, hex, hex_reversed, unhex};
+pub use prune::{PruneError, PruneReport, prune};
+pub use timestamp::{AttestationAt, MAX_DEPTH, MergeError, Timestamp};
+pub use verify::{
+    AttestationError, AttestationFailure, Verification, VerifiedBlock, VerifyError, verify,
+    verify_attestation,
+};

@@ -1,0 +1,354 @@
+//! Real components for end-to-end tests (feature `test-support`): a regtest
+//! chain of mined headers, a loopback calendar that aggregates what it is
+//! sent into blocks of that chain, and a loopback Esplora server. Everything
+//! listens on 127.0.0.1 with an OS-chosen port and stops when dropped.
+//!
+//! ```no_run
+//! use priorart_ots::testing::{EsploraServer, RegtestChain, TestCalendar};
+//! let chain = RegtestChain::shared();
+//! let calendar = TestCalendar::start(chain.clone());
+//! let esplora = EsploraServer::from_chain(chain.clone());
+//! // stamp_digests(…, calendars: [calendar.url()]) → calendar.mine_block()
+//! // → upgrade(… allow-list [calendar.url()]) → verify(…, Esplora::new(&esplora.url(), …), Network::Regtest)
+//! ```
+
+use crate::attestation::Attestation;
+use crate::calendar::MerkleTree;
+use crate::op::{HashOp, Op, hex, unhex};
+use crate::timestamp::Timestamp;
+use bitcoin::block::{Header, Version};
+use bitcoin::hashes::Hash;
+use bitcoin::pow::CompactTarget;
+use bitcoin::{BlockHash, TxMerkleNode};
+use std::collections::HashMap;
+use std::io::Read;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Regtest's proof-of-work limit: about two tries per block.
+pub const REGTEST_BITS: u32 = 0x207f_ffff;
+
+/// A regtest chain shared between a calendar and an Esplora server.
+pub type SharedChain = Arc<Mutex<RegtestChain>>;
+
+/// A chain of real regtest headers, each mined to meet `0x207fffff`.
+pub struct RegtestChain {
+    headers: Vec<Header>,
+}
+
+impl RegtestChain {
+    /// A chain holding regtest's genesis block (height 0).
+    pub fn new() -> RegtestChain {
+        let genesis = bitcoin::blockdata::constants::genesis_block(bitcoin::Network::Regtest).header;
+        RegtestChain { headers: vec![genesis] }
+    }
+
+    pub fn shared() -> SharedChain {
+        Arc::new(Mutex::new(RegtestChain::new()))
+    }
+
+    pub fn tip_height(&self) -> u64 {
+        self.headers.len() as u64 - 1
+    }
+
+    pub fn header(&self, height: u64) -> Option<&Header> {
+        self.headers.get(usize::try_from(height).ok()?)
+    }
+
+    /// Mines a block whose merkle root is `merkle_root`; returns its height.
+    pub fn mine_block(&mut self, merkle_root: [u8; 32]) -> u64 {
+        let prev = self.headers[self.headers.len() - 1];
+        let mut header = Header {
+            version: Version::from_consensus(0x2000_0000),
+            prev_blockhash: prev.block_hash(),
+            merkle_root: TxMerkleNode::from_byte_array(merkle_root),
+            time: prev.time + 600,
+            bits: CompactTarget::from_consensus(REGTEST_BITS),
+            nonce: 0,
+        };
+        mine(&mut header);
+        self.headers.push(header);
+        self.tip_height()
+    }
+
+    /// Mines a block with a coinbase-like transaction whose OP_RETURN output
+    /// carries `commitment` (32 bytes), next to one other transaction, and
+    /// returns the proof from `commitment` to the block — the ops a real
+    /// calendar's proof has: into the transaction, double SHA-256 to its
+    /// txid, up the block's merkle tree — ending in a Bitcoin attestation.
+    pub fn commit(&mut self, commitment: &[u8]) -> (u64, Timestamp) {
+        let height = self.tip_height() + 1;
+        let (prefix, suffix) = coinbase_around_commitment(height, commitment.len());
+        let tx = [&prefix[..], commitment, &suffix[..]].concat();
+        let txid = sha256d(&tx);
+        // A second transaction, so the proof climbs one merkle level.
+        let other_txid = sha256d(&height.to_le_bytes());
+        let merkle_root = sha256d(&[&txid[..], &other_txid[..]].concat());
+        let mut root = [0u8; 32];
+        root.copy_from_slice(&merkle_root);
+        let height = self.mine_block(root);
+        let sha256 = || Op::Hash(HashOp::Sha256);
+        let ops = vec![
+            Op::Prepend(prefix),
+            Op::Append(suffix),
+            sha256(),
+            sha256(),
+            Op::Append(other_txid),
+            sha256(),
+            sha256(),
+        ];
+        let mut tip = Timestamp::default();
+        tip.add_attestation(Attestation::Bitcoin { height });
+        (height, Timestamp::from_path(ops, tip))
+    }
+}
+
+impl Default for RegtestChain {
+    fn default() -> Self {
+        RegtestChain::new()
+    }
+}
+
+/// Finds a nonce that makes `header` meet its own target.
+pub fn mine(header: &mut Header) {
+    while !header.target().is_met_by(header.block_hash()) {
+        header.nonce = header.nonce.wrapping_add(1);
+        if header.nonce == 0 {
+            header.time += 1;
+        }
+    }
+}
+
+fn sha256d(bytes: &[u8]) -> Vec<u8> {
+    HashOp::Sha256.hash(&HashOp::Sha256.hash(bytes))
+}
+
+/// A version-1 transaction with one coinbase input (height in the script)
+/// and one `OP_RETURN <commitment>` output, split around the commitment.
+fn coinbase_around_commitment(height: u64, commitment_len: usize) -> (Vec<u8>, Vec<u8>) {
+    let mut prefix = vec![1, 0, 0, 0, 1];
+    prefix.extend([0u8; 32]);
+    prefix.extend([0xff; 4]);
+    let height_bytes = height.to_le_bytes();
+    prefix.extend([4, 3]);
+    prefix.extend(&height_bytes[..3]);
+    prefix.extend([0xff; 4]);
+    prefix.push(1);
+    prefix.extend([0u8; 8]);
+    prefix.extend([commitment_len as u8 + 2, 0x6a, commitment_len as u8]);
+    (prefix, vec![0, 0, 0, 0])
+}
+
+/// A loopback HTTP server calling `handler(method, url, body)` for each
+/// request, on its own thread. Stops when dropped.
+pub struct LoopbackServer {
+    url: String,
+    server: Arc<tiny_http::Server>,
+    stop: Arc<AtomicBool>,
+}
+
+/// `(status, body)` of an answer.
+pub type Reply = (u16, Vec<u8>);
+
+impl LoopbackServer {
+    pub fn start(handler: impl Fn(&str, &str, &[u8]) -> Reply + Send + Sync + 'static) -> LoopbackServer {
+        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").expect("bind a loopback port"));
+        let port = server.server_addr().to_ip().map(|addr| addr.port()).expect("an IP listener");
+        let stop = Arc::new(AtomicBool::new(false));
+        let handler = Arc::new(handler);
+        let (accepting, stopping) = (server.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !stopping.load(Ordering::SeqCst) {
+                let Ok(Some(mut request)) = accepting.recv_timeout(Duration::from_millis(100)) else {
+                    continue;
+                };
+                let handler = handler.clone();
+                // One thread per request, so a slow answer blocks no other.
+                std::thread::spawn(move || {
+                    let mut body = Vec::new();
+                    let _ = request.as_reader().take(1 << 20).read_to_end(&mut body);
+                    let method = request.method().to_string();
+                    let url = request.url().to_owned();
+                    let (status, reply) = handler(&method, &url, &body);
+                    let _ = request.respond(tiny_http::Response::from_data(reply).with_status_code(status));
+                });
+            }
+        });
+        LoopbackServer { url: format!("http://127.0.0.1:{port}"), server, stop }
+    }
+
+    /// `http://127.0.0.1:PORT`
+    pub fn url(&self) -> String {
+        self.url.clone()
+    }
+}
+
+impl Drop for LoopbackServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.server.unblock();
+    }
+}
+
+/// How a [`TestCalendar`] behaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Behavior {
+    Honest,
+    /// Answers every request with 200 and bytes that are no timestamp.
+    Garbage,
+    /// Answers nothing for this long.
+    Hang(Duration),
+}
+
+#[derive(Default)]
+struct CalendarState {
+    pending: Vec<Vec<u8>>,
+    complete: HashMap<Vec<u8>, Vec<u8>>,
+    submissions: usize,
+}
+
+/// A calendar on loopback: `POST /digest` answers like a real calendar
+/// (append a nonce, sha256, pending attestation with this calendar's URL);
+/// [`TestCalendar::mine_block`] aggregates everything pending into one
+/// regtest block; `GET /timestamp/<hex>` then serves the complete proofs.
+pub struct TestCalendar {
+    server: LoopbackServer,
+    chain: SharedChain,
+    state: Arc<Mutex<CalendarState>>,
+}
+
+impl TestCalendar {
+    pub fn start(chain: SharedChain) -> TestCalendar {
+        TestCalendar::start_with(chain, Behavior::Honest)
+    }
+
+    pub fn start_with(chain: SharedChain, behavior: Behavior) -> TestCalendar {
+        let state = Arc::new(Mutex::new(CalendarState::default()));
+        let url = Arc::new(Mutex::new(String::new()));
+        let (handler_state, handler_url) = (state.clone(), url.clone());
+        let server = LoopbackServer::start(move |method, path, body| match behavior {
+            Behavior::Garbage => (200, b"\xff\xff garbage".to_vec()),
+            Behavior::Hang(pause) => {
+                std::thread::sleep(pause);
+                (500, Vec::new())
+            }
+            Behavior::Honest => {
+                let url = lock(&handler_url).clone();
+                answer(&mut lock(&handler_state), &url, method, path, body)
+            }
+        });
+        *lock(&url) = server.url();
+        TestCalendar { server, chain, state }
+    }
+
+    pub fn url(&self) -> String {
+        self.server.url()
+    }
+
+    /// How many digests were submitted.
+    pub fn submissions(&self) -> usize {
+        lock(&self.state).submissions
+    }
+
+    /// Puts every pending commitment into one new block (merkle tree of the
+    /// commitments, its root in the block's coinbase-like transaction) and
+    /// returns the block's height, or `None` if nothing was pending.
+    pub fn mine_block(&self) -> Option<u64> {
+        let mut state = lock(&self.state);
+        if state.pending.is_empty() {
+            return None;
+        }
+        let commitments = std::mem::take(&mut state.pending);
+        let tree = MerkleTree::new(commitments.clone());
+        let (height, to_block) = lock(&self.chain).commit(&tree.root);
+        for (commitment, path) in commitments.into_iter().zip(tree.paths) {
+            let proof = Timestamp::from_path(path, to_block.clone());
+            state.complete.insert(commitment, proof.to_bytes());
+        }
+        Some(height)
+    }
+}
+
+fn answer(state: &mut CalendarState, url: &str, method: &str, path: &str, body: &[u8]) -> Reply {
+    match (method, path) {
+        ("POST", "/digest") if !body.is_empty() && body.len() <= 64 => {
+            state.submissions += 1;
+            let mut nonce = [0u8; 16];
+            nonce[..8].copy_from_slice(&(state.submissions as u64).to_le_bytes());
+            let commitment = HashOp::Sha256.hash(&[body, &nonce].concat());
+            let mut tip = Timestamp::default();
+            tip.add_attestation(Attestation::Pending { uri: url.to_owned() });
+            let proof = Timestamp::from_path(vec![Op::Append(nonce.to_vec()), Op::Hash(HashOp::Sha256)], tip);
+            state.pending.push(commitment);
+            (200, proof.to_bytes())
+        }
+        ("GET", _) if path.starts_with("/timestamp/") => {
+            let commitment = unhex(&path["/timestamp/".len()..]).unwrap_or_default();
+            if let Some(proof) = state.complete.get(&commitment) {
+                (200, proof.clone())
+            } else if state.pending.contains(&commitment) {
+                (404, b"Pending confirmation in Bitcoin blockchain".to_vec())
+            } else {
+                (404, format!("Commitment {} not found", hex(&commitment)).into_bytes())
+            }
+        }
+        _ => (400, b"bad request".to_vec()),
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// An Esplora REST server on loopback: `GET /block-height/H`,
+/// `GET /block/HASH/header`.
+pub struct EsploraServer {
+    server: LoopbackServer,
+}
+
+impl EsploraServer {
+    /// Serves the headers of a (growing) regtest chain.
+    pub fn from_chain(chain: SharedChain) -> EsploraServer {
+        EsploraServer::start(move |height| {
+            let chain = lock(&chain);
+            chain.header(height).map(|header| (header.block_hash(), *header))
+        })
+    }
+
+    /// Serves fixed answers: for each height, the hash it claims and the
+    /// header it serves under that hash (which may be a lie).
+    pub fn from_headers(headers: Vec<(u64, BlockHash, Header)>) -> EsploraServer {
+        EsploraServer::start(move |height| {
+            headers.iter().find(|(h, _, _)| *h == height).map(|(_, hash, header)| (*hash, *header))
+        })
+    }
+
+    fn start(lookup: impl Fn(u64) -> Option<(BlockHash, Header)> + Send + Sync + 'static) -> EsploraServer {
+        let by_hash: Arc<Mutex<HashMap<String, Header>>> = Arc::default();
+        let server = LoopbackServer::start(move |method, path, _| {
+            if method != "GET" {
+                return (405, Vec::new());
+            }
+            if let Some(height) = path.strip_prefix("/block-height/").and_then(|h| h.parse::<u64>().ok()) {
+                return match lookup(height) {
+                    Some((hash, header)) => {
+                        lock(&by_hash).insert(hash.to_string(), header);
+                        (200, hash.to_string().into_bytes())
+                    }
+                    None => (404, b"Block not found".to_vec()),
+                };
+            }
+            let hash = path.strip_prefix("/block/").and_then(|rest| rest.strip_suffix("/header"));
+            match hash.and_then(|hash| lock(&by_hash).get(hash).copied()) {
+                Some(header) => (200, crate::headers::header_to_hex(&header).into_bytes()),
+                None => (404, b"Block not found".to_vec()),
+            }
+        });
+        EsploraServer { server }
+    }
+
+    pub fn url(&self) -> String {
+        self.server.url()
+    }
+}

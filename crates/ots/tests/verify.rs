@@ -1,0 +1,178 @@
+//! Verification against real mainnet headers served by a loopback Esplora
+//! server, and against servers that lie.
+
+use priorart_ots::bitcoin::block::Header;
+use priorart_ots::bitcoin::hashes::Hash;
+use priorart_ots::bitcoin::{BlockHash, TxMerkleNode};
+use priorart_ots::checkpoints::check_header;
+use priorart_ots::testing::EsploraServer;
+use priorart_ots::{
+    AttestationError, DetachedTimestamp, Esplora, HeaderCache, HeaderError, Network, VerifyError,
+    header_from_hex, verify,
+};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+}
+
+fn proof(name: &str) -> DetachedTimestamp {
+    DetachedTimestamp::from_bytes(&std::fs::read(data().join(name)).unwrap()).unwrap()
+}
+
+fn real_header(height: u64) -> Header {
+    header_from_hex(&std::fs::read_to_string(data().join(format!("headers/{height}.hex"))).unwrap()).unwrap()
+}
+
+/// An honest server with the two real headers.
+fn honest_esplora() -> EsploraServer {
+    let headers = [358391, 428648].map(|height| {
+        let header = real_header(height);
+        (height, header.block_hash(), header)
+    });
+    EsploraServer::from_headers(headers.to_vec())
+}
+
+fn esplora(server: &EsploraServer) -> Esplora {
+    Esplora::new(&server.url(), Duration::from_secs(5))
+}
+
+#[test]
+fn real_proofs_verify_against_real_headers() {
+    let server = honest_esplora();
+    let verified = verify(&proof("hello-world.txt.ots"), &esplora(&server), Network::Mainnet).unwrap();
+    assert_eq!(verified.earliest.height, 358391);
+    assert_eq!(verified.earliest.block_hash, real_header(358391).block_hash().to_string());
+    assert_eq!(verified.earliest.time, 1432827678);
+
+    let verified =
+        verify(&proof("incomplete-upgraded.txt.ots"), &esplora(&server), Network::Mainnet).unwrap();
+    assert_eq!(verified.earliest.height, 428648);
+    assert_eq!(verified.pending, vec!["https://alice.btc.calendar.opentimestamps.org".to_owned()]);
+}
+
+#[test]
+fn bad_stamp_fails_on_the_merkle_root() {
+    let server = honest_esplora();
+    let err = verify(&proof("bad-stamp.txt.ots"), &esplora(&server), Network::Mainnet).unwrap_err();
+    let VerifyError::Failed { failures } = err else { panic!("{err}") };
+    assert!(matches!(failures[0].reason, AttestationError::MerkleRootMismatch { height: 358391, .. }));
+}
+
+/// The real header of block 358391 with the merkle root bad-stamp.txt.ots
+/// claims: what a lying explorer would serve to make the bad stamp verify.
+fn forged_header() -> Header {
+    let bad = proof("bad-stamp.txt.ots");
+    let claimed_root = bad.attestations().into_iter().next().unwrap().commitment;
+    let mut forged = real_header(358391);
+    forged.merkle_root = TxMerkleNode::from_slice(&claimed_root).unwrap();
+    forged
+}
+
+fn refusal(claimed: BlockHash, header: Header) -> AttestationError {
+    let server = EsploraServer::from_headers(vec![(358391, claimed, header)]);
+    let err = verify(&proof("bad-stamp.txt.ots"), &esplora(&server), Network::Mainnet).unwrap_err();
+    let VerifyError::Failed { mut failures } = err else { panic!("{err}") };
+    failures.remove(0).reason
+}
+
+#[test]
+fn a_forged_header_under_the_real_hash_is_refused() {
+    let real_hash = real_header(358391).block_hash();
+    let reason = refusal(real_hash, forged_header());
+    assert!(matches!(reason, AttestationError::Header(HeaderError::HashMismatch { .. })), "{reason}");
+}
+
+#[test]
+fn a_forged_header_under_its_own_hash_has_no_proof_of_work() {
+    let forged = forged_header();
+    let reason = refusal(forged.block_hash(), forged);
+    assert!(matches!(reason, AttestationError::Header(HeaderError::InsufficientWork { .. })), "{reason}");
+}
+
+#[test]
+fn a_forged_header_mined_at_easy_difficulty_is_refused() {
+    let mut forged = forged_header();
+    forged.bits = priorart_ots::bitcoin::CompactTarget::from_consensus(0x207fffff);
+    priorart_ots::testing::mine(&mut forged);
+    let reason = refusal(forged.block_hash(), forged);
+    assert!(matches!(reason, AttestationError::Header(HeaderError::InvalidBits { .. })), "{reason}");
+    // The same header would pass every check on regtest: only the network's
+    // rules refuse it.
+    assert!(check_header(Network::Regtest, 358391, &forged.block_hash(), &forged).is_ok());
+}
+
+#[test]
+fn a_real_header_of_another_period_has_the_wrong_difficulty() {
+    // Block 428648 has real proof of work, but not the difficulty of 358391.
+    let other = real_header(428648);
+    let reason = refusal(other.block_hash(), other);
+    assert!(matches!(reason, AttestationError::Header(HeaderError::WrongDifficulty { .. })), "{reason}");
+}
+
+#[test]
+fn past_the_table_difficulty_may_fall_only_four_times_per_period() {
+    // A real 2015 header claimed as the first block after the table: its
+    // difficulty is far below what 4x per period allows.
+    let old = real_header(358391);
+    let err = check_header(Network::Mainnet, 749_952, &old.block_hash(), &old).unwrap_err();
+    assert!(matches!(err, HeaderError::BelowDifficultyFloor { .. }), "{err}");
+}
+
+#[test]
+fn the_last_block_of_a_checkpointed_period_must_have_the_recorded_hash() {
+    // 428648 is not a period end, so pretend it is the end of its period:
+    // same bits (right difficulty), but not the checkpointed hash.
+    let header = real_header(428648);
+    let period_end = (428648 / 2016 + 1) * 2016 - 1;
+    let err = check_header(Network::Mainnet, period_end, &header.block_hash(), &header).unwrap_err();
+    assert!(matches!(err, HeaderError::CheckpointMismatch { .. }), "{err}");
+}
+
+#[test]
+fn pending_only_proofs_say_so() {
+    let err = verify(&proof("incomplete.txt.ots"), &HeaderCache::in_memory(), Network::Mainnet).unwrap_err();
+    assert_eq!(
+        err,
+        VerifyError::Pending { calendars: vec!["https://alice.btc.calendar.opentimestamps.org".into()] }
+    );
+}
+
+#[test]
+fn a_header_cache_directory_verifies_offline() {
+    // The fixture directory is laid out as a cache: HEIGHT.hex files.
+    let cache = HeaderCache::in_dir(data().join("headers"));
+    let verified = verify(&proof("hello-world.txt.ots"), &cache, Network::Mainnet).unwrap();
+    assert_eq!(verified.earliest.height, 358391);
+    // Nothing else is cached: a missing header is an error, not a pass.
+    assert!(verify(&proof("empty.ots"), &cache, Network::Mainnet).is_err());
+}
+
+#[test]
+fn a_cached_source_stores_only_checked_headers() {
+    let dir = tempfile::tempdir().unwrap();
+    let forged = forged_header();
+    let liar = EsploraServer::from_headers(vec![(358391, forged.block_hash(), forged)]);
+    let source = priorart_ots::CachedSource::new(
+        HeaderCache::in_dir(dir.path()),
+        Some(esplora(&liar)),
+        Network::Mainnet,
+    );
+    assert!(verify(&proof("bad-stamp.txt.ots"), &source, Network::Mainnet).is_err());
+    assert!(!dir.path().join("358391.hex").exists());
+
+    let server = honest_esplora();
+    let source = priorart_ots::CachedSource::new(
+        HeaderCache::in_dir(dir.path()),
+        Some(esplora(&server)),
+        Network::Mainnet,
+    );
+    verify(&proof("hello-world.txt.ots"), &source, Network::Mainnet).unwrap();
+    drop(server);
+    let offline = HeaderCache::in_dir(dir.path());
+    assert_eq!(
+        verify(&proof("hello-world.txt.ots"), &offline, Network::Mainnet).unwrap().earliest.height,
+        358391
+    );
+}
