@@ -8,6 +8,7 @@
 //! Exit codes (documented in the README): 0 success, 1 bad input (or a
 //! negative verdict, for verification commands), 2 usage error.
 
+mod compare_cmd;
 mod exit;
 mod fingerprint_cmd;
 mod input;
@@ -27,12 +28,16 @@ struct Cli {
 enum Command {
     /// Print content fingerprints (the NIP-FF-3 `X` tag and others).
     Fingerprint(fingerprint_cmd::Args),
+    /// Compare two documents: NIP-FF-3 `X` equal or not, simhash-doc distance,
+    /// similarity and band.
+    Compare(compare_cmd::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Fingerprint(args) => fingerprint_cmd::run(args),
+        Command::Compare(args) => compare_cmd::run(args),
     };
     exit::report(result)
 }
