@@ -33,6 +33,7 @@ impl Lookup3 {
 ///
 /// lookup3 adds the length to its state as a `uint32_t`, so keys longer
 /// than 4 GiB hash as C would on a 64-bit machine (length modulo 2^32).
+#[inline]
 pub fn hashlittle2(key: &[u8], pc: u32, pb: u32) -> Lookup3 {
     let init = 0xdead_beef_u32.wrapping_add(key.len() as u32).wrapping_add(pc);
     let (mut a, mut b, mut c) = (init, init, init.wrapping_add(pb));
@@ -50,13 +51,37 @@ pub fn hashlittle2(key: &[u8], pc: u32, pb: u32) -> Lookup3 {
         // of any longer one. The C code returns the state unmixed.
         return Lookup3 { c, b };
     }
-    let mut last = [0u8; 12];
-    last[..rest.len()].copy_from_slice(rest);
-    a = a.wrapping_add(word(&last, 0));
-    b = b.wrapping_add(word(&last, 4));
-    c = c.wrapping_add(word(&last, 8));
+    let [ka, kb, kc] = last_block(rest);
+    a = a.wrapping_add(ka);
+    b = b.wrapping_add(kb);
+    c = c.wrapping_add(kc);
     final_mix(&mut a, &mut b, &mut c);
     Lookup3 { c, b }
+}
+
+/// The three little-endian words of a last block of 1 to 12 bytes, padded
+/// with zero bytes, read with overlapping loads instead of a copy.
+#[inline(always)]
+fn last_block(rest: &[u8]) -> [u32; 3] {
+    let n = rest.len();
+    if n >= 8 {
+        [word(rest, 0), word(rest, 4), if n > 8 { tail_bytes(&rest[8..]) } else { 0 }]
+    } else if n >= 4 {
+        [word(rest, 0), if n > 4 { tail_bytes(&rest[4..]) } else { 0 }, 0]
+    } else {
+        [tail_bytes(rest), 0, 0]
+    }
+}
+
+/// 1 to 4 bytes as a little-endian word, padded with zero bytes.
+#[inline(always)]
+fn tail_bytes(bytes: &[u8]) -> u32 {
+    let n = bytes.len();
+    if n == 4 {
+        return word(bytes, 0);
+    }
+    // For 1 to 3 bytes: bytes 0, n/2 and n-1 cover every position.
+    u32::from(bytes[0]) | u32::from(bytes[n / 2]) << (8 * (n / 2)) | u32::from(bytes[n - 1]) << (8 * (n - 1))
 }
 
 /// The little-endian 32-bit word at `at`; `bytes` has at least `at + 4`.
@@ -127,6 +152,18 @@ mod tests {
         assert_eq!(hashlittle2(four_score, 0, 0), Lookup3 { c: 0x17770551, b: 0xce7226e6 });
         assert_eq!(hashlittle2(four_score, 0, 1), Lookup3 { c: 0xe3607cae, b: 0xbd371de4 });
         assert_eq!(hashlittle2(four_score, 1, 0), Lookup3 { c: 0xcd628161, b: 0x6cbea4b3 });
+    }
+
+    /// The overlapping loads of the last block against a plain zero-padded copy.
+    #[test]
+    fn last_block_equals_zero_padding() {
+        let bytes: Vec<u8> = (1..=12).map(|b| b * 17).collect();
+        for n in 1..=12 {
+            let mut padded = [0u8; 12];
+            padded[..n].copy_from_slice(&bytes[..n]);
+            let want = [word(&padded, 0), word(&padded, 4), word(&padded, 8)];
+            assert_eq!(last_block(&bytes[..n]), want, "{n}");
+        }
     }
 
     #[test]

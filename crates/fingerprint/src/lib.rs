@@ -61,6 +61,7 @@ mod explain;
 mod jenkins;
 mod scheme;
 mod simhash_doc;
+mod simhash_tokens;
 mod unicode;
 
 pub use explain::{Bucket, Explanation};
