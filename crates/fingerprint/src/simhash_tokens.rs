@@ -294,7 +294,7 @@ impl OpenRun {
 /// segment must be normalized.
 #[inline]
 fn stable_class(bmp: &mut [u8], c: char) -> Option<Class> {
-    let Some(slot) = bmp.get_mut(c as usize) else { return None };
+    let slot = bmp.get_mut(c as usize)?;
     if *slot == 0 {
         *slot = FILLED | if is_stable(c) { STABLE } else { 0 } | class_of(c) as u8;
     }
