@@ -9,7 +9,9 @@
 //! PRIORART_REGENERATE_VECTORS=1 cargo test -p priorart-fingerprint --test simhash_doc
 //! ```
 
-use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, SimhashDoc, explain_simhash_doc, hashlittle2};
+use priorart_fingerprint::{
+    Fingerprint, Fingerprinter, Scheme, SimhashDoc, explain_simhash_doc, hashlittle2,
+};
 use serde::{Deserialize, Serialize};
 
 const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors/simhash-doc.json");
@@ -35,12 +37,18 @@ fn inputs() -> Vec<(&'static str, String)> {
         ("alphanumeric kept, numbers dropped", "COVID19 B2B 3D mp3 H2O 42 1e10"),
         ("urls dropped", "Read https://example.org/a?b=1 and http://x.y/z, then ftp://files.example.net now"),
         ("www and email dropped", "Visit www.Example.com or mail someone@example.org (or @handle) today"),
-        ("doi and identifiers dropped", "See doi:10.1000/182 and 10.1038/nphys1170. Also arXiv:1706.03762 urn:isbn:0451450523"),
+        (
+            "doi and identifiers dropped",
+            "See doi:10.1000/182 and 10.1038/nphys1170. Also arXiv:1706.03762 urn:isbn:0451450523",
+        ),
         ("dotted words are not urls", "e.g. i.e. U.S.A. end. Mr. Smith"),
         ("markdown link", "[the spec](https://example.org/spec) says so"),
         ("german", "Die Straße ist groß. ÜBER ÄRGER Öl STRASSE"),
         ("french precomposed", "Café, déjà vu, naïve façade, élève"),
-        ("french decomposed", "Cafe\u{301}, de\u{301}ja\u{300} vu, nai\u{308}ve fac\u{327}ade, e\u{301}le\u{300}ve"),
+        (
+            "french decomposed",
+            "Cafe\u{301}, de\u{301}ja\u{300} vu, nai\u{308}ve fac\u{327}ade, e\u{301}le\u{300}ve",
+        ),
         ("greek final sigma", "ΟΔΥΣΣΕΥΣ Οδυσσεύς οδυσσευς ΌΣΟΣ"),
         ("russian", "Съешь же ещё этих мягких французских булок, да выпей чаю. ЁЛКА ёлка"),
         ("ukrainian", "Гей, хлопці, не вспію — на ґанку ваша файна їжа знищується бурундучком."),
@@ -59,7 +67,10 @@ fn inputs() -> Vec<(&'static str, String)> {
         ("korean conjoining jamo", "\u{1112}\u{1161}\u{11AB}\u{1100}\u{116E}\u{11A8}\u{110B}\u{1165}"),
         ("mixed scripts", "Tokyo東京 Москва2024 Αθήνα-Athens"),
         ("emoji", "I ❤️ 🍕 and 👩‍👩‍👧‍👦 family 🇫🇷 👍🏽"),
-        ("zero width characters join", "zero\u{200B}width soft\u{AD}hyphen word\u{2060}joiner bom\u{FEFF}here zw\u{200D}j"),
+        (
+            "zero width characters join",
+            "zero\u{200B}width soft\u{AD}hyphen word\u{2060}joiner bom\u{FEFF}here zw\u{200D}j",
+        ),
         ("variation selectors", "a\u{FE0F}b 葛\u{E0100}飾"),
         ("ligatures and compatibility", "ﬁnd ﬂow ﬀ Ⅻ ½ x² ⓐⓑⓒ ＦＵＬＬ ℌ𝔢𝔩𝔩𝔬 𝐁𝐨𝐥𝐝"),
         ("combining marks alone", "\u{301}\u{308} a\u{301}\u{301} \u{20DD}"),
@@ -220,7 +231,8 @@ fn vectors_follow_the_counting_rules() {
     assert_eq!(find("repetition counts, once").hex, format!("{:016X}", feature("the") & feature("cat")));
     assert_eq!(find("french precomposed").hex, find("french decomposed").hex);
     assert_eq!(find("paragraph").hex, find("paragraph, upper case").hex);
-    let (a, b) = (find("paragraph").base32.parse::<SimhashDoc>(), find("paragraph, one word changed").base32.parse());
+    let (a, b) =
+        (find("paragraph").base32.parse::<SimhashDoc>(), find("paragraph, one word changed").base32.parse());
     let distance = a.expect("parses").distance(b.expect("parses"));
     assert!(distance <= 12, "one changed word of 40 moved {distance} bits");
 }
