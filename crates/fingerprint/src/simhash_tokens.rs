@@ -520,6 +520,23 @@ mod tests {
         }
     }
 
+    /// No step of the normalization creates a default ignorable or White_Space
+    /// character from other characters, so deleting the ignorables first
+    /// equals deleting them last (the spec says so; this proves it for
+    /// Unicode 17).
+    #[test]
+    fn normalization_creates_no_ignorable() {
+        let (mut scratch, mut folded) = (String::new(), String::new());
+        for c in (0..=0x10_FFFF).filter_map(char::from_u32).filter(|&c| !DEFAULT_IGNORABLE.contains(c)) {
+            scratch.clear();
+            let _ = NFKC.normalize_to(c.encode_utf8(&mut [0; 4]), &mut scratch);
+            folded.clear();
+            let _ = CASE_MAPPER.fold(&scratch).write_to(&mut folded);
+            let out = NFKC.normalize(&folded);
+            assert!(!out.chars().any(|o| DEFAULT_IGNORABLE.contains(o)), "{c:?} -> {out:?}");
+        }
+    }
+
     #[test]
     fn identifier_rules() {
         for yes in
