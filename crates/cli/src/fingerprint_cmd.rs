@@ -4,7 +4,7 @@ use crate::exit::{self, UsageError};
 use crate::input;
 use anyhow::{Context, Result, bail};
 use clap::Parser;
-use priorart_fingerprint::{Explanation, Fingerprinter, Scheme};
+use priorart_fingerprint::{Explanation, Fingerprinter, Scheme, SimhashDocExplanation};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 use std::io::{self, BufRead, Read, Write};
@@ -22,7 +22,8 @@ const BATCH_BYTES: usize = 8 << 20;
 pub struct Args {
     /// Files to fingerprint (`-` or none: standard input).
     files: Vec<String>,
-    /// Comma-separated scheme identifiers.
+    /// Comma-separated scheme identifiers: minhash-equality-v1,
+    /// simhash-equality-v2, simhash-doc.
     #[arg(long, value_delimiter = ',', default_value = "minhash-equality-v1")]
     scheme: Vec<Scheme>,
     /// Input is JSON Lines: fingerprint the string member `--field` of each
@@ -68,11 +69,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
         };
         if args.explain {
             for &scheme in &args.scheme {
-                let explanation = priorart_fingerprint::explain(&text, scheme);
-                if args.json {
-                    writeln!(out, "{}", explanation_json(name, &explanation))?;
-                } else {
-                    write_explanation(&mut out, name, &explanation)?;
+                match priorart_fingerprint::explain(&text, scheme) {
+                    Some(explanation) if args.json => {
+                        writeln!(out, "{}", explanation_json(name, &explanation))?
+                    }
+                    Some(explanation) => write_explanation(&mut out, name, &explanation)?,
+                    None => {
+                        let explanation = priorart_fingerprint::explain_simhash_doc(&text);
+                        if args.json {
+                            writeln!(out, "{}", simhash_doc_json(name, &explanation))?;
+                        } else {
+                            write_simhash_doc(&mut out, name, &explanation)?;
+                        }
+                    }
                 }
             }
         } else {
@@ -244,6 +253,53 @@ fn write_explanation(out: &mut impl Write, name: &str, e: &Explanation) -> io::R
         }
     }
     writeln!(out, "descriptor:     {}", e.descriptor)?;
+    writeln!(out, "fingerprint:    {}", e.fingerprint)?;
+    writeln!(out)
+}
+
+/// The distinct tokens with their lookup3 features, in first-seen order.
+fn distinct_features(e: &SimhashDocExplanation) -> Vec<(&str, String)> {
+    let mut seen = std::collections::HashSet::new();
+    e.tokens
+        .iter()
+        .filter(|token| seen.insert(token.as_str()))
+        .map(|token| (token.as_str(), format!("{:016X}", SimhashDocExplanation::feature(token))))
+        .collect()
+}
+
+fn simhash_doc_json(name: &str, e: &SimhashDocExplanation) -> Value {
+    let features: Map<String, Value> =
+        distinct_features(e).into_iter().map(|(token, hex)| (token.to_owned(), Value::String(hex))).collect();
+    serde_json::json!({
+        "file": name,
+        "scheme": Scheme::SimhashDoc.id(),
+        "tokens": e.tokens,
+        "features": features,
+        "numeric": e.numeric,
+        "identifiers": e.identifiers,
+        "counters": e.counters.to_vec(),
+        "hex": e.fingerprint.to_hex(),
+        "fingerprint": e.fingerprint.to_string(),
+    })
+}
+
+fn write_simhash_doc(out: &mut impl Write, name: &str, e: &SimhashDocExplanation) -> io::Result<()> {
+    let features = distinct_features(e);
+    writeln!(out, "file:           {name}")?;
+    writeln!(out, "scheme:         {}", Scheme::SimhashDoc)?;
+    writeln!(out, "tokens ({}, {} distinct): {}", e.tokens.len(), features.len(), e.tokens.join(" "))?;
+    writeln!(out, "numbers dropped ({}): {}", e.numeric.len(), e.numeric.join(" "))?;
+    writeln!(out, "identifiers dropped ({}): {}", e.identifiers.len(), e.identifiers.join(" "))?;
+    writeln!(out, "features:       (lookup3 hashlittle2, seeds 0/0, (c << 32) | b)")?;
+    for (token, hex) in &features {
+        writeln!(out, "  {hex}  {token:?}")?;
+    }
+    writeln!(out, "counters:       (bit 63 first; a bit is 1 where its counter is positive)")?;
+    for row in e.counters.iter().rev().collect::<Vec<_>>().chunks(8) {
+        let cells: Vec<String> = row.iter().map(|c| format!("{c:>6}")).collect();
+        writeln!(out, "  {}", cells.join(" "))?;
+    }
+    writeln!(out, "hex:            {}", e.fingerprint.to_hex())?;
     writeln!(out, "fingerprint:    {}", e.fingerprint)?;
     writeln!(out)
 }

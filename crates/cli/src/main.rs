@@ -9,6 +9,7 @@
 //! negative verdict, for verification commands), 2 usage error.
 
 mod attest_cmd;
+mod compare_cmd;
 mod event_cmd;
 mod exit;
 mod fingerprint_cmd;
@@ -47,6 +48,9 @@ enum Command {
     Proof(proof_cmd::Args),
     /// Verify a NIP-FF-3 kind 1041 (or NIP-03 kind 1040) step by step.
     Verify(verify_cmd::Args),
+    /// Compare two documents: NIP-FF-3 `X` equal or not, simhash-doc distance,
+    /// similarity and band.
+    Compare(compare_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +63,7 @@ fn main() -> ExitCode {
         Command::Timestamp(args) => timestamp_cmd::run(args),
         Command::Proof(args) => proof_cmd::run(args),
         Command::Verify(args) => verify_cmd::run(args),
+        Command::Compare(args) => compare_cmd::run(args),
     };
     exit::report(result)
 }

@@ -28,6 +28,11 @@
 //! legacy predecessor: 2 buckets and the *first* 3 hex digits, which made
 //! long unrelated texts collide. It exists only to check old `X` tags.
 //!
+//! [`Scheme::SimhashDoc`] is different in kind: the lsh-interop spec's
+//! 64-bit Charikar SimHash, whose Hamming distance estimates how similar two
+//! documents are ([`SimhashDoc::distance`], [`Band`]). Its definition is
+//! `docs/simhash-doc.md`, its vectors `vectors/simhash-doc.json`.
+//!
 //! # Bit-exactness
 //!
 //! The output is bit-for-bit that of the JavaScript reference
@@ -53,11 +58,19 @@
 mod canonical;
 mod equality;
 mod explain;
+mod jenkins;
 mod scheme;
+mod simhash_doc;
+mod simhash_tokens;
 mod unicode;
 
 pub use explain::{Bucket, Explanation};
+pub use jenkins::{Lookup3, hashlittle2};
 pub use scheme::{Scheme, UnknownScheme};
+pub use simhash_doc::{
+    BASE32_LEN, Band, CLOSE_SIMILARITY, InvalidSimhashDoc, LOOKUP_DISTANCE, LOOSE_SIMILARITY, SimhashDoc,
+    SimhashDocExplanation,
+};
 
 use canonical::Canonical;
 use std::fmt;
@@ -106,25 +119,34 @@ fn hex_value(digit: u8) -> Option<u8> {
 pub enum Fingerprint {
     /// `minhash-equality-v1` or `simhash-equality-v2`.
     Equality(EqualityFingerprint),
+    /// `simhash-doc`.
+    SimhashDoc(SimhashDoc),
 }
 
 impl fmt::Display for Fingerprint {
-    /// The scheme's wire form (64 lowercase hex for the equality schemes).
+    /// The scheme's wire form (64 lowercase hex for the equality schemes,
+    /// 13 base32hex characters for `simhash-doc`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Fingerprint::Equality(x) => x.fmt(f),
+            Fingerprint::SimhashDoc(x) => x.fmt(f),
         }
     }
 }
 
 /// NIP-FF-3 `minhash-equality-v1` of `text`: the `X` tag value.
 pub fn minhash_equality_v1(text: &str) -> EqualityFingerprint {
-    Fingerprinter::new().equality(text, Scheme::MinhashEqualityV1)
+    Fingerprinter::new().equality(text, Scheme::MinhashEqualityV1).expect("an equality scheme")
 }
 
 /// The legacy `simhash-equality-v2` of `text`. Do not use for new content.
 pub fn simhash_equality_v2(text: &str) -> EqualityFingerprint {
-    Fingerprinter::new().equality(text, Scheme::SimhashEqualityV2)
+    Fingerprinter::new().equality(text, Scheme::SimhashEqualityV2).expect("an equality scheme")
+}
+
+/// The `simhash-doc` of `text`.
+pub fn simhash_doc(text: &str) -> SimhashDoc {
+    Fingerprinter::new().simhash_doc(text)
 }
 
 /// Computes fingerprints, reusing its buffers from one text to the next.
@@ -135,6 +157,7 @@ pub fn simhash_equality_v2(text: &str) -> EqualityFingerprint {
 pub struct Fingerprinter {
     canonical: Canonical,
     hashes: Vec<[u8; 32]>,
+    simhash_doc: simhash_doc::Buffers,
 }
 
 impl Fingerprinter {
@@ -145,12 +168,18 @@ impl Fingerprinter {
 
     /// The fingerprints of `text` under each of `schemes`, in that order.
     pub fn fingerprint(&mut self, text: &str, schemes: &[Scheme]) -> Vec<Fingerprint> {
+        if schemes.iter().all(|&scheme| scheme == Scheme::SimhashDoc) {
+            return schemes.iter().map(|_| Fingerprint::SimhashDoc(self.simhash_doc(text))).collect();
+        }
         self.canonical.fill(text);
         equality::distinct_hashes(&self.canonical, &mut self.hashes);
         schemes
             .iter()
             .map(|&scheme| {
-                let params = equality::Params::of(scheme).expect("every scheme is an equality scheme");
+                if scheme == Scheme::SimhashDoc {
+                    return Fingerprint::SimhashDoc(self.simhash_doc.fingerprint(text));
+                }
+                let params = equality::Params::of(scheme).expect("every other scheme is an equality scheme");
                 let descriptor = if self.hashes.is_empty() {
                     equality::empty_descriptor(params, &self.canonical.text)
                 } else {
@@ -161,16 +190,31 @@ impl Fingerprinter {
             .collect()
     }
 
-    /// The equality fingerprint of `text` under `scheme`.
-    pub fn equality(&mut self, text: &str, scheme: Scheme) -> EqualityFingerprint {
+    /// The equality fingerprint of `text` under `scheme`; `None` if `scheme`
+    /// is not an equality scheme.
+    pub fn equality(&mut self, text: &str, scheme: Scheme) -> Option<EqualityFingerprint> {
+        equality::Params::of(scheme)?;
         match self.fingerprint(text, &[scheme])[0] {
-            Fingerprint::Equality(x) => x,
+            Fingerprint::Equality(x) => Some(x),
+            Fingerprint::SimhashDoc(_) => None,
         }
+    }
+
+    /// The `simhash-doc` of `text`.
+    pub fn simhash_doc(&mut self, text: &str) -> SimhashDoc {
+        self.simhash_doc.fingerprint(text)
     }
 }
 
-/// Every intermediate value of `scheme` on `text`, for humans judging why two
-/// texts do or do not share a fingerprint.
-pub fn explain(text: &str, scheme: Scheme) -> Explanation {
-    explain::explain(text, scheme)
+/// Every intermediate value of an equality `scheme` on `text`, for humans
+/// judging why two texts do or do not share a fingerprint; `None` for
+/// `simhash-doc` (see [`explain_simhash_doc`]).
+pub fn explain(text: &str, scheme: Scheme) -> Option<Explanation> {
+    equality::Params::of(scheme).map(|_| explain::explain(text, scheme))
+}
+
+/// Every intermediate value of `simhash-doc` on `text`: hashed tokens,
+/// dropped numbers and identifiers, the 64 counters.
+pub fn explain_simhash_doc(text: &str) -> SimhashDocExplanation {
+    simhash_doc::explain(text)
 }

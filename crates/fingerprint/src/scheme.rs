@@ -17,17 +17,22 @@ pub enum Scheme {
     /// buckets and the *first* 3 hex of each minimum. 32 bytes. Must not be
     /// used for new content; kept so old `X` tags can still be checked.
     SimhashEqualityV2,
+    /// The lsh-interop spec's `simhash-doc`: 64-bit Charikar SimHash of
+    /// Unicode word tokens with lookup3 features, compared by Hamming
+    /// distance (see `docs/simhash-doc.md`). 8 bytes, base32hex.
+    SimhashDoc,
 }
 
 impl Scheme {
     /// Every scheme, in a stable order.
-    pub const ALL: [Scheme; 2] = [Scheme::MinhashEqualityV1, Scheme::SimhashEqualityV2];
+    pub const ALL: [Scheme; 3] = [Scheme::MinhashEqualityV1, Scheme::SimhashEqualityV2, Scheme::SimhashDoc];
 
     /// The stable wire identifier, e.g. `minhash-equality-v1`.
     pub const fn id(self) -> &'static str {
         match self {
             Scheme::MinhashEqualityV1 => "minhash-equality-v1",
             Scheme::SimhashEqualityV2 => "simhash-equality-v2",
+            Scheme::SimhashDoc => "simhash-doc",
         }
     }
 }

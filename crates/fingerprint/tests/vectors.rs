@@ -51,7 +51,7 @@ fn explanation_agrees_with_the_fingerprint() {
             (Scheme::MinhashEqualityV1, &case.minhash_equality_v1),
             (Scheme::SimhashEqualityV2, &case.simhash_equality_v2),
         ] {
-            let explanation = explain(&case.input, scheme);
+            let explanation = explain(&case.input, scheme).expect("an equality scheme");
             assert_eq!(explanation.fingerprint.to_string(), *want, "{}", case.name);
         }
     }

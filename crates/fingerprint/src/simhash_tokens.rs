@@ -1,0 +1,559 @@
+//! Steps 1–3 of `simhash-doc`: normalization, URL and identifier chunks,
+//! word tokens (`docs/simhash-doc.md` §3–§5).
+//!
+//! # How the fast path keeps the definition
+//!
+//! The definition normalizes the whole text (delete default ignorables,
+//! NFKC, full case folding, NFKC) and then cuts it. Most text is already
+//! in that form except for ASCII capitals, so the scanner works on a copy
+//! lowered in ASCII only, and checks each non-ASCII character against a
+//! per-scanner table of the BMP: a character is *stable* when
+//! normalization leaves it alone in any context (it is NFKC and case-fold
+//! invariant, not ignorable, not whitespace, not a mark, not a conjoining
+//! jamo: nothing can compose with it or reorder around it). A *segment*
+//! (the text between two ASCII whitespace bytes, which are boundaries of
+//! every step) made of ASCII and stable characters is therefore its own
+//! normal form, and its tokens are hashed where they lie. A segment with
+//! any other character is normalized as the definition says, into reused
+//! buffers, and scanned character by character. The tests compare both
+//! paths on every BMP character in several contexts.
+
+use icu_casemap::{CaseMapper, CaseMapperBorrowed};
+use icu_normalizer::{ComposingNormalizer, ComposingNormalizerBorrowed};
+use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory, GeneralCategoryGroup, WhiteSpace};
+use icu_properties::{
+    CodePointMapData, CodePointMapDataBorrowed, CodePointSetData, CodePointSetDataBorrowed,
+};
+use std::ops::Range;
+use writeable::Writeable;
+
+const NFKC: ComposingNormalizerBorrowed<'static> = ComposingNormalizer::new_nfkc();
+const CASE_MAPPER: CaseMapperBorrowed<'static> = CaseMapper::new();
+const GENERAL_CATEGORY: CodePointMapDataBorrowed<'static, GeneralCategory> =
+    CodePointMapData::<GeneralCategory>::new();
+const WHITE_SPACE: CodePointSetDataBorrowed<'static> = CodePointSetData::new::<WhiteSpace>();
+const DEFAULT_IGNORABLE: CodePointSetDataBorrowed<'static> =
+    CodePointSetData::new::<DefaultIgnorableCodePoint>();
+
+/// Receives what the scan finds, in document order.
+pub(crate) trait Sink {
+    /// A token to hash (case-folded, normalized UTF-8).
+    fn token(&mut self, token: &[u8]);
+    /// A run of word characters without a letter (a number), dropped.
+    fn numeric(&mut self, _run: &[u8]) {}
+    /// A whitespace-delimited chunk dropped as a URL or identifier.
+    fn identifier(&mut self, _chunk: &[u8]) {}
+}
+
+/// What a character is to the tokenizer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+enum Class {
+    /// General category L*: a word character and a letter.
+    Letter = 1,
+    /// Mn, Nd, Pc: a word character, not a letter.
+    Word = 2,
+    /// White_Space: ends the chunk (and the token).
+    Space = 3,
+    /// `:`, `@`, `.`: ends a token and marks its chunk for the identifier
+    /// check.
+    Marker = 4,
+    /// Anything else: ends a token.
+    Other = 5,
+}
+
+impl Class {
+    const fn from_bits(bits: u8) -> Class {
+        match bits & 7 {
+            1 => Class::Letter,
+            2 => Class::Word,
+            3 => Class::Space,
+            4 => Class::Marker,
+            _ => Class::Other,
+        }
+    }
+
+    const fn is_word(self) -> bool {
+        matches!(self, Class::Letter | Class::Word)
+    }
+}
+
+const ASCII_CLASS: [Class; 128] = {
+    let mut table = [Class::Other; 128];
+    let mut i = 0;
+    while i < 128 {
+        table[i] = match i as u8 {
+            b'a'..=b'z' | b'A'..=b'Z' => Class::Letter,
+            b'0'..=b'9' | b'_' => Class::Word,
+            b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ' => Class::Space,
+            b':' | b'@' | b'.' => Class::Marker,
+            _ => Class::Other,
+        };
+        i += 1;
+    }
+    table
+};
+
+/// The class of any character, from the Unicode 17 tables.
+fn class_of(c: char) -> Class {
+    if c.is_ascii() {
+        return ASCII_CLASS[c as usize];
+    }
+    if WHITE_SPACE.contains(c) {
+        return Class::Space;
+    }
+    let category = GENERAL_CATEGORY.get(c);
+    if GeneralCategoryGroup::Letter.contains(category) {
+        Class::Letter
+    } else if matches!(
+        category,
+        GeneralCategory::NonspacingMark
+            | GeneralCategory::DecimalNumber
+            | GeneralCategory::ConnectorPunctuation
+    ) {
+        Class::Word
+    } else {
+        Class::Other
+    }
+}
+
+/// Whether normalization leaves `c` alone in every context (see the module
+/// documentation). Only called for non-ASCII BMP characters.
+fn is_stable(c: char) -> bool {
+    let category = GENERAL_CATEGORY.get(c);
+    if WHITE_SPACE.contains(c)
+        || DEFAULT_IGNORABLE.contains(c)
+        || GeneralCategoryGroup::Mark.contains(category)
+        || is_conjoining_jamo(c)
+    {
+        return false;
+    }
+    let mut utf8 = [0u8; 4];
+    let alone: &str = c.encode_utf8(&mut utf8);
+    NFKC.is_normalized(alone) && CASE_MAPPER.fold_string(alone) == alone
+}
+
+/// Hangul jamo that compose with a preceding syllable or jamo.
+fn is_conjoining_jamo(c: char) -> bool {
+    matches!(c, '\u{1100}'..='\u{11FF}' | '\u{A960}'..='\u{A97F}' | '\u{D7B0}'..='\u{D7FF}')
+}
+
+/// Table entry: 0 = not computed yet; else `FILLED | STABLE? | class`.
+const FILLED: u8 = 0x80;
+const STABLE: u8 = 0x40;
+
+/// Reusable state: scanning many documents allocates only while buffers grow.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Scanner {
+    /// The document, lowered in ASCII only.
+    lowered: Vec<u8>,
+    /// The word-character runs of the chunk being scanned.
+    runs: Vec<Run>,
+    /// A segment's normalized form, and a scratch buffer for it.
+    normalized: String,
+    scratch: String,
+    /// Class and stability of each BMP character, filled on first sight.
+    bmp: Vec<u8>,
+}
+
+#[derive(Debug, Clone)]
+struct Run {
+    range: Range<usize>,
+    letter: bool,
+}
+
+/// Flags of a byte of lowered text, for the fast path's loop.
+const WORD: u8 = 1;
+const LETTER: u8 = 2;
+const SPACE: u8 = 4;
+const MARKER: u8 = 8;
+const NON_ASCII: u8 = 16;
+
+const BYTE_FLAGS: [u8; 256] = {
+    let mut table = [NON_ASCII; 256];
+    let mut i = 0;
+    while i < 128 {
+        table[i] = class_flags(ASCII_CLASS[i]);
+        i += 1;
+    }
+    table
+};
+
+const fn class_flags(class: Class) -> u8 {
+    match class {
+        Class::Letter => WORD | LETTER,
+        Class::Word => WORD,
+        Class::Space => SPACE,
+        Class::Marker => MARKER,
+        Class::Other => 0,
+    }
+}
+
+impl Scanner {
+    /// Runs steps 1–3 over `text`, reporting to `sink`.
+    pub(crate) fn scan(&mut self, text: &str, sink: &mut impl Sink) {
+        if self.bmp.is_empty() {
+            self.bmp = vec![0; 0x1_0000];
+        }
+        self.lowered.clear();
+        self.lowered.extend_from_slice(text.as_bytes());
+        self.lowered.make_ascii_lowercase();
+        let Scanner { lowered, runs, normalized, scratch, bmp } = self;
+        let lowered = &lowered[..];
+        let mut chunk = Chunk::new(runs);
+        let mut segment_start = 0;
+        let mut run = OpenRun::default();
+        let mut i = 0;
+        while i < lowered.len() {
+            let mut flags = BYTE_FLAGS[usize::from(lowered[i])];
+            if flags & WORD != 0 {
+                // ASCII word characters: the hot loop.
+                run.open(i);
+                loop {
+                    run.flags |= flags;
+                    i += 1;
+                    match lowered.get(i) {
+                        Some(&next) if BYTE_FLAGS[usize::from(next)] & WORD != 0 => {
+                            flags = BYTE_FLAGS[usize::from(next)]
+                        }
+                        _ => break,
+                    }
+                }
+                continue;
+            }
+            let mut len = 1;
+            if flags & NON_ASCII != 0 {
+                let (c, c_len) = decode(lowered, i);
+                let Some(class) = stable_class(bmp, c) else {
+                    let segment_end = next_ascii_space(lowered, i);
+                    chunk.discard(segment_start);
+                    run = OpenRun::default();
+                    normalize_into(&text[segment_start..segment_end], normalized, scratch);
+                    scan_normalized(normalized, bmp, chunk.runs, sink);
+                    i = segment_end;
+                    continue;
+                };
+                flags = class_flags(class);
+                len = c_len;
+                if flags & WORD != 0 {
+                    run.open(i);
+                    run.flags |= flags;
+                    i += len;
+                    continue;
+                }
+            }
+            run.close(i, chunk.runs);
+            if flags & SPACE != 0 {
+                chunk.end(lowered, i, sink);
+                chunk.start = i + 1;
+                segment_start = i + 1;
+            } else if flags & MARKER != 0 {
+                chunk.marked = true;
+            }
+            i += len;
+        }
+        run.close(lowered.len(), chunk.runs);
+        chunk.end(lowered, lowered.len(), sink);
+    }
+}
+
+/// The run of word characters being scanned, if any.
+#[derive(Debug, Default)]
+struct OpenRun {
+    start: Option<usize>,
+    /// The OR of the flags of its characters.
+    flags: u8,
+}
+
+impl OpenRun {
+    /// Starts a run at `at` unless one is open.
+    #[inline(always)]
+    fn open(&mut self, at: usize) {
+        if self.start.is_none() {
+            self.start = Some(at);
+            self.flags = 0;
+        }
+    }
+
+    #[inline(always)]
+    fn extend(&mut self, at: usize, class: Class) {
+        self.open(at);
+        self.flags |= class_flags(class);
+    }
+
+    /// Ends the run (if any) at `end`, handing it to the chunk.
+    #[inline(always)]
+    fn close(&mut self, end: usize, runs: &mut Vec<Run>) {
+        if let Some(start) = self.start.take() {
+            runs.push(Run { range: start..end, letter: self.flags & LETTER != 0 });
+        }
+    }
+}
+
+/// The class of a non-ASCII character if it is stable, `None` if its
+/// segment must be normalized.
+#[inline]
+fn stable_class(bmp: &mut [u8], c: char) -> Option<Class> {
+    let slot = bmp.get_mut(c as usize)?;
+    if *slot == 0 {
+        *slot = FILLED | if is_stable(c) { STABLE } else { 0 } | class_of(c) as u8;
+    }
+    (*slot & STABLE != 0).then(|| Class::from_bits(*slot))
+}
+
+/// The class of any character, through the table for the BMP.
+#[inline]
+fn cached_class(bmp: &mut [u8], c: char) -> Class {
+    if c.is_ascii() {
+        return ASCII_CLASS[c as usize];
+    }
+    match bmp.get_mut(c as usize) {
+        Some(slot) => {
+            if *slot == 0 {
+                *slot = FILLED | if is_stable(c) { STABLE } else { 0 } | class_of(c) as u8;
+            }
+            Class::from_bits(*slot)
+        }
+        None => class_of(c),
+    }
+}
+
+/// Decodes the UTF-8 character starting at `i` of valid UTF-8 `bytes`.
+#[inline]
+fn decode(bytes: &[u8], i: usize) -> (char, usize) {
+    let lead = u32::from(bytes[i]);
+    let cont = |k: usize| u32::from(bytes[i + k] & 0x3f);
+    let (scalar, len) = if lead < 0xE0 {
+        ((lead & 0x1f) << 6 | cont(1), 2)
+    } else if lead < 0xF0 {
+        ((lead & 0x0f) << 12 | cont(1) << 6 | cont(2), 3)
+    } else {
+        ((lead & 0x07) << 18 | cont(1) << 12 | cont(2) << 6 | cont(3), 4)
+    };
+    (char::from_u32(scalar).unwrap_or(char::REPLACEMENT_CHARACTER), len)
+}
+
+fn next_ascii_space(bytes: &[u8], from: usize) -> usize {
+    bytes[from..]
+        .iter()
+        .position(|&b| b < 0x80 && ASCII_CLASS[usize::from(b)] == Class::Space)
+        .map_or(bytes.len(), |offset| from + offset)
+}
+
+/// Step 1 of the definition on one segment, into `out` (`scratch` is
+/// reused between the passes).
+fn normalize_into(segment: &str, out: &mut String, scratch: &mut String) {
+    out.clear();
+    out.extend(segment.chars().filter(|&c| !DEFAULT_IGNORABLE.contains(c)));
+    scratch.clear();
+    // Writing into a String cannot fail.
+    let _ = NFKC.normalize_to(out, scratch);
+    out.clear();
+    let _ = CASE_MAPPER.fold(scratch).write_to(out);
+    scratch.clear();
+    let _ = NFKC.normalize_to(out, scratch);
+    std::mem::swap(out, scratch);
+}
+
+/// The whole definition of step 1 on `text`, for the tests.
+#[cfg(test)]
+fn normalize(text: &str) -> String {
+    let (mut out, mut scratch) = (String::new(), String::new());
+    normalize_into(text, &mut out, &mut scratch);
+    out
+}
+
+/// Steps 2–3 over normalized text, character by character.
+fn scan_normalized(text: &str, bmp: &mut [u8], runs: &mut Vec<Run>, sink: &mut impl Sink) {
+    let bytes = text.as_bytes();
+    let mut chunk = Chunk::new(runs);
+    let mut run = OpenRun::default();
+    for (i, c) in text.char_indices() {
+        let class = cached_class(bmp, c);
+        if class.is_word() {
+            run.extend(i, class);
+            continue;
+        }
+        run.close(i, chunk.runs);
+        match class {
+            Class::Space => {
+                chunk.end(bytes, i, sink);
+                chunk.start = i + c.len_utf8();
+            }
+            Class::Marker => chunk.marked = true,
+            _ => {}
+        }
+    }
+    run.close(bytes.len(), chunk.runs);
+    chunk.end(bytes, bytes.len(), sink);
+}
+
+/// The word-character runs of the chunk being scanned, held back until the
+/// chunk ends and is known not to be an identifier.
+struct Chunk<'r> {
+    start: usize,
+    marked: bool,
+    runs: &'r mut Vec<Run>,
+}
+
+impl<'r> Chunk<'r> {
+    fn new(runs: &'r mut Vec<Run>) -> Self {
+        runs.clear();
+        Chunk { start: 0, marked: false, runs }
+    }
+
+    /// Forgets the chunk so far (its segment is rescanned normalized).
+    fn discard(&mut self, start: usize) {
+        self.runs.clear();
+        self.start = start;
+        self.marked = false;
+    }
+
+    /// The chunk ends at `end` (exclusive): report its runs.
+    #[inline(always)]
+    fn end(&mut self, text: &[u8], end: usize, sink: &mut impl Sink) {
+        if !self.runs.is_empty() {
+            let chunk = &text[self.start..end];
+            if self.marked && is_identifier(chunk) {
+                sink.identifier(chunk);
+            } else {
+                for run in self.runs.iter() {
+                    let bytes = &text[run.range.clone()];
+                    if run.letter { sink.token(bytes) } else { sink.numeric(bytes) }
+                }
+            }
+            self.runs.clear();
+        }
+        self.marked = false;
+    }
+}
+
+/// Whether a chunk (normalized, between White_Space) is a URL or an
+/// identifier, whose tokens are not hashed: it contains `@`, `://`,
+/// `www.`, `doi:`, `urn:`, `arxiv:`, or a DOI prefix (`10.`, 4 to 9 ASCII
+/// digits, `/`).
+pub(crate) fn is_identifier(chunk: &[u8]) -> bool {
+    chunk.iter().enumerate().any(|(i, &b)| match b {
+        b'@' => true,
+        b':' => {
+            let (before, after) = (&chunk[..i], &chunk[i + 1..]);
+            after.starts_with(b"//") || [&b"doi"[..], b"urn", b"arxiv"].iter().any(|p| before.ends_with(p))
+        }
+        b'.' => {
+            let (before, after) = (&chunk[..i], &chunk[i + 1..]);
+            before.ends_with(b"www") || (before.ends_with(b"10") && is_doi_suffix(after))
+        }
+        _ => false,
+    })
+}
+
+/// After `10.`: 4 to 9 ASCII digits, then `/`.
+fn is_doi_suffix(after: &[u8]) -> bool {
+    let digits = after.iter().take_while(|b| b.is_ascii_digit()).count();
+    (4..=9).contains(&digits) && after.get(digits) == Some(&b'/')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Everything the scan reports, in order, as strings.
+    #[derive(Default, Debug, PartialEq)]
+    struct Record(Vec<String>);
+
+    impl Sink for Record {
+        fn token(&mut self, token: &[u8]) {
+            self.0.push(String::from_utf8_lossy(token).into_owned());
+        }
+        fn numeric(&mut self, run: &[u8]) {
+            self.0.push(format!("#{}", String::from_utf8_lossy(run)));
+        }
+        fn identifier(&mut self, chunk: &[u8]) {
+            self.0.push(format!("@{}", String::from_utf8_lossy(chunk)));
+        }
+    }
+
+    fn fast(text: &str) -> Record {
+        let mut record = Record::default();
+        Scanner::default().scan(text, &mut record);
+        record
+    }
+
+    /// The definition, literally: normalize everything, then scan.
+    fn literal(text: &str) -> Record {
+        let mut record = Record::default();
+        let mut bmp = vec![0; 0x1_0000];
+        scan_normalized(&normalize(text), &mut bmp, &mut Vec::new(), &mut record);
+        record
+    }
+
+    #[test]
+    fn fast_path_equals_the_definition_for_every_bmp_character() {
+        let mut mismatches = Vec::new();
+        for c in (0x80..0x1_0000).filter_map(char::from_u32) {
+            for text in [
+                format!("{c}"),
+                format!("Ab{c}cD x"),
+                format!("e{c}\u{301} {c}\u{1161}"),
+                format!("\u{1100}{c} a{c}.b"),
+                format!("www{c}.x {c}@ 10.1234{c}/5"),
+            ] {
+                if fast(&text) != literal(&text) {
+                    mismatches.push(text);
+                }
+            }
+        }
+        let examples = &mismatches[..mismatches.len().min(5)];
+        assert!(mismatches.is_empty(), "{} mismatches, e.g. {examples:?}", mismatches.len());
+    }
+
+    #[test]
+    fn fast_path_equals_the_definition_on_mixed_text() {
+        for text in [
+            "Ünïcödé TEXT with ﬁ ligature, ＦＵＬＬ width and e\u{301} marks",
+            "Ⅻ ½ ² x² ℌello 𝐀𝐁𝐂 ǰ İstanbul ΣΊΣΥΦΟΣ",
+            "soft\u{AD}hyphen zero\u{200B}width ＠home www．example．com",
+            "\u{3000}ideographic\u{3000}space\u{A0}nbsp\u{2028}line sep",
+            "한국어 텍스트 \u{1100}\u{1161}\u{11A8} 日本語のテキスト, العربية עברית",
+        ] {
+            assert_eq!(fast(text), literal(text), "{text:?}");
+        }
+    }
+
+    /// No step of the normalization creates a default ignorable or White_Space
+    /// character from other characters, so deleting the ignorables first
+    /// equals deleting them last (the spec says so; this proves it for
+    /// Unicode 17).
+    #[test]
+    fn normalization_creates_no_ignorable() {
+        let (mut scratch, mut folded) = (String::new(), String::new());
+        for c in (0..=0x10_FFFF).filter_map(char::from_u32).filter(|&c| !DEFAULT_IGNORABLE.contains(c)) {
+            scratch.clear();
+            let _ = NFKC.normalize_to(c.encode_utf8(&mut [0; 4]), &mut scratch);
+            folded.clear();
+            let _ = CASE_MAPPER.fold(&scratch).write_to(&mut folded);
+            let out = NFKC.normalize(&folded);
+            assert!(!out.chars().any(|o| DEFAULT_IGNORABLE.contains(o)), "{c:?} -> {out:?}");
+        }
+    }
+
+    #[test]
+    fn identifier_rules() {
+        for yes in
+            ["a@b", "http://x", "(https://x.org)", "www.x", "doi:x", "urn:isbn", "arxiv:1", "10.1234/x"]
+        {
+            assert!(is_identifier(yes.as_bytes()), "{yes}");
+        }
+        for no in ["e.g.", "end.", "10.12/x", "note:", "a.b.c", "10.12345", "wwwx."] {
+            assert!(!is_identifier(no.as_bytes()), "{no}");
+        }
+    }
+
+    #[test]
+    fn decode_agrees_with_std() {
+        let text = "é中😀\u{10FFFF}\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000}";
+        for (i, c) in text.char_indices() {
+            assert_eq!(decode(text.as_bytes(), i), (c, c.len_utf8()));
+        }
+    }
+}

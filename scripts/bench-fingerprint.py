@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Throughput of `priorart fingerprint --jsonl --threads 1` against
+`openssl dgst -sha256` over the same text, measured in the same run.
+
+The input is every case of vectors/equality-vectors.json repeated ten times
+(about 45 MB of text; 54 MB as JSON Lines). Each command runs --runs times,
+alternating, and the fastest run of each counts, which is the least
+disturbed by other work on a shared machine. With --memory it also reports
+the peak resident memory of a run over a 1 GB JSONL file.
+
+Usage: python3 scripts/bench-fingerprint.py [--runs 5] [--memory]
+(build first: cargo build --release --locked)
+"""
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BINARY = os.path.join(ROOT, "target", "release", "priorart")
+
+
+def write_inputs(directory, repeat):
+    with open(os.path.join(ROOT, "vectors", "equality-vectors.json"), encoding="utf-8") as f:
+        cases = json.load(f)["cases"]
+    text_path = os.path.join(directory, "text.txt")
+    jsonl_path = os.path.join(directory, "docs.jsonl")
+    with open(text_path, "w", encoding="utf-8") as text, open(jsonl_path, "w", encoding="utf-8") as jsonl:
+        for _ in range(repeat):
+            for i, case in enumerate(cases):
+                text.write(case["input"])
+                jsonl.write(json.dumps({"id": i, "text": case["input"]}) + "\n")
+    return text_path, jsonl_path
+
+
+def best_time(command, runs):
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def peak_memory_mib(command):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(before, after) / 1024
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--memory", action="store_true", help="also measure peak memory on 1 GB of JSONL")
+    args = parser.parse_args()
+    if not os.path.exists(BINARY):
+        sys.exit("build first: cargo build --release --locked")
+    with tempfile.TemporaryDirectory() as directory:
+        text_path, jsonl_path = write_inputs(directory, 10)
+        size = os.path.getsize(text_path)
+        openssl = ["openssl", "dgst", "-sha256", text_path]
+        priorart = [BINARY, "fingerprint", "--jsonl", "--threads", "1", jsonl_path]
+        times = {"openssl": float("inf"), "priorart": float("inf")}
+        for _ in range(args.runs):
+            times["openssl"] = min(times["openssl"], best_time(openssl, 1))
+            times["priorart"] = min(times["priorart"], best_time(priorart, 1))
+        mbps = {name: size / seconds / 1e6 for name, seconds in times.items()}
+        print(f"text: {size / 1e6:.1f} MB ({os.path.getsize(jsonl_path) / 1e6:.1f} MB as JSONL)")
+        print(f"openssl dgst -sha256: {mbps['openssl']:.0f} MB/s")
+        print(f"priorart fingerprint --jsonl --threads 1: {mbps['priorart']:.1f} MB/s")
+        print(f"ratio priorart/openssl: {mbps['priorart'] / mbps['openssl']:.3f}")
+        print(f"vs the JavaScript reference (about 4 MB/s): {mbps['priorart'] / 4:.0f}x")
+        if args.memory:
+            big = os.path.join(directory, "big.jsonl")
+            with open(big, "wb") as out, open(jsonl_path, "rb") as piece:
+                chunk = piece.read()
+                while out.tell() < 1 << 30:
+                    out.write(chunk)
+            size_big = os.path.getsize(big)
+            peak = peak_memory_mib([BINARY, "fingerprint", "--jsonl", big])
+            print(f"peak memory, --jsonl over {size_big / 1e9:.2f} GB, all cores: {peak:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
