@@ -4,7 +4,7 @@
 
 use crate::canonical::Canonical;
 use crate::{EqualityFingerprint, Scheme};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
 
@@ -143,14 +143,72 @@ pub(crate) fn distinct_hashes(canonical: &Canonical, hashes: &mut Vec<[u8; 32]>)
 
 /// Step 6.4–6.5: the smallest hash (byte order equals hex order) per bucket.
 pub(crate) fn bucket_minima(params: Params, hashes: &[[u8; 32]]) -> Vec<Option<[u8; 32]>> {
-    let mut minima: Vec<Option<[u8; 32]>> = vec![None; params.buckets];
-    for hash in hashes {
-        let slot = &mut minima[usize::from(hash[0]) % params.buckets];
+    let mut minima = Minima::default();
+    hashes.iter().for_each(|hash| minima.add(hash));
+    minima.buckets(params)
+}
+
+/// The bucket minima of a document for the finest bucket count in use (8).
+///
+/// Both schemes' bucket counts divide 8, and `byte % b == (byte % 8) % b`,
+/// so the minima of any scheme follow from these; repeated shingles leave
+/// them unchanged, so no per-document set of distinct shingles is needed.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Minima([Option<[u8; 32]>; FINEST_BUCKETS]);
+
+const FINEST_BUCKETS: usize = 8;
+
+impl Minima {
+    pub fn add(&mut self, hash: &[u8; 32]) {
+        let slot = &mut self.0[usize::from(hash[0]) % FINEST_BUCKETS];
         if slot.is_none_or(|current| *hash < current) {
             *slot = Some(*hash);
         }
     }
-    minima
+
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(Option::is_none)
+    }
+
+    /// The minima of `params.buckets` buckets.
+    pub fn buckets(&self, params: Params) -> Vec<Option<[u8; 32]>> {
+        debug_assert_eq!(FINEST_BUCKETS % params.buckets, 0);
+        (0..params.buckets)
+            .map(|bucket| self.0.iter().skip(bucket).step_by(params.buckets).filter_map(|m| *m).min())
+            .collect()
+    }
+}
+
+/// SHA-256(`eqs:` + token) of the tokens seen so far, across documents.
+///
+/// Token frequencies follow Zipf's law, so after a few documents nearly
+/// every token's hash is a lookup. Tokens of up to 8 bytes (no letter is a
+/// NUL byte, so zero padding is unambiguous) are keyed as integers. Bounded:
+/// it starts afresh past [`ShingleHashes::MAX_ENTRIES`].
+#[derive(Debug, Default)]
+pub(crate) struct ShingleHashes {
+    short: FxHashMap<u64, [u8; 32]>,
+    long: FxHashMap<Box<str>, [u8; 32]>,
+}
+
+impl ShingleHashes {
+    const MAX_ENTRIES: usize = 1 << 16;
+
+    pub fn get(&mut self, token: &str) -> [u8; 32] {
+        if self.short.len() + self.long.len() >= Self::MAX_ENTRIES {
+            self.short.clear();
+            self.long.clear();
+        }
+        if token.len() <= 8 {
+            *self.short.entry(pack(token.as_bytes())).or_insert_with(|| shingle_hash(token))
+        } else if let Some(hash) = self.long.get(token) {
+            *hash
+        } else {
+            let hash = shingle_hash(token);
+            self.long.insert(token.into(), hash);
+            hash
+        }
+    }
 }
 
 /// Step 7: the descriptor string.

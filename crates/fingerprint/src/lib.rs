@@ -156,7 +156,7 @@ pub fn simhash_doc(text: &str) -> SimhashDoc {
 #[derive(Debug, Default)]
 pub struct Fingerprinter {
     canonical: Canonical,
-    hashes: Vec<[u8; 32]>,
+    shingle_hashes: equality::ShingleHashes,
     simhash_doc: simhash_doc::Buffers,
 }
 
@@ -172,7 +172,8 @@ impl Fingerprinter {
             return schemes.iter().map(|_| Fingerprint::SimhashDoc(self.simhash_doc(text))).collect();
         }
         self.canonical.fill(text);
-        equality::distinct_hashes(&self.canonical, &mut self.hashes);
+        let mut minima = equality::Minima::default();
+        equality::for_each_kept(&self.canonical, |token| minima.add(&self.shingle_hashes.get(token)));
         schemes
             .iter()
             .map(|&scheme| {
@@ -180,10 +181,10 @@ impl Fingerprinter {
                     return Fingerprint::SimhashDoc(self.simhash_doc.fingerprint(text));
                 }
                 let params = equality::Params::of(scheme).expect("every other scheme is an equality scheme");
-                let descriptor = if self.hashes.is_empty() {
+                let descriptor = if minima.is_empty() {
                     equality::empty_descriptor(params, &self.canonical.text)
                 } else {
-                    equality::descriptor(params, &equality::bucket_minima(params, &self.hashes))
+                    equality::descriptor(params, &minima.buckets(params))
                 };
                 Fingerprint::Equality(equality::finish(&descriptor))
             })
