@@ -11,6 +11,7 @@
 mod exit;
 mod fingerprint_cmd;
 mod input;
+mod ots_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -27,12 +28,15 @@ struct Cli {
 enum Command {
     /// Print content fingerprints (the NIP-FF-3 `X` tag and others).
     Fingerprint(fingerprint_cmd::Args),
+    /// OpenTimestamps proofs: stamp, upgrade, verify (trusting no header source), info, prune.
+    Ots(ots_cmd::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Fingerprint(args) => fingerprint_cmd::run(args),
+        Command::Ots(args) => ots_cmd::run(args),
     };
     exit::report(result)
 }
