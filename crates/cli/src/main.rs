@@ -20,6 +20,7 @@ mod proof_cmd;
 mod signing_key;
 mod timestamp_cmd;
 mod verify_cmd;
+mod ots_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -51,6 +52,8 @@ enum Command {
     /// Compare two documents: NIP-FF-3 `X` equal or not, simhash-doc distance,
     /// similarity and band.
     Compare(compare_cmd::Args),
+    /// OpenTimestamps proofs: stamp, upgrade, verify (trusting no header source), info, prune.
+    Ots(ots_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -64,6 +67,7 @@ fn main() -> ExitCode {
         Command::Proof(args) => proof_cmd::run(args),
         Command::Verify(args) => verify_cmd::run(args),
         Command::Compare(args) => compare_cmd::run(args),
+        Command::Ots(args) => ots_cmd::run(args),
     };
     exit::report(result)
 }
