@@ -7,6 +7,7 @@
 use crate::checkpoints::{Network, check_header};
 use crate::http::{Http, HttpError, join};
 use crate::op::{hex, unhex};
+use base64::prelude::{BASE64_STANDARD, Engine as _};
 use bitcoin::BlockHash;
 use bitcoin::block::Header;
 use std::collections::HashMap;
@@ -280,7 +281,7 @@ impl BitcoinRpc {
                 std::fs::read_to_string(path).map_err(|err| io_error(path, err))?.trim().to_owned()
             }
         };
-        Ok(Some(format!("Basic {}", base64(credentials.as_bytes()))))
+        Ok(Some(format!("Basic {}", BASE64_STANDARD.encode(credentials))))
     }
 
     fn call(&self, method: &str, params: serde_json::Value, height: u64) -> Result<String, SourceError> {
@@ -328,37 +329,5 @@ impl HeaderSource for BitcoinRpc {
             self.call("getblockheader", serde_json::json!([claimed_hash.to_string(), false]), height)?;
         let header = header_from_hex(&header_text).ok_or_else(|| bad("header is not 160 hex digits"))?;
         Ok(SourcedHeader { claimed_hash, header })
-    }
-}
-
-/// Standard base64 with padding, for HTTP basic authentication.
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let word =
-            chunk.iter().enumerate().fold(0u32, |word, (i, &byte)| word | u32::from(byte) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[(word >> (18 - 6 * i) & 0x3f) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::base64;
-
-    #[test]
-    fn base64_matches_rfc4648() {
-        for (plain, encoded) in
-            [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foobar", "Zm9vYmFy")]
-        {
-            assert_eq!(base64(plain.as_bytes()), encoded);
-        }
     }
 }

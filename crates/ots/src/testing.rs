@@ -153,24 +153,43 @@ pub type Reply = (u16, Vec<u8>);
 
 impl LoopbackServer {
     pub fn start(handler: impl Fn(&str, &str, &[u8]) -> Reply + Send + Sync + 'static) -> LoopbackServer {
+        LoopbackServer::start_guarded(None, handler)
+    }
+
+    /// Like [`LoopbackServer::start`], but answers 401 to every request whose
+    /// `Authorization` header is not exactly `authorization`.
+    pub fn start_authenticated(
+        authorization: String,
+        handler: impl Fn(&str, &str, &[u8]) -> Reply + Send + Sync + 'static,
+    ) -> LoopbackServer {
+        LoopbackServer::start_guarded(Some(authorization), handler)
+    }
+
+    fn start_guarded(
+        authorization: Option<String>,
+        handler: impl Fn(&str, &str, &[u8]) -> Reply + Send + Sync + 'static,
+    ) -> LoopbackServer {
         let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").expect("bind a loopback port"));
         let port = server.server_addr().to_ip().map(|addr| addr.port()).expect("an IP listener");
         let stop = Arc::new(AtomicBool::new(false));
         let handler = Arc::new(handler);
+        let authorization = Arc::new(authorization);
         let (accepting, stopping) = (server.clone(), stop.clone());
         std::thread::spawn(move || {
             while !stopping.load(Ordering::SeqCst) {
                 let Ok(Some(mut request)) = accepting.recv_timeout(Duration::from_millis(100)) else {
                     continue;
                 };
-                let handler = handler.clone();
+                let (handler, authorization) = (handler.clone(), authorization.clone());
                 // One thread per request, so a slow answer blocks no other.
                 std::thread::spawn(move || {
                     let mut body = Vec::new();
                     let _ = request.as_reader().take(1 << 20).read_to_end(&mut body);
-                    let method = request.method().to_string();
-                    let url = request.url().to_owned();
-                    let (status, reply) = handler(&method, &url, &body);
+                    let (status, reply) = if authorized(&request, authorization.as_deref()) {
+                        handler(request.method().as_str(), request.url(), &body)
+                    } else {
+                        (401, Vec::new())
+                    };
                     let _ = request.respond(tiny_http::Response::from_data(reply).with_status_code(status));
                 });
             }
@@ -182,6 +201,14 @@ impl LoopbackServer {
     pub fn url(&self) -> String {
         self.url.clone()
     }
+}
+
+fn authorized(request: &tiny_http::Request, expected: Option<&str>) -> bool {
+    let Some(expected) = expected else { return true };
+    request
+        .headers()
+        .iter()
+        .any(|header| header.field.equiv("Authorization") && header.value.as_str() == expected)
 }
 
 impl Drop for LoopbackServer {
@@ -350,5 +377,65 @@ impl EsploraServer {
 
     pub fn url(&self) -> String {
         self.server.url()
+    }
+}
+
+/// A bitcoind JSON-RPC endpoint on loopback serving a (growing) regtest
+/// chain: `getblockhash HEIGHT` and `getblockheader HASH false`, with
+/// bitcoind's error codes (-8 height out of range, -5 unknown block), behind
+/// HTTP basic authentication.
+pub struct BitcoindServer {
+    server: LoopbackServer,
+}
+
+impl BitcoindServer {
+    /// `authorization` is the whole `Authorization` header value expected,
+    /// e.g. `Basic dXNlcjpwYXNz`.
+    pub fn start(chain: SharedChain, authorization: String) -> BitcoindServer {
+        let server = LoopbackServer::start_authenticated(authorization, move |method, _, body| {
+            if method != "POST" {
+                return (405, Vec::new());
+            }
+            let Ok(call) = serde_json::from_slice::<serde_json::Value>(body) else {
+                return (
+                    500,
+                    b"{\"result\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"}}".to_vec(),
+                );
+            };
+            let reply = bitcoind_call(&lock(&chain), &call);
+            (200, reply.to_string().into_bytes())
+        });
+        BitcoindServer { server }
+    }
+
+    pub fn url(&self) -> String {
+        self.server.url()
+    }
+}
+
+fn bitcoind_call(chain: &RegtestChain, call: &serde_json::Value) -> serde_json::Value {
+    let id = call["id"].clone();
+    let params = &call["params"];
+    let result = match call["method"].as_str() {
+        Some("getblockhash") => params[0]
+            .as_u64()
+            .and_then(|height| chain.header(height))
+            .map(|header| header.block_hash().to_string())
+            .ok_or((-8, "Block height out of range")),
+        Some("getblockheader") if params[1] == serde_json::Value::Bool(false) => {
+            let wanted = params[0].as_str().unwrap_or_default();
+            (0..=chain.tip_height())
+                .filter_map(|height| chain.header(height))
+                .find(|header| header.block_hash().to_string() == wanted)
+                .map(crate::headers::header_to_hex)
+                .ok_or((-5, "Block not found"))
+        }
+        _ => Err((-32601, "Method not found")),
+    };
+    match result {
+        Ok(value) => serde_json::json!({"result": value, "error": null, "id": id}),
+        Err((code, message)) => {
+            serde_json::json!({"result": null, "error": {"code": code, "message": message}, "id": id})
+        }
     }
 }
