@@ -59,7 +59,7 @@ fn unreadable_event(err: &EventJsonError) -> Report {
         _ => Reason::EventMalformed,
     };
     let mut report = Report::new(None);
-    report.fail(1, STEP1, reason, format!("the input is not a nostr event: {err}"));
+    report.fail(1, STEP1, reason, format!("the input: {err}"));
     skip_from(&mut report, 2, "the input is not a nostr event");
     report
 }
