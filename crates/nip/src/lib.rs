@@ -21,7 +21,8 @@
 //! [`verify_event_json`] runs the NIP's client algorithm on a kind 1041
 //! and returns a [`Report`]; it takes the Bitcoin header source and network
 //! as parameters (a cache, an Esplora server, a node), so relays and services
-//! reuse it as is. Kind 1040 (NIP-03) events are checked too, and reported
+//! reuse it as is; [`verify_event`] takes an already received and checked
+//! `nostr::Event` and skips re-checking its own signature. Kind 1040 (NIP-03) events are checked too, and reported
 //! as [`Verdict::ValidButForgeable`]: an event id can be stamped by anyone
 //! in advance.
 //!
