@@ -12,9 +12,9 @@ mod attest_cmd;
 mod event_cmd;
 mod exit;
 mod fingerprint_cmd;
-mod header_args;
 mod input;
 mod key_cmd;
+mod ots_cmd;
 mod proof_cmd;
 mod signing_key;
 mod timestamp_cmd;
@@ -47,6 +47,8 @@ enum Command {
     Proof(proof_cmd::Args),
     /// Verify a NIP-FF-3 kind 1041 (or NIP-03 kind 1040) step by step.
     Verify(verify_cmd::Args),
+    /// OpenTimestamps proofs: stamp, upgrade, verify (trusting no header source), info, prune.
+    Ots(ots_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +61,7 @@ fn main() -> ExitCode {
         Command::Timestamp(args) => timestamp_cmd::run(args),
         Command::Proof(args) => proof_cmd::run(args),
         Command::Verify(args) => verify_cmd::run(args),
+        Command::Ots(args) => ots_cmd::run(args),
     };
     exit::report(result)
 }

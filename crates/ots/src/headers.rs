@@ -47,6 +47,16 @@ pub trait HeaderSource: Send + Sync {
     fn header_at(&self, height: u64) -> Result<SourcedHeader, SourceError>;
 }
 
+impl<S: HeaderSource + ?Sized> HeaderSource for Box<S> {
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+
+    fn header_at(&self, height: u64) -> Result<SourcedHeader, SourceError> {
+        (**self).header_at(height)
+    }
+}
+
 /// Decodes an 80-byte header from 160 hex digits (surrounding whitespace
 /// ignored).
 pub fn header_from_hex(text: &str) -> Option<Header> {

@@ -249,6 +249,7 @@ impl Timestamp {
         index
     }
 
+    #[cfg_attr(not(feature = "test-support"), allow(dead_code))] // only the test calendar attests
     pub(crate) fn add_attestation(&mut self, attestation: Attestation) {
         self.insert_item(Item::Attestation(attestation));
     }

@@ -55,7 +55,7 @@ pub struct Verification {
 /// Why a proof did not verify.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum VerifyError {
-    #[error("pending: only calendar attestations ({}); run `priorart ots upgrade` later", calendars.join(", "))]
+    #[error("pending: only calendar attestations ({}); upgrade the proof later", calendars.join(", "))]
     Pending { calendars: Vec<String> },
     #[error("no Bitcoin attestation in the proof")]
     NoBitcoinAttestation { unverified: Vec<Attestation> },

@@ -1,0 +1,551 @@
+//! `priorart ots`: OpenTimestamps proofs, with the habits of the reference
+//! client (`ots stamp | upgrade | verify | info | prune`).
+
+use crate::exit::{self, UsageError};
+use anyhow::{Context, Result, bail};
+use chrono::{DateTime, Local, Utc};
+use clap::{Args as ClapArgs, Parser, Subcommand};
+use priorart_ots::{
+    Attestation, BitcoinRpc, CachedSource, DetachedTimestamp, Esplora, HeaderCache, HeaderSource, Network,
+    RpcAuth, StampOptions, Timestamp, UpgradeOptions, Verification, VerifyError, hex, hex_reversed,
+};
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Largest `.ots` file read (real proofs are a few kilobytes).
+const MAX_PROOF_BYTES: u64 = 4 << 20;
+
+#[derive(Parser)]
+pub struct Args {
+    #[command(subcommand)]
+    command: OtsCommand,
+}
+
+#[derive(Subcommand)]
+enum OtsCommand {
+    /// Timestamp files: writes FILE.ots for each (stdin `-`: proof to stdout).
+    Stamp(StampArgs),
+    /// Fetch complete proofs from calendars for pending attestations.
+    Upgrade(UpgradeArgs),
+    /// Check a proof against Bitcoin headers, trusting no header source.
+    Verify(VerifyArgs),
+    /// Print a proof's tree, as the reference client's `ots info` does.
+    Info(InfoArgs),
+    /// Drop pending attestations of a proof that reached Bitcoin.
+    Prune(PruneArgs),
+}
+
+#[derive(ClapArgs)]
+struct StampArgs {
+    /// Files to timestamp.
+    #[arg(required = true)]
+    files: Vec<String>,
+    /// Calendar URL (repeatable; default: the reference client's four).
+    #[arg(short = 'c', long = "calendar", value_name = "URL")]
+    calendars: Vec<String>,
+    /// Calendars that must answer.
+    #[arg(short = 'm', default_value_t = 2)]
+    min: usize,
+    /// Seconds each calendar gets.
+    #[arg(long, default_value_t = 5)]
+    timeout: u64,
+}
+
+#[derive(ClapArgs)]
+struct UpgradeArgs {
+    /// Proofs to upgrade; each original is kept as FILE.ots.bak.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Also contact calendars matching this URL pattern (`*` for host parts).
+    #[arg(short = 'l', long = "allow", value_name = "PATTERN")]
+    allow: Vec<String>,
+    /// Contact only calendars given with --allow.
+    #[arg(long)]
+    no_default_allowlist: bool,
+    /// Send requests for calendar FROM to URL TO instead (mirrors, tests).
+    #[arg(long, value_name = "FROM=TO")]
+    calendar_map: Vec<String>,
+    /// Show what would change without writing.
+    #[arg(short = 'n', long)]
+    dry_run: bool,
+    /// Seconds each calendar gets.
+    #[arg(long, default_value_t = 10)]
+    timeout: u64,
+}
+
+/// Header source options, shared with `priorart verify`.
+#[derive(ClapArgs)]
+pub(crate) struct HeaderArgs {
+    /// Esplora REST base URL (e.g. https://blockstream.info/api).
+    #[arg(long, value_name = "URL", conflicts_with = "bitcoin_rpc")]
+    esplora: Option<String>,
+    /// bitcoind JSON-RPC URL (e.g. http://127.0.0.1:8332).
+    #[arg(long, value_name = "URL")]
+    bitcoin_rpc: Option<String>,
+    /// bitcoind cookie file (default with --bitcoin-rpc and no user:
+    /// ~/.bitcoin/.cookie, or ~/.bitcoin/regtest/.cookie).
+    #[arg(long, value_name = "PATH", requires = "bitcoin_rpc")]
+    rpc_cookie: Option<PathBuf>,
+    /// bitcoind RPC user (with --rpc-password).
+    #[arg(long, requires_all = ["bitcoin_rpc", "rpc_password"], conflicts_with = "rpc_cookie")]
+    rpc_user: Option<String>,
+    #[arg(long, requires = "rpc_user")]
+    rpc_password: Option<String>,
+    /// Directory of cached headers (HEIGHT.hex); default
+    /// $XDG_CACHE_HOME/priorart/ots/headers/NETWORK.
+    #[arg(long, value_name = "DIR")]
+    header_cache: Option<PathBuf>,
+    /// Do not read or write the header cache.
+    #[arg(long, conflicts_with = "header_cache")]
+    no_header_cache: bool,
+    /// mainnet (checked against the checkpoint table) or regtest.
+    #[arg(long, default_value = "mainnet")]
+    network: Network,
+    /// Seconds a header source gets per request.
+    #[arg(long, default_value_t = 10)]
+    timeout: u64,
+}
+
+#[derive(ClapArgs)]
+struct VerifyArgs {
+    /// The proof (FILE.ots); the timestamped file is FILE unless --file or
+    /// --digest is given.
+    proof: PathBuf,
+    /// The timestamped file.
+    #[arg(short = 'f', long, value_name = "PATH", conflicts_with = "digest")]
+    file: Option<PathBuf>,
+    /// The timestamped file's digest, in hex, instead of the file.
+    #[arg(short = 'd', long, value_name = "HEX")]
+    digest: Option<String>,
+    #[command(flatten)]
+    headers: HeaderArgs,
+    /// One JSON object on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(ClapArgs)]
+struct InfoArgs {
+    proof: PathBuf,
+    /// The tree as JSON, with every intermediate message.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(ClapArgs)]
+struct PruneArgs {
+    /// Proofs to prune; each original is kept as FILE.ots.bak.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Also drop every Bitcoin attestation but the earliest block's.
+    #[arg(long)]
+    earliest_only: bool,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    match args.command {
+        OtsCommand::Stamp(args) => stamp(args),
+        OtsCommand::Upgrade(args) => upgrade(args),
+        OtsCommand::Verify(args) => verify(args),
+        OtsCommand::Info(args) => info(args),
+        OtsCommand::Prune(args) => prune(args),
+    }
+}
+
+fn read_proof(path: &Path) -> Result<DetachedTimestamp> {
+    let name = path.display();
+    let file = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_PROOF_BYTES + 1).read_to_end(&mut bytes).with_context(|| format!("{name}: cannot read"))?;
+    if bytes.len() as u64 > MAX_PROOF_BYTES {
+        bail!("{name}: larger than {MAX_PROOF_BYTES} bytes, not a timestamp proof");
+    }
+    DetachedTimestamp::from_bytes(&bytes).with_context(|| format!("{name}: invalid timestamp proof"))
+}
+
+fn stamp(args: StampArgs) -> Result<ExitCode> {
+    if args.files.iter().filter(|f| *f == crate::input::STDIN).count() > 1 {
+        bail!(UsageError("standard input (`-`) can be named only once".into()));
+    }
+    let calendars = if args.calendars.is_empty() {
+        priorart_ots::DEFAULT_CALENDARS.iter().map(|url| url.to_string()).collect()
+    } else {
+        args.calendars
+    };
+    if args.min == 0 || args.min > calendars.len() {
+        bail!(UsageError(format!("-m must be between 1 and the number of calendars ({})", calendars.len())));
+    }
+    let mut digests = Vec::with_capacity(args.files.len());
+    for name in &args.files {
+        let target = proof_path(name);
+        if name != crate::input::STDIN && target.exists() {
+            bail!("{}: already exists; not overwriting", target.display());
+        }
+        let reader = crate::input::open(name)?;
+        let digest = priorart_ots::hash_reader(priorart_ots::HashOp::Sha256, reader)
+            .with_context(|| format!("{name}: cannot read"))?;
+        let mut array = [0u8; 32];
+        array.copy_from_slice(&digest);
+        digests.push(array);
+    }
+    let options =
+        StampOptions { calendars, min_answers: args.min, timeout: Duration::from_secs(args.timeout) };
+    for url in &options.calendars {
+        eprintln!("Submitting to remote calendar {url}");
+    }
+    let stamped = priorart_ots::stamp_digests(&digests, &options).context("cannot timestamp")?;
+    for failure in &stamped.failed {
+        eprintln!("priorart: calendar failed: {failure}");
+    }
+    let mut outputs = Vec::new();
+    for (name, proof) in args.files.iter().zip(&stamped.proofs) {
+        if name == crate::input::STDIN {
+            std::io::stdout().write_all(&proof.to_bytes())?;
+        } else {
+            outputs.push((proof_path(name), proof.to_bytes()));
+        }
+    }
+    write_all_or_nothing(&outputs)?;
+    for (path, _) in &outputs {
+        eprintln!("Wrote {} ({} calendar(s))", path.display(), stamped.answered.len());
+    }
+    Ok(ExitCode::from(exit::OK))
+}
+
+fn proof_path(name: &str) -> PathBuf {
+    PathBuf::from(format!("{name}.ots"))
+}
+
+/// Writes every file or none: each goes to a temporary file first, is then
+/// linked into place (which fails rather than overwrite), and on any error
+/// the files already placed are removed again.
+fn write_all_or_nothing(outputs: &[(PathBuf, Vec<u8>)]) -> Result<()> {
+    let mut placed: Vec<&Path> = Vec::new();
+    let result = outputs.iter().try_for_each(|(path, bytes)| {
+        let temporary = temporary_path(path);
+        std::fs::write(&temporary, bytes)
+            .with_context(|| format!("{}: cannot write", temporary.display()))?;
+        let linked = std::fs::hard_link(&temporary, path);
+        let _ = std::fs::remove_file(&temporary);
+        linked.with_context(|| format!("{}: cannot create", path.display()))?;
+        placed.push(path);
+        Ok(())
+    });
+    if result.is_err() {
+        for path in placed {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    result
+}
+
+fn temporary_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".tmp{}", std::process::id()));
+    PathBuf::from(name)
+}
+
+/// Replaces `path` by `bytes`, keeping the original as `path.bak` (refused
+/// if that exists, as the reference does).
+fn replace_keeping_backup(path: &Path, bytes: &[u8]) -> Result<PathBuf> {
+    let mut backup = path.as_os_str().to_owned();
+    backup.push(".bak");
+    let backup = PathBuf::from(backup);
+    if backup.exists() {
+        bail!("{}: already exists; not overwriting the backup", backup.display());
+    }
+    let temporary = temporary_path(path);
+    std::fs::write(&temporary, bytes).with_context(|| format!("{}: cannot write", temporary.display()))?;
+    let swap = std::fs::rename(path, &backup)
+        .with_context(|| format!("{}: cannot rename to {}", path.display(), backup.display()))
+        .and_then(|()| {
+            std::fs::rename(&temporary, path).with_context(|| format!("{}: cannot write", path.display()))
+        });
+    if swap.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    swap.map(|()| backup)
+}
+
+fn upgrade(args: UpgradeArgs) -> Result<ExitCode> {
+    let mut allowlist: Vec<String> = if args.no_default_allowlist {
+        Vec::new()
+    } else {
+        priorart_ots::DEFAULT_ALLOWLIST.iter().map(|url| url.to_string()).collect()
+    };
+    allowlist.extend(args.allow);
+    let mut calendar_map = Vec::new();
+    for mapping in &args.calendar_map {
+        let Some((from, to)) = mapping.split_once('=') else {
+            bail!(UsageError(format!("--calendar-map {mapping}: expected FROM=TO")));
+        };
+        calendar_map.push((from.to_owned(), to.to_owned()));
+    }
+    let options = UpgradeOptions { allowlist, calendar_map, timeout: Duration::from_secs(args.timeout) };
+    let mut incomplete = false;
+    for path in &args.files {
+        let name = path.display();
+        let mut proof = match read_proof(path) {
+            Ok(proof) => proof,
+            Err(err) => {
+                eprintln!("priorart: {err:#}");
+                incomplete = true;
+                continue;
+            }
+        };
+        let report = priorart_ots::upgrade(&mut proof, &options);
+        for uri in &report.upgraded {
+            eprintln!("{name}: got attestation(s) from {uri}");
+        }
+        for (uri, message) in &report.still_pending {
+            eprintln!("{name}: {uri}: still pending ({message})");
+        }
+        for uri in &report.not_allowed {
+            eprintln!("{name}: ignoring calendar {uri}: not on the allow-list (see --allow)");
+        }
+        for err in &report.errors {
+            eprintln!("{name}: calendar failed: {err}");
+        }
+        if report.changed && !args.dry_run {
+            let backup = replace_keeping_backup(path, &proof.to_bytes())?;
+            eprintln!("{name}: upgraded; original kept as {}", backup.display());
+        }
+        if has_bitcoin(&proof) {
+            println!("{name}: complete");
+        } else {
+            println!("{name}: pending");
+            incomplete = true;
+        }
+    }
+    Ok(ExitCode::from(if incomplete { exit::BAD_INPUT } else { exit::OK }))
+}
+
+fn has_bitcoin(proof: &DetachedTimestamp) -> bool {
+    proof.attestations().iter().any(|a| matches!(a.attestation, Attestation::Bitcoin { .. }))
+}
+
+fn verify(args: VerifyArgs) -> Result<ExitCode> {
+    let proof = read_proof(&args.proof)?;
+    let digest_matches = match (&args.digest, &args.file) {
+        (Some(digest), _) => {
+            let digest = priorart_ots::unhex(digest.trim())
+                .ok_or_else(|| UsageError("--digest must be hexadecimal".into()))?;
+            proof.matches_digest(&digest)
+        }
+        (None, file) => {
+            let target = match file {
+                Some(file) => file.clone(),
+                None => target_of(&args.proof)?,
+            };
+            let reader =
+                std::fs::File::open(&target).with_context(|| format!("{}: cannot open", target.display()))?;
+            proof.matches_file(reader).with_context(|| format!("{}: cannot read", target.display()))?
+        }
+    };
+    if !digest_matches {
+        let expected = hex(proof.file_digest());
+        let op = proof.file_hash_op().name();
+        report_failure(args.json, &format!("file does not match the proof (expected {op} {expected})"));
+        return Ok(ExitCode::from(exit::BAD_INPUT));
+    }
+    let source = header_source(&args.headers)?;
+    match priorart_ots::verify(&proof, &source, args.headers.network) {
+        Ok(verification) => {
+            print_verification(args.json, &verification, args.headers.network)?;
+            Ok(ExitCode::from(exit::OK))
+        }
+        Err(err) => {
+            let message = match &err {
+                VerifyError::Pending { .. } => {
+                    format!("{err}: priorart ots upgrade {}", args.proof.display())
+                }
+                _ => err.to_string(),
+            };
+            report_failure(args.json, &message);
+            Ok(ExitCode::from(exit::BAD_INPUT))
+        }
+    }
+}
+
+fn target_of(proof: &Path) -> Result<PathBuf> {
+    let name = proof.to_string_lossy();
+    match name.strip_suffix(".ots") {
+        Some(target) => Ok(PathBuf::from(target)),
+        None => {
+            bail!(UsageError(format!("{name} does not end in .ots: name the file with --file or --digest")))
+        }
+    }
+}
+
+fn report_failure(json: bool, message: &str) {
+    if json {
+        println!("{}", json!({"verified": false, "error": message}));
+    }
+    eprintln!("priorart: verification failed: {message}");
+}
+
+impl HeaderArgs {
+    /// The chain the headers must belong to.
+    pub(crate) fn network(&self) -> Network {
+        self.network
+    }
+}
+
+pub(crate) fn header_source(args: &HeaderArgs) -> Result<Box<dyn HeaderSource>> {
+    let timeout = Duration::from_secs(args.timeout);
+    let upstream: Option<Box<dyn HeaderSource>> = if let Some(url) = &args.esplora {
+        Some(Box::new(Esplora::new(url, timeout)))
+    } else if let Some(url) = &args.bitcoin_rpc {
+        Some(Box::new(BitcoinRpc::new(url, rpc_auth(args), timeout)))
+    } else {
+        None
+    };
+    if args.no_header_cache {
+        return upstream.ok_or_else(|| {
+            UsageError("--no-header-cache needs a header source: --esplora or --bitcoin-rpc".into()).into()
+        });
+    }
+    let cache = match args.header_cache.clone().or_else(|| HeaderCache::default_dir(args.network)) {
+        Some(dir) => HeaderCache::in_dir(dir),
+        None => HeaderCache::in_memory(),
+    };
+    Ok(Box::new(CachedSource::new(cache, upstream, args.network)))
+}
+
+fn rpc_auth(args: &HeaderArgs) -> RpcAuth {
+    if let (Some(user), Some(password)) = (&args.rpc_user, &args.rpc_password) {
+        return RpcAuth::UserPassword { user: user.clone(), password: password.clone() };
+    }
+    if let Some(cookie) = &args.rpc_cookie {
+        return RpcAuth::Cookie(cookie.clone());
+    }
+    let subdir = match args.network {
+        Network::Mainnet => "",
+        Network::Regtest => "regtest",
+    };
+    match std::env::var_os("HOME") {
+        Some(home) => RpcAuth::Cookie(PathBuf::from(home).join(".bitcoin").join(subdir).join(".cookie")),
+        None => RpcAuth::None,
+    }
+}
+
+fn print_verification(json: bool, verification: &Verification, network: Network) -> Result<()> {
+    let block = &verification.earliest;
+    let utc = DateTime::<Utc>::from_timestamp(i64::from(block.time), 0).context("block time out of range")?;
+    let local = utc.with_timezone(&Local);
+    for failure in &verification.failures {
+        eprintln!("priorart: block {}: {}", failure.height, failure.reason);
+    }
+    for attestation in &verification.unverified {
+        eprintln!("note: also attested by {attestation} (not verified)");
+    }
+    if json {
+        let value = json!({
+            "verified": true,
+            "network": network.name(),
+            "height": block.height,
+            "block_hash": block.block_hash,
+            "time": block.time,
+            "time_utc": utc.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            "pending": verification.pending,
+            "unverified": verification.unverified.iter().map(attestation_json).collect::<Vec<_>>(),
+            "failures": verification.failures.iter()
+                .map(|f| json!({"height": f.height, "reason": f.reason.to_string()}))
+                .collect::<Vec<_>>(),
+        });
+        println!("{value}");
+    } else {
+        println!(
+            "Success! Bitcoin block {} attests existence as of {} ({})",
+            block.height,
+            utc.format("%Y-%m-%d %H:%M:%S UTC"),
+            local.format("%Y-%m-%d %H:%M:%S %Z")
+        );
+        println!("Block hash {}", block.block_hash);
+    }
+    Ok(())
+}
+
+fn info(args: InfoArgs) -> Result<ExitCode> {
+    let proof = read_proof(&args.proof)?;
+    if args.json {
+        let value = json!({
+            "file_hash_op": proof.file_hash_op().name(),
+            "file_digest": hex(proof.file_digest()),
+            "timestamp": node_json(proof.timestamp(), proof.file_digest()),
+        });
+        println!("{value}");
+    } else {
+        println!("{}", priorart_ots::info_text(&proof));
+    }
+    Ok(ExitCode::from(exit::OK))
+}
+
+fn node_json(node: &Timestamp, msg: &[u8]) -> Value {
+    let ops: Vec<Value> = node
+        .ops()
+        .map(|(op, child)| {
+            let result = op.apply(msg).unwrap_or_default();
+            let mut entry =
+                json!({"op": op.name(), "result": hex(&result), "timestamp": node_json(child, &result)});
+            if let Some(arg) = op.arg() {
+                entry["arg"] = Value::String(hex(arg));
+            }
+            entry
+        })
+        .collect();
+    let mut value = json!({
+        "msg": hex(msg),
+        "attestations": node.attestations().map(attestation_json).collect::<Vec<_>>(),
+        "ops": ops,
+    });
+    if let Some(txid) = priorart_ots::transaction_id(msg) {
+        value["transaction_id"] = Value::String(txid);
+    }
+    if node.attestations().any(|a| matches!(a, Attestation::Bitcoin { .. })) {
+        value["merkle_root"] = Value::String(hex_reversed(msg));
+    }
+    value
+}
+
+fn attestation_json(attestation: &Attestation) -> Value {
+    match attestation {
+        Attestation::Bitcoin { height } => json!({"type": "bitcoin", "height": height}),
+        Attestation::Litecoin { height } => json!({"type": "litecoin", "height": height}),
+        Attestation::Ethereum { height } => json!({"type": "ethereum", "height": height}),
+        Attestation::Pending { uri } => json!({"type": "pending", "uri": uri}),
+        Attestation::Unknown { tag, payload } => {
+            json!({"type": "unknown", "tag": hex(tag), "payload": hex(payload)})
+        }
+    }
+}
+
+fn prune(args: PruneArgs) -> Result<ExitCode> {
+    let mut failed = false;
+    for path in &args.files {
+        let name = path.display();
+        let outcome = read_proof(path).and_then(|mut proof| {
+            let report = priorart_ots::prune(&mut proof, args.earliest_only)
+                .with_context(|| format!("{name}: nothing to prune"))?;
+            if !report.changed() {
+                bail!("{name}: nothing to prune");
+            }
+            let backup = replace_keeping_backup(path, &proof.to_bytes())?;
+            eprintln!(
+                "{name}: dropped {} pending and {} Bitcoin attestation(s); original kept as {}",
+                report.pending_removed,
+                report.bitcoin_removed,
+                backup.display()
+            );
+            Ok(())
+        });
+        if let Err(err) = outcome {
+            eprintln!("priorart: {err:#}");
+            failed = true;
+        }
+    }
+    Ok(ExitCode::from(if failed { exit::BAD_INPUT } else { exit::OK }))
+}

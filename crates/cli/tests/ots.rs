@@ -1,0 +1,211 @@
+//! `priorart ots …` end to end: real fixtures, loopback calendars and
+//! Esplora servers, a regtest chain mined in the test.
+
+use assert_cmd::Command;
+use priorart_ots::bitcoin::hashes::Hash;
+use priorart_ots::testing::{Behavior, EsploraServer, LoopbackServer, RegtestChain, TestCalendar};
+use priorart_ots::{DetachedTimestamp, header_from_hex};
+use std::path::{Path, PathBuf};
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../ots/tests/data")
+}
+
+fn priorart() -> Command {
+    let mut command = Command::cargo_bin("priorart").unwrap();
+    // Never touch the user's header cache.
+    command.env("XDG_CACHE_HOME", std::env::temp_dir().join("priorart-ots-test-cache-unused"));
+    command
+}
+
+fn stdout_of(command: &mut Command) -> String {
+    let output = command.output().unwrap();
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn info_prints_what_the_reference_prints() {
+    for name in
+        ["hello-world.txt.ots", "different-blockchains.txt.ots", "unknown-notary.txt.ots", "sha1/a-or-b.ots"]
+    {
+        let path = data().join(name);
+        let Ok(expected) = std::fs::read_to_string(format!("{}.info.txt", path.display())) else { continue };
+        priorart().args(["ots", "info"]).arg(&path).assert().success().stdout(expected);
+    }
+    let json = stdout_of(priorart().args(["ots", "info", "--json"]).arg(data().join("hello-world.txt.ots")));
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(value["file_digest"], "03ba204e50d126e4674c005e04d82e84c21366780af1f43bd54a37816b6ab340");
+    priorart().args(["ots", "info"]).arg(data().join("invalid/exceeds-max-msg-length.ots")).assert().code(1);
+}
+
+fn real_header_entry(
+    height: u64,
+) -> (u64, priorart_ots::bitcoin::BlockHash, priorart_ots::bitcoin::block::Header) {
+    let text = std::fs::read_to_string(data().join(format!("headers/{height}.hex"))).unwrap();
+    let header = header_from_hex(&text).unwrap();
+    (height, header.block_hash(), header)
+}
+
+#[test]
+fn verify_against_an_honest_and_a_lying_explorer() {
+    let honest = EsploraServer::from_headers(vec![real_header_entry(358391)]);
+    let run = |server: &EsploraServer, proof: &str| {
+        let mut command = priorart();
+        command
+            .args(["ots", "verify", "--no-header-cache", "--esplora", &server.url()])
+            .arg(data().join(proof));
+        command.assert()
+    };
+    run(&honest, "hello-world.txt.ots").success().stdout(predicates::str::contains("Bitcoin block 358391"));
+    run(&honest, "bad-stamp.txt.ots").code(1).stderr(predicates::str::contains("merkle root"));
+
+    // A header made up to match bad-stamp's merkle root.
+    let bad =
+        DetachedTimestamp::from_bytes(&std::fs::read(data().join("bad-stamp.txt.ots")).unwrap()).unwrap();
+    let (_, real_hash, mut forged) = real_header_entry(358391);
+    forged.merkle_root =
+        priorart_ots::bitcoin::TxMerkleNode::from_slice(&bad.attestations()[0].commitment).unwrap();
+    let liar = EsploraServer::from_headers(vec![(358391, forged.block_hash(), forged)]);
+    run(&liar, "bad-stamp.txt.ots").code(1).stderr(predicates::str::contains("no proof of work"));
+    let liar = EsploraServer::from_headers(vec![(358391, real_hash, forged)]);
+    run(&liar, "bad-stamp.txt.ots").code(1).stderr(predicates::str::contains("hashes to"));
+}
+
+#[test]
+fn verify_checks_the_file_and_reports_pending() {
+    let proof = data().join("hello-world.txt.ots");
+    let cache = data().join("headers");
+    priorart().args(["ots", "verify", "--header-cache"]).arg(&cache).arg(&proof).assert().success();
+    priorart()
+        .args(["ots", "verify", "--header-cache"])
+        .arg(&cache)
+        .arg(&proof)
+        .args(["--file"])
+        .arg(data().join("bad-stamp.txt"))
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("does not match"));
+    priorart()
+        .args(["ots", "verify", "--json", "--header-cache"])
+        .arg(&cache)
+        .arg(&proof)
+        .args(["--digest", "03ba204e50d126e4674c005e04d82e84c21366780af1f43bd54a37816b6ab340"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains("\"height\":358391"));
+    priorart()
+        .args(["ots", "verify", "--header-cache"])
+        .arg(&cache)
+        .arg(data().join("incomplete.txt.ots"))
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("pending").and(predicates::str::contains("priorart ots upgrade")));
+}
+
+use predicates::prelude::PredicateBooleanExt;
+
+/// A scratch copy of fixtures.
+fn scratch(names: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for name in names {
+        std::fs::copy(data().join(name), dir.path().join(name)).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn upgrade_then_prune_reproduce_the_real_files() {
+    let commitment =
+        "57cfa5c46716df9bd9e83595bce439c58108d8fcc1678f30d4c6731c3f1fa6c79ed712c66fb1ac8d4e4eb0e7";
+    let answer =
+        std::fs::read(data().join(format!("calendar-responses/alice-GET-timestamp-{commitment}.bin")))
+            .unwrap();
+    let alice = LoopbackServer::start(move |_, path, _| {
+        if path == format!("/timestamp/{commitment}") { (200, answer.clone()) } else { (404, Vec::new()) }
+    });
+    let dir = scratch(&["incomplete.txt.ots"]);
+    let proof = dir.path().join("incomplete.txt.ots");
+    let map = format!("https://alice.btc.calendar.opentimestamps.org={}", alice.url());
+    priorart().args(["ots", "upgrade", "--calendar-map", &map]).arg(&proof).assert().success();
+    assert_eq!(
+        std::fs::read(&proof).unwrap(),
+        std::fs::read(data().join("incomplete-upgraded.txt.ots")).unwrap()
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("incomplete.txt.ots.bak")).unwrap(),
+        std::fs::read(data().join("incomplete.txt.ots")).unwrap()
+    );
+
+    std::fs::remove_file(dir.path().join("incomplete.txt.ots.bak")).unwrap();
+    priorart().args(["ots", "prune"]).arg(&proof).assert().success();
+    assert_eq!(
+        std::fs::read(&proof).unwrap(),
+        std::fs::read(data().join("incomplete-pruned.txt.ots")).unwrap()
+    );
+}
+
+#[test]
+fn stamp_upgrade_verify_on_regtest_from_the_cli() {
+    let chain = RegtestChain::shared();
+    let first = TestCalendar::start(chain.clone());
+    let second = TestCalendar::start(chain.clone());
+    let esplora = EsploraServer::from_chain(chain.clone());
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<PathBuf> = ["a.txt", "b.txt"].iter().map(|name| dir.path().join(name)).collect();
+    for (index, file) in files.iter().enumerate() {
+        std::fs::write(file, format!("file number {index}\n")).unwrap();
+    }
+    priorart()
+        .args(["ots", "stamp", "-m", "2", "-c", &first.url(), "-c", &second.url()])
+        .args(&files)
+        .assert()
+        .success();
+    let proofs: Vec<PathBuf> = files.iter().map(|f| PathBuf::from(format!("{}.ots", f.display()))).collect();
+    let verify = |proof: &Path| {
+        let mut command = priorart();
+        command
+            .args(["ots", "verify", "--network", "regtest", "--no-header-cache", "--esplora", &esplora.url()])
+            .arg(proof);
+        command.assert()
+    };
+    verify(&proofs[0]).code(1).stderr(predicates::str::contains("pending"));
+
+    first.mine_block().unwrap();
+    second.mine_block().unwrap();
+    let allow = |calendar: &TestCalendar| ["--allow".to_owned(), calendar.url()];
+    priorart()
+        .args(["ots", "upgrade", "--no-default-allowlist"])
+        .args(allow(&first))
+        .args(allow(&second))
+        .args(&proofs)
+        .assert()
+        .success();
+    for proof in &proofs {
+        verify(proof).success().stdout(predicates::str::contains("Bitcoin block 1 attests"));
+    }
+    // Without --network regtest the header is refused as a mainnet header.
+    priorart()
+        .args(["ots", "verify", "--no-header-cache", "--esplora", &esplora.url()])
+        .arg(&proofs[0])
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("not a valid target for mainnet"));
+}
+
+#[test]
+fn stamp_writes_nothing_when_too_few_calendars_answer() {
+    let chain = RegtestChain::shared();
+    let honest = TestCalendar::start(chain.clone());
+    let garbage = TestCalendar::start_with(chain, Behavior::Garbage);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("x.txt");
+    std::fs::write(&file, "x").unwrap();
+    priorart()
+        .args(["ots", "stamp", "-m", "2", "-c", &honest.url(), "-c", &garbage.url()])
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("only 1 of the 2"));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no proof, no temporary file left");
+    priorart().args(["ots", "stamp", "-m", "3", "-c", &honest.url()]).arg(&file).assert().code(2);
+}
