@@ -36,6 +36,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut report = priorart_nip::verify_event_json(json.trim(), source.as_ref(), args.headers.network());
     if let Some(text) = &plaintext {
         report.check_content(text);
+        if report.content.is_none() {
+            eprintln!("priorart: --content not checked: the event attests no fingerprint (see step 3)");
+        }
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
