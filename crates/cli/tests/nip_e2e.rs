@@ -3,28 +3,13 @@
 //! with the block height. Every signed event is cross-checked with
 //! nostr-tools.
 
-#[path = "../../nip/tests/common/peer.rs"]
-mod peer;
+mod nip_common;
 
 use assert_cmd::Command;
+use nip_common::{TEXT, peer, priorart, stdout};
 use priorart_ots::testing::{EsploraServer, RegtestChain, TestCalendar};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-fn priorart() -> Command {
-    let mut cmd = Command::cargo_bin("priorart").expect("binary");
-    cmd.env_remove("PRIORART_SECRET_KEY");
-    cmd
-}
-
-fn stdout(cmd: &mut Command) -> String {
-    let output = cmd.output().expect("runs");
-    assert!(output.status.success(), "failed: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout).expect("UTF-8")
-}
-
-const TEXT: &str = "Edit-durable attribution: the fingerprint survives light edits, \
-    so the timestamp of the original keeps pointing at the author who wrote it first.";
 
 /// Everything a test needs: a chain, its calendar and explorer, a key, files.
 struct World {
