@@ -13,7 +13,6 @@ mod compare_cmd;
 mod event_cmd;
 mod exit;
 mod fingerprint_cmd;
-mod header_args;
 mod input;
 mod key_cmd;
 mod ots_cmd;

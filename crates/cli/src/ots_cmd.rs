@@ -76,8 +76,9 @@ struct UpgradeArgs {
     timeout: u64,
 }
 
+/// Header source options, shared with `priorart verify`.
 #[derive(ClapArgs)]
-struct HeaderArgs {
+pub(crate) struct HeaderArgs {
     /// Esplora REST base URL (e.g. https://blockstream.info/api).
     #[arg(long, value_name = "URL", conflicts_with = "bitcoin_rpc")]
     esplora: Option<String>,
@@ -386,7 +387,14 @@ fn report_failure(json: bool, message: &str) {
     eprintln!("priorart: verification failed: {message}");
 }
 
-fn header_source(args: &HeaderArgs) -> Result<Box<dyn HeaderSource>> {
+impl HeaderArgs {
+    /// The chain the headers must belong to.
+    pub(crate) fn network(&self) -> Network {
+        self.network
+    }
+}
+
+pub(crate) fn header_source(args: &HeaderArgs) -> Result<Box<dyn HeaderSource>> {
     let timeout = Duration::from_secs(args.timeout);
     let upstream: Option<Box<dyn HeaderSource>> = if let Some(url) = &args.esplora {
         Some(Box::new(Esplora::new(url, timeout)))

@@ -17,7 +17,7 @@ pub struct Args {
     /// The signed kind 1042 attestation (`priorart attest` output; `-`: standard input).
     attestation: String,
     /// Calendar URL (repeat for several; default: the public OpenTimestamps calendars).
-    #[arg(long = "calendar", value_name = "URL")]
+    #[arg(short = 'c', long = "calendar", value_name = "URL")]
     calendars: Vec<String>,
     /// How many calendars must answer.
     #[arg(short = 'm', long, value_name = "N")]

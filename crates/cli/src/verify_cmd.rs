@@ -2,8 +2,8 @@
 //! kind 1041 (or check a NIP-03 kind 1040) and report every step.
 
 use crate::exit::{self, UsageError};
-use crate::header_args::HeaderArgs;
 use crate::input;
+use crate::ots_cmd::{self, HeaderArgs};
 use anyhow::Result;
 use clap::Parser;
 use priorart_nip::{Report, Status, Verdict};
@@ -32,10 +32,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let unreadable = |err: anyhow::Error| anyhow::Error::new(UsageError(format!("{err:#}")));
     let json = input::read_text(&args.event).map_err(unreadable)?;
     let plaintext = args.content.as_deref().map(input::read_text).transpose().map_err(unreadable)?;
-    let source = args.headers.source()?;
+    let source = ots_cmd::header_source(&args.headers)?;
     let mut report = priorart_nip::verify_event_json(json.trim(), source.as_ref(), args.headers.network());
     if let Some(text) = &plaintext {
         report.check_content(text);
+        if report.content.is_none() {
+            eprintln!("priorart: --content not checked: the event attests no fingerprint (see step 3)");
+        }
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

@@ -1,32 +1,15 @@
-//! End to end on a regtest chain, through the CLI only where the CLI has a
-//! command: key → content event → attest → timestamp through a loopback
+//! End to end on a regtest chain, through the CLI only: key → content event → attest → timestamp through a loopback
 //! calendar → the calendar mines a block → upgrade → proof → verify valid,
 //! with the block height. Every signed event is cross-checked with
 //! nostr-tools.
 
-#[path = "../../nip/tests/common/peer.rs"]
-mod peer;
+mod nip_common;
 
 use assert_cmd::Command;
+use nip_common::{TEXT, peer, priorart, stdout};
 use priorart_ots::testing::{EsploraServer, RegtestChain, TestCalendar};
-use priorart_ots::{DetachedTimestamp, UpgradeOptions};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-fn priorart() -> Command {
-    let mut cmd = Command::cargo_bin("priorart").expect("binary");
-    cmd.env_remove("PRIORART_SECRET_KEY");
-    cmd
-}
-
-fn stdout(cmd: &mut Command) -> String {
-    let output = cmd.output().expect("runs");
-    assert!(output.status.success(), "failed: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout).expect("UTF-8")
-}
-
-const TEXT: &str = "Edit-durable attribution: the fingerprint survives light edits, \
-    so the timestamp of the original keeps pointing at the author who wrote it first.";
 
 /// Everything a test needs: a chain, its calendar and explorer, a key, files.
 struct World {
@@ -81,21 +64,16 @@ impl World {
 
     fn verify(&self, event: &Path) -> Command {
         let mut cmd = priorart();
-        cmd.args(["verify", "--network", "regtest", "--esplora", &self.esplora.url(), "--headers"])
+        cmd.args(["verify", "--network", "regtest", "--esplora", &self.esplora.url(), "--header-cache"])
             .arg(self.file("headers"))
             .arg(event);
         cmd
     }
 }
 
-/// What `priorart ots upgrade` does: ask the pending calendar for the
-/// complete proof and merge it.
+/// `priorart ots upgrade`, allowed to contact the loopback calendar.
 fn upgrade(ots: &Path, calendar: &TestCalendar) {
-    let mut proof = DetachedTimestamp::from_bytes(&std::fs::read(ots).unwrap()).unwrap();
-    let options = UpgradeOptions { allowlist: vec![calendar.url()], ..UpgradeOptions::default() };
-    let report = priorart_ots::upgrade(&mut proof, &options);
-    assert!(report.changed, "{report:?}");
-    std::fs::write(ots, proof.to_bytes()).unwrap();
+    stdout(priorart().args(["ots", "upgrade", "--allow", &calendar.url()]).arg(ots));
 }
 
 #[test]

@@ -1,30 +1,14 @@
 //! `priorart key`, `event` and `attest`: what they write, that secrets stay
 //! secret, and that nostr-tools accepts every event they sign.
 
-#[path = "../../nip/tests/common/peer.rs"]
-mod peer;
+mod nip_common;
 
-use assert_cmd::Command;
+use nip_common::{TEXT, peer, priorart, stdout};
 use std::path::Path;
-
-fn priorart() -> Command {
-    let mut cmd = Command::cargo_bin("priorart").expect("binary");
-    cmd.env_remove("PRIORART_SECRET_KEY");
-    cmd
-}
-
-fn stdout(cmd: &mut Command) -> String {
-    let output = cmd.output().expect("runs");
-    assert!(output.status.success(), "failed: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout).expect("UTF-8")
-}
 
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text.trim()).expect("JSON")
 }
-
-const TEXT: &str = "Edit-durable attribution: the fingerprint survives light edits, \
-    so the timestamp of the original keeps pointing at the author.";
 
 fn key_file(dir: &Path) -> std::path::PathBuf {
     let path = dir.join("alice.key");

@@ -21,9 +21,45 @@
 //! [`verify_event_json`] runs the NIP's client algorithm on a kind 1041
 //! and returns a [`Report`]; it takes the Bitcoin header source and network
 //! as parameters (a cache, an Esplora server, a node), so relays and services
-//! reuse it as is. Kind 1040 (NIP-03) events are checked too, and reported
+//! reuse it as is; [`verify_event`] takes an already received and checked
+//! `nostr::Event` and skips re-checking its own signature. Kind 1040 (NIP-03) events are checked too, and reported
 //! as [`Verdict::ValidButForgeable`]: an event id can be stamped by anyone
 //! in advance.
+//!
+//! ```
+//! use priorart_nip::nostr::prelude::{Keys, Timestamp};
+//! use priorart_nip::{Attestation, ContentRef, ProofEvent, Verdict};
+//! use priorart_ots::testing::RegtestChain;
+//! use priorart_ots::{HeaderCache, Network};
+//!
+//! // The author signs the attestation: the one step that needs the key.
+//! let author = Keys::generate();
+//! let x = priorart_fingerprint::minhash_equality_v1("An essay, in full, before it is published.");
+//! let attestation = Attestation::sign(&author, x, Some(30023), Timestamp::now())?;
+//!
+//! // Anyone stamps `attestation.commitment()`; here a regtest block stands in
+//! // for a calendar and Bitcoin.
+//! let mut chain = RegtestChain::new();
+//! let (height, path) = chain.commit(&attestation.commitment().0);
+//! let mut ots = priorart_ots::MAGIC.to_vec();
+//! ots.extend([0x01, 0x08]);
+//! ots.extend(attestation.commitment().0);
+//! ots.extend(path.to_bytes());
+//!
+//! // Anyone builds and signs the kind 1041.
+//! let content = ContentRef::parse_address(&format!("30023:{}:essay", author.public_key().to_hex()))?;
+//! let spec = ProofEvent { attestation: &attestation, content, content_kind: None, relay_hint: None,
+//!                         proof: &ots, created_at: Timestamp::now() };
+//! let event = priorart_nip::to_json(&spec.sign(&Keys::generate())?);
+//!
+//! // Anyone verifies it.
+//! let headers = HeaderCache::in_memory();
+//! headers.put(height, chain.header(height).unwrap())?;
+//! let report = priorart_nip::verify_event_json(&event, &headers, Network::Regtest);
+//! assert_eq!(report.verdict, Verdict::Valid);
+//! assert_eq!(report.bitcoin.map(|block| block.height), Some(height));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! # The report (JSON format `priorart-verify/1`)
 //!

@@ -72,8 +72,8 @@ pub fn check_digest(proof: &DetachedTimestamp, digest: &[u8; 32]) -> Result<(), 
         return Ok(());
     }
     Err(ProofFailure::OtherDigest {
-        found: format!("{}:{}", proof.file_hash_op().name(), crate::hex::encode(proof.file_digest())),
-        expected: format!("sha256:{}", crate::hex::encode(digest)),
+        found: format!("{}:{}", proof.file_hash_op().name(), priorart_ots::hex(proof.file_digest())),
+        expected: format!("sha256:{}", priorart_ots::hex(digest)),
     })
 }
 

@@ -25,15 +25,27 @@ const CHECKS: [&str; 8] = [STEP1, STEP2, STEP3, STEP4, STEP5, STEP6, STEP7, STEP
 /// Verifies one event given as JSON: a NIP-FF-3 kind 1041, or a NIP-03
 /// kind 1040 (reported as forgeable). `headers` answers which Bitcoin block
 /// headers exist on `network`; every header is checked whatever its source
-/// (pass a cache for speed, a node for independence).
+/// (pass a cache for speed, a node for independence). The event's own id
+/// and signature are checked too, as a warning: the NIP does not rely on
+/// them, but relays drop events without them.
 pub fn verify_event_json(json: &str, headers: &dyn HeaderSource, network: Network) -> Report {
-    match event_json::parse_event(json, MAX_EVENT_JSON_BYTES) {
-        Ok(event) => verify_event(&event, headers, network),
-        Err(err) => unreadable_event(&err),
+    let event = match event_json::parse_event(json, MAX_EVENT_JSON_BYTES) {
+        Ok(event) => event,
+        Err(err) => return unreadable_event(&err),
+    };
+    let mut report = verify_event(&event, headers, network);
+    if !event.verify_id() || !event.verify_signature() {
+        report.warn(
+            Reason::EventSignatureInvalid,
+            "the event's own id or signature is invalid: relays will drop it (validity rests on the embedded attestation)",
+        );
     }
+    report
 }
 
-/// Verifies one parsed event (see [`verify_event_json`]).
+/// Verifies one parsed event (see [`verify_event_json`]) without checking
+/// its own signature: for relays and clients that already did, when they
+/// received it. One signature check (the attestation's) instead of two.
 pub fn verify_event(event: &Event, headers: &dyn HeaderSource, network: Network) -> Report {
     match event.kind.as_u16() {
         PROOF_KIND => verify_proof_event(event, headers, network),
@@ -59,24 +71,17 @@ fn unreadable_event(err: &EventJsonError) -> Report {
         _ => Reason::EventMalformed,
     };
     let mut report = Report::new(None);
-    report.fail(1, STEP1, reason, format!("the input is not a nostr event: {err}"));
+    report.fail(1, STEP1, reason, format!("the input: {err}"));
     skip_from(&mut report, 2, "the input is not a nostr event");
     report
 }
 
-/// A report with the event's own fields and the warning about its own
-/// signature (which the NIP does not rely on, but relays do).
+/// A report with the event's own fields.
 pub(crate) fn described(scheme: Scheme, event: &Event) -> Report {
     let mut report = Report::new(Some(scheme));
     report.event_id = Some(event.id.to_hex());
     report.kind = Some(event.kind.as_u16());
     report.signer = Some(event.pubkey.to_hex());
-    if !event.verify_id() || !event.verify_signature() {
-        report.warn(
-            Reason::EventSignatureInvalid,
-            "the event's own id or signature is invalid: relays will drop it (validity rests on the embedded attestation)",
-        );
-    }
     report
 }
 

@@ -1,0 +1,28 @@
+//! Fuzz input inside a well-formed kind 1041: the first half as the
+//! `description` (the embedded attestation), the rest as `.content` (the
+//! base64 proof), so the fuzzer reaches steps 2-8 without having to invent
+//! the outer event.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use priorart_ots::{HeaderCache, Network};
+
+fuzz_target!(|data: &[u8]| {
+    let (description, content) = data.split_at(data.len() / 2);
+    let (Ok(description), Ok(content)) = (std::str::from_utf8(description), std::str::from_utf8(content))
+    else {
+        return;
+    };
+    let pubkey = "4f355bdcb7cc0af728ef3cceb9615d90684bb5b2ca5f859ab0f0b704075871aa";
+    let event = serde_json::json!({
+        "id": "00".repeat(32), "pubkey": pubkey, "created_at": 1, "kind": 1041, "content": content,
+        "tags": [
+            ["a", format!("30023:{pubkey}:d")], ["k", "30023"],
+            ["X", "ab".repeat(32), "minhash-equality-v1"], ["description", description]
+        ],
+        "sig": "00".repeat(64),
+    });
+    let report =
+        priorart_nip::verify_event_json(&event.to_string(), &HeaderCache::in_memory(), Network::Regtest);
+    assert_eq!(report.steps.len(), 8);
+});
