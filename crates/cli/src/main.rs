@@ -9,6 +9,7 @@
 //! negative verdict, for verification commands), 2 usage error.
 
 mod exit;
+mod extract_cmd;
 mod fingerprint_cmd;
 mod input;
 
@@ -27,12 +28,15 @@ struct Cli {
 enum Command {
     /// Print content fingerprints (the NIP-FF-3 `X` tag and others).
     Fingerprint(fingerprint_cmd::Args),
+    /// Print the text of documents (HTML, XML, PDF, EPUB, text, WARC/ARC) as priorart hashes it.
+    Extract(extract_cmd::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Fingerprint(args) => fingerprint_cmd::run(args),
+        Command::Extract(args) => extract_cmd::run(args),
     };
     exit::report(result)
 }

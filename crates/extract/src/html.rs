@@ -131,6 +131,7 @@ pub(crate) fn extract(
 
 /// Extracts the text of an already decoded HTML document.
 pub(crate) fn extract_str(source: &str, limits: &Limits, budget: &Budget) -> Result<String, ExtractError> {
+    prescan_depth(source, limits)?;
     let document = Html::parse_document(source);
     budget.check()?;
     let root = content_root(&document);
@@ -175,6 +176,64 @@ pub(crate) fn extract_str(source: &str, limits: &Limits, budget: &Budget) -> Res
         }
     }
     Ok(sink.into_string())
+}
+
+/// Elements without content or end tag.
+const VOID: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track",
+    "wbr",
+];
+/// Elements whose content is not markup.
+const RAW_TEXT: &[&str] = &["script", "style", "textarea", "title", "xmp", "noscript", "plaintext"];
+/// Elements that a start tag of the same name closes.
+const SELF_CLOSING_SIBLINGS: &[&str] = &["p", "li", "dt", "dd", "option", "tr", "td", "th"];
+
+/// html5ever's tree builder does work proportional to the depth of the open
+/// element stack for every tag, so a 100 000-deep document costs minutes. This
+/// linear scan approximates the stack (void elements, raw text, implied end tags)
+/// and refuses the input before parsing when it is four times deeper than the
+/// limit; the exact limit is checked on the parsed tree.
+fn prescan_depth(source: &str, limits: &Limits) -> Result<(), ExtractError> {
+    let lower = source.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    let ceiling = limits.max_depth.saturating_mul(4);
+    let mut stack: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while let Some(at) = bytes[i..].iter().position(|&b| b == b'<') {
+        i += at + 1;
+        let rest = &lower[i..];
+        if rest.starts_with("!--") {
+            i += rest.find("-->").map_or(rest.len(), |end| end + 3);
+            continue;
+        }
+        let closing = rest.starts_with('/');
+        let name_start = i + usize::from(closing);
+        let name_len = bytes[name_start..].iter().take_while(|b| b.is_ascii_alphanumeric()).count();
+        let tag_end = bytes[i..].iter().position(|&b| b == b'>').map_or(bytes.len(), |end| i + end);
+        if name_len == 0 {
+            continue;
+        }
+        let name = &lower[name_start..name_start + name_len];
+        let self_closed = tag_end > i && bytes[tag_end - 1] == b'/';
+        i = tag_end.min(bytes.len());
+        if closing {
+            if let Some(open) = stack.iter().rposition(|&n| n == name) {
+                stack.truncate(open);
+            }
+        } else if RAW_TEXT.contains(&name) {
+            let end_tag = format!("</{name}");
+            i += lower[i..].find(&end_tag).unwrap_or(lower.len() - i);
+        } else if !VOID.contains(&name) && !self_closed {
+            if SELF_CLOSING_SIBLINGS.contains(&name) && stack.last() == Some(&name) {
+                stack.pop();
+            }
+            stack.push(name);
+            if stack.len() > ceiling {
+                return Err(ExtractError::TooDeep { limit: limits.max_depth });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The one `<main>` (or `role=main`), else the one `<article>`, else the document.

@@ -195,9 +195,20 @@ impl<'a> Reader<'a> {
 /// compressed length.
 fn inflate_member(bytes: &[u8], limits: &Limits) -> Result<(Vec<u8>, usize), ExtractError> {
     let mut decoder = GzDecoder::new(bytes);
-    let data = read_bounded(&mut decoder, limits, "gzip member", |d| bytes.len() - d.get_ref().len())?;
-    let consumed = bytes.len() - decoder.into_inner().len();
-    Ok((data, consumed))
+    match read_bounded(&mut decoder, limits, "gzip member", |d| bytes.len() - d.get_ref().len()) {
+        Ok(data) => Ok((data, bytes.len() - decoder.into_inner().len())),
+        // The inflater may have run on into the next member's header: if the bytes
+        // before that header end early, this member was cut short.
+        Err(ExtractError::Malformed { .. })
+            if next_gzip_member(bytes, 1).is_some_and(|next| {
+                let mut prefix = GzDecoder::new(&bytes[..next]);
+                read_bounded(&mut prefix, limits, "gzip member", |_| next) == Err(ExtractError::TruncatedGzip)
+            }) =>
+        {
+            Err(ExtractError::TruncatedGzip)
+        }
+        Err(err) => Err(err),
+    }
 }
 
 /// Reads `reader` to the end, failing when the output breaks the size limit or

@@ -70,7 +70,6 @@ const INLINE: &[&str] = &[
     "roman",
     "sans-serif",
     "strike",
-    "xref",
     "named-content",
     "styled-content",
     "inline-formula",
@@ -376,7 +375,7 @@ mod tests {
             <back><ref-list><ref><mixed-citation><person-group><name><surname>Minchinton</surname>\
             <given-names>W</given-names></name></person-group>. Early tide mills. \
             <pub-id pub-id-type=\"doi\">10.2307/3104116</pub-id></mixed-citation></ref></ref-list></back></article>";
-        assert_eq!(text(xml), "Mills\n\nShort.\n\nTidal mills1.\n\nMinchinton W . Early tide mills.");
+        assert_eq!(text(xml), "Mills\n\nShort.\n\nTidal mills 1 .\n\nMinchinton W . Early tide mills.");
     }
 
     #[test]
