@@ -8,7 +8,8 @@
 # converted by pandoc (EPUB, plain text).
 #
 # Usage: scripts/cross-media.sh [OUT_DIR]   (default /tmp/cross-media)
-#   PRIORART=path/to/priorart overrides the binary (default: cargo build --release).
+#   PRIORART=path/to/priorart overrides the binary (default: cargo build --release);
+#   PRIORART_COMPARE=path/to/priorart, the binary whose `compare` is used (default: the same).
 # Output: OUT_DIR/<document>/<format>.txt, OUT_DIR/words.tsv, OUT_DIR/table.tsv
 # (document, format A, format B, distance, similarity, band) and a summary: share of pairs within 3 bits and
 # within the loose band (similarity >= 0.90, i.e. at most 6 bits).
@@ -134,7 +135,8 @@ done >"$OUT/words.tsv"
 cat "$OUT/words.tsv"
 
 # Distances, once the binary has `priorart compare` (simhash-doc).
-if ! "$PRIORART" compare --help >/dev/null 2>&1; then
+COMPARE="${PRIORART_COMPARE:-$PRIORART}"
+if ! "$COMPARE" compare --help >/dev/null 2>&1; then
     echo "cross-media: this priorart has no compare command yet; distances skipped" >&2
     exit 0
 fi
@@ -145,11 +147,12 @@ for dir in "$OUT"/*/; do
     files=("$dir"*.txt)
     for ((i = 0; i < ${#files[@]}; i++)); do
         for ((j = i + 1; j < ${#files[@]}; j++)); do
-            "$PRIORART" compare --json "${files[i]}" "${files[j]}" | python3 -c '
+            "$COMPARE" compare --json "${files[i]}" "${files[j]}" | python3 -c '
 import json, sys
 name, a, b = sys.argv[1:]
 s = json.load(sys.stdin)["simhash-doc"]
-print(f"{name}\t{a}\t{b}\t{s[\"distance\"]}\t{s[\"similarity\"]:.4f}\t{s[\"band\"]}")
+d, sim, band = s["distance"], s["similarity"], s["band"]
+print(f"{name}\t{a}\t{b}\t{d}\t{sim:.4f}\t{band}")
 ' "$name" "$(basename "${files[i]}" .txt)" "$(basename "${files[j]}" .txt)" >>"$OUT/table.tsv"
         done
     done
@@ -162,4 +165,31 @@ n = len(rows)
 k3 = sum(int(r["distance"]) <= 3 for r in rows)
 loose = sum(float(r["similarity"]) >= 0.90 for r in rows)
 print(f"pairs: {n}; within 3 bits: {k3} ({k3 / max(n, 1):.0%}); loose band (>= 0.90): {loose} ({loose / max(n, 1):.0%})")
+EOF
+
+# Control: different documents (one format each, plain text where there is one)
+# should be far apart; a pair within 3 bits here is a false match at k=3.
+printf 'document_a\tdocument_b\tdistance\n' >"$OUT/control.tsv"
+docs=()
+for dir in "$OUT"/*/; do
+    case "$(basename "$dir")" in debs | sources) ;; *) docs+=("$dir") ;; esac
+done
+pick() { ls "$1"text*.txt 2>/dev/null | head -1 || true; }
+for ((i = 0; i < ${#docs[@]}; i++)); do
+    for ((j = i + 1; j < ${#docs[@]}; j++)); do
+        a=$(pick "${docs[i]}")
+        b=$(pick "${docs[j]}")
+        [ -n "$a" ] && [ -n "$b" ] || continue
+        d=$("$COMPARE" compare --json "$a" "$b" | python3 -c 'import json, sys; print(json.load(sys.stdin)["simhash-doc"]["distance"])')
+        printf '%s\t%s\t%s\n' "$(basename "${docs[i]}")" "$(basename "${docs[j]}")" "$d" >>"$OUT/control.tsv"
+    done
+done
+python3 - "$OUT/control.tsv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+close = [r for r in rows if int(r["distance"]) <= 3]
+print(f"control, different documents: {len(rows)} pairs, {len(close)} within 3 bits "
+      f"(distances {min((int(r['distance']) for r in rows), default=0)}..{max((int(r['distance']) for r in rows), default=0)})")
+for r in close:
+    print(f"  false match: {r['document_a']} / {r['document_b']}: {r['distance']}")
 EOF
