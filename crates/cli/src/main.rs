@@ -12,6 +12,7 @@ mod attest_cmd;
 mod compare_cmd;
 mod event_cmd;
 mod exit;
+mod extract_cmd;
 mod fingerprint_cmd;
 mod input;
 mod key_cmd;
@@ -53,6 +54,8 @@ enum Command {
     Compare(compare_cmd::Args),
     /// OpenTimestamps proofs: stamp, upgrade, verify (trusting no header source), info, prune.
     Ots(ots_cmd::Args),
+    /// Print the text of documents (HTML, XML, PDF, EPUB, text, WARC/ARC) as priorart hashes it.
+    Extract(extract_cmd::Args),
 }
 
 fn main() -> ExitCode {
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
         Command::Verify(args) => verify_cmd::run(args),
         Command::Compare(args) => compare_cmd::run(args),
         Command::Ots(args) => ots_cmd::run(args),
+        Command::Extract(args) => extract_cmd::run(args),
     };
     exit::report(result)
 }

@@ -1,0 +1,256 @@
+//! Documents → the plain text that similarity hashes are computed over.
+//!
+//! One job: given the bytes of an HTML page, an XML article (JATS, TEI or any other
+//! vocabulary), a PDF, an EPUB, a plain-text file or a WARC/ARC web archive, return
+//! the text a reader sees, as the lsh-interop `simhash-doc` scheme asks: metadata and
+//! styling stripped; figure captions, table contents, quotations and reference lists
+//! kept; URLs and identifiers (DOIs, e-mail addresses, ORCIDs, arXiv ids) dropped.
+//! The same document in two media should come out as nearly the same words, because
+//! that is what lets its fingerprints meet.
+//!
+//! ```
+//! use priorart_extract::{detect, extract, Format, Limits};
+//! let html = b"<html><body><nav>Home | About</nav><p>Tidal mills ground grain.</p></body></html>";
+//! assert_eq!(detect(html), Format::Html);
+//! let out = extract(html, Format::Html, &Limits::default()).unwrap();
+//! assert_eq!(out.documents[0].text, "Tidal mills ground grain.");
+//! ```
+//!
+//! # Which crate does what, and why
+//!
+//! | job | crate | why |
+//! |---|---|---|
+//! | HTML parsing | [`scraper`] (html5ever) | Servo's WHATWG-conformant parser: it recovers from any tag soup exactly as browsers do, and `scraper` stores the tree in an arena (`ego-tree`), so walking and dropping a 100 000-deep tree needs no recursion. |
+//! | XML (JATS, TEI, generic, EPUB OPF) | [`quick_xml`] | streaming, no DTD or external-entity expansion (so no billion-laughs or XXE), and depth is ours to count. |
+//! | character sets | [`encoding_rs`] + [`chardetng`] | the WHATWG Encoding Standard as Firefox implements it, and Firefox's detector for undeclared legacy 8-bit text. |
+//! | gzip (WARC/ARC members, HTTP content-encoding) | [`flate2`] | decoding one member at a time tells us where each member ends, so one truncated member is reported and the next one is still read. |
+//! | HTTP messages inside WARC records | [`httparse`] | the parser hyper uses; zero-copy, bounded header count. |
+//! | EPUB container | [`zip`] | the maintained zip reader; we read the OPF spine ourselves instead of the GPL-3.0 `epub` crate. |
+//! | PDF text layer | [`pdf_oxide`] | pure Rust, MIT/Apache, actively released, with a reading-order pass; it runs in a worker thread under `catch_unwind` with a time budget because PDF parsers have open panic reports. |
+//!
+//! WARC and ARC record framing is hand-written (about a hundred lines): the `warc` and
+//! `rust_warc` crates stop at the first bad record, do not read ARC, and cannot resume
+//! after a truncated gzip member, which the archive use case needs.
+//!
+//! # Limits
+//!
+//! Every extractor obeys [`Limits`]: input size, nesting depth, decompressed size and
+//! ratio, zip entry count, WARC record count, and a wall-clock budget. Breaking one is
+//! a typed [`ExtractError`], never a panic.
+
+mod budget;
+mod clean;
+mod decode;
+mod detect;
+mod epub;
+mod error;
+mod html;
+mod pdf;
+mod text;
+mod warc;
+mod xml;
+
+pub use detect::detect;
+pub use error::ExtractError;
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// The document formats priorart reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// HTML or XHTML, any character set.
+    Html,
+    /// XML: JATS and TEI articles by their structure, anything else as its text.
+    Xml,
+    /// PDF, from its text layer.
+    Pdf,
+    /// EPUB 2 or 3: the XHTML documents of the spine, in order.
+    Epub,
+    /// Plain text: UTF-8, UTF-16 with a byte-order mark, or detected legacy 8-bit.
+    Text,
+    /// WARC web archive (plain or gzip per record): one document per HTTP response or resource record.
+    Warc,
+    /// The older Internet Archive ARC format (plain or gzip per record).
+    Arc,
+}
+
+impl Format {
+    /// Every format, in the order `--help` lists them.
+    pub const ALL: [Format; 7] =
+        [Format::Html, Format::Xml, Format::Pdf, Format::Epub, Format::Text, Format::Warc, Format::Arc];
+
+    /// The lower-case name used on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Html => "html",
+            Format::Xml => "xml",
+            Format::Pdf => "pdf",
+            Format::Epub => "epub",
+            Format::Text => "text",
+            Format::Warc => "warc",
+            Format::Arc => "arc",
+        }
+    }
+
+    /// Web archives hold many documents; the other formats are one document each.
+    pub fn is_archive(self) -> bool {
+        matches!(self, Format::Warc | Format::Arc)
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A format name that is not one of [`Format::ALL`].
+#[derive(Debug, thiserror::Error)]
+#[error("unknown format `{0}` (expected one of html, xml, pdf, epub, text, warc, arc)")]
+pub struct UnknownFormat(String);
+
+impl FromStr for Format {
+    type Err = UnknownFormat;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        let lower = name.to_ascii_lowercase();
+        let alias = match lower.as_str() {
+            "htm" | "xhtml" => "html",
+            "txt" | "plain" => "text",
+            "jats" | "tei" => "xml",
+            other => other,
+        };
+        Format::ALL.into_iter().find(|f| f.name() == alias).ok_or(UnknownFormat(name.to_owned()))
+    }
+}
+
+/// Bounds on the work any one input may cause. The defaults suit documents of up
+/// to a few thousand pages and web archives of up to a few gigabytes read in pieces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest input accepted, in bytes (also the largest archive member or WARC payload).
+    pub max_input_bytes: u64,
+    /// Deepest element nesting in HTML and XML.
+    pub max_depth: usize,
+    /// Largest size a compressed member (zip entry, gzip member) may expand to.
+    pub max_decompressed_bytes: u64,
+    /// Largest expansion ratio of a compressed member once it exceeds 1 MiB.
+    pub max_decompression_ratio: u64,
+    /// Most entries read from a zip (EPUB) directory.
+    pub max_zip_entries: usize,
+    /// Most records read from one WARC or ARC file.
+    pub max_records: usize,
+    /// Most PDF pages read.
+    pub max_pdf_pages: usize,
+    /// Wall-clock budget for one input (for WARC: for the whole file).
+    pub max_time: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_input_bytes: 256 << 20,
+            max_depth: 512,
+            max_decompressed_bytes: 256 << 20,
+            max_decompression_ratio: 200,
+            max_zip_entries: 10_000,
+            max_records: 1_000_000,
+            max_pdf_pages: 5_000,
+            max_time: Duration::from_secs(60),
+        }
+    }
+}
+
+/// The text of one document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Document {
+    /// The format the text was extracted from (for a WARC record: its payload's format).
+    pub format: Format,
+    /// For web-archive records: the target URI.
+    pub uri: Option<String>,
+    /// For WARC records: the `WARC-Record-ID`.
+    pub record_id: Option<String>,
+    /// For web-archive records: the byte offset of the record (or its gzip member) in the file.
+    pub offset: Option<u64>,
+    /// The extracted text: paragraphs separated by blank lines, whitespace collapsed.
+    pub text: String,
+}
+
+impl Document {
+    fn whole(format: Format, text: String) -> Self {
+        Document { format, uri: None, record_id: None, offset: None, text }
+    }
+}
+
+/// One record of a web archive that could not be read; the others still were.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordError {
+    /// Byte offset of the record (or its gzip member) in the file.
+    pub offset: u64,
+    /// The record's target URI, when its header could be read.
+    pub uri: Option<String>,
+    /// The record's `WARC-Record-ID`, when its header could be read.
+    pub record_id: Option<String>,
+    /// What went wrong.
+    pub error: ExtractError,
+}
+
+/// What [`extract`] found: one document for most formats, many for web archives,
+/// plus the archive records that failed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Extraction {
+    /// The documents, in file order.
+    pub documents: Vec<Document>,
+    /// Web-archive records that failed (always empty for other formats).
+    pub record_errors: Vec<RecordError>,
+}
+
+/// Extracts the text of `bytes`, read as `format` (see [`detect`]).
+///
+/// An error means nothing could be read; for a web archive, a bad record is
+/// reported in [`Extraction::record_errors`] and the other records are still read.
+pub fn extract(bytes: &[u8], format: Format, limits: &Limits) -> Result<Extraction, ExtractError> {
+    check_size(bytes.len(), limits)?;
+    let budget = budget::Budget::start(limits.max_time);
+    match format {
+        Format::Warc => Ok(warc::extract_warc(bytes, limits, &budget)),
+        Format::Arc => Ok(warc::extract_arc(bytes, limits, &budget)),
+        single => {
+            let text = extract_one(bytes, single, None, limits, &budget)?;
+            Ok(Extraction { documents: vec![Document::whole(single, text)], record_errors: Vec::new() })
+        }
+    }
+}
+
+/// Extracts one non-archive document; `charset` is a transport-level declaration
+/// (an HTTP `Content-Type` parameter), which outranks in-document declarations.
+fn extract_one(
+    bytes: &[u8],
+    format: Format,
+    charset: Option<&'static encoding_rs::Encoding>,
+    limits: &Limits,
+    budget: &budget::Budget,
+) -> Result<String, ExtractError> {
+    check_size(bytes.len(), limits)?;
+    let raw = match format {
+        Format::Html => html::extract(bytes, charset, limits, budget)?,
+        Format::Xml => xml::extract(bytes, charset, limits, budget)?,
+        Format::Pdf => pdf::extract(bytes, limits, budget)?,
+        Format::Epub => epub::extract(bytes, limits, budget)?,
+        Format::Text => text::extract(bytes, charset)?,
+        Format::Warc | Format::Arc => {
+            return Err(ExtractError::Unsupported("a web archive inside a web archive".into()));
+        }
+    };
+    Ok(clean::finish(&raw))
+}
+
+fn check_size(len: usize, limits: &Limits) -> Result<(), ExtractError> {
+    let size = len as u64;
+    if size > limits.max_input_bytes {
+        return Err(ExtractError::TooLarge { size, limit: limits.max_input_bytes });
+    }
+    Ok(())
+}
