@@ -247,6 +247,11 @@ impl Sink for Counters {
     fn token(&mut self, token: &[u8]) {
         self.add(jenkins::hashlittle2(token, 0, 0).feature());
     }
+
+    #[inline(always)]
+    fn padded_token(&mut self, padded: &[u8], len: usize) {
+        self.add(jenkins::hashlittle2_padded(padded, len, 0, 0).feature());
+    }
 }
 
 /// Reusable buffers: computing many documents allocates only while they grow.
