@@ -224,7 +224,8 @@ impl Scanner {
         let len = pass.lowered.len();
         let mut i = 0;
         while i < len {
-            let Some(block) = pass.lowered.get(i..i + BLOCK) else {
+            let Some(block) = pass.lowered.get(i..i + BLOCK).and_then(|b| <&[u8; BLOCK]>::try_from(b).ok())
+            else {
                 i = pass.characters(i, len, sink);
                 continue;
             };
@@ -265,9 +266,9 @@ impl Masks {
     /// byte, with comparisons the compiler turns into vector code, then eight
     /// bytes at a time packed into bits by one multiplication.
     #[inline]
-    fn of(block: &[u8]) -> Masks {
+    fn of(block: &[u8; BLOCK]) -> Masks {
         let mut classes = [[0u8; BLOCK]; 5];
-        for (j, &b) in block.iter().enumerate().take(BLOCK) {
+        for (j, &b) in block.iter().enumerate() {
             let letter = b.wrapping_sub(b'a') < 26;
             classes[0][j] = u8::from(letter | (b.wrapping_sub(b'0') < 10) | (b == b'_'));
             classes[1][j] = u8::from(letter);
@@ -275,8 +276,13 @@ impl Masks {
             classes[3][j] = u8::from((b == b':') | (b == b'@') | (b == b'.'));
             classes[4][j] = b >> 7;
         }
-        let [word, letter, space, marker, non_ascii] = classes.map(|bytes| pack(&bytes));
-        Masks { word, letter, space, marker, non_ascii }
+        Masks {
+            word: pack(&classes[0]),
+            letter: pack(&classes[1]),
+            space: pack(&classes[2]),
+            marker: pack(&classes[3]),
+            non_ascii: pack(&classes[4]),
+        }
     }
 }
 
@@ -294,10 +300,17 @@ fn pack(bytes: &[u8; BLOCK]) -> u64 {
     mask
 }
 
-/// Bits `from..to` of a block mask (`from <= to <= 64`).
+/// Bits `from..to` of a block mask (`from, to <= 64`; empty if `from >=
+/// to`), without a branch: token lengths are too irregular to predict.
 #[inline(always)]
 fn bits(from: u32, to: u32) -> u64 {
-    if from >= to { 0 } else { (u64::MAX >> (64 - (to - from))) << from }
+    below(to) & !below(from)
+}
+
+/// Bits `0..n` (`n <= 64`).
+#[inline(always)]
+fn below(n: u32) -> u64 {
+    ((1u128 << n) - 1) as u64
 }
 
 /// The state of one scan, shared by the block and the character paths.
@@ -518,7 +531,10 @@ fn next_ascii_space(bytes: &[u8], from: usize) -> usize {
 /// reused between the passes), followed by [`PAD`] NUL characters.
 fn normalize_into(segment: &str, out: &mut String, scratch: &mut String) {
     out.clear();
-    out.extend(segment.chars().filter(|&c| !DEFAULT_IGNORABLE.contains(c)));
+    out.push_str(segment);
+    if out.chars().any(|c| !c.is_ascii() && DEFAULT_IGNORABLE.contains(c)) {
+        out.retain(|c| !DEFAULT_IGNORABLE.contains(c));
+    }
     scratch.clear();
     // Writing into a String cannot fail.
     let _ = NFKC.normalize_to(out, scratch);
