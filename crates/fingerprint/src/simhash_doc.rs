@@ -292,6 +292,14 @@ impl Buffers {
     }
 }
 
+/// `simhash-doc` computed the slow way the definition reads (see
+/// [`crate::simhash_doc_by_definition`]).
+pub(crate) fn by_definition(text: &str) -> SimhashDoc {
+    let mut counters = Counters::default();
+    crate::simhash_tokens::scan_by_definition(text, &mut counters);
+    counters.finish()
+}
+
 /// Every intermediate value of `simhash-doc` on one text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimhashDocExplanation {

@@ -546,13 +546,14 @@ fn normalize_into(segment: &str, out: &mut String, scratch: &mut String) {
     out.extend(std::iter::repeat_n('\0', PAD));
 }
 
-/// The whole definition of step 1 on `text`, for the tests.
-#[cfg(test)]
-fn normalize(text: &str) -> String {
-    let (mut out, mut scratch) = (String::new(), String::new());
-    normalize_into(text, &mut out, &mut scratch);
-    out.truncate(out.len() - PAD);
-    out
+/// Steps 1–3 exactly as the definition reads: normalize the whole text,
+/// then scan it character by character. Slow; the yardstick of the fast
+/// path in tests and fuzzing.
+pub(crate) fn scan_by_definition(text: &str, sink: &mut impl Sink) {
+    let (mut padded, mut scratch) = (String::new(), String::new());
+    normalize_into(text, &mut padded, &mut scratch);
+    let mut bmp = vec![0; 0x1_0000];
+    scan_normalized(&padded, &mut bmp, &mut Vec::new(), sink);
 }
 
 /// Steps 2–3 over normalized text followed by [`PAD`] bytes, character by
@@ -680,9 +681,7 @@ mod tests {
     /// The definition, literally: normalize everything, then scan.
     fn literal(text: &str) -> Record {
         let mut record = Record::default();
-        let mut bmp = vec![0; 0x1_0000];
-        let padded = normalize(text) + &"\0".repeat(PAD);
-        scan_normalized(&padded, &mut bmp, &mut Vec::new(), &mut record);
+        scan_by_definition(text, &mut record);
         record
     }
 
