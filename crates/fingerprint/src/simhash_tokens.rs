@@ -24,6 +24,7 @@ use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory, GeneralC
 use icu_properties::{
     CodePointMapData, CodePointMapDataBorrowed, CodePointSetData, CodePointSetDataBorrowed,
 };
+use rustc_hash::FxHashMap;
 use std::ops::Range;
 use writeable::Writeable;
 
@@ -164,6 +165,44 @@ pub(crate) struct Scanner {
     scratch: String,
     /// Class and stability of each BMP character, filled on first sight.
     bmp: Vec<u8>,
+    /// The normal form of unstable BMP characters that normalize on their
+    /// own (see [`Mapping`]), filled on first sight.
+    mappings: FxHashMap<char, Option<Mapping>>,
+}
+
+/// What an unstable character normalizes to, when normalization treats it
+/// on its own: it is not a mark, not a conjoining jamo (so nothing composes
+/// with it and it composes with nothing before it) and its normal form is
+/// at most 16 bytes of ASCII and stable characters (so nothing after it
+/// composes with that either). `Ü` → `ü`, `Ａ` → `a`, `ﬁ` → `fi`, NBSP →
+/// space, U+00AD → nothing. A segment of ASCII, stable and such characters
+/// normalizes character by character, without the three whole passes.
+#[derive(Debug, Clone, Copy)]
+struct Mapping {
+    utf8: [u8; 16],
+    len: u8,
+}
+
+impl Mapping {
+    fn of(c: char, bmp: &mut [u8]) -> Option<Mapping> {
+        if GeneralCategoryGroup::Mark.contains(GENERAL_CATEGORY.get(c)) || is_conjoining_jamo(c) {
+            return None;
+        }
+        let (mut normal, mut scratch) = (String::new(), String::new());
+        normalize_into(c.encode_utf8(&mut [0; 4]), &mut normal, &mut scratch);
+        let normal = &normal[..normal.len() - PAD];
+        let simple =
+            normal.len() <= 16 && normal.chars().all(|n| n.is_ascii() || stable_class(bmp, n).is_some());
+        simple.then(|| {
+            let mut utf8 = [0; 16];
+            utf8[..normal.len()].copy_from_slice(normal.as_bytes());
+            Mapping { utf8, len: normal.len() as u8 }
+        })
+    }
+
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.utf8[..usize::from(self.len)]).unwrap_or_default()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -209,7 +248,7 @@ impl Scanner {
         self.lowered.extend_from_slice(text.as_bytes());
         self.lowered.make_ascii_lowercase();
         self.lowered.extend_from_slice(&[0; PAD]);
-        let Scanner { lowered, runs, normalized, scratch, bmp } = self;
+        let Scanner { lowered, runs, normalized, scratch, bmp, mappings } = self;
         let mut pass = Pass {
             text,
             lowered: &lowered[..text.len()],
@@ -220,6 +259,7 @@ impl Scanner {
             normalized,
             scratch,
             bmp,
+            mappings,
         };
         let len = pass.lowered.len();
         let mut i = 0;
@@ -325,6 +365,7 @@ struct Pass<'a, 'r> {
     normalized: &'a mut String,
     scratch: &'a mut String,
     bmp: &'a mut [u8],
+    mappings: &'a mut FxHashMap<char, Option<Mapping>>,
 }
 
 impl Pass<'_, '_> {
@@ -438,9 +479,37 @@ impl Pass<'_, '_> {
         let segment_end = next_ascii_space(self.lowered, i);
         self.chunk.discard(self.segment_start);
         self.run = OpenRun::default();
-        normalize_into(&self.text[self.segment_start..segment_end], self.normalized, self.scratch);
+        let segment = &self.text[self.segment_start..segment_end];
+        if !self.map_segment(segment) {
+            normalize_into(segment, self.normalized, self.scratch);
+        }
         scan_normalized(self.normalized, self.bmp, self.chunk.runs, sink);
         segment_end
+    }
+
+    /// Normalizes `segment` character by character into `self.normalized`
+    /// (and the padding) if every character is ASCII, stable or has a
+    /// [`Mapping`]; returns whether it could.
+    fn map_segment(&mut self, segment: &str) -> bool {
+        let out = &mut *self.normalized;
+        out.clear();
+        for c in segment.chars() {
+            if c.is_ascii() {
+                out.push(c.to_ascii_lowercase());
+            } else if stable_class(self.bmp, c).is_some() {
+                out.push(c);
+            } else if (c as u32) < 0x1_0000 {
+                let bmp = &mut *self.bmp;
+                match self.mappings.entry(c).or_insert_with(|| Mapping::of(c, bmp)) {
+                    Some(mapping) => out.push_str(mapping.as_str()),
+                    None => return false,
+                }
+            } else {
+                return false;
+            }
+        }
+        out.extend(std::iter::repeat_n('\0', PAD));
+        true
     }
 }
 
@@ -695,6 +764,7 @@ mod tests {
                 format!("e{c}\u{301} {c}\u{1161}"),
                 format!("\u{1100}{c} a{c}.b"),
                 format!("www{c}.x {c}@ 10.1234{c}/5"),
+                format!("가{c}\u{11A8} {c}{c}\u{334}"),
             ] {
                 if fast(&text) != literal(&text) {
                     mismatches.push(text);
@@ -703,6 +773,19 @@ mod tests {
         }
         let examples = &mismatches[..mismatches.len().min(5)];
         assert!(mismatches.is_empty(), "{} mismatches, e.g. {examples:?}", mismatches.len());
+    }
+
+    /// Compatibility jamo normalize to conjoining jamo, which compose with
+    /// each other: pairs of them must take the whole-segment path.
+    #[test]
+    fn fast_path_equals_the_definition_for_jamo_pairs() {
+        let jamo: Vec<char> = ('\u{3131}'..='\u{318E}').chain('\u{FFA0}'..='\u{FFDC}').collect();
+        for &c in &jamo {
+            for &d in &jamo {
+                let text = format!("{c}{d} 가{d}");
+                assert_eq!(fast(&text), literal(&text), "{text:?}");
+            }
+        }
     }
 
     #[test]
