@@ -177,11 +177,8 @@ pub(crate) struct Scanner {
 /// composes with that either). `Ü` → `ü`, `Ａ` → `a`, `ﬁ` → `fi`, NBSP →
 /// space, U+00AD → nothing. A segment of ASCII, stable and such characters
 /// normalizes character by character, without the three whole passes.
-#[derive(Debug, Clone, Copy)]
-struct Mapping {
-    utf8: [u8; 16],
-    len: u8,
-}
+#[derive(Debug, Clone)]
+struct Mapping(Box<str>);
 
 impl Mapping {
     fn of(c: char, bmp: &mut [u8]) -> Option<Mapping> {
@@ -193,15 +190,7 @@ impl Mapping {
         let normal = &normal[..normal.len() - PAD];
         let simple =
             normal.len() <= 16 && normal.chars().all(|n| n.is_ascii() || stable_class(bmp, n).is_some());
-        simple.then(|| {
-            let mut utf8 = [0; 16];
-            utf8[..normal.len()].copy_from_slice(normal.as_bytes());
-            Mapping { utf8, len: normal.len() as u8 }
-        })
-    }
-
-    fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.utf8[..usize::from(self.len)]).unwrap_or_default()
+        simple.then(|| Mapping(normal.into()))
     }
 }
 
@@ -501,7 +490,7 @@ impl Pass<'_, '_> {
             } else if (c as u32) < 0x1_0000 {
                 let bmp = &mut *self.bmp;
                 match self.mappings.entry(c).or_insert_with(|| Mapping::of(c, bmp)) {
-                    Some(mapping) => out.push_str(mapping.as_str()),
+                    Some(Mapping(normal)) => out.push_str(normal),
                     None => return false,
                 }
             } else {
