@@ -214,6 +214,15 @@ pub fn explain(text: &str, scheme: Scheme) -> Option<Explanation> {
     equality::Params::of(scheme).map(|_| explain::explain(text, scheme))
 }
 
+/// The `simhash-doc` of `text` computed literally as `docs/simhash-doc.md`
+/// reads: the whole text normalized first, then scanned character by
+/// character, without the fast path's shortcuts. Several times slower than
+/// [`simhash_doc`] and always equal to it; a yardstick for tests, fuzzing
+/// and ports.
+pub fn simhash_doc_by_definition(text: &str) -> SimhashDoc {
+    simhash_doc::by_definition(text)
+}
+
 /// Every intermediate value of `simhash-doc` on `text`: hashed tokens,
 /// dropped numbers and identifiers, the 64 counters.
 pub fn explain_simhash_doc(text: &str) -> SimhashDocExplanation {

@@ -172,6 +172,8 @@ pub(crate) struct Counters {
     in_lanes: u32,
     ones: [u64; 64],
     features: u64,
+    /// Short tokens not hashed yet.
+    short: jenkins::ShortKeys,
 }
 
 /// `SPREAD[b]` has byte `m` equal to bit `m` of `b`.
@@ -191,7 +193,13 @@ const SPREAD: [u64; 256] = {
 
 impl Default for Counters {
     fn default() -> Self {
-        Counters { lanes: [0; 8], in_lanes: 0, ones: [0; 64], features: 0 }
+        Counters {
+            lanes: [0; 8],
+            in_lanes: 0,
+            ones: [0; 64],
+            features: 0,
+            short: jenkins::ShortKeys::default(),
+        }
     }
 }
 
@@ -204,6 +212,13 @@ impl Counters {
         self.in_lanes += 1;
         if self.in_lanes == u32::from(u8::MAX) {
             self.flush();
+        }
+    }
+
+    /// Hashes and counts the short tokens waiting.
+    fn add_short(&mut self) {
+        for feature in self.short.features() {
+            self.add(feature);
         }
     }
 
@@ -220,6 +235,7 @@ impl Counters {
 
     /// The spec's signed counters, index = bit number (0 = least significant).
     pub(crate) fn signed(&mut self) -> [i64; 64] {
+        self.add_short();
         self.flush();
         let features = i128::from(self.features);
         self.ones.map(|ones| {
@@ -231,6 +247,7 @@ impl Counters {
     /// Bit `i` is 1 iff more than half of the features have bit `i` set
     /// (counter `i` positive; a zero counter gives 0).
     fn finish(&mut self) -> SimhashDoc {
+        self.add_short();
         self.flush();
         let mut value = 0u64;
         for (bit, &ones) in self.ones.iter().enumerate() {
@@ -247,6 +264,17 @@ impl Sink for Counters {
     fn token(&mut self, token: &[u8]) {
         self.add(jenkins::hashlittle2(token, 0, 0).feature());
     }
+
+    #[inline(always)]
+    fn padded_token(&mut self, padded: &[u8], len: usize) {
+        if (1..=12).contains(&len) {
+            if self.short.push(padded, len) {
+                self.add_short();
+            }
+        } else {
+            self.add(jenkins::hashlittle2_padded(padded, len, 0, 0).feature());
+        }
+    }
 }
 
 /// Reusable buffers: computing many documents allocates only while they grow.
@@ -262,6 +290,14 @@ impl Buffers {
         self.scanner.scan(text, &mut counters);
         counters.finish()
     }
+}
+
+/// `simhash-doc` computed the slow way the definition reads (see
+/// [`crate::simhash_doc_by_definition`]).
+pub(crate) fn by_definition(text: &str) -> SimhashDoc {
+    let mut counters = Counters::default();
+    crate::simhash_tokens::scan_by_definition(text, &mut counters);
+    counters.finish()
 }
 
 /// Every intermediate value of `simhash-doc` on one text.

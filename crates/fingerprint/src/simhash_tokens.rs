@@ -24,6 +24,7 @@ use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory, GeneralC
 use icu_properties::{
     CodePointMapData, CodePointMapDataBorrowed, CodePointSetData, CodePointSetDataBorrowed,
 };
+use rustc_hash::FxHashMap;
 use std::ops::Range;
 use writeable::Writeable;
 
@@ -39,11 +40,21 @@ const DEFAULT_IGNORABLE: CodePointSetDataBorrowed<'static> =
 pub(crate) trait Sink {
     /// A token to hash (case-folded, normalized UTF-8).
     fn token(&mut self, token: &[u8]);
+    /// The same token as the first `len` bytes of `padded`, which has at
+    /// least [`PAD`] more bytes after them (of other text or zeros), so a
+    /// hash may load whole words past the token's end.
+    #[inline(always)]
+    fn padded_token(&mut self, padded: &[u8], len: usize) {
+        self.token(&padded[..len]);
+    }
     /// A run of word characters without a letter (a number), dropped.
     fn numeric(&mut self, _run: &[u8]) {}
     /// A whitespace-delimited chunk dropped as a URL or identifier.
     fn identifier(&mut self, _chunk: &[u8]) {}
 }
+
+/// Bytes that every buffer tokens are cut from holds after its text.
+pub(crate) const PAD: usize = 12;
 
 /// What a character is to the tokenizer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,6 +165,33 @@ pub(crate) struct Scanner {
     scratch: String,
     /// Class and stability of each BMP character, filled on first sight.
     bmp: Vec<u8>,
+    /// The normal form of unstable BMP characters that normalize on their
+    /// own (see [`Mapping`]), filled on first sight.
+    mappings: FxHashMap<char, Option<Mapping>>,
+}
+
+/// What an unstable character normalizes to, when normalization treats it
+/// on its own: it is not a mark, not a conjoining jamo (so nothing composes
+/// with it and it composes with nothing before it) and its normal form is
+/// at most 16 bytes of ASCII and stable characters (so nothing after it
+/// composes with that either). `Ü` → `ü`, `Ａ` → `a`, `ﬁ` → `fi`, NBSP →
+/// space, U+00AD → nothing. A segment of ASCII, stable and such characters
+/// normalizes character by character, without the three whole passes.
+#[derive(Debug, Clone)]
+struct Mapping(Box<str>);
+
+impl Mapping {
+    fn of(c: char, bmp: &mut [u8]) -> Option<Mapping> {
+        if GeneralCategoryGroup::Mark.contains(GENERAL_CATEGORY.get(c)) || is_conjoining_jamo(c) {
+            return None;
+        }
+        let (mut normal, mut scratch) = (String::new(), String::new());
+        normalize_into(c.encode_utf8(&mut [0; 4]), &mut normal, &mut scratch);
+        let normal = &normal[..normal.len() - PAD];
+        let simple =
+            normal.len() <= 16 && normal.chars().all(|n| n.is_ascii() || stable_class(bmp, n).is_some());
+        simple.then(|| Mapping(normal.into()))
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -198,62 +236,269 @@ impl Scanner {
         self.lowered.clear();
         self.lowered.extend_from_slice(text.as_bytes());
         self.lowered.make_ascii_lowercase();
-        let Scanner { lowered, runs, normalized, scratch, bmp } = self;
-        let lowered = &lowered[..];
-        let mut chunk = Chunk::new(runs);
-        let mut segment_start = 0;
-        let mut run = OpenRun::default();
+        self.lowered.extend_from_slice(&[0; PAD]);
+        let Scanner { lowered, runs, normalized, scratch, bmp, mappings } = self;
+        let mut pass = Pass {
+            text,
+            lowered: &lowered[..text.len()],
+            padded: lowered,
+            chunk: Chunk::new(runs),
+            run: OpenRun::default(),
+            segment_start: 0,
+            normalized,
+            scratch,
+            bmp,
+            mappings,
+        };
+        let len = pass.lowered.len();
         let mut i = 0;
-        while i < lowered.len() {
+        while i < len {
+            let Some(block) = pass.lowered.get(i..i + BLOCK).and_then(|b| <&[u8; BLOCK]>::try_from(b).ok())
+            else {
+                i = pass.characters(i, len, sink);
+                continue;
+            };
+            let masks = Masks::of(block);
+            // The ASCII bytes before the first non-ASCII one go by the masks.
+            let ascii = masks.non_ascii.trailing_zeros();
+            pass.block(i, &masks, ascii, sink);
+            i += ascii as usize;
+            if ascii == 64 {
+                continue;
+            }
+            // Then characters: to the block's end where non-ASCII is dense
+            // (Cyrillic, CJK), else just this character, so that mostly
+            // ASCII text returns to the masks at once.
+            let dense = masks.non_ascii.count_ones() >= 16;
+            let until = if dense { i - ascii as usize + BLOCK } else { i + 1 };
+            i = pass.characters(i, until, sink);
+        }
+        pass.run.close(len, pass.chunk.runs);
+        pass.chunk.end(pass.padded, len, sink);
+    }
+}
+
+/// Bytes classified at once by [`Masks::of`].
+const BLOCK: usize = 64;
+
+/// One bit per byte of a block of lowered text (bit `j` = byte `j`).
+struct Masks {
+    word: u64,
+    letter: u64,
+    space: u64,
+    marker: u64,
+    non_ascii: u64,
+}
+
+impl Masks {
+    /// Classifies 64 bytes: first one byte (0 or 1) per class and input
+    /// byte, with comparisons the compiler turns into vector code, then eight
+    /// bytes at a time packed into bits by one multiplication.
+    #[inline]
+    fn of(block: &[u8; BLOCK]) -> Masks {
+        let mut classes = [[0u8; BLOCK]; 5];
+        for (j, &b) in block.iter().enumerate() {
+            let letter = b.wrapping_sub(b'a') < 26;
+            classes[0][j] = u8::from(letter | (b.wrapping_sub(b'0') < 10) | (b == b'_'));
+            classes[1][j] = u8::from(letter);
+            classes[2][j] = u8::from((b == b' ') | (b.wrapping_sub(b'\t') < 5));
+            classes[3][j] = u8::from((b == b':') | (b == b'@') | (b == b'.'));
+            classes[4][j] = b >> 7;
+        }
+        Masks {
+            word: pack(&classes[0]),
+            letter: pack(&classes[1]),
+            space: pack(&classes[2]),
+            marker: pack(&classes[3]),
+            non_ascii: pack(&classes[4]),
+        }
+    }
+}
+
+/// 64 bytes of 0 or 1 as 64 bits (byte `j` → bit `j`). The multiplier puts
+/// byte `i` of each 8-byte word at bit `56 + i`, without carries.
+#[inline(always)]
+fn pack(bytes: &[u8; BLOCK]) -> u64 {
+    let mut mask = 0;
+    for (k, eight) in bytes.chunks_exact(8).enumerate() {
+        let word = u64::from_le_bytes([
+            eight[0], eight[1], eight[2], eight[3], eight[4], eight[5], eight[6], eight[7],
+        ]);
+        mask |= (word.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);
+    }
+    mask
+}
+
+/// Bits `from..to` of a block mask (`from, to <= 64`; empty if `from >=
+/// to`), without a branch: token lengths are too irregular to predict.
+#[inline(always)]
+fn bits(from: u32, to: u32) -> u64 {
+    below(to) & !below(from)
+}
+
+/// Bits `0..n` (`n <= 64`).
+#[inline(always)]
+fn below(n: u32) -> u64 {
+    ((1u128 << n) - 1) as u64
+}
+
+/// The state of one scan, shared by the block and the character paths.
+struct Pass<'a, 'r> {
+    text: &'a str,
+    lowered: &'a [u8],
+    /// `lowered` and [`PAD`] zero bytes.
+    padded: &'a [u8],
+    chunk: Chunk<'r>,
+    run: OpenRun,
+    segment_start: usize,
+    normalized: &'a mut String,
+    scratch: &'a mut String,
+    bmp: &'a mut [u8],
+    mappings: &'a mut FxHashMap<char, Option<Mapping>>,
+}
+
+impl Pass<'_, '_> {
+    /// Bytes `0..limit` of the block at `base`, all ASCII: runs, spaces and
+    /// markers found from the masks, a few bit operations per token instead
+    /// of a branch per byte. A run reaching `limit` stays open.
+    #[inline]
+    fn block(&mut self, base: usize, masks: &Masks, limit: u32, sink: &mut impl Sink) {
+        let known = bits(0, limit);
+        let (word, letter) = (masks.word & known, masks.letter);
+        let (space, marker) = (masks.space & known, masks.marker & known);
+        let mut p = 0u32;
+        if self.run.start.is_some() {
+            // A run open from before continues through the first word bytes.
+            let end = (!word).trailing_zeros().min(limit);
+            self.run.flags |= if letter & bits(0, end) != 0 { LETTER } else { 0 };
+            if end == limit {
+                return;
+            }
+            self.run.close(base + end as usize, self.chunk.runs);
+            p = end;
+        }
+        loop {
+            let ahead = word & !bits(0, p);
+            let start = if ahead == 0 { limit } else { ahead.trailing_zeros() };
+            self.gap(base, p, start, space, marker, sink);
+            if start == limit {
+                return;
+            }
+            let after = !word & known & !bits(0, start);
+            let end = if after == 0 { limit } else { after.trailing_zeros() };
+            let flags = if letter & bits(start, end) != 0 { LETTER } else { 0 };
+            if end == limit {
+                self.run = OpenRun { start: Some(base + start as usize), flags };
+                return;
+            }
+            let range = base + start as usize..base + end as usize;
+            self.chunk.runs.push(Run { range, letter: flags != 0 });
+            p = end;
+        }
+    }
+
+    /// The non-word bytes `from..to` of a block: a space ends the chunk; a
+    /// marker marks the chunk it falls in.
+    #[inline(always)]
+    fn gap(&mut self, base: usize, from: u32, to: u32, space: u64, marker: u64, sink: &mut impl Sink) {
+        let gap = bits(from, to);
+        let (spaces, markers) = (space & gap, marker & gap);
+        if spaces == 0 {
+            self.chunk.marked |= markers != 0;
+            return;
+        }
+        let (first, last) = (spaces.trailing_zeros(), 63 - spaces.leading_zeros());
+        self.chunk.marked |= markers & bits(from, first) != 0;
+        self.chunk.end(self.padded, base + first as usize, sink);
+        self.chunk.start = base + last as usize + 1;
+        self.segment_start = self.chunk.start;
+        self.chunk.marked = markers & bits(last + 1, to) != 0;
+    }
+
+    /// Character by character from `i` until at least `limit`; returns
+    /// where it stopped.
+    fn characters(&mut self, mut i: usize, limit: usize, sink: &mut impl Sink) -> usize {
+        let (lowered, padded) = (self.lowered, self.padded);
+        while i < limit {
             let mut flags = BYTE_FLAGS[usize::from(lowered[i])];
             if flags & WORD != 0 {
-                // ASCII word characters: the hot loop.
-                run.open(i);
-                loop {
-                    run.flags |= flags;
-                    i += 1;
-                    match lowered.get(i) {
-                        Some(&next) if BYTE_FLAGS[usize::from(next)] & WORD != 0 => {
-                            flags = BYTE_FLAGS[usize::from(next)]
-                        }
-                        _ => break,
+                self.run.open(i);
+                while let Some(&next) = lowered.get(i) {
+                    let next_flags = BYTE_FLAGS[usize::from(next)];
+                    if next_flags & WORD == 0 {
+                        break;
                     }
+                    self.run.flags |= next_flags;
+                    i += 1;
                 }
                 continue;
             }
             let mut len = 1;
             if flags & NON_ASCII != 0 {
                 let (c, c_len) = decode(lowered, i);
-                let Some(class) = stable_class(bmp, c) else {
-                    let segment_end = next_ascii_space(lowered, i);
-                    chunk.discard(segment_start);
-                    run = OpenRun::default();
-                    normalize_into(&text[segment_start..segment_end], normalized, scratch);
-                    scan_normalized(normalized, bmp, chunk.runs, sink);
-                    i = segment_end;
-                    continue;
+                let Some(class) = stable_class(self.bmp, c) else {
+                    return self.normalize_segment(i, sink);
                 };
                 flags = class_flags(class);
                 len = c_len;
                 if flags & WORD != 0 {
-                    run.open(i);
-                    run.flags |= flags;
+                    self.run.open(i);
+                    self.run.flags |= flags;
                     i += len;
                     continue;
                 }
             }
-            run.close(i, chunk.runs);
+            self.run.close(i, self.chunk.runs);
             if flags & SPACE != 0 {
-                chunk.end(lowered, i, sink);
-                chunk.start = i + 1;
-                segment_start = i + 1;
+                self.chunk.end(padded, i, sink);
+                self.chunk.start = i + 1;
+                self.segment_start = i + 1;
             } else if flags & MARKER != 0 {
-                chunk.marked = true;
+                self.chunk.marked = true;
             }
             i += len;
         }
-        run.close(lowered.len(), chunk.runs);
-        chunk.end(lowered, lowered.len(), sink);
+        i
+    }
+
+    /// The segment around `i` has a character that normalization changes:
+    /// forget what was scanned of it, normalize it and scan the result.
+    /// Returns the segment's end (an ASCII whitespace byte or the end).
+    fn normalize_segment(&mut self, i: usize, sink: &mut impl Sink) -> usize {
+        let segment_end = next_ascii_space(self.lowered, i);
+        self.chunk.discard(self.segment_start);
+        self.run = OpenRun::default();
+        let segment = &self.text[self.segment_start..segment_end];
+        if !self.map_segment(segment) {
+            normalize_into(segment, self.normalized, self.scratch);
+        }
+        scan_normalized(self.normalized, self.bmp, self.chunk.runs, sink);
+        segment_end
+    }
+
+    /// Normalizes `segment` character by character into `self.normalized`
+    /// (and the padding) if every character is ASCII, stable or has a
+    /// [`Mapping`]; returns whether it could.
+    fn map_segment(&mut self, segment: &str) -> bool {
+        let out = &mut *self.normalized;
+        out.clear();
+        for c in segment.chars() {
+            if c.is_ascii() {
+                out.push(c.to_ascii_lowercase());
+            } else if stable_class(self.bmp, c).is_some() {
+                out.push(c);
+            } else if (c as u32) < 0x1_0000 {
+                let bmp = &mut *self.bmp;
+                match self.mappings.entry(c).or_insert_with(|| Mapping::of(c, bmp)) {
+                    Some(Mapping(normal)) => out.push_str(normal),
+                    None => return false,
+                }
+            } else {
+                return false;
+            }
+        }
+        out.extend(std::iter::repeat_n('\0', PAD));
+        true
     }
 }
 
@@ -341,10 +586,13 @@ fn next_ascii_space(bytes: &[u8], from: usize) -> usize {
 }
 
 /// Step 1 of the definition on one segment, into `out` (`scratch` is
-/// reused between the passes).
+/// reused between the passes), followed by [`PAD`] NUL characters.
 fn normalize_into(segment: &str, out: &mut String, scratch: &mut String) {
     out.clear();
-    out.extend(segment.chars().filter(|&c| !DEFAULT_IGNORABLE.contains(c)));
+    out.push_str(segment);
+    if out.chars().any(|c| !c.is_ascii() && DEFAULT_IGNORABLE.contains(c)) {
+        out.retain(|c| !DEFAULT_IGNORABLE.contains(c));
+    }
     scratch.clear();
     // Writing into a String cannot fail.
     let _ = NFKC.normalize_to(out, scratch);
@@ -353,19 +601,24 @@ fn normalize_into(segment: &str, out: &mut String, scratch: &mut String) {
     scratch.clear();
     let _ = NFKC.normalize_to(out, scratch);
     std::mem::swap(out, scratch);
+    out.extend(std::iter::repeat_n('\0', PAD));
 }
 
-/// The whole definition of step 1 on `text`, for the tests.
-#[cfg(test)]
-fn normalize(text: &str) -> String {
-    let (mut out, mut scratch) = (String::new(), String::new());
-    normalize_into(text, &mut out, &mut scratch);
-    out
+/// Steps 1–3 exactly as the definition reads: normalize the whole text,
+/// then scan it character by character. Slow; the yardstick of the fast
+/// path in tests and fuzzing.
+pub(crate) fn scan_by_definition(text: &str, sink: &mut impl Sink) {
+    let (mut padded, mut scratch) = (String::new(), String::new());
+    normalize_into(text, &mut padded, &mut scratch);
+    let mut bmp = vec![0; 0x1_0000];
+    scan_normalized(&padded, &mut bmp, &mut Vec::new(), sink);
 }
 
-/// Steps 2–3 over normalized text, character by character.
-fn scan_normalized(text: &str, bmp: &mut [u8], runs: &mut Vec<Run>, sink: &mut impl Sink) {
-    let bytes = text.as_bytes();
+/// Steps 2–3 over normalized text followed by [`PAD`] bytes, character by
+/// character.
+fn scan_normalized(padded: &str, bmp: &mut [u8], runs: &mut Vec<Run>, sink: &mut impl Sink) {
+    let text = &padded[..padded.len() - PAD];
+    let bytes = padded.as_bytes();
     let mut chunk = Chunk::new(runs);
     let mut run = OpenRun::default();
     for (i, c) in text.char_indices() {
@@ -384,8 +637,8 @@ fn scan_normalized(text: &str, bmp: &mut [u8], runs: &mut Vec<Run>, sink: &mut i
             _ => {}
         }
     }
-    run.close(bytes.len(), chunk.runs);
-    chunk.end(bytes, bytes.len(), sink);
+    run.close(text.len(), chunk.runs);
+    chunk.end(bytes, text.len(), sink);
 }
 
 /// The word-character runs of the chunk being scanned, held back until the
@@ -409,7 +662,8 @@ impl<'r> Chunk<'r> {
         self.marked = false;
     }
 
-    /// The chunk ends at `end` (exclusive): report its runs.
+    /// The chunk ends at `end` (exclusive): report its runs. `text` has
+    /// [`PAD`] bytes after the scanned text.
     #[inline(always)]
     fn end(&mut self, text: &[u8], end: usize, sink: &mut impl Sink) {
         if !self.runs.is_empty() {
@@ -418,8 +672,11 @@ impl<'r> Chunk<'r> {
                 sink.identifier(chunk);
             } else {
                 for run in self.runs.iter() {
-                    let bytes = &text[run.range.clone()];
-                    if run.letter { sink.token(bytes) } else { sink.numeric(bytes) }
+                    if run.letter {
+                        sink.padded_token(&text[run.range.start..], run.range.len());
+                    } else {
+                        sink.numeric(&text[run.range.clone()]);
+                    }
                 }
             }
             self.runs.clear();
@@ -482,8 +739,7 @@ mod tests {
     /// The definition, literally: normalize everything, then scan.
     fn literal(text: &str) -> Record {
         let mut record = Record::default();
-        let mut bmp = vec![0; 0x1_0000];
-        scan_normalized(&normalize(text), &mut bmp, &mut Vec::new(), &mut record);
+        scan_by_definition(text, &mut record);
         record
     }
 
@@ -497,6 +753,7 @@ mod tests {
                 format!("e{c}\u{301} {c}\u{1161}"),
                 format!("\u{1100}{c} a{c}.b"),
                 format!("www{c}.x {c}@ 10.1234{c}/5"),
+                format!("가{c}\u{11A8} {c}{c}\u{334}"),
             ] {
                 if fast(&text) != literal(&text) {
                     mismatches.push(text);
@@ -505,6 +762,19 @@ mod tests {
         }
         let examples = &mismatches[..mismatches.len().min(5)];
         assert!(mismatches.is_empty(), "{} mismatches, e.g. {examples:?}", mismatches.len());
+    }
+
+    /// Compatibility jamo normalize to conjoining jamo, which compose with
+    /// each other: pairs of them must take the whole-segment path.
+    #[test]
+    fn fast_path_equals_the_definition_for_jamo_pairs() {
+        let jamo: Vec<char> = ('\u{3131}'..='\u{318E}').chain('\u{FFA0}'..='\u{FFDC}').collect();
+        for &c in &jamo {
+            for &d in &jamo {
+                let text = format!("{c}{d} 가{d}");
+                assert_eq!(fast(&text), literal(&text), "{text:?}");
+            }
+        }
     }
 
     #[test]
@@ -534,6 +804,29 @@ mod tests {
             let _ = CASE_MAPPER.fold(&scratch).write_to(&mut folded);
             let out = NFKC.normalize(&folded);
             assert!(!out.chars().any(|o| DEFAULT_IGNORABLE.contains(o)), "{c:?} -> {out:?}");
+        }
+    }
+
+    /// Long pseudo-random texts, so that blocks, runs and chunks cross block
+    /// boundaries in every way; mostly ASCII with some non-ASCII characters.
+    #[test]
+    fn block_path_equals_the_definition_on_long_texts() {
+        const PIECES: [&str; 24] = [
+            "a", "Word", "x", "ABC", "1", "23", "_", " ", " ", "  ", "\t", "\n", ".", ":", "@", "/", "//",
+            "-", "www", "10.1234/", "é", "\u{301}", "中文", "\u{A0}",
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for round in 0..300 {
+            let ascii_only = round % 3 == 0;
+            let pieces = if ascii_only { &PIECES[..20] } else { &PIECES[..] };
+            let text: String = (0..next(400) + 20).map(|_| pieces[next(pieces.len())]).collect();
+            assert_eq!(fast(&text), literal(&text), "{text:?}");
         }
     }
 

@@ -207,6 +207,7 @@ fn every_entry_point_agrees_with_the_vectors() {
         let value: SimhashDoc = case.base32.parse().expect("base32 parses");
         assert_eq!(value.to_hex(), case.hex, "{}", case.name);
         assert_eq!(priorart_fingerprint::simhash_doc(&case.input), value, "{}", case.name);
+        assert_eq!(priorart_fingerprint::simhash_doc_by_definition(&case.input), value, "{}", case.name);
         let both = fingerprinter.fingerprint(&case.input, &[Scheme::MinhashEqualityV1, Scheme::SimhashDoc]);
         assert_eq!(both[1], Fingerprint::SimhashDoc(value), "{}", case.name);
         assert_eq!(both[1].to_string(), case.base32);

@@ -1,0 +1,94 @@
+//! `priorart compare A B`, end to end.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn priorart() -> Command {
+    Command::cargo_bin("priorart").expect("the binary is built")
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("temp file");
+    path
+}
+
+const ORIGINAL: &str = "Similarity hashing is often used as an optimization on top of similarity measures: \
+    the hashes of all documents are pre-computed and then sorted, and only those documents within a \
+    fixed distance in the sorted list need to be compared. This reduces identification of \
+    near-duplicates in a corpus from quadratic to linear work.";
+
+fn compare_json(a: &Path, b: &Path) -> Value {
+    let output = priorart().arg("compare").arg("--json").arg(a).arg(b).output().expect("runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("one JSON object")
+}
+
+#[test]
+fn near_duplicate_is_close_and_unrelated_is_distinct() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let a = write(dir.path(), "a.txt", ORIGINAL);
+    let b = write(dir.path(), "b.txt", &ORIGINAL.replace("linear work", "linear effort").to_uppercase());
+    let c =
+        write(dir.path(), "c.txt", "'Twas brillig, and the slithy toves did gyre and gimble in the wabe.");
+
+    let near = compare_json(&a, &b);
+    let distance = near["simhash-doc"]["distance"].as_u64().expect("distance");
+    assert!(distance <= 6, "one word of 50 changed: distance {distance}");
+    assert_eq!(near["simhash-doc"]["similarity"].as_f64(), Some(1.0 - distance as f64 / 64.0));
+    assert_ne!(near["simhash-doc"]["band"], "distinct");
+    assert_eq!(near["simhash-doc"]["within_k3"], distance <= 3);
+
+    let far = compare_json(&a, &c);
+    assert_eq!(far["simhash-doc"]["band"], "distinct");
+    assert_eq!(far["minhash-equality-v1"]["equal"], false);
+    assert_eq!(far["a"]["file"], a.to_str().expect("UTF-8 path"));
+}
+
+#[test]
+fn both_schemes_agree_with_priorart_fingerprint() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let a = write(dir.path(), "a.txt", ORIGINAL);
+    let same = compare_json(&a, &a);
+    assert_eq!(same["minhash-equality-v1"]["equal"], true);
+    assert_eq!(same["simhash-doc"]["distance"], 0);
+    assert_eq!(same["simhash-doc"]["band"], "close");
+    let line = priorart()
+        .args(["fingerprint", "--scheme", "minhash-equality-v1,simhash-doc"])
+        .arg(&a)
+        .output()
+        .expect("runs");
+    let line = String::from_utf8(line.stdout).expect("UTF-8");
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(fields[0], same["a"]["minhash-equality-v1"]);
+    assert_eq!(fields[1], same["a"]["simhash-doc"]);
+}
+
+#[test]
+fn text_output_names_both_files_and_the_band() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let a = write(dir.path(), "a.txt", ORIGINAL);
+    let output = priorart().arg("compare").arg(&a).arg("-").write_stdin(ORIGINAL).output().expect("runs");
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).expect("UTF-8");
+    assert!(text.contains("minhash-equality-v1: equal"), "{text}");
+    assert!(
+        text.contains("simhash-doc: distance 0/64, similarity 1.0000, band close, within k=3: yes"),
+        "{text}"
+    );
+    assert!(text.lines().nth(1).is_some_and(|line| line.starts_with('-')), "{text}");
+}
+
+#[test]
+fn bad_input_and_usage_errors() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let a = write(dir.path(), "a.txt", ORIGINAL);
+    let missing = dir.path().join("missing.txt");
+    priorart().arg("compare").arg(&a).arg(&missing).assert().code(1);
+    let latin1 = dir.path().join("latin1.txt");
+    std::fs::write(&latin1, b"caf\xe9").expect("temp file");
+    priorart().arg("compare").arg(&a).arg(&latin1).assert().code(1);
+    priorart().args(["compare", "-", "-"]).assert().code(2);
+    priorart().arg("compare").arg(&a).assert().code(2);
+}
