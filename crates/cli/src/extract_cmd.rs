@@ -75,7 +75,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 /// Reads `name` (at most the input limit) and extracts it.
-fn extract_file(
+pub(crate) fn extract_file(
     name: &str,
     format: Option<Format>,
     limits: &Limits,

@@ -86,9 +86,33 @@ fn bad_input_and_usage_errors() {
     let a = write(dir.path(), "a.txt", ORIGINAL);
     let missing = dir.path().join("missing.txt");
     priorart().arg("compare").arg(&a).arg(&missing).assert().code(1);
-    let latin1 = dir.path().join("latin1.txt");
-    std::fs::write(&latin1, b"caf\xe9").expect("temp file");
-    priorart().arg("compare").arg(&a).arg(&latin1).assert().code(1);
+    let warc = concat!(env!("CARGO_MANIFEST_DIR"), "/../extract/tests/data/sample.warc.gz");
+    let output = priorart().arg("compare").arg(&a).arg(warc).output().expect("runs");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("compare takes one document per side"));
     priorart().args(["compare", "-", "-"]).assert().code(2);
     priorart().arg("compare").arg(&a).assert().code(2);
+}
+
+#[test]
+fn documents_are_read_through_extraction() {
+    // Legacy 8-bit text is decoded like `priorart extract` decodes it.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let latin1 = dir.path().join("latin1.txt");
+    std::fs::write(&latin1, b"caf\xe9 cr\xe8me br\xfbl\xe9e, a dessert of the French kitchen")
+        .expect("temp file");
+    let utf8 = write(dir.path(), "utf8.txt", "café crème brûlée, a dessert of the French kitchen");
+    let report = compare_json(&latin1, &utf8);
+    assert_eq!(report["simhash-doc"]["distance"], 0, "{report}");
+    assert_eq!(report["minhash-equality-v1"]["equal"], true, "{report}");
+
+    // A PDF compares as its text layer: equal to what `priorart extract` prints.
+    let pdf = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../extract/tests/data/article.pdf"));
+    let extracted = priorart().arg("extract").arg(pdf).output().expect("runs");
+    assert!(extracted.status.success());
+    let text = dir.path().join("article.txt");
+    std::fs::write(&text, &extracted.stdout).expect("temp file");
+    let report = compare_json(pdf, &text);
+    assert_eq!(report["simhash-doc"]["distance"], 0, "{report}");
+    assert_eq!(report["minhash-equality-v1"]["equal"], true, "{report}");
 }
