@@ -3,10 +3,17 @@
 //!
 //! The reference applies ten regular-expression replacements in order. The
 //! first three (NFKD, strip `\p{M}`, lowercase) need whole-string context
-//! (final sigma) and run as ICU4X passes, skipped entirely for ASCII text.
-//! Steps 4–10 and the token match then run as one left-to-right scan: the
-//! order of the reference's replacements is kept by the scan's rules (see
-//! [`scan`]), which the conformance vectors check.
+//! (final sigma) and run as one folding pass ([`Canonical::fold`]), a copy
+//! for ASCII. Steps 4–10 and the token match then run as one left-to-right
+//! scan: the order of the reference's replacements is kept by the scan's
+//! rules (see [`scan`]), which the conformance vectors check.
+//!
+//! The scan reports what it finds to a [`Sink`]. [`Canonical::fill`] builds
+//! the canonical text and its tokens (for explanations and for the
+//! empty-text descriptor); [`Canonical::for_each_token`], the fingerprint
+//! path, only hands each token on, mostly as a slice of the folded text, so
+//! nothing is copied per token. Both run the same scan, so they cannot
+//! disagree on what the tokens are.
 
 use crate::unicode::{self, Class};
 use icu_casemap::{CaseMapper, CaseMapperBorrowed};
@@ -35,6 +42,7 @@ pub(crate) struct Canonical {
     pub tokens: Vec<Token>,
     unmarked: String,
     folded: String,
+    joined: String,
     cache: FoldCache,
 }
 
@@ -43,33 +51,78 @@ impl Canonical {
         self.tokens.iter().map(|token| &self.text[token.range.clone()])
     }
 
-    /// Canonicalizes `input` into `self`.
+    /// Canonicalizes `input` into `self.text` and `self.tokens`.
     pub fn fill(&mut self, input: &str) {
+        self.fold(input);
         self.text.clear();
         self.tokens.clear();
-        let mut folded = std::mem::take(&mut self.folded);
-        if input.is_ascii() {
-            folded.clear();
-            folded.push_str(input);
-            folded.make_ascii_lowercase();
-        } else {
-            self.fold_non_ascii(input, &mut folded);
-        }
-        scan(&folded, self);
-        self.folded = folded;
+        let mut writer = Writer {
+            folded: &self.folded,
+            text: &mut self.text,
+            tokens: &mut self.tokens,
+            pending_space: false,
+            token: None,
+        };
+        scan(&self.folded, &mut writer);
+        writer.end_token();
+    }
+
+    /// Calls `token` with each token of `input` and its length in UTF-16
+    /// code units, in order, without building the canonical text (which
+    /// [`Canonical::fill`] builds from the same scan). Returns whether there
+    /// was any token.
+    pub fn for_each_token(&mut self, input: &str, token: impl FnMut(&str, usize)) -> bool {
+        self.fold(input);
+        let mut tokens = Tokens {
+            folded: &self.folded,
+            joined: &mut self.joined,
+            token: None,
+            is_joined: false,
+            utf16_len: 0,
+            emit: token,
+            any: false,
+        };
+        scan(&self.folded, &mut tokens);
+        tokens.end_token();
+        tokens.any
     }
 
     /// Steps 1–3 (NFKD, strip combining marks, full lowercasing with
-    /// ECMAScript's root-locale rules) of text with non-ASCII characters.
+    /// ECMAScript's root-locale rules) into `self.folded`.
     ///
-    /// Both passes work one character at a time, through a cache, which is
-    /// exact because:
+    /// ASCII runs are copied and lowercased (NFKD leaves ASCII unchanged and
+    /// no ASCII character is a mark). Every other character is folded on its
+    /// own, through a cache, which is exact because:
     /// - every character with a non-zero canonical combining class is a
     ///   mark (tested over all of Unicode below), so the only reordering NFKD
     ///   does, among combining marks, is erased when marks are stripped;
     /// - root-locale lowercasing is context-free except for capital sigma,
-    ///   whose Final_Sigma context is decided on the whole text.
-    fn fold_non_ascii(&mut self, input: &str, folded: &mut String) {
+    ///   whose Final_Sigma context is decided on the whole unmarked text: a
+    ///   text where a capital sigma appears after NFKD takes the two-pass
+    ///   [`Canonical::fold_with_final_sigma`] instead.
+    fn fold(&mut self, input: &str) {
+        let folded = &mut self.folded;
+        folded.clear();
+        let mut rest = input;
+        loop {
+            let ascii = ascii_prefix_len(rest.as_bytes());
+            let start = folded.len();
+            folded.push_str(&rest[..ascii]);
+            folded[start..].make_ascii_lowercase();
+            rest = &rest[ascii..];
+            let Some(c) = rest.chars().next() else { return };
+            if !self.cache.folded(c, folded) {
+                self.fold_with_final_sigma(input);
+                return;
+            }
+            rest = &rest[c.len_utf8()..];
+        }
+    }
+
+    /// [`Canonical::fold`] of a text whose unmarked form has a capital
+    /// sigma: strip marks from the whole text first, then lowercase with
+    /// the Final_Sigma context of that text.
+    fn fold_with_final_sigma(&mut self, input: &str) {
         self.unmarked.clear();
         for (is_ascii, run) in ascii_runs(input) {
             if is_ascii {
@@ -78,6 +131,7 @@ impl Canonical {
                 run.chars().for_each(|c| self.cache.unmarked(c, &mut self.unmarked));
             }
         }
+        let folded = &mut self.folded;
         folded.clear();
         let mut offset = 0;
         for (is_ascii, run) in ascii_runs(&self.unmarked) {
@@ -99,6 +153,52 @@ impl Canonical {
     }
 }
 
+/// Bit 7 of every byte, for testing eight bytes at a time.
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+/// The byte 0x01 in every lane, to broadcast a byte to eight lanes.
+const LANES: u64 = 0x0101_0101_0101_0101;
+
+/// The length of the ASCII prefix of `bytes`, eight bytes at a time: a
+/// byte is ASCII exactly when its bit 7 is clear.
+fn ascii_prefix_len(bytes: &[u8]) -> usize {
+    let mut len = 0;
+    while let Some(chunk) = bytes[len..].first_chunk::<8>() {
+        let high = u64::from_le_bytes(*chunk) & HIGH_BITS;
+        if high != 0 {
+            return len + (high.trailing_zeros() / 8) as usize;
+        }
+        len += 8;
+    }
+    len + bytes[len..].iter().take_while(|b| b.is_ascii()).count()
+}
+
+/// Bit 7 of each byte of `word` set exactly where the byte is an ASCII
+/// letter. Each lane computes on its low seven bits plus a constant below
+/// 0x80, so no lane carries into the next: after OR-ing in 0x20 (which
+/// maps `A`–`Z` onto `a`–`z`, and no non-letter onto a letter: `@` and `[`
+/// become `` ` `` and `{`), adding 0x80 − `a` sets bit 7 exactly for bytes
+/// ≥ `a`, adding 0x80 − (`z` + 1) exactly for bytes > `z`; bytes with bit 7
+/// set (not ASCII) are cleared at the end.
+fn ascii_letter_bits(word: u64) -> u64 {
+    let low7 = (word | (0x20 * LANES)) & !HIGH_BITS;
+    let at_least_a = low7 + (0x80 - u64::from(b'a')) * LANES;
+    let above_z = low7 + (0x80 - u64::from(b'z') - 1) * LANES;
+    at_least_a & !above_z & !word & HIGH_BITS
+}
+
+/// The end of the run of ASCII letters of `bytes` starting at `start`.
+fn ascii_letter_run_end(bytes: &[u8], start: usize) -> usize {
+    let mut end = start;
+    while let Some(chunk) = bytes[end..].first_chunk::<8>() {
+        let others = !ascii_letter_bits(u64::from_le_bytes(*chunk)) & HIGH_BITS;
+        if others != 0 {
+            return end + (others.trailing_zeros() / 8) as usize;
+        }
+        end += 8;
+    }
+    end + bytes[end..].iter().take_while(|b| b.is_ascii_alphabetic()).count()
+}
+
 /// Splits `text` into maximal runs of ASCII and of non-ASCII characters.
 fn ascii_runs(text: &str) -> impl Iterator<Item = (bool, &str)> {
     let bytes = text.as_bytes();
@@ -112,17 +212,90 @@ fn ascii_runs(text: &str) -> impl Iterator<Item = (bool, &str)> {
     })
 }
 
-/// Per-character results of the ICU4X passes. Bounded: it starts afresh
-/// when its text grows past [`FoldCache::MAX_BYTES`].
-#[derive(Debug, Default)]
+/// Per-character results of the ICU4X passes, kept in `text`. Bounded: it
+/// starts afresh when `text` grows past [`FoldCache::MAX_BYTES`].
+///
+/// [`FoldCache::folded`], called for every non-ASCII character, first
+/// tries a small direct-mapped table in front of its hash map: text uses
+/// few distinct non-ASCII characters, mostly the same few again (no-break
+/// spaces, dashes, ellipses), and a table slot is one multiply away.
+#[derive(Debug)]
 struct FoldCache {
+    slots: Vec<Slot>,
+    /// The lowercased unmarked form of a character; `None` when it has a
+    /// capital sigma, which needs the text's context.
+    folded: FxHashMap<char, Option<Range<usize>>>,
     unmarked: FxHashMap<char, Range<usize>>,
     lowered: FxHashMap<char, Range<usize>>,
     text: String,
 }
 
+/// A direct-mapped entry of [`FoldCache::folded`]: `c` is a `char` value,
+/// or `u32::MAX` (no character) when the slot is empty.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    c: u32,
+    folded: Option<(u32, u32)>,
+}
+
+const EMPTY_SLOT: Slot = Slot { c: u32::MAX, folded: None };
+const SLOT_BITS: u32 = 9;
+
+impl Default for FoldCache {
+    fn default() -> Self {
+        FoldCache {
+            slots: vec![EMPTY_SLOT; 1 << SLOT_BITS],
+            folded: FxHashMap::default(),
+            unmarked: FxHashMap::default(),
+            lowered: FxHashMap::default(),
+            text: String::new(),
+        }
+    }
+}
+
 impl FoldCache {
     const MAX_BYTES: usize = 1 << 20;
+
+    /// Appends the lowercased unmarked form of `c`, unless it has a capital
+    /// sigma (then returns `false` and appends nothing).
+    fn folded(&mut self, c: char, out: &mut String) -> bool {
+        let slot = (c as u32).wrapping_mul(0x9E37_79B1) >> (32 - SLOT_BITS);
+        let slot = slot as usize;
+        let range = if self.slots[slot].c == c as u32 {
+            self.slots[slot].folded.map(|(start, end)| start as usize..end as usize)
+        } else {
+            let range = self.folded_slow(c);
+            // `text` stays below 2^32 bytes (MAX_BYTES), so offsets fit.
+            let folded = range.as_ref().map(|r| (r.start as u32, r.end as u32));
+            self.slots[slot] = Slot { c: c as u32, folded };
+            range
+        };
+        match range {
+            Some(range) => {
+                out.push_str(&self.text[range]);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn folded_slow(&mut self, c: char) -> Option<Range<usize>> {
+        if let Some(range) = self.folded.get(&c) {
+            return range.clone();
+        }
+        let mut unmarked = String::new();
+        self.unmarked(c, &mut unmarked);
+        let range = (!unmarked.contains(CAPITAL_SIGMA)).then(|| {
+            self.remember(|text| {
+                CASE_MAPPER
+                    .lowercase(&unmarked, &LanguageIdentifier::UNKNOWN)
+                    .write_to(text)
+                    .expect("writing to a String cannot fail");
+            })
+        });
+        self.folded.insert(c, range.clone());
+        range
+    }
 
     /// Appends NFKD(`c`) without its combining marks.
     fn unmarked(&mut self, c: char, out: &mut String) {
@@ -163,6 +336,8 @@ impl FoldCache {
 
     fn remember(&mut self, write: impl FnOnce(&mut String)) -> Range<usize> {
         if self.text.len() > Self::MAX_BYTES {
+            self.slots.fill(EMPTY_SLOT);
+            self.folded.clear();
             self.unmarked.clear();
             self.lowered.clear();
             self.text.clear();
@@ -189,6 +364,42 @@ fn lower_sigma(text: &str, at: usize) -> char {
     }
 }
 
+/// What a byte of the folded text starts, for the scan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Byte {
+    /// An ASCII letter.
+    Letter,
+    /// ASCII whitespace, punctuation or a symbol: each becomes a space.
+    Separator,
+    /// An ASCII digit.
+    Digit,
+    /// An ASCII control character that is not whitespace ([`Class::Other`]).
+    Other,
+    /// The first byte of a non-ASCII character.
+    NonAscii,
+}
+
+/// [`Byte`] of every byte value, derived from [`unicode::ASCII_CLASSES`]
+/// so the two cannot disagree.
+const BYTES: [Byte; 256] = {
+    let mut table = [Byte::NonAscii; 256];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = match unicode::ASCII_CLASSES[b] {
+            Class::Letter => Byte::Letter,
+            Class::Space | Class::PunctuationOrSymbol => Byte::Separator,
+            Class::Number => Byte::Digit,
+            Class::ZeroWidth | Class::Other => Byte::Other,
+        };
+        b += 1;
+    }
+    table
+};
+
+fn byte_class(bytes: &[u8], at: usize) -> Option<Byte> {
+    bytes.get(at).map(|&b| BYTES[usize::from(b)])
+}
+
 /// Steps 4–10 and token extraction, in one scan of the folded text.
 ///
 /// Why a scan gives the same answer as the reference's chain of replacements:
@@ -196,66 +407,91 @@ fn lower_sigma(text: &str, at: usize) -> char {
 ///   9 collapses anyway, so it has no observable effect;
 /// - the URL rule (step 5) is tried at every position of the text *before*
 ///   zero-width characters are deleted, so a U+200B inside a URL belongs to
-///   it, while U+FEFF (ECMAScript whitespace) ends it;
+///   it, while U+FEFF (ECMAScript whitespace) ends it; a URL starts with
+///   `h`, which only a run of letters can start or contain (see
+///   [`ascii_letters_end`]), so the scan skips runs of separators and of
+///   digits whole;
 /// - zero-width characters (step 6) are then skipped without ending a number
 ///   run, as deleting them joins their neighbours;
 /// - punctuation and symbols (step 7) and whitespace (step 9) become a
 ///   pending single space; a number run (step 8) becomes ` num `;
 /// - a pending space is written only before further text (step 10's trim).
-fn scan(folded: &str, out: &mut Canonical) {
-    let mut writer =
-        Writer { text: &mut out.text, tokens: &mut out.tokens, pending_space: false, token: None };
+fn scan(folded: &str, sink: &mut impl Sink) {
     let mut in_number = false;
     let bytes = folded.as_bytes();
     let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'h'
-            && let Some(url_len) = url_at(&folded[i..])
-        {
-            writer.word("url");
-            in_number = false;
-            i += url_len;
-            continue;
-        }
-        if bytes[i].is_ascii_alphabetic() {
-            let end = ascii_letters_end(folded, i);
-            if in_number {
-                writer.space();
+    while let Some(byte) = byte_class(bytes, i) {
+        match byte {
+            Byte::Letter => {
+                if bytes[i] == b'h'
+                    && let Some(url_len) = url_at(&folded[i..])
+                {
+                    sink.word("url");
+                    in_number = false;
+                    i += url_len;
+                    continue;
+                }
+                let end = ascii_letters_end(folded, i);
+                if in_number {
+                    sink.space();
+                    in_number = false;
+                }
+                sink.letters(i..end, end - i);
+                i = end;
+            }
+            Byte::Separator => {
+                sink.space();
                 in_number = false;
+                i += 1;
+                while byte_class(bytes, i) == Some(Byte::Separator) {
+                    i += 1;
+                }
             }
-            writer.letters(&folded[i..end], end - i);
-            i = end;
-            continue;
-        }
-        let (c, class) = match bytes[i] {
-            b if b.is_ascii() => (char::from(b), unicode::classify_ascii(b)),
-            _ => {
+            Byte::Digit => {
+                if !in_number {
+                    sink.word("num");
+                    in_number = true;
+                }
+                i += 1;
+                while byte_class(bytes, i) == Some(Byte::Digit) {
+                    i += 1;
+                }
+            }
+            Byte::Other => {
+                if in_number {
+                    sink.space();
+                    in_number = false;
+                }
+                sink.other(char::from(bytes[i]));
+                i += 1;
+            }
+            Byte::NonAscii => {
                 let c = folded[i..].chars().next().expect("i is on a character boundary");
-                (c, unicode::classify(c))
+                let start = i;
+                i += c.len_utf8();
+                let class = unicode::classify(c);
+                if class == Class::ZeroWidth || c == '\u{FEFF}' {
+                    continue;
+                }
+                if class == Class::Number {
+                    if !in_number {
+                        sink.word("num");
+                        in_number = true;
+                    }
+                    continue;
+                }
+                if in_number {
+                    sink.space();
+                    in_number = false;
+                }
+                match class {
+                    Class::Space | Class::PunctuationOrSymbol => sink.space(),
+                    Class::Letter => sink.letters(start..i, c.len_utf16()),
+                    _ => sink.other(c),
+                }
             }
-        };
-        i += c.len_utf8();
-        if class == Class::ZeroWidth || c == '\u{FEFF}' {
-            continue;
-        }
-        if class == Class::Number {
-            if !in_number {
-                writer.word("num");
-                in_number = true;
-            }
-            continue;
-        }
-        if in_number {
-            writer.space();
-            in_number = false;
-        }
-        match class {
-            Class::Space | Class::PunctuationOrSymbol => writer.space(),
-            Class::Letter => writer.letters(&folded[i - c.len_utf8()..i], c.len_utf16()),
-            _ => writer.other(c),
         }
     }
-    writer.finish();
 }
 
 /// The end of the run of ASCII letters starting at `start`, or of its part
@@ -263,10 +499,7 @@ fn scan(folded: &str, out: &mut Canonical) {
 /// `https` that ends it, as `:` is not a letter.
 fn ascii_letters_end(text: &str, start: usize) -> usize {
     let bytes = text.as_bytes();
-    let mut end = start + 1;
-    while end < bytes.len() && bytes[end].is_ascii_alphabetic() {
-        end += 1;
-    }
+    let end = ascii_letter_run_end(bytes, start + 1);
     if bytes.get(end) != Some(&b':') {
         return end;
     }
@@ -278,10 +511,6 @@ fn ascii_letters_end(text: &str, start: usize) -> usize {
 
 /// Length of the URL match `https?://\S+` at the start of `text`, if any.
 fn url_at(text: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    if bytes.first() != Some(&b'h') {
-        return None;
-    }
     let scheme_len = if text.starts_with("https://") {
         8
     } else if text.starts_with("http://") {
@@ -295,8 +524,24 @@ fn url_at(text: &str) -> Option<usize> {
     (body_len > 0).then_some(scheme_len + body_len)
 }
 
-/// Appends to the canonical text, collapsing separators and tracking tokens.
+/// What the scan finds, in order.
+trait Sink {
+    /// Letters at `range` of the folded text, `utf16_len` UTF-16 code units
+    /// long. Letters that follow letters with nothing but deleted characters
+    /// in between continue the same token.
+    fn letters(&mut self, range: Range<usize>, utf16_len: usize);
+    /// A whole token between spaces (`url`, `num`).
+    fn word(&mut self, word: &'static str);
+    /// Whitespace, punctuation or a symbol: ends a token; runs collapse.
+    fn space(&mut self);
+    /// A character that stays in the canonical text but is not part of a
+    /// token (controls, format characters, unassigned code points).
+    fn other(&mut self, c: char);
+}
+
+/// Builds the canonical text, collapsing separators and tracking tokens.
 struct Writer<'a> {
+    folded: &'a str,
     text: &'a mut String,
     tokens: &'a mut Vec<Token>,
     pending_space: bool,
@@ -304,11 +549,6 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
-    fn space(&mut self) {
-        self.end_token();
-        self.pending_space = true;
-    }
-
     fn flush_space(&mut self) {
         if self.pending_space {
             if !self.text.is_empty() {
@@ -319,14 +559,7 @@ impl Writer<'_> {
         }
     }
 
-    /// Writes ` word ` (a word between spaces).
-    fn word(&mut self, word: &str) {
-        self.space();
-        self.letters(word, word.len());
-        self.space();
-    }
-
-    fn letters(&mut self, letters: &str, utf16_len: usize) {
+    fn push_letters(&mut self, letters: &str, utf16_len: usize) {
         self.flush_space();
         let start = self.text.len();
         self.text.push_str(letters);
@@ -335,19 +568,99 @@ impl Writer<'_> {
         token.utf16_len += utf16_len;
     }
 
-    fn other(&mut self, c: char) {
-        self.flush_space();
-        self.end_token();
-        self.text.push(c);
-    }
-
     fn end_token(&mut self) {
         if let Some(token) = self.token.take() {
             self.tokens.push(token);
         }
     }
+}
 
-    fn finish(mut self) {
+impl Sink for Writer<'_> {
+    fn letters(&mut self, range: Range<usize>, utf16_len: usize) {
+        let folded = self.folded;
+        self.push_letters(&folded[range], utf16_len);
+    }
+
+    fn word(&mut self, word: &'static str) {
+        self.space();
+        self.push_letters(word, word.len());
+        self.space();
+    }
+
+    fn space(&mut self) {
+        self.end_token();
+        self.pending_space = true;
+    }
+
+    fn other(&mut self, c: char) {
+        self.flush_space();
+        self.end_token();
+        self.text.push(c);
+    }
+}
+
+/// Hands each token to `emit` without building the canonical text.
+///
+/// A token is a slice of the folded text, except when deleted zero-width
+/// characters join letters on both sides of them: then its pieces are
+/// copied into `joined`.
+struct Tokens<'a, F> {
+    folded: &'a str,
+    joined: &'a mut String,
+    /// The token being read, as a range of `folded` (its first piece only,
+    /// once `is_joined`).
+    token: Option<Range<usize>>,
+    is_joined: bool,
+    utf16_len: usize,
+    emit: F,
+    any: bool,
+}
+
+impl<F: FnMut(&str, usize)> Tokens<'_, F> {
+    fn end_token(&mut self) {
+        if let Some(range) = self.token.take() {
+            let token = if self.is_joined { self.joined.as_str() } else { &self.folded[range] };
+            (self.emit)(token, self.utf16_len);
+            self.is_joined = false;
+            self.any = true;
+        }
+    }
+}
+
+impl<F: FnMut(&str, usize)> Sink for Tokens<'_, F> {
+    fn letters(&mut self, range: Range<usize>, utf16_len: usize) {
+        match &mut self.token {
+            None => {
+                self.token = Some(range);
+                self.utf16_len = utf16_len;
+            }
+            Some(token) if !self.is_joined && token.end == range.start => {
+                token.end = range.end;
+                self.utf16_len += utf16_len;
+            }
+            Some(token) => {
+                if !self.is_joined {
+                    self.joined.clear();
+                    self.joined.push_str(&self.folded[token.clone()]);
+                    self.is_joined = true;
+                }
+                self.joined.push_str(&self.folded[range]);
+                self.utf16_len += utf16_len;
+            }
+        }
+    }
+
+    fn word(&mut self, word: &'static str) {
+        self.end_token();
+        (self.emit)(word, word.len());
+        self.any = true;
+    }
+
+    fn space(&mut self) {
+        self.end_token();
+    }
+
+    fn other(&mut self, _: char) {
         self.end_token();
     }
 }

@@ -46,13 +46,9 @@ const PACKED_STOP_WORDS: [u64; STOP_WORDS.len()] = {
 /// Up to 8 bytes, little-endian, zero-padded.
 const fn pack(word: &[u8]) -> u64 {
     assert!(word.len() <= 8);
-    let mut packed = 0u64;
-    let mut i = 0;
-    while i < word.len() {
-        packed |= (word[i] as u64) << (8 * i);
-        i += 1;
-    }
-    packed
+    let mut padded = [0u8; 8];
+    padded.split_at_mut(word.len()).0.copy_from_slice(word);
+    u64::from_le_bytes(padded)
 }
 
 fn is_stop_word(token: &str) -> bool {
@@ -161,7 +157,7 @@ const FINEST_BUCKETS: usize = 8;
 impl Minima {
     pub fn add(&mut self, hash: &[u8; 32]) {
         let slot = &mut self.0[usize::from(hash[0]) % FINEST_BUCKETS];
-        if slot.is_none_or(|current| *hash < current) {
+        if slot.is_none_or(|current| is_less(hash, &current)) {
             *slot = Some(*hash);
         }
     }
@@ -179,34 +175,69 @@ impl Minima {
     }
 }
 
-/// SHA-256(`eqs:` + token) of the tokens seen so far, across documents.
+/// `a < b` in byte order, deciding on the first eight bytes as one
+/// big-endian integer (the same order) and comparing the rest only on a tie.
+fn is_less(a: &[u8; 32], b: &[u8; 32]) -> bool {
+    let prefix = |hash: &[u8; 32]| u64::from_be_bytes(*hash.first_chunk().expect("32 bytes have 8"));
+    match prefix(a).cmp(&prefix(b)) {
+        std::cmp::Ordering::Equal => a < b,
+        order => order.is_lt(),
+    }
+}
+
+/// What a token contributes to a fingerprint: whether it is kept after
+/// stemming and filtering (steps 3–4), and SHA-256(`eqs:` + its stem).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shingle {
+    pub kept: bool,
+    pub hash: [u8; 32],
+}
+
+impl Shingle {
+    fn of(token: &str, utf16_len: usize) -> Shingle {
+        let (stemmed, len) = stem(token, utf16_len);
+        Shingle { kept: keeps(stemmed, len), hash: shingle_hash(stemmed) }
+    }
+}
+
+/// The [`Shingle`] of each token seen so far, across documents, keyed by
+/// the token as it is in the text (its UTF-16 length, the stem and the
+/// filters' verdict all follow from it), so a repeated token costs one
+/// lookup.
 ///
 /// Token frequencies follow Zipf's law, so after a few documents nearly
-/// every token's hash is a lookup. Tokens of up to 8 bytes (no letter is a
-/// NUL byte, so zero padding is unambiguous) are keyed as integers. Bounded:
+/// every token is a lookup. Tokens of up to 16 bytes (no letter is a NUL
+/// byte, so zero padding is unambiguous) are keyed as integers. Bounded:
 /// it starts afresh past [`ShingleHashes::MAX_ENTRIES`].
 #[derive(Debug, Default)]
 pub(crate) struct ShingleHashes {
-    short: FxHashMap<u64, [u8; 32]>,
-    long: FxHashMap<Box<str>, [u8; 32]>,
+    short: FxHashMap<u64, Shingle>,
+    medium: FxHashMap<u128, Shingle>,
+    long: FxHashMap<Box<str>, Shingle>,
 }
 
 impl ShingleHashes {
     const MAX_ENTRIES: usize = 1 << 16;
 
-    pub fn get(&mut self, token: &str) -> [u8; 32] {
-        if self.short.len() + self.long.len() >= Self::MAX_ENTRIES {
+    /// The shingle of `token`, which is `utf16_len` UTF-16 code units long.
+    pub fn get(&mut self, token: &str, utf16_len: usize) -> &Shingle {
+        if self.short.len() + self.medium.len() + self.long.len() >= Self::MAX_ENTRIES {
             self.short.clear();
+            self.medium.clear();
             self.long.clear();
         }
-        if token.len() <= 8 {
-            *self.short.entry(pack(token.as_bytes())).or_insert_with(|| shingle_hash(token))
-        } else if let Some(hash) = self.long.get(token) {
-            *hash
+        let bytes = token.as_bytes();
+        if bytes.len() <= 8 {
+            self.short.entry(pack(bytes)).or_insert_with(|| Shingle::of(token, utf16_len))
+        } else if bytes.len() <= 16 {
+            let (low, high) = bytes.split_at(8);
+            let key = u128::from(pack(low)) | u128::from(pack(high)) << 64;
+            self.medium.entry(key).or_insert_with(|| Shingle::of(token, utf16_len))
         } else {
-            let hash = shingle_hash(token);
-            self.long.insert(token.into(), hash);
-            hash
+            if !self.long.contains_key(token) {
+                self.long.insert(token.into(), Shingle::of(token, utf16_len));
+            }
+            &self.long[token]
         }
     }
 }
@@ -217,15 +248,24 @@ pub(crate) fn descriptor(params: Params, minima: &[Option<[u8; 32]>]) -> String 
     for (index, minimum) in minima.iter().enumerate() {
         match minimum {
             None => write!(out, "|b{index}:x"),
-            Some(hash) => {
-                let hex = hex_lower(hash);
-                let kept = if params.keep_last { &hex[hex.len() - KEPT_HEX..] } else { &hex[..KEPT_HEX] };
-                write!(out, "|b{index}:{kept}")
-            }
+            Some(hash) => write!(out, "|b{index}:{}", kept_hex(params, hash)),
         }
         .expect("writing to a String cannot fail");
     }
     out
+}
+
+/// The [`KEPT_HEX`] hex digits of `hash` that enter the descriptor: two
+/// bytes give four digits, of which the outer three are kept.
+pub(crate) fn kept_hex(params: Params, hash: &[u8; 32]) -> String {
+    const _: () = assert!(KEPT_HEX == 3);
+    if params.keep_last {
+        hex_lower(&hash[30..])[1..].to_owned()
+    } else {
+        let mut hex = hex_lower(&hash[..2]);
+        hex.truncate(KEPT_HEX);
+        hex
+    }
 }
 
 /// Step 7's empty-content descriptor.

@@ -45,7 +45,7 @@ pub(crate) enum Class {
 }
 
 /// ASCII classes, so the common case needs no table lookup.
-const ASCII: [Class; 128] = {
+pub(crate) const ASCII_CLASSES: [Class; 128] = {
     let mut table = [Class::Other; 128];
     let mut i = 0;
     while i < 128 {
@@ -62,13 +62,9 @@ const ASCII: [Class; 128] = {
     table
 };
 
-pub(crate) fn classify_ascii(b: u8) -> Class {
-    ASCII[usize::from(b & 0x7f)]
-}
-
 pub(crate) fn classify(c: char) -> Class {
     if c.is_ascii() {
-        return ASCII[c as usize];
+        return ASCII_CLASSES[c as usize];
     }
     match c {
         '\u{2028}' | '\u{2029}' | '\u{FEFF}' => return Class::Space,
