@@ -40,7 +40,6 @@ pub(crate) struct Token {
 pub(crate) struct Canonical {
     pub text: String,
     pub tokens: Vec<Token>,
-    unmarked: String,
     folded: String,
     joined: String,
     cache: FoldCache,
@@ -97,58 +96,23 @@ impl Canonical {
     ///   mark (tested over all of Unicode below), so the only reordering NFKD
     ///   does, among combining marks, is erased when marks are stripped;
     /// - root-locale lowercasing is context-free except for capital sigma,
-    ///   whose Final_Sigma context is decided on the whole unmarked text: a
-    ///   text where a capital sigma appears after NFKD takes the two-pass
-    ///   [`Canonical::fold_with_final_sigma`] instead.
+    ///   whose Final_Sigma context is decided on the whole unmarked text
+    ///   ([`FoldCache::folded_in_context`]).
     fn fold(&mut self, input: &str) {
         let folded = &mut self.folded;
         folded.clear();
-        let mut rest = input;
+        let bytes = input.as_bytes();
+        let mut at = 0;
         loop {
-            let ascii = ascii_prefix_len(rest.as_bytes());
+            let ascii_end = at + ascii_prefix_len(&bytes[at..]);
             let start = folded.len();
-            folded.push_str(&rest[..ascii]);
+            folded.push_str(&input[at..ascii_end]);
             folded[start..].make_ascii_lowercase();
-            rest = &rest[ascii..];
-            let Some(c) = rest.chars().next() else { return };
+            let Some(c) = input[ascii_end..].chars().next() else { return };
             if !self.cache.folded(c, folded) {
-                self.fold_with_final_sigma(input);
-                return;
+                self.cache.folded_in_context(input, ascii_end, c, folded);
             }
-            rest = &rest[c.len_utf8()..];
-        }
-    }
-
-    /// [`Canonical::fold`] of a text whose unmarked form has a capital
-    /// sigma: strip marks from the whole text first, then lowercase with
-    /// the Final_Sigma context of that text.
-    fn fold_with_final_sigma(&mut self, input: &str) {
-        self.unmarked.clear();
-        for (is_ascii, run) in ascii_runs(input) {
-            if is_ascii {
-                self.unmarked.push_str(run);
-            } else {
-                run.chars().for_each(|c| self.cache.unmarked(c, &mut self.unmarked));
-            }
-        }
-        let folded = &mut self.folded;
-        folded.clear();
-        let mut offset = 0;
-        for (is_ascii, run) in ascii_runs(&self.unmarked) {
-            if is_ascii {
-                let start = folded.len();
-                folded.push_str(run);
-                folded[start..].make_ascii_lowercase();
-            } else {
-                for (at, c) in run.char_indices() {
-                    if c == CAPITAL_SIGMA {
-                        folded.push(lower_sigma(&self.unmarked, offset + at));
-                    } else {
-                        self.cache.lowered(c, folded);
-                    }
-                }
-            }
-            offset += run.len();
+            at = ascii_end + c.len_utf8();
         }
     }
 }
@@ -197,19 +161,6 @@ fn ascii_letter_run_end(bytes: &[u8], start: usize) -> usize {
         end += 8;
     }
     end + bytes[end..].iter().take_while(|b| b.is_ascii_alphabetic()).count()
-}
-
-/// Splits `text` into maximal runs of ASCII and of non-ASCII characters.
-fn ascii_runs(text: &str) -> impl Iterator<Item = (bool, &str)> {
-    let bytes = text.as_bytes();
-    let mut start = 0;
-    std::iter::from_fn(move || {
-        let is_ascii = bytes.get(start)?.is_ascii();
-        let len = bytes[start..].iter().position(|b| b.is_ascii() != is_ascii).unwrap_or(bytes.len() - start);
-        let run = &text[start..start + len];
-        start += len;
-        Some((is_ascii, run))
-    })
 }
 
 /// Per-character results of the ICU4X passes, kept in `text`. Bounded: it
@@ -283,8 +234,8 @@ impl FoldCache {
         if let Some(range) = self.folded.get(&c) {
             return range.clone();
         }
-        let mut unmarked = String::new();
-        self.unmarked(c, &mut unmarked);
+        let unmarked = self.unmarked(c);
+        let unmarked = self.text[unmarked].to_owned();
         let range = (!unmarked.contains(CAPITAL_SIGMA)).then(|| {
             self.remember(|text| {
                 CASE_MAPPER
@@ -297,22 +248,68 @@ impl FoldCache {
         range
     }
 
-    /// Appends NFKD(`c`) without its combining marks.
-    fn unmarked(&mut self, c: char, out: &mut String) {
-        let range = match self.unmarked.get(&c) {
-            Some(range) => range.clone(),
-            None => {
-                let range = self.remember(|text| {
-                    let mut buf = [0; 4];
-                    text.extend(
-                        NFKD.normalize(c.encode_utf8(&mut buf)).chars().filter(|&c| !unicode::is_mark(c)),
-                    );
-                });
-                self.unmarked.insert(c, range.clone());
-                range
+    /// NFKD(`c`) without its combining marks, as a range of `self.text`
+    /// (valid until the next call that adds to the cache).
+    fn unmarked(&mut self, c: char) -> Range<usize> {
+        if let Some(range) = self.unmarked.get(&c) {
+            return range.clone();
+        }
+        let range = self.remember(|text| {
+            let mut buf = [0; 4];
+            text.extend(NFKD.normalize(c.encode_utf8(&mut buf)).chars().filter(|&c| !unicode::is_mark(c)));
+        });
+        self.unmarked.insert(c, range.clone());
+        range
+    }
+
+    /// Appends the lowercased unmarked form of `c`, found at byte `at` of
+    /// `input`, when that form has a capital sigma.
+    ///
+    /// Lowercasing maps each character of the unmarked text on its own,
+    /// except capital sigma, which becomes final `ς` when a cased character
+    /// precedes it and none follows it, skipping case-ignorable characters
+    /// both ways (Unicode 17, section 3.13, as ICU applies it: a character
+    /// that is both is skipped, as ICU and Rust's std do). The unmarked text
+    /// is the concatenation of its characters' unmarked forms, so the
+    /// context is read from `c`'s own form, then the unmarked forms of the
+    /// characters around it in `input`, as far as the first character that
+    /// is not case-ignorable: between two sigmas those walks cover each
+    /// character at most twice, so a text costs linear time.
+    fn folded_in_context(&mut self, input: &str, at: usize, c: char, out: &mut String) {
+        let range = self.unmarked(c);
+        let unmarked = self.text[range].to_owned();
+        for (offset, u) in unmarked.char_indices() {
+            if u == CAPITAL_SIGMA {
+                let after = offset + CAPITAL_SIGMA.len_utf8();
+                let cased_before = unicode::cased_first(unmarked[..offset].chars().rev())
+                    .or_else(|| self.cased_first_unmarked(input[..at].chars().rev(), true));
+                let cased_after = unicode::cased_first(unmarked[after..].chars())
+                    .or_else(|| self.cased_first_unmarked(input[at + c.len_utf8()..].chars(), false));
+                let final_sigma = cased_before == Some(true) && cased_after != Some(true);
+                out.push(if final_sigma { '\u{3C2}' } else { '\u{3C3}' });
+            } else {
+                self.lowered(u, out);
             }
-        };
-        out.push_str(&self.text[range]);
+        }
+    }
+
+    /// Whether the first character that is not case-ignorable, in the
+    /// unmarked forms of `chars` (each read backwards if `backwards`), is
+    /// cased; `None` if there is none.
+    fn cased_first_unmarked(&mut self, chars: impl Iterator<Item = char>, backwards: bool) -> Option<bool> {
+        for c in chars {
+            let range = self.unmarked(c);
+            let unmarked = &self.text[range];
+            let cased = if backwards {
+                unicode::cased_first(unmarked.chars().rev())
+            } else {
+                unicode::cased_first(unmarked.chars())
+            };
+            if cased.is_some() {
+                return cased;
+            }
+        }
+        None
     }
 
     /// Appends the full lowercase mapping of `c` (not capital sigma).
@@ -349,20 +346,6 @@ impl FoldCache {
 }
 
 const CAPITAL_SIGMA: char = '\u{3A3}';
-
-/// Unicode's Final_Sigma rule (Unicode 17, section 3.13), as ICU applies it:
-/// capital sigma at `at` becomes final `ς` when a cased character precedes
-/// it and none follows it, skipping case-ignorable characters both ways
-/// (a character that is both is skipped, as ICU and Rust's std do).
-fn lower_sigma(text: &str, at: usize) -> char {
-    let before = text[..at].chars().rev();
-    let after = text[at + CAPITAL_SIGMA.len_utf8()..].chars();
-    if unicode::cased_after_ignorables(before) && !unicode::cased_after_ignorables(after) {
-        '\u{3C2}'
-    } else {
-        '\u{3C3}'
-    }
-}
 
 /// What a byte of the folded text starts, for the scan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -686,6 +669,33 @@ mod tests {
             if ccc.get(c) != CanonicalCombiningClass::NotReordered {
                 assert!(unicode::is_mark(c), "{c:?} combines but is not a mark");
             }
+        }
+    }
+
+    #[test]
+    fn folding_per_character_equals_icu_on_the_whole_text() {
+        // `Canonical::fold` folds character by character, with the sigma
+        // context read around each capital sigma; ICU4X here runs NFKD and
+        // lowercasing on the whole text at once.
+        const PIECES: &[&str] = &[
+            "Σ", "ΑΣ", "σ", "ς", "\u{3F9}", "\u{1D6BA}", "\u{301}", "'", ".", " ", "a", "B", "İ", "ﬁ", "Ａ",
+            "\u{345}", "ǅ", "ẞ", "½", "x\u{307}", "\u{200B}", ":", "ὈΔΥΣΣΕΎΣ", "é", "\u{FDFA}", "Ⓢ", "\u{AD}",
+            "\u{1F3FB}", "1",
+        ];
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound as u64) as usize
+        };
+        let mut canonical = Canonical::default();
+        for _ in 0..20_000 {
+            let text: String = (0..next(9)).map(|_| PIECES[next(PIECES.len())]).collect();
+            canonical.fold(&text);
+            let unmarked: String = NFKD.normalize(&text).chars().filter(|&c| !unicode::is_mark(c)).collect();
+            let expected = CASE_MAPPER.lowercase(&unmarked, &LanguageIdentifier::UNKNOWN).write_to_string().into_owned();
+            assert_eq!(canonical.folded, expected, "{text:?}");
         }
     }
 

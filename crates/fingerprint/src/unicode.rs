@@ -18,9 +18,10 @@ const CASE_IGNORABLE: CodePointSetDataBorrowed<'static> = CodePointSetData::new:
 const CASED: CodePointSetDataBorrowed<'static> = CodePointSetData::new::<Cased>();
 
 /// Whether the first character of `chars` that is not case-ignorable is
-/// cased (the two halves of Unicode's Final_Sigma context).
-pub(crate) fn cased_after_ignorables(mut chars: impl Iterator<Item = char>) -> bool {
-    chars.find(|&c| !CASE_IGNORABLE.contains(c)).is_some_and(|c| CASED.contains(c))
+/// cased (the two halves of Unicode's Final_Sigma context); `None` if every
+/// character is case-ignorable.
+pub(crate) fn cased_first(mut chars: impl Iterator<Item = char>) -> Option<bool> {
+    chars.find(|&c| !CASE_IGNORABLE.contains(c)).map(|c| CASED.contains(c))
 }
 
 /// What a character of lowercased text means to canonicalization steps 5–10.
