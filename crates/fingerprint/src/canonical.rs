@@ -66,11 +66,10 @@ impl Canonical {
         writer.end_token();
     }
 
-    /// Calls `token` with each token of `input` and its length in UTF-16
-    /// code units, in order, without building the canonical text (which
-    /// [`Canonical::fill`] builds from the same scan). Returns whether there
-    /// was any token.
-    pub fn for_each_token(&mut self, input: &str, token: impl FnMut(&str, usize)) -> bool {
+    /// Calls `token` with each token of `input`, in order, without building
+    /// the canonical text (which [`Canonical::fill`] builds from the same
+    /// scan). Returns whether there was any token.
+    pub fn for_each_token(&mut self, input: &str, token: impl FnMut(TokenRef<'_>)) -> bool {
         self.fold(input);
         let mut tokens = Tokens {
             folded: &self.folded,
@@ -98,23 +97,57 @@ impl Canonical {
     /// - root-locale lowercasing is context-free except for capital sigma,
     ///   whose Final_Sigma context is decided on the whole unmarked text
     ///   ([`FoldCache::folded_in_context`]).
+    ///
+    /// [`PADDING`] follows the folded text, so that eight or sixteen bytes
+    /// can be read at any position of it.
+    ///
+    /// The folding writes bytes, eight at a time where it can, and only
+    /// whole characters, so the final UTF-8 check cannot fail.
     fn fold(&mut self, input: &str) {
-        let folded = &mut self.folded;
+        let mut folded = std::mem::take(&mut self.folded).into_bytes();
         folded.clear();
-        let bytes = input.as_bytes();
         let mut at = 0;
         loop {
-            let ascii_end = at + ascii_prefix_len(&bytes[at..]);
-            let start = folded.len();
-            folded.push_str(&input[at..ascii_end]);
-            folded[start..].make_ascii_lowercase();
-            let Some(c) = input[ascii_end..].chars().next() else { return };
-            if !self.cache.folded(c, folded) {
-                self.cache.folded_in_context(input, ascii_end, c, folded);
+            at = push_ascii_lowercase(input.as_bytes(), at, &mut folded);
+            let Some(c) = input[at..].chars().next() else { break };
+            if !self.cache.folded(c, &mut folded) {
+                self.cache.folded_in_context(input, at, c, &mut folded);
             }
-            at = ascii_end + c.len_utf8();
+            at += c.len_utf8();
         }
+        folded.extend_from_slice(PADDING.as_bytes());
+        self.folded = String::from_utf8(folded).expect("folding writes whole characters");
     }
+}
+
+/// NUL bytes after the folded text (a NUL is [`Byte::Other`], so no run of
+/// letters, digits or separators extends into them).
+const PADDING: &str = "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
+
+/// A token as [`Canonical::for_each_token`] hands it on.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TokenRef<'t> {
+    pub text: &'t str,
+    /// JavaScript's `length` of `text` (UTF-16 code units).
+    pub utf16_len: usize,
+    /// `text` as a little-endian integer, zero-padded, when it has at most
+    /// 16 bytes (no letter is a NUL byte, so the padding is unambiguous).
+    pub key: Option<u128>,
+}
+
+/// The `len` bytes at `start` of `padded` as a little-endian integer,
+/// zero-padded; `padded` has 16 bytes at `start` (or the answer is `None`).
+#[inline(always)]
+fn short_key(padded: &[u8], start: usize, len: usize) -> Option<u128> {
+    let chunk = padded.get(start..)?.first_chunk::<16>()?;
+    (1..=16).contains(&len).then(|| u128::from_le_bytes(*chunk) & (u128::MAX >> (128 - 8 * len)))
+}
+
+/// [`TokenRef::key`] of a text that is not followed by padding.
+fn padded_key(text: &str) -> Option<u128> {
+    let mut padded = [0; 16];
+    padded.get_mut(..text.len())?.copy_from_slice(text.as_bytes());
+    short_key(&padded, 0, text.len())
 }
 
 /// Bit 7 of every byte, for testing eight bytes at a time.
@@ -122,18 +155,39 @@ const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 /// The byte 0x01 in every lane, to broadcast a byte to eight lanes.
 const LANES: u64 = 0x0101_0101_0101_0101;
 
-/// The length of the ASCII prefix of `bytes`, eight bytes at a time: a
-/// byte is ASCII exactly when its bit 7 is clear.
-fn ascii_prefix_len(bytes: &[u8]) -> usize {
-    let mut len = 0;
-    while let Some(chunk) = bytes[len..].first_chunk::<8>() {
-        let high = u64::from_le_bytes(*chunk) & HIGH_BITS;
+/// Appends the ASCII characters of `bytes` from `at` on, lowercased, to
+/// `out`, and returns where they end. Eight bytes at a time: a byte is ASCII
+/// exactly when its bit 7 is clear; a word with a non-ASCII byte is
+/// appended whole and cut back to its ASCII prefix, which is cheaper than
+/// copying a prefix of varying length.
+fn push_ascii_lowercase(bytes: &[u8], mut at: usize, out: &mut Vec<u8>) -> usize {
+    while let Some(chunk) = bytes[at..].first_chunk::<8>() {
+        let word = u64::from_le_bytes(*chunk);
+        out.extend_from_slice(&ascii_lowercase(word).to_le_bytes());
+        let high = word & HIGH_BITS;
         if high != 0 {
-            return len + (high.trailing_zeros() / 8) as usize;
+            let ascii = (high.trailing_zeros() / 8) as usize;
+            out.truncate(out.len() - 8 + ascii);
+            return at + ascii;
         }
-        len += 8;
+        at += 8;
     }
-    len + bytes[len..].iter().take_while(|b| b.is_ascii()).count()
+    while let Some(&b) = bytes.get(at).filter(|b| b.is_ascii()) {
+        out.push(b.to_ascii_lowercase());
+        at += 1;
+    }
+    at
+}
+
+/// `word` with `A`–`Z` lowercased in each ASCII lane: 0x20 (bit 7 shifted
+/// right twice) is added to exactly the lanes in `A`..=`Z` (computed as in
+/// [`ascii_letter_bits`]; other lanes are left as they are).
+#[inline(always)]
+fn ascii_lowercase(word: u64) -> u64 {
+    let low7 = word & !HIGH_BITS;
+    let at_least_a = low7 + (0x80 - u64::from(b'A')) * LANES;
+    let above_z = low7 + (0x80 - u64::from(b'Z') - 1) * LANES;
+    word | (at_least_a & !above_z & !word & HIGH_BITS) >> 2
 }
 
 /// Bit 7 of each byte of `word` set exactly where the byte is an ASCII
@@ -143,6 +197,7 @@ fn ascii_prefix_len(bytes: &[u8]) -> usize {
 /// become `` ` `` and `{`), adding 0x80 − `a` sets bit 7 exactly for bytes
 /// ≥ `a`, adding 0x80 − (`z` + 1) exactly for bytes > `z`; bytes with bit 7
 /// set (not ASCII) are cleared at the end.
+#[inline(always)]
 fn ascii_letter_bits(word: u64) -> u64 {
     let low7 = (word | (0x20 * LANES)) & !HIGH_BITS;
     let at_least_a = low7 + (0x80 - u64::from(b'a')) * LANES;
@@ -150,7 +205,38 @@ fn ascii_letter_bits(word: u64) -> u64 {
     at_least_a & !above_z & !word & HIGH_BITS
 }
 
+/// Bit 7 of each byte of `word` set exactly where the byte is *not* a
+/// [`Byte::Separator`]: a letter, a digit, a control other than
+/// whitespace (0x00–0x08, 0x0E–0x1F, 0x7F) or not ASCII. `at_least(k)`
+/// works as in [`ascii_letter_bits`]; non-ASCII lanes are garbage there but
+/// are set by `word`'s own bit 7. Tested against [`BYTES`] below.
+#[inline(always)]
+fn non_separator_bits(word: u64) -> u64 {
+    let low7 = word & !HIGH_BITS;
+    let at_least = |k: u8| low7 + (0x80 - u64::from(k)) * LANES;
+    let digit = at_least(b'0') & !at_least(b'9' + 1);
+    let whitespace_control = at_least(0x09) & !at_least(0x0E);
+    let control = !at_least(0x20) & !whitespace_control;
+    let delete = at_least(0x7F);
+    (ascii_letter_bits(word) | digit | control | delete | word) & HIGH_BITS
+}
+
+/// The end of the run of separators of `padded` starting at `start`.
+#[inline(always)]
+fn separator_run_end(padded: &[u8], start: usize) -> usize {
+    let mut end = start;
+    while let Some(chunk) = padded[end..].first_chunk::<8>() {
+        let others = non_separator_bits(u64::from_le_bytes(*chunk));
+        if others != 0 {
+            return end + (others.trailing_zeros() / 8) as usize;
+        }
+        end += 8;
+    }
+    end + padded[end..].iter().take_while(|&&b| BYTES[usize::from(b)] == Byte::Separator).count()
+}
+
 /// The end of the run of ASCII letters of `bytes` starting at `start`.
+#[inline(always)]
 fn ascii_letter_run_end(bytes: &[u8], start: usize) -> usize {
     let mut end = start;
     while let Some(chunk) = bytes[end..].first_chunk::<8>() {
@@ -182,14 +268,17 @@ struct FoldCache {
 }
 
 /// A direct-mapped entry of [`FoldCache::folded`]: `c` is a `char` value,
-/// or `u32::MAX` (no character) when the slot is empty.
+/// or `u32::MAX` (no character) when the slot is empty; the folded form is
+/// the first `len` bytes of `bytes` (forms longer than 8 bytes or with a
+/// capital sigma are not kept in a slot).
 #[derive(Debug, Clone, Copy)]
 struct Slot {
     c: u32,
-    folded: Option<(u32, u32)>,
+    len: u32,
+    bytes: [u8; 8],
 }
 
-const EMPTY_SLOT: Slot = Slot { c: u32::MAX, folded: None };
+const EMPTY_SLOT: Slot = Slot { c: u32::MAX, len: 0, bytes: [0; 8] };
 const SLOT_BITS: u32 = 9;
 
 impl Default for FoldCache {
@@ -209,25 +298,29 @@ impl FoldCache {
 
     /// Appends the lowercased unmarked form of `c`, unless it has a capital
     /// sigma (then returns `false` and appends nothing).
-    fn folded(&mut self, c: char, out: &mut String) -> bool {
-        let slot = (c as u32).wrapping_mul(0x9E37_79B1) >> (32 - SLOT_BITS);
-        let slot = slot as usize;
-        let range = if self.slots[slot].c == c as u32 {
-            self.slots[slot].folded.map(|(start, end)| start as usize..end as usize)
-        } else {
-            let range = self.folded_slow(c);
-            // `text` stays below 2^32 bytes (MAX_BYTES), so offsets fit.
-            let folded = range.as_ref().map(|r| (r.start as u32, r.end as u32));
-            self.slots[slot] = Slot { c: c as u32, folded };
-            range
-        };
-        match range {
-            Some(range) => {
-                out.push_str(&self.text[range]);
-                true
-            }
-            None => false,
+    #[inline(always)]
+    fn folded(&mut self, c: char, out: &mut Vec<u8>) -> bool {
+        let index = ((c as u32).wrapping_mul(0x9E37_79B1) >> (32 - SLOT_BITS)) as usize;
+        let slot = self.slots[index];
+        if slot.c != c as u32 {
+            return self.folded_uncached(c, index, out);
         }
+        // As in `push_ascii_lowercase`: append eight bytes, keep `len`.
+        out.extend_from_slice(&slot.bytes);
+        out.truncate(out.len() - slot.bytes.len() + slot.len as usize);
+        true
+    }
+
+    fn folded_uncached(&mut self, c: char, index: usize, out: &mut Vec<u8>) -> bool {
+        let Some(range) = self.folded_slow(c) else { return false };
+        let folded = &self.text.as_bytes()[range];
+        let mut bytes = [0; 8];
+        if let Some(prefix) = bytes.get_mut(..folded.len()) {
+            prefix.copy_from_slice(folded);
+            self.slots[index] = Slot { c: c as u32, len: folded.len() as u32, bytes };
+        }
+        out.extend_from_slice(folded);
+        true
     }
 
     fn folded_slow(&mut self, c: char) -> Option<Range<usize>> {
@@ -275,7 +368,7 @@ impl FoldCache {
     /// characters around it in `input`, as far as the first character that
     /// is not case-ignorable: between two sigmas those walks cover each
     /// character at most twice, so a text costs linear time.
-    fn folded_in_context(&mut self, input: &str, at: usize, c: char, out: &mut String) {
+    fn folded_in_context(&mut self, input: &str, at: usize, c: char, out: &mut Vec<u8>) {
         let range = self.unmarked(c);
         let unmarked = self.text[range].to_owned();
         for (offset, u) in unmarked.char_indices() {
@@ -286,7 +379,8 @@ impl FoldCache {
                 let cased_after = unicode::cased_first(unmarked[after..].chars())
                     .or_else(|| self.cased_first_unmarked(input[at + c.len_utf8()..].chars(), false));
                 let final_sigma = cased_before == Some(true) && cased_after != Some(true);
-                out.push(if final_sigma { '\u{3C2}' } else { '\u{3C3}' });
+                let sigma = if final_sigma { '\u{3C2}' } else { '\u{3C3}' };
+                out.extend_from_slice(sigma.encode_utf8(&mut [0; 4]).as_bytes());
             } else {
                 self.lowered(u, out);
             }
@@ -313,7 +407,7 @@ impl FoldCache {
     }
 
     /// Appends the full lowercase mapping of `c` (not capital sigma).
-    fn lowered(&mut self, c: char, out: &mut String) {
+    fn lowered(&mut self, c: char, out: &mut Vec<u8>) {
         let range = match self.lowered.get(&c) {
             Some(range) => range.clone(),
             None => {
@@ -328,7 +422,7 @@ impl FoldCache {
                 range
             }
         };
-        out.push_str(&self.text[range]);
+        out.extend_from_slice(self.text[range].as_bytes());
     }
 
     fn remember(&mut self, write: impl FnOnce(&mut String)) -> Range<usize> {
@@ -379,6 +473,7 @@ const BYTES: [Byte; 256] = {
     table
 };
 
+#[inline(always)]
 fn byte_class(bytes: &[u8], at: usize) -> Option<Byte> {
     bytes.get(at).map(|&b| BYTES[usize::from(b)])
 }
@@ -399,79 +494,77 @@ fn byte_class(bytes: &[u8], at: usize) -> Option<Byte> {
 /// - punctuation and symbols (step 7) and whitespace (step 9) become a
 ///   pending single space; a number run (step 8) becomes ` num `;
 /// - a pending space is written only before further text (step 10's trim).
-fn scan(folded: &str, sink: &mut impl Sink) {
+fn scan(padded: &str, sink: &mut impl Sink) {
     let mut in_number = false;
+    let folded = &padded[..padded.len() - PADDING.len()];
     let bytes = folded.as_bytes();
     let mut i = 0;
+    // Conditional branches in order of frequency (a run of letters, then
+    // usually separators) predict better than the jump table of a `match`.
     while let Some(byte) = byte_class(bytes, i) {
-        match byte {
-            Byte::Letter => {
-                if bytes[i] == b'h'
-                    && let Some(url_len) = url_at(&folded[i..])
-                {
-                    sink.word("url");
-                    in_number = false;
-                    i += url_len;
-                    continue;
-                }
-                let end = ascii_letters_end(folded, i);
-                if in_number {
-                    sink.space();
-                    in_number = false;
-                }
-                sink.letters(i..end, end - i);
-                i = end;
+        if byte == Byte::Letter {
+            if padded.as_bytes().get(i..i + 4) == Some(b"http")
+                && let Some(url_len) = url_at(&folded[i..])
+            {
+                sink.word("url");
+                in_number = false;
+                i += url_len;
+                continue;
             }
-            Byte::Separator => {
+            let end = ascii_letters_end(folded, padded.as_bytes(), i);
+            if in_number {
                 sink.space();
                 in_number = false;
-                i += 1;
-                while byte_class(bytes, i) == Some(Byte::Separator) {
-                    i += 1;
-                }
             }
-            Byte::Digit => {
+            sink.letters(i..end, end - i);
+            i = end;
+            if byte_class(bytes, i) == Some(Byte::Separator) {
+                sink.space();
+                i = separator_run_end(padded.as_bytes(), i + 1);
+            }
+        } else if byte == Byte::Separator {
+            sink.space();
+            in_number = false;
+            i = separator_run_end(padded.as_bytes(), i + 1);
+        } else if byte == Byte::Digit {
+            if !in_number {
+                sink.word("num");
+                in_number = true;
+            }
+            i += 1;
+            while byte_class(bytes, i) == Some(Byte::Digit) {
+                i += 1;
+            }
+        } else if byte == Byte::Other {
+            if in_number {
+                sink.space();
+                in_number = false;
+            }
+            sink.other(char::from(bytes[i]));
+            i += 1;
+        } else {
+            let c = folded[i..].chars().next().expect("i is on a character boundary");
+            let start = i;
+            i += c.len_utf8();
+            let class = unicode::classify(c);
+            if class == Class::ZeroWidth || c == '\u{FEFF}' {
+                continue;
+            }
+            if class == Class::Number {
                 if !in_number {
                     sink.word("num");
                     in_number = true;
                 }
-                i += 1;
-                while byte_class(bytes, i) == Some(Byte::Digit) {
-                    i += 1;
-                }
+                continue;
             }
-            Byte::Other => {
-                if in_number {
-                    sink.space();
-                    in_number = false;
-                }
-                sink.other(char::from(bytes[i]));
-                i += 1;
+            if in_number {
+                sink.space();
+                in_number = false;
             }
-            Byte::NonAscii => {
-                let c = folded[i..].chars().next().expect("i is on a character boundary");
-                let start = i;
-                i += c.len_utf8();
-                let class = unicode::classify(c);
-                if class == Class::ZeroWidth || c == '\u{FEFF}' {
-                    continue;
-                }
-                if class == Class::Number {
-                    if !in_number {
-                        sink.word("num");
-                        in_number = true;
-                    }
-                    continue;
-                }
-                if in_number {
-                    sink.space();
-                    in_number = false;
-                }
-                match class {
-                    Class::Space | Class::PunctuationOrSymbol => sink.space(),
-                    Class::Letter => sink.letters(start..i, c.len_utf16()),
-                    _ => sink.other(c),
-                }
+            match class {
+                Class::Space | Class::PunctuationOrSymbol => sink.space(),
+                Class::Letter => sink.letters(start..i, c.len_utf16()),
+                _ => sink.other(c),
             }
         }
     }
@@ -480,10 +573,11 @@ fn scan(folded: &str, sink: &mut impl Sink) {
 /// The end of the run of ASCII letters starting at `start`, or of its part
 /// before a URL. A URL can only start inside such a run at an `http` or
 /// `https` that ends it, as `:` is not a letter.
-fn ascii_letters_end(text: &str, start: usize) -> usize {
-    let bytes = text.as_bytes();
-    let end = ascii_letter_run_end(bytes, start + 1);
-    if bytes.get(end) != Some(&b':') {
+/// (`padded` is `text` followed by [`PADDING`].)
+#[inline(always)]
+fn ascii_letters_end(text: &str, padded: &[u8], start: usize) -> usize {
+    let end = ascii_letter_run_end(padded, start + 1);
+    if padded.get(end) != Some(&b':') {
         return end;
     }
     [end.saturating_sub(5), end.saturating_sub(4)]
@@ -588,6 +682,7 @@ impl Sink for Writer<'_> {
 /// characters join letters on both sides of them: then its pieces are
 /// copied into `joined`.
 struct Tokens<'a, F> {
+    /// The folded text and its [`PADDING`].
     folded: &'a str,
     joined: &'a mut String,
     /// The token being read, as a range of `folded` (its first piece only,
@@ -599,18 +694,25 @@ struct Tokens<'a, F> {
     any: bool,
 }
 
-impl<F: FnMut(&str, usize)> Tokens<'_, F> {
+impl<F: FnMut(TokenRef<'_>)> Tokens<'_, F> {
+    #[inline(always)]
     fn end_token(&mut self) {
         if let Some(range) = self.token.take() {
-            let token = if self.is_joined { self.joined.as_str() } else { &self.folded[range] };
-            (self.emit)(token, self.utf16_len);
+            let token = if self.is_joined {
+                TokenRef { text: self.joined, utf16_len: self.utf16_len, key: padded_key(self.joined) }
+            } else {
+                let key = short_key(self.folded.as_bytes(), range.start, range.len());
+                TokenRef { text: &self.folded[range], utf16_len: self.utf16_len, key }
+            };
+            (self.emit)(token);
             self.is_joined = false;
             self.any = true;
         }
     }
 }
 
-impl<F: FnMut(&str, usize)> Sink for Tokens<'_, F> {
+impl<F: FnMut(TokenRef<'_>)> Sink for Tokens<'_, F> {
+    #[inline(always)]
     fn letters(&mut self, range: Range<usize>, utf16_len: usize) {
         match &mut self.token {
             None => {
@@ -633,16 +735,19 @@ impl<F: FnMut(&str, usize)> Sink for Tokens<'_, F> {
         }
     }
 
+    #[inline(always)]
     fn word(&mut self, word: &'static str) {
         self.end_token();
-        (self.emit)(word, word.len());
+        (self.emit)(TokenRef { text: word, utf16_len: word.len(), key: padded_key(word) });
         self.any = true;
     }
 
+    #[inline(always)]
     fn space(&mut self) {
         self.end_token();
     }
 
+    #[inline(always)]
     fn other(&mut self, _: char) {
         self.end_token();
     }
@@ -678,9 +783,35 @@ mod tests {
         // context read around each capital sigma; ICU4X here runs NFKD and
         // lowercasing on the whole text at once.
         const PIECES: &[&str] = &[
-            "Σ", "ΑΣ", "σ", "ς", "\u{3F9}", "\u{1D6BA}", "\u{301}", "'", ".", " ", "a", "B", "İ", "ﬁ", "Ａ",
-            "\u{345}", "ǅ", "ẞ", "½", "x\u{307}", "\u{200B}", ":", "ὈΔΥΣΣΕΎΣ", "é", "\u{FDFA}", "Ⓢ", "\u{AD}",
-            "\u{1F3FB}", "1",
+            "Σ",
+            "ΑΣ",
+            "σ",
+            "ς",
+            "\u{3F9}",
+            "\u{1D6BA}",
+            "\u{301}",
+            "'",
+            ".",
+            " ",
+            "a",
+            "B",
+            "İ",
+            "ﬁ",
+            "Ａ",
+            "\u{345}",
+            "ǅ",
+            "ẞ",
+            "½",
+            "x\u{307}",
+            "\u{200B}",
+            ":",
+            "ὈΔΥΣΣΕΎΣ",
+            "é",
+            "\u{FDFA}",
+            "Ⓢ",
+            "\u{AD}",
+            "\u{1F3FB}",
+            "1",
         ];
         let mut state = 0x2545_F491_4F6C_DD1Du64;
         let mut next = |bound: usize| {
@@ -694,8 +825,28 @@ mod tests {
             let text: String = (0..next(9)).map(|_| PIECES[next(PIECES.len())]).collect();
             canonical.fold(&text);
             let unmarked: String = NFKD.normalize(&text).chars().filter(|&c| !unicode::is_mark(c)).collect();
-            let expected = CASE_MAPPER.lowercase(&unmarked, &LanguageIdentifier::UNKNOWN).write_to_string().into_owned();
-            assert_eq!(canonical.folded, expected, "{text:?}");
+            let expected =
+                CASE_MAPPER.lowercase(&unmarked, &LanguageIdentifier::UNKNOWN).write_to_string().into_owned();
+            assert_eq!(canonical.folded, expected + PADDING, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn swar_classes_agree_with_the_byte_table() {
+        for b in 0..=255u8 {
+            for lane in 0..8 {
+                let mut word = [b'a'; 8];
+                word[lane] = b;
+                let word = u64::from_le_bytes(word);
+                let bit = 0x80u64 << (8 * lane);
+                let class = BYTES[usize::from(b)];
+                assert_eq!(ascii_letter_bits(word) & bit != 0, class == Byte::Letter, "{b:#x}");
+                assert_eq!(non_separator_bits(word) & bit == 0, class == Byte::Separator, "{b:#x}");
+                let mut out = Vec::new();
+                let end = push_ascii_lowercase(&word.to_le_bytes(), 0, &mut out);
+                assert_eq!(end, if b.is_ascii() { 8 } else { lane }, "{b:#x}");
+                assert_eq!(out, word.to_le_bytes()[..end].to_ascii_lowercase(), "{b:#x}");
+            }
         }
     }
 

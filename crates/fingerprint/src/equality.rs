@@ -2,7 +2,7 @@
 //! descriptor, final SHA-256. Shared by `minhash-equality-v1` and the legacy
 //! `simhash-equality-v2`, which differ only in their parameters.
 
-use crate::canonical::Canonical;
+use crate::canonical::{Canonical, TokenRef};
 use crate::{EqualityFingerprint, Scheme};
 use rustc_hash::{FxHashMap, FxHashSet};
 use sha2::{Digest, Sha256};
@@ -155,6 +155,7 @@ pub(crate) struct Minima([Option<[u8; 32]>; FINEST_BUCKETS]);
 const FINEST_BUCKETS: usize = 8;
 
 impl Minima {
+    #[inline(always)]
     pub fn add(&mut self, hash: &[u8; 32]) {
         let slot = &mut self.0[usize::from(hash[0]) % FINEST_BUCKETS];
         if slot.is_none_or(|current| is_less(hash, &current)) {
@@ -206,39 +207,42 @@ impl Shingle {
 /// lookup.
 ///
 /// Token frequencies follow Zipf's law, so after a few documents nearly
-/// every token is a lookup. Tokens of up to 16 bytes (no letter is a NUL
-/// byte, so zero padding is unambiguous) are keyed as integers. Bounded:
-/// it starts afresh past [`ShingleHashes::MAX_ENTRIES`].
+/// every token is a lookup. Tokens of up to 16 bytes are keyed by
+/// [`TokenRef::key`]. Bounded: it starts afresh past
+/// [`ShingleHashes::MAX_ENTRIES`].
 #[derive(Debug, Default)]
 pub(crate) struct ShingleHashes {
-    short: FxHashMap<u64, Shingle>,
-    medium: FxHashMap<u128, Shingle>,
+    short: FxHashMap<u128, Shingle>,
     long: FxHashMap<Box<str>, Shingle>,
 }
 
 impl ShingleHashes {
     const MAX_ENTRIES: usize = 1 << 16;
 
-    /// The shingle of `token`, which is `utf16_len` UTF-16 code units long.
-    pub fn get(&mut self, token: &str, utf16_len: usize) -> &Shingle {
-        if self.short.len() + self.medium.len() + self.long.len() >= Self::MAX_ENTRIES {
+    /// Starts afresh if the cache holds [`ShingleHashes::MAX_ENTRIES`] or
+    /// more (called between documents, so the cache never holds more than
+    /// that plus one document's tokens).
+    pub fn bound(&mut self) {
+        if self.short.len() + self.long.len() >= Self::MAX_ENTRIES {
             self.short.clear();
-            self.medium.clear();
             self.long.clear();
         }
-        let bytes = token.as_bytes();
-        if bytes.len() <= 8 {
-            self.short.entry(pack(bytes)).or_insert_with(|| Shingle::of(token, utf16_len))
-        } else if bytes.len() <= 16 {
-            let (low, high) = bytes.split_at(8);
-            let key = u128::from(pack(low)) | u128::from(pack(high)) << 64;
-            self.medium.entry(key).or_insert_with(|| Shingle::of(token, utf16_len))
-        } else {
-            if !self.long.contains_key(token) {
-                self.long.insert(token.into(), Shingle::of(token, utf16_len));
-            }
-            &self.long[token]
+    }
+
+    /// The shingle of `token`.
+    #[inline(always)]
+    pub fn get(&mut self, token: TokenRef<'_>) -> &Shingle {
+        match token.key {
+            Some(key) => self.short.entry(key).or_insert_with(|| Shingle::of(token.text, token.utf16_len)),
+            None => self.get_long(token),
         }
+    }
+
+    fn get_long(&mut self, token: TokenRef<'_>) -> &Shingle {
+        if !self.long.contains_key(token.text) {
+            self.long.insert(token.text.into(), Shingle::of(token.text, token.utf16_len));
+        }
+        &self.long[token.text]
     }
 }
 

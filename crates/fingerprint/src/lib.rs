@@ -195,16 +195,18 @@ impl Fingerprinter {
     /// The bucket minima of the kept tokens of `text` (steps 1–6), or
     /// `None` if `text` has no token at all.
     ///
-    /// One pass: kept tokens go into `kept`, the others into `filtered`.
-    /// If no token is kept, the reference's fallback keeps every stemmed
-    /// token, and those are then exactly the ones in `filtered`.
+    /// One pass: the minima of the kept tokens and, apart, of the filtered
+    /// ones (indexed by the verdict rather than branching on it, which is
+    /// unpredictable). If no token is kept, the reference's fallback keeps
+    /// every stemmed token, and those are then exactly the filtered ones.
     fn equality_minima(&mut self, text: &str) -> Option<equality::Minima> {
-        let mut kept = equality::Minima::default();
-        let mut filtered = equality::Minima::default();
+        let [mut filtered, mut kept] = [equality::Minima::default(), equality::Minima::default()];
+        let mut minima = [&mut filtered, &mut kept];
         let shingles = &mut self.shingle_hashes;
-        let any_token = self.canonical.for_each_token(text, |token, utf16_len| {
-            let shingle = shingles.get(token, utf16_len);
-            if shingle.kept { kept.add(&shingle.hash) } else { filtered.add(&shingle.hash) }
+        shingles.bound();
+        let any_token = self.canonical.for_each_token(text, |token| {
+            let shingle = shingles.get(token);
+            minima[usize::from(shingle.kept)].add(&shingle.hash);
         });
         match (any_token, kept.is_empty()) {
             (false, _) => None,
