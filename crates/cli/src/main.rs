@@ -16,11 +16,11 @@ mod fingerprint_cmd;
 mod header_args;
 mod input;
 mod key_cmd;
+mod ots_cmd;
 mod proof_cmd;
 mod signing_key;
 mod timestamp_cmd;
 mod verify_cmd;
-mod ots_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
