@@ -248,13 +248,8 @@ fn with_fingerprints(
 /// that is not a string, any error at all) returns `None`, and the slow
 /// path then gives the answer and the exact error message.
 fn split_record<'a>(line: &'a str, field: &str) -> Option<(Map<String, Value>, Cow<'a, str>)> {
-    let members = top_level_members(line.as_bytes())?;
-    let mut texts = members.iter().enumerate().filter(|(_, m)| &line[m.key.clone()] == field);
-    let (index, text) = texts.next()?;
-    if texts.next().is_some() || line.as_bytes().get(text.value.start) != Some(&b'"') {
-        return None;
-    }
-    let content = unescape_json_string(&line[text.value.start + 1..text.value.end - 1])?;
+    let (members, index, content) = top_level_members(line, field)?;
+    let text = &members[index];
     let cut = match (members.get(index + 1), index.checked_sub(1).map(|i| &members[i])) {
         (Some(next), _) => text.key.start - 1..next.key.start - 1,
         (None, Some(previous)) => previous.value.end..text.value.end,
@@ -272,38 +267,51 @@ struct Member {
 }
 
 /// The members of the JSON object that is the whole of `line`, located
-/// but not validated (serde_json validates what is kept); `None` if the
-/// line is not shaped like an object or a key has an escape.
-fn top_level_members(line: &[u8]) -> Option<Vec<Member>> {
-    let mut at = skip_json_space(line, 0);
-    if line.get(at) != Some(&b'{') {
+/// but not validated (serde_json validates what is kept), with the index
+/// and the decoded value of the member named `field`; `None` if the line
+/// is not shaped like an object, a key has an escape, or `field` is not a
+/// string member exactly once.
+fn top_level_members<'a>(line: &'a str, field: &str) -> Option<(Vec<Member>, usize, Cow<'a, str>)> {
+    let bytes = line.as_bytes();
+    let mut at = skip_json_space(bytes, 0);
+    if bytes.get(at) != Some(&b'{') {
         return None;
     }
-    at = skip_json_space(line, at + 1);
+    at = skip_json_space(bytes, at + 1);
     let mut members = Vec::new();
-    if line.get(at) == Some(&b'}') {
-        return (skip_json_space(line, at + 1) == line.len()).then_some(members);
-    }
+    let mut text = None;
     loop {
-        if line.get(at) != Some(&b'"') {
+        if bytes.get(at) != Some(&b'"') {
             return None;
         }
-        let key_end = json_string_end(line, at)?;
-        if line[at..key_end].contains(&b'\\') {
+        let key_end = json_string_end(bytes, at)?;
+        if bytes[at..key_end].contains(&b'\\') {
             return None;
         }
         let key = at + 1..key_end - 1;
-        at = skip_json_space(line, key_end);
-        if line.get(at) != Some(&b':') {
+        at = skip_json_space(bytes, key_end);
+        if bytes.get(at) != Some(&b':') {
             return None;
         }
-        let value_start = skip_json_space(line, at + 1);
-        let value_end = json_value_end(line, value_start)?;
+        let value_start = skip_json_space(bytes, at + 1);
+        let value_end = if &line[key.clone()] == field {
+            if text.is_some() || bytes.get(value_start) != Some(&b'"') {
+                return None;
+            }
+            let (content, end) = decode_json_string(line, value_start)?;
+            text = Some((members.len(), content));
+            end
+        } else {
+            json_value_end(bytes, value_start)?
+        };
         members.push(Member { key, value: value_start..value_end });
-        at = skip_json_space(line, value_end);
-        match line.get(at) {
-            Some(b',') => at = skip_json_space(line, at + 1),
-            Some(b'}') => return (skip_json_space(line, at + 1) == line.len()).then_some(members),
+        at = skip_json_space(bytes, value_end);
+        match bytes.get(at) {
+            Some(b',') => at = skip_json_space(bytes, at + 1),
+            Some(b'}') if skip_json_space(bytes, at + 1) == bytes.len() => {
+                let (index, content) = text?;
+                return Some((members, index, content));
+            }
             _ => return None,
         }
     }
@@ -362,78 +370,99 @@ fn json_value_end(line: &[u8], start: usize) -> Option<usize> {
     }
 }
 
-/// The value of a JSON string from the text between its quotes, exactly as
-/// serde_json decodes it; `None` where serde_json would reject it (a
-/// control character, an unknown escape, a lone surrogate). Borrowed when
-/// there is no escape.
-fn unescape_json_string(raw: &str) -> Option<Cow<'_, str>> {
-    let first = escape_or_control(raw.as_bytes());
-    if first == raw.len() {
-        return Some(Cow::Borrowed(raw));
-    }
-    let mut out = String::with_capacity(raw.len());
-    let mut rest = raw;
-    let mut plain = first;
+/// The value of the JSON string whose opening quote is at `start`, exactly
+/// as serde_json decodes it, and where the string ends (after its closing
+/// quote); `None` where serde_json would reject it (a control character, an
+/// unknown escape, a lone surrogate). Borrowed when there is no escape.
+fn decode_json_string(line: &str, start: usize) -> Option<(Cow<'_, str>, usize)> {
+    let bytes = line.as_bytes();
+    let mut decoded: Option<String> = None;
+    let mut plain_start = start + 1;
+    let mut at = plain_start;
     loop {
-        out.push_str(&rest[..plain]);
-        rest = &rest[plain..];
-        let bytes = rest.as_bytes();
-        match bytes.first() {
-            None => return Some(Cow::Owned(out)),
-            Some(b'\\') => {}
-            Some(_) => return None,
-        }
-        let escaped = match bytes.get(1)? {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
-                let (c, len) = unicode_escape(bytes)?;
-                out.push(c);
-                rest = &rest[len..];
-                plain = escape_or_control(rest.as_bytes());
-                continue;
+        at += quote_escape_or_control(&bytes[at..]);
+        let piece = &line[plain_start..at];
+        match bytes.get(at)? {
+            b'"' => {
+                let value = match decoded {
+                    None => Cow::Borrowed(piece),
+                    Some(mut decoded) => {
+                        decoded.push_str(piece);
+                        Cow::Owned(decoded)
+                    }
+                };
+                return Some((value, at + 1));
+            }
+            b'\\' => {
+                let decoded = decoded.get_or_insert_with(|| String::with_capacity(line.len() - start));
+                decoded.push_str(piece);
+                let escape = &bytes[at..];
+                let simple = SIMPLE_ESCAPES[usize::from(*escape.get(1)?)];
+                if simple != 0 {
+                    decoded.push(char::from(simple));
+                    at += 2;
+                } else if escape[1] == b'u' {
+                    let (c, len) = unicode_escape(escape)?;
+                    decoded.push(c);
+                    at += len;
+                } else {
+                    return None;
+                }
+                plain_start = at;
             }
             _ => return None,
-        };
-        out.push(escaped);
-        rest = &rest[2..];
-        plain = escape_or_control(rest.as_bytes());
+        }
     }
 }
 
-/// The position of the first backslash or control character (below 0x20)
-/// of `bytes`, or its length; eight bytes at a time. `v - 0x01…` borrows
-/// into bit 7 of a lane where `v` is zero (`x ^ b'\\'`: a backslash) and
-/// `x - 0x20…` where `x` is below 0x20; a borrow can also set bits in
-/// lanes *above* a true match, never below, so the lowest bit is exact.
-fn escape_or_control(bytes: &[u8]) -> usize {
+/// What each simple escape `\x` stands for, by `x` (0: not one; `\u` is
+/// decoded by [`unicode_escape`]).
+const SIMPLE_ESCAPES: [u8; 256] = {
+    let mut table = [0; 256];
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table[b'/' as usize] = b'/';
+    table[b'b' as usize] = 0x08;
+    table[b'f' as usize] = 0x0c;
+    table[b'n' as usize] = b'\n';
+    table[b'r' as usize] = b'\r';
+    table[b't' as usize] = b'\t';
+    table
+};
+
+/// The position of the first quote, backslash or control character (below
+/// 0x20) of `bytes`, or its length; eight bytes at a time. `v - 0x01…`
+/// borrows into bit 7 of a lane where `v` is zero (`x ^ b'"'`: a quote,
+/// `x ^ b'\\'`: a backslash) and `x - 0x20…` where `x` is below 0x20; a
+/// borrow can also set bits in lanes *above* a true match, never below, so
+/// the lowest bit is exact.
+fn quote_escape_or_control(bytes: &[u8]) -> usize {
     const LANES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_lanes = |v: u64| v.wrapping_sub(LANES) & !v;
     let mut at = 0;
     while let Some(chunk) = bytes[at..].first_chunk::<8>() {
         let x = u64::from_le_bytes(*chunk);
-        let backslash = x ^ (u64::from(b'\\') * LANES);
-        let found = (backslash.wrapping_sub(LANES) & !backslash | x.wrapping_sub(0x20 * LANES) & !x) & HIGH;
+        let quote = zero_lanes(x ^ (u64::from(b'"') * LANES));
+        let backslash = zero_lanes(x ^ (u64::from(b'\\') * LANES));
+        let control = x.wrapping_sub(0x20 * LANES) & !x;
+        let found = (quote | backslash | control) & HIGH;
         if found != 0 {
             return at + (found.trailing_zeros() / 8) as usize;
         }
         at += 8;
     }
-    at + bytes[at..].iter().position(|&b| b == b'\\' || b < 0x20).unwrap_or(bytes.len() - at)
+    at + bytes[at..].iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len() - at)
 }
 
 /// The character of the `\uXXXX` escape (or surrogate pair of two) at the
 /// start of `bytes`, and its length in bytes.
 fn unicode_escape(bytes: &[u8]) -> Option<(char, usize)> {
     let hex = |at: usize| -> Option<u32> {
-        let digits = std::str::from_utf8(bytes.get(at..at + 4)?).ok()?;
-        digits.bytes().all(|b| b.is_ascii_hexdigit()).then(|| u32::from_str_radix(digits, 16).ok())?
+        bytes
+            .get(at..at + 4)?
+            .iter()
+            .try_fold(0, |value, &digit| Some(value << 4 | char::from(digit).to_digit(16)?))
     };
     let unit = hex(2)?;
     match unit {
@@ -591,15 +620,18 @@ mod tests {
     }
 
     #[test]
-    fn escape_search_finds_the_first_backslash_or_control() {
+    fn string_search_finds_the_first_quote_backslash_or_control() {
         for len in 0..20 {
             for at in 0..=len {
-                let mut bytes = vec![b'a'; len];
-                for special in [b'\\', 0x00, 0x1f] {
+                for special in [b'"', b'\\', 0x00, 0x1f] {
+                    let mut bytes = vec![b'a'; len];
+                    for (i, byte) in bytes.iter_mut().enumerate().skip(at + 1) {
+                        *byte = [b'"', b'\\', 0x01, 0x80][i % 4];
+                    }
                     if at < len {
                         bytes[at] = special;
                     }
-                    assert_eq!(escape_or_control(&bytes), at, "{bytes:?}");
+                    assert_eq!(quote_escape_or_control(&bytes), at, "{bytes:?}");
                 }
             }
         }
