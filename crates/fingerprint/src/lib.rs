@@ -204,10 +204,15 @@ impl Fingerprinter {
         let mut minima = [&mut filtered, &mut kept];
         let shingles = &mut self.shingle_hashes;
         shingles.bound();
-        let any_token = self.canonical.for_each_token(text, |token| {
-            let shingle = shingles.get(token);
-            minima[usize::from(shingle.kept)].add(&shingle.hash);
-        });
+        // Inlined into the scan: a call per token is a measurable share.
+        let any_token = self.canonical.for_each_token(
+            text,
+            #[inline(always)]
+            |token| {
+                let shingle = shingles.get(token);
+                minima[usize::from(shingle.kept)].add(&shingle.hash);
+            },
+        );
         match (any_token, kept.is_empty()) {
             (false, _) => None,
             (true, false) => Some(kept),
