@@ -140,7 +140,7 @@ pub(crate) fn distinct_hashes(canonical: &Canonical, hashes: &mut Vec<[u8; 32]>)
 /// Step 6.4–6.5: the smallest hash (byte order equals hex order) per bucket.
 pub(crate) fn bucket_minima(params: Params, hashes: &[[u8; 32]]) -> Vec<Option<[u8; 32]>> {
     let mut minima = Minima::default();
-    hashes.iter().for_each(|hash| minima.add(hash));
+    hashes.iter().for_each(|hash| minima.add_hash(hash));
     minima.buckets(params)
 }
 
@@ -149,56 +149,77 @@ pub(crate) fn bucket_minima(params: Params, hashes: &[[u8; 32]]) -> Vec<Option<[
 /// Both schemes' bucket counts divide 8, and `byte % b == (byte % 8) % b`,
 /// so the minima of any scheme follow from these; repeated shingles leave
 /// them unchanged, so no per-document set of distinct shingles is needed.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct Minima([Option<[u8; 32]>; FINEST_BUCKETS]);
+///
+/// `prefixes` holds the first eight bytes of each minimum as a big-endian
+/// integer (the same order as the bytes), `u64::MAX` for an empty bucket:
+/// a hash whose prefix is greater cannot be a new minimum, which settles
+/// nearly every [`Minima::add`] with one comparison.
+#[derive(Debug, Clone)]
+pub(crate) struct Minima {
+    prefixes: [u64; FINEST_BUCKETS],
+    minima: [Option<[u8; 32]>; FINEST_BUCKETS],
+}
 
 const FINEST_BUCKETS: usize = 8;
 
+impl Default for Minima {
+    fn default() -> Self {
+        Minima { prefixes: [u64::MAX; FINEST_BUCKETS], minima: [None; FINEST_BUCKETS] }
+    }
+}
+
 impl Minima {
+    /// Adds the shingle's hash, which `hashes` holds.
     #[inline(always)]
-    pub fn add(&mut self, hash: &[u8; 32]) {
-        let slot = &mut self.0[usize::from(hash[0]) % FINEST_BUCKETS];
-        if slot.is_none_or(|current| is_less(hash, &current)) {
+    pub fn add(&mut self, shingle: Shingle, hashes: &ShingleHashes) {
+        // The bucket is the first byte of the hash, modulo 8.
+        let bucket = (shingle.prefix >> 56) as usize % FINEST_BUCKETS;
+        if shingle.prefix <= self.prefixes[bucket] {
+            self.add_exactly(bucket, shingle.prefix, hashes.hash(shingle));
+        }
+    }
+
+    /// Adds `hash` to the minima (for the explanation, which has all of
+    /// a document's hashes).
+    fn add_hash(&mut self, hash: &[u8; 32]) {
+        let prefix = u64::from_be_bytes(*hash.first_chunk().expect("32 bytes have 8"));
+        let bucket = usize::from(hash[0]) % FINEST_BUCKETS;
+        if prefix <= self.prefixes[bucket] {
+            self.add_exactly(bucket, prefix, hash);
+        }
+    }
+
+    fn add_exactly(&mut self, bucket: usize, prefix: u64, hash: &[u8; 32]) {
+        let slot = &mut self.minima[bucket];
+        if slot.is_none_or(|current| *hash < current) {
             *slot = Some(*hash);
+            self.prefixes[bucket] = prefix;
         }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.iter().all(Option::is_none)
+        self.minima.iter().all(Option::is_none)
     }
 
     /// The minima of `params.buckets` buckets.
     pub fn buckets(&self, params: Params) -> Vec<Option<[u8; 32]>> {
         debug_assert_eq!(FINEST_BUCKETS % params.buckets, 0);
         (0..params.buckets)
-            .map(|bucket| self.0.iter().skip(bucket).step_by(params.buckets).filter_map(|m| *m).min())
+            .map(|bucket| self.minima.iter().skip(bucket).step_by(params.buckets).filter_map(|m| *m).min())
             .collect()
     }
 }
 
-/// `a < b` in byte order, deciding on the first eight bytes as one
-/// big-endian integer (the same order) and comparing the rest only on a tie.
-fn is_less(a: &[u8; 32], b: &[u8; 32]) -> bool {
-    let prefix = |hash: &[u8; 32]| u64::from_be_bytes(*hash.first_chunk().expect("32 bytes have 8"));
-    match prefix(a).cmp(&prefix(b)) {
-        std::cmp::Ordering::Equal => a < b,
-        order => order.is_lt(),
-    }
-}
-
 /// What a token contributes to a fingerprint: whether it is kept after
-/// stemming and filtering (steps 3–4), and SHA-256(`eqs:` + its stem).
+/// stemming and filtering (steps 3–4), and SHA-256(`eqs:` + its stem), as
+/// its first eight bytes (big-endian, which decide nearly every comparison)
+/// and the index of the whole hash in [`ShingleHashes::hashes`]. Small, so
+/// that the cache of them stays in the nearest CPU cache.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Shingle {
     pub kept: bool,
-    pub hash: [u8; 32],
-}
-
-impl Shingle {
-    fn of(token: &str, utf16_len: usize) -> Shingle {
-        let (stemmed, len) = stem(token, utf16_len);
-        Shingle { kept: keeps(stemmed, len), hash: shingle_hash(stemmed) }
-    }
+    pub prefix: u64,
+    hash: u32,
 }
 
 /// The [`Shingle`] of each token seen so far, across documents, keyed by
@@ -214,6 +235,7 @@ impl Shingle {
 pub(crate) struct ShingleHashes {
     short: FxHashMap<u128, Shingle>,
     long: FxHashMap<Box<str>, Shingle>,
+    hashes: Vec<[u8; 32]>,
 }
 
 impl ShingleHashes {
@@ -223,26 +245,51 @@ impl ShingleHashes {
     /// more (called between documents, so the cache never holds more than
     /// that plus one document's tokens).
     pub fn bound(&mut self) {
-        if self.short.len() + self.long.len() >= Self::MAX_ENTRIES {
+        if self.hashes.len() >= Self::MAX_ENTRIES {
             self.short.clear();
             self.long.clear();
+            self.hashes.clear();
         }
     }
 
     /// The shingle of `token`.
     #[inline(always)]
-    pub fn get(&mut self, token: TokenRef<'_>) -> &Shingle {
+    pub fn get(&mut self, token: TokenRef<'_>) -> Shingle {
         match token.key {
-            Some(key) => self.short.entry(key).or_insert_with(|| Shingle::of(token.text, token.utf16_len)),
+            Some(key) => match self.short.get(&key) {
+                Some(shingle) => *shingle,
+                None => {
+                    let shingle = self.new_shingle(token);
+                    self.short.insert(key, shingle);
+                    shingle
+                }
+            },
             None => self.get_long(token),
         }
     }
 
-    fn get_long(&mut self, token: TokenRef<'_>) -> &Shingle {
-        if !self.long.contains_key(token.text) {
-            self.long.insert(token.text.into(), Shingle::of(token.text, token.utf16_len));
+    /// The whole hash of `shingle`.
+    pub fn hash(&self, shingle: Shingle) -> &[u8; 32] {
+        &self.hashes[shingle.hash as usize]
+    }
+
+    fn get_long(&mut self, token: TokenRef<'_>) -> Shingle {
+        if let Some(shingle) = self.long.get(token.text) {
+            return *shingle;
         }
-        &self.long[token.text]
+        let shingle = self.new_shingle(token);
+        self.long.insert(token.text.into(), shingle);
+        shingle
+    }
+
+    fn new_shingle(&mut self, token: TokenRef<'_>) -> Shingle {
+        let (stemmed, len) = stem(token.text, token.utf16_len);
+        let hash = shingle_hash(stemmed);
+        let prefix = u64::from_be_bytes(*hash.first_chunk().expect("32 bytes have 8"));
+        // At most MAX_ENTRIES plus one document's tokens, far below 2^32.
+        let index = self.hashes.len() as u32;
+        self.hashes.push(hash);
+        Shingle { kept: keeps(stemmed, len), prefix, hash: index }
     }
 }
 

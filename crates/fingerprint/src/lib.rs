@@ -210,7 +210,7 @@ impl Fingerprinter {
             #[inline(always)]
             |token| {
                 let shingle = shingles.get(token);
-                minima[usize::from(shingle.kept)].add(&shingle.hash);
+                minima[usize::from(shingle.kept)].add(shingle, shingles);
             },
         );
         match (any_token, kept.is_empty()) {
