@@ -8,6 +8,7 @@ use priorart_fingerprint::{Explanation, Fingerprinter, Scheme, SimhashDocExplana
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
+use std::fmt::Write as _;
 use std::io::{self, BufRead, Read, Write};
 use std::ops::Range;
 use std::process::ExitCode;
@@ -229,10 +230,29 @@ fn with_fingerprints(
     content: &str,
 ) -> String {
     let fingerprints = fingerprinter.fingerprint(content, &args.scheme);
-    for (scheme, fingerprint) in args.scheme.iter().zip(fingerprints) {
-        object.insert(scheme.id().to_owned(), Value::String(fingerprint.to_string()));
+    let ids = || args.scheme.iter().map(|scheme| scheme.id());
+    let collides = object.keys().any(|key| ids().any(|id| id == key))
+        || ids().enumerate().any(|(i, id)| ids().take(i).any(|earlier| earlier == id));
+    if collides {
+        // Inserting replaces a member of the same name where it stands.
+        for (scheme, fingerprint) in args.scheme.iter().zip(fingerprints) {
+            object.insert(scheme.id().to_owned(), Value::String(fingerprint.to_string()));
+        }
+        return serde_json::to_string(object).expect("a JSON map always serializes");
     }
-    serde_json::to_string(object).expect("a JSON map always serializes")
+    // New members go last, as `insert` would put them, and neither scheme
+    // identifiers nor fingerprints (hex, base32hex) have a character that
+    // JSON escapes, so they are written as serde_json would write them.
+    let mut line = serde_json::to_string(object).expect("a JSON map always serializes");
+    line.pop(); // the closing brace
+    for (id, fingerprint) in ids().zip(fingerprints) {
+        if line.len() > 1 {
+            line.push(',');
+        }
+        write!(line, "\"{id}\":\"{fingerprint}\"").expect("writing to a String cannot fail");
+    }
+    line.push('}');
+    line
 }
 
 /// The fast path of [`record`]: the record's other members, parsed by

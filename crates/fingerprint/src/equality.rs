@@ -295,28 +295,27 @@ impl ShingleHashes {
 
 /// Step 7: the descriptor string.
 pub(crate) fn descriptor(params: Params, minima: &[Option<[u8; 32]>]) -> String {
-    let mut out = format!("{}|n=1|b={}|k={KEPT_HEX}|m={MIN_TOKEN_LENGTH}", params.id, params.buckets);
-    for (index, minimum) in minima.iter().enumerate() {
-        match minimum {
-            None => write!(out, "|b{index}:x"),
-            Some(hash) => write!(out, "|b{index}:{}", kept_hex(params, hash)),
-        }
+    let mut out = String::with_capacity(48 + 8 * minima.len());
+    write!(out, "{}|n=1|b={}|k={KEPT_HEX}|m={MIN_TOKEN_LENGTH}", params.id, params.buckets)
         .expect("writing to a String cannot fail");
+    for (index, minimum) in minima.iter().enumerate() {
+        write!(out, "|b{index}:").expect("writing to a String cannot fail");
+        match minimum {
+            None => out.push('x'),
+            Some(hash) => push_kept_hex(params, hash, &mut out),
+        }
     }
     out
 }
 
-/// The [`KEPT_HEX`] hex digits of `hash` that enter the descriptor: two
-/// bytes give four digits, of which the outer three are kept.
-pub(crate) fn kept_hex(params: Params, hash: &[u8; 32]) -> String {
+/// Appends the [`KEPT_HEX`] hex digits of `hash` that enter the
+/// descriptor: two bytes give four digits, of which the outer three are
+/// kept.
+fn push_kept_hex(params: Params, hash: &[u8; 32], out: &mut String) {
     const _: () = assert!(KEPT_HEX == 3);
-    if params.keep_last {
-        hex_lower(&hash[30..])[1..].to_owned()
-    } else {
-        let mut hex = hex_lower(&hash[..2]);
-        hex.truncate(KEPT_HEX);
-        hex
-    }
+    let (bytes, digits) = if params.keep_last { (&hash[30..], 1..4) } else { (&hash[..2], 0..3) };
+    let hex = [bytes[0] >> 4, bytes[0] & 0x0f, bytes[1] >> 4, bytes[1] & 0x0f];
+    hex[digits].iter().for_each(|&digit| out.push(char::from(HEX_DIGITS[usize::from(digit)])));
 }
 
 /// Step 7's empty-content descriptor.
@@ -329,12 +328,13 @@ pub(crate) fn finish(descriptor: &str) -> EqualityFingerprint {
     EqualityFingerprint(Sha256::digest(descriptor.as_bytes()).into())
 }
 
+const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
+
 pub(crate) fn hex_lower(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len() * 2);
     for &b in bytes {
-        out.push(char::from(DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
+        out.push(char::from(HEX_DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(HEX_DIGITS[usize::from(b & 0x0f)]));
     }
     out
 }
