@@ -8,7 +8,6 @@ use priorart_fingerprint::{Explanation, Fingerprinter, Scheme, SimhashDocExplana
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
-use std::fmt::Write as _;
 use std::io::{self, BufRead, Read, Write};
 use std::ops::Range;
 use std::process::ExitCode;
@@ -249,7 +248,11 @@ fn with_fingerprints(
         if line.len() > 1 {
             line.push(',');
         }
-        write!(line, "\"{id}\":\"{fingerprint}\"").expect("writing to a String cannot fail");
+        line.push('"');
+        line.push_str(id);
+        line.push_str("\":\"");
+        line.push_str(&fingerprint.to_string());
+        line.push('"');
     }
     line.push('}');
     line

@@ -180,7 +180,7 @@ impl Fingerprinter {
                 }
                 let params = equality::Params::of(scheme).expect("every other scheme is an equality scheme");
                 let descriptor = match &minima {
-                    Some(minima) => equality::descriptor(params, &minima.buckets(params)),
+                    Some(minima) => equality::descriptor(params, &minima.buckets(params)[..params.buckets]),
                     None => {
                         // No token at all: the rare case that needs the canonical text.
                         self.canonical.fill(text);
