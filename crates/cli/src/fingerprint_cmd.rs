@@ -453,6 +453,18 @@ const SIMPLE_ESCAPES: [u8; 256] = {
     table
 };
 
+/// The value of each hexadecimal digit, by byte; -1 for other bytes.
+const HEX_VALUES: [i8; 256] = {
+    let mut table = [-1; 256];
+    let mut digit = 0;
+    while digit < 16 {
+        table[b"0123456789abcdef"[digit] as usize] = digit as i8;
+        table[b"0123456789ABCDEF"[digit] as usize] = digit as i8;
+        digit += 1;
+    }
+    table
+};
+
 /// The position of the first quote, backslash or control character (below
 /// 0x20) of `bytes`, or its length; eight bytes at a time. `v - 0x01…`
 /// borrows into bit 7 of a lane where `v` is zero (`x ^ b'"'`: a quote,
@@ -481,11 +493,13 @@ fn quote_escape_or_control(bytes: &[u8]) -> usize {
 /// The character of the `\uXXXX` escape (or surrogate pair of two) at the
 /// start of `bytes`, and its length in bytes.
 fn unicode_escape(bytes: &[u8]) -> Option<(char, usize)> {
+    // Four table lookups OR-ed together: a non-digit's -1 makes the
+    // result negative, so one test rejects any of them.
     let hex = |at: usize| -> Option<u32> {
-        bytes
-            .get(at..at + 4)?
-            .iter()
-            .try_fold(0, |value, &digit| Some(value << 4 | char::from(digit).to_digit(16)?))
+        let digits =
+            bytes.get(at..)?.first_chunk::<4>()?.map(|digit| i32::from(HEX_VALUES[usize::from(digit)]));
+        let value = digits[0] << 12 | digits[1] << 8 | digits[2] << 4 | digits[3];
+        u32::try_from(value | (digits[0] | digits[1] | digits[2] | digits[3]) >> 31).ok()
     };
     let unit = hex(2)?;
     match unit {

@@ -513,7 +513,7 @@ fn scan(padded: &str, sink: &mut impl Sink) {
     // usually separators) predict better than the jump table of a `match`.
     while let Some(byte) = byte_class(bytes, i) {
         if byte == Byte::Letter {
-            if padded.as_bytes().get(i..i + 4) == Some(b"http")
+            if padded.as_bytes()[i..].first_chunk::<4>() == Some(b"http")
                 && let Some(url_len) = url_at(&folded[i..])
             {
                 sink.word("url");
