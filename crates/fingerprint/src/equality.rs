@@ -233,11 +233,28 @@ pub(crate) struct Shingle {
 /// every token is a lookup. Tokens of up to 16 bytes are keyed by
 /// [`TokenRef::key`]. Bounded: it starts afresh past
 /// [`ShingleHashes::MAX_ENTRIES`].
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct ShingleHashes {
+    /// `(key, shingle)` of recent short tokens, direct-mapped (a multiply
+    /// and one comparison, before the hash map); key 0 (no token: tokens
+    /// are not empty) marks a free slot.
+    recent: Vec<(u128, Shingle)>,
     short: FxHashMap<u128, Shingle>,
     long: FxHashMap<Box<str>, Shingle>,
     hashes: Vec<[u8; 32]>,
+}
+
+const RECENT_BITS: u32 = 10;
+
+impl Default for ShingleHashes {
+    fn default() -> Self {
+        ShingleHashes {
+            recent: vec![(0, Shingle { kept: false, prefix: 0, hash: 0 }); 1 << RECENT_BITS],
+            short: FxHashMap::default(),
+            long: FxHashMap::default(),
+            hashes: Vec::new(),
+        }
+    }
 }
 
 impl ShingleHashes {
@@ -248,6 +265,7 @@ impl ShingleHashes {
     /// that plus one document's tokens).
     pub fn bound(&mut self) {
         if self.hashes.len() >= Self::MAX_ENTRIES {
+            self.recent.iter_mut().for_each(|(key, _)| *key = 0);
             self.short.clear();
             self.long.clear();
             self.hashes.clear();
@@ -257,17 +275,27 @@ impl ShingleHashes {
     /// The shingle of `token`.
     #[inline(always)]
     pub fn get(&mut self, token: TokenRef<'_>) -> Shingle {
-        match token.key {
-            Some(key) => match self.short.get(&key) {
-                Some(shingle) => *shingle,
-                None => {
-                    let shingle = self.new_shingle(token);
-                    self.short.insert(key, shingle);
-                    shingle
-                }
-            },
-            None => self.get_long(token),
+        let Some(key) = token.key else { return self.get_long(token) };
+        let mixed = (key as u64) ^ ((key >> 64) as u64).rotate_left(31);
+        let slot = (mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - RECENT_BITS)) as usize;
+        if self.recent[slot].0 == key {
+            return self.recent[slot].1;
         }
+        self.get_short(key, slot, token)
+    }
+
+    /// [`ShingleHashes::get`] of a short token not in its `recent` slot.
+    fn get_short(&mut self, key: u128, slot: usize, token: TokenRef<'_>) -> Shingle {
+        let shingle = match self.short.get(&key) {
+            Some(shingle) => *shingle,
+            None => {
+                let shingle = self.new_shingle(token);
+                self.short.insert(key, shingle);
+                shingle
+            }
+        };
+        self.recent[slot] = (key, shingle);
+        shingle
     }
 
     /// The whole hash of `shingle`.
