@@ -9,7 +9,8 @@ disturbed by other work on a shared machine. With --memory it also reports
 the peak resident memory of a run over a 1 GB JSONL file.
 
 Usage: python3 scripts/bench-fingerprint.py [--runs 5] [--memory]
-(build first: cargo build --release --locked)
+(build first: cargo build --release --locked; PRIORART_BIN=path selects
+another binary, e.g. one built with a CARGO_TARGET_DIR of its own)
 """
 import argparse
 import json
@@ -21,7 +22,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BINARY = os.path.join(ROOT, "target", "release", "priorart")
+BINARY = os.environ.get("PRIORART_BIN", os.path.join(ROOT, "target", "release", "priorart"))
 
 
 def write_inputs(directory, repeat):

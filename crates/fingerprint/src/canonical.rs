@@ -3,10 +3,17 @@
 //!
 //! The reference applies ten regular-expression replacements in order. The
 //! first three (NFKD, strip `\p{M}`, lowercase) need whole-string context
-//! (final sigma) and run as ICU4X passes, skipped entirely for ASCII text.
-//! Steps 4–10 and the token match then run as one left-to-right scan: the
-//! order of the reference's replacements is kept by the scan's rules (see
-//! [`scan`]), which the conformance vectors check.
+//! (final sigma) and run as one folding pass ([`Canonical::fold`]), a copy
+//! for ASCII. Steps 4–10 and the token match then run as one left-to-right
+//! scan: the order of the reference's replacements is kept by the scan's
+//! rules (see [`scan`]), which the conformance vectors check.
+//!
+//! The scan reports what it finds to a [`Sink`]. [`Canonical::fill`] builds
+//! the canonical text and its tokens (for explanations and for the
+//! empty-text descriptor); [`Canonical::for_each_token`], the fingerprint
+//! path, only hands each token on, mostly as a slice of the folded text, so
+//! nothing is copied per token. Both run the same scan, so they cannot
+//! disagree on what the tokens are.
 
 use crate::unicode::{self, Class};
 use icu_casemap::{CaseMapper, CaseMapperBorrowed};
@@ -33,8 +40,8 @@ pub(crate) struct Token {
 pub(crate) struct Canonical {
     pub text: String,
     pub tokens: Vec<Token>,
-    unmarked: String,
     folded: String,
+    joined: String,
     cache: FoldCache,
 }
 
@@ -43,107 +50,374 @@ impl Canonical {
         self.tokens.iter().map(|token| &self.text[token.range.clone()])
     }
 
-    /// Canonicalizes `input` into `self`.
+    /// Canonicalizes `input` into `self.text` and `self.tokens`.
     pub fn fill(&mut self, input: &str) {
+        self.fold(input);
         self.text.clear();
         self.tokens.clear();
-        let mut folded = std::mem::take(&mut self.folded);
-        if input.is_ascii() {
-            folded.clear();
-            folded.push_str(input);
-            folded.make_ascii_lowercase();
-        } else {
-            self.fold_non_ascii(input, &mut folded);
-        }
-        scan(&folded, self);
-        self.folded = folded;
+        let mut writer = Writer {
+            folded: &self.folded,
+            text: &mut self.text,
+            tokens: &mut self.tokens,
+            pending_space: false,
+            token: None,
+        };
+        scan(&self.folded, &mut writer);
+        writer.end_token();
+    }
+
+    /// Calls `token` with each token of `input`, in order, without building
+    /// the canonical text (which [`Canonical::fill`] builds from the same
+    /// scan). Returns whether there was any token.
+    pub fn for_each_token(&mut self, input: &str, token: impl FnMut(TokenRef<'_>)) -> bool {
+        self.fold(input);
+        let mut tokens = Tokens {
+            folded: &self.folded,
+            joined: &mut self.joined,
+            token: None,
+            is_joined: false,
+            utf16_len: 0,
+            emit: token,
+            any: false,
+        };
+        scan(&self.folded, &mut tokens);
+        tokens.end_token();
+        tokens.any
     }
 
     /// Steps 1–3 (NFKD, strip combining marks, full lowercasing with
-    /// ECMAScript's root-locale rules) of text with non-ASCII characters.
+    /// ECMAScript's root-locale rules) into `self.folded`.
     ///
-    /// Both passes work one character at a time, through a cache, which is
-    /// exact because:
+    /// ASCII runs are copied and lowercased (NFKD leaves ASCII unchanged and
+    /// no ASCII character is a mark). Every other character is folded on its
+    /// own, through a cache, which is exact because:
     /// - every character with a non-zero canonical combining class is a
     ///   mark (tested over all of Unicode below), so the only reordering NFKD
     ///   does, among combining marks, is erased when marks are stripped;
     /// - root-locale lowercasing is context-free except for capital sigma,
-    ///   whose Final_Sigma context is decided on the whole text.
-    fn fold_non_ascii(&mut self, input: &str, folded: &mut String) {
-        self.unmarked.clear();
-        for (is_ascii, run) in ascii_runs(input) {
-            if is_ascii {
-                self.unmarked.push_str(run);
-            } else {
-                run.chars().for_each(|c| self.cache.unmarked(c, &mut self.unmarked));
-            }
-        }
+    ///   whose Final_Sigma context is decided on the whole unmarked text
+    ///   ([`FoldCache::folded_in_context`]).
+    ///
+    /// [`PADDING`] follows the folded text, so that eight or sixteen bytes
+    /// can be read at any position of it.
+    ///
+    /// The folding writes bytes, eight at a time where it can, and only
+    /// whole characters.
+    fn fold(&mut self, input: &str) {
+        let mut folded = std::mem::take(&mut self.folded).into_bytes();
         folded.clear();
-        let mut offset = 0;
-        for (is_ascii, run) in ascii_runs(&self.unmarked) {
-            if is_ascii {
-                let start = folded.len();
-                folded.push_str(run);
-                folded[start..].make_ascii_lowercase();
-            } else {
-                for (at, c) in run.char_indices() {
-                    if c == CAPITAL_SIGMA {
-                        folded.push(lower_sigma(&self.unmarked, offset + at));
-                    } else {
-                        self.cache.lowered(c, folded);
-                    }
-                }
+        let mut at = 0;
+        loop {
+            at = push_ascii_lowercase(input.as_bytes(), at, &mut folded);
+            let Some(c) = input[at..].chars().next() else { break };
+            if !self.cache.folded(c, &mut folded) {
+                self.cache.folded_in_context(input, at, c, &mut folded);
             }
-            offset += run.len();
+            at += c.len_utf8();
         }
+        folded.extend_from_slice(PADDING.as_bytes());
+        // Checking the UTF-8 of the folded text again costs about 5% of
+        // `priorart fingerprint --jsonl` on the benchmark corpus (measured),
+        // and it cannot fail; debug builds (every test) still check it.
+        debug_assert!(std::str::from_utf8(&folded).is_ok());
+        // SAFETY: `folded` is valid UTF-8, as it is a concatenation of valid
+        // UTF-8 pieces: `push_ascii_lowercase` keeps only the prefix of
+        // bytes with bit 7 clear (ASCII; the lowercasing changes no bit 7),
+        // `FoldCache` appends whole folded forms (ranges of its `text`
+        // String, ending on character boundaries, or slot copies of them)
+        // and encoded `char`s, and `PADDING` is ASCII.
+        self.folded = unsafe { String::from_utf8_unchecked(folded) };
     }
 }
 
-/// Splits `text` into maximal runs of ASCII and of non-ASCII characters.
-fn ascii_runs(text: &str) -> impl Iterator<Item = (bool, &str)> {
-    let bytes = text.as_bytes();
-    let mut start = 0;
-    std::iter::from_fn(move || {
-        let is_ascii = bytes.get(start)?.is_ascii();
-        let len = bytes[start..].iter().position(|b| b.is_ascii() != is_ascii).unwrap_or(bytes.len() - start);
-        let run = &text[start..start + len];
-        start += len;
-        Some((is_ascii, run))
-    })
+/// NUL bytes after the folded text (a NUL is [`Byte::Other`], so no run of
+/// letters, digits or separators extends into them).
+const PADDING: &str = "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
+
+/// A token as [`Canonical::for_each_token`] hands it on.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TokenRef<'t> {
+    pub text: &'t str,
+    /// JavaScript's `length` of `text` (UTF-16 code units).
+    pub utf16_len: usize,
+    /// `text` as a little-endian integer, zero-padded, when it has at most
+    /// 16 bytes (no letter is a NUL byte, so the padding is unambiguous).
+    pub key: Option<u128>,
 }
 
-/// Per-character results of the ICU4X passes. Bounded: it starts afresh
-/// when its text grows past [`FoldCache::MAX_BYTES`].
-#[derive(Debug, Default)]
+/// The `len` bytes at `start` of `padded` as a little-endian integer,
+/// zero-padded; `padded` has 16 bytes at `start` (or the answer is `None`).
+#[inline(always)]
+fn short_key(padded: &[u8], start: usize, len: usize) -> Option<u128> {
+    let chunk = padded.get(start..)?.first_chunk::<16>()?;
+    (1..=16).contains(&len).then(|| u128::from_le_bytes(*chunk) & (u128::MAX >> (128 - 8 * len)))
+}
+
+/// [`TokenRef::key`] of a text that is not followed by padding.
+fn padded_key(text: &str) -> Option<u128> {
+    let mut padded = [0; 16];
+    padded.get_mut(..text.len())?.copy_from_slice(text.as_bytes());
+    short_key(&padded, 0, text.len())
+}
+
+/// Bit 7 of every byte, for testing eight bytes at a time.
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+/// The byte 0x01 in every lane, to broadcast a byte to eight lanes.
+const LANES: u64 = 0x0101_0101_0101_0101;
+
+/// Appends the ASCII characters of `bytes` from `at` on, lowercased, to
+/// `out`, and returns where they end. Eight bytes at a time: a byte is ASCII
+/// exactly when its bit 7 is clear; a word with a non-ASCII byte is
+/// appended whole and cut back to its ASCII prefix, which is cheaper than
+/// copying a prefix of varying length.
+fn push_ascii_lowercase(bytes: &[u8], mut at: usize, out: &mut Vec<u8>) -> usize {
+    while let Some(chunk) = bytes[at..].first_chunk::<8>() {
+        let word = u64::from_le_bytes(*chunk);
+        out.extend_from_slice(&ascii_lowercase(word).to_le_bytes());
+        let high = word & HIGH_BITS;
+        if high != 0 {
+            let ascii = (high.trailing_zeros() / 8) as usize;
+            out.truncate(out.len() - 8 + ascii);
+            return at + ascii;
+        }
+        at += 8;
+    }
+    while let Some(&b) = bytes.get(at).filter(|b| b.is_ascii()) {
+        out.push(b.to_ascii_lowercase());
+        at += 1;
+    }
+    at
+}
+
+/// `word` with `A`–`Z` lowercased in each ASCII lane: 0x20 (bit 7 shifted
+/// right twice) is added to exactly the lanes in `A`..=`Z` (computed as in
+/// [`ascii_letter_bits`]; other lanes are left as they are).
+#[inline(always)]
+fn ascii_lowercase(word: u64) -> u64 {
+    let low7 = word & !HIGH_BITS;
+    let at_least_a = low7 + (0x80 - u64::from(b'A')) * LANES;
+    let above_z = low7 + (0x80 - u64::from(b'Z') - 1) * LANES;
+    word | (at_least_a & !above_z & !word & HIGH_BITS) >> 2
+}
+
+/// Bit 7 of each byte of `word` set exactly where the byte is an ASCII
+/// letter. Each lane computes on its low seven bits plus a constant below
+/// 0x80, so no lane carries into the next: after OR-ing in 0x20 (which
+/// maps `A`–`Z` onto `a`–`z`, and no non-letter onto a letter: `@` and `[`
+/// become `` ` `` and `{`), adding 0x80 − `a` sets bit 7 exactly for bytes
+/// ≥ `a`, adding 0x80 − (`z` + 1) exactly for bytes > `z`; bytes with bit 7
+/// set (not ASCII) are cleared at the end.
+#[inline(always)]
+fn ascii_letter_bits(word: u64) -> u64 {
+    let low7 = (word | (0x20 * LANES)) & !HIGH_BITS;
+    let at_least_a = low7 + (0x80 - u64::from(b'a')) * LANES;
+    let above_z = low7 + (0x80 - u64::from(b'z') - 1) * LANES;
+    at_least_a & !above_z & !word & HIGH_BITS
+}
+
+/// Bit 7 of each byte of `word` set exactly where the byte is *not* a
+/// [`Byte::Separator`]: a letter, a digit, a control other than
+/// whitespace (0x00–0x08, 0x0E–0x1F, 0x7F) or not ASCII. `at_least(k)`
+/// works as in [`ascii_letter_bits`]; non-ASCII lanes are garbage there but
+/// are set by `word`'s own bit 7. Tested against [`BYTES`] below.
+#[inline(always)]
+fn non_separator_bits(word: u64) -> u64 {
+    let low7 = word & !HIGH_BITS;
+    let at_least = |k: u8| low7 + (0x80 - u64::from(k)) * LANES;
+    let digit = at_least(b'0') & !at_least(b'9' + 1);
+    let whitespace_control = at_least(0x09) & !at_least(0x0E);
+    let control = !at_least(0x20) & !whitespace_control;
+    let delete = at_least(0x7F);
+    (ascii_letter_bits(word) | digit | control | delete | word) & HIGH_BITS
+}
+
+/// The end of the run of separators of `padded` starting at `start`.
+#[inline(always)]
+fn separator_run_end(padded: &[u8], start: usize) -> usize {
+    let mut end = start;
+    while let Some(chunk) = padded[end..].first_chunk::<8>() {
+        let others = non_separator_bits(u64::from_le_bytes(*chunk));
+        if others != 0 {
+            return end + (others.trailing_zeros() / 8) as usize;
+        }
+        end += 8;
+    }
+    end + padded[end..].iter().take_while(|&&b| BYTES[usize::from(b)] == Byte::Separator).count()
+}
+
+/// The end of the run of ASCII letters of `bytes` starting at `start`.
+#[inline(always)]
+fn ascii_letter_run_end(bytes: &[u8], start: usize) -> usize {
+    let mut end = start;
+    while let Some(chunk) = bytes[end..].first_chunk::<8>() {
+        let others = !ascii_letter_bits(u64::from_le_bytes(*chunk)) & HIGH_BITS;
+        if others != 0 {
+            return end + (others.trailing_zeros() / 8) as usize;
+        }
+        end += 8;
+    }
+    end + bytes[end..].iter().take_while(|b| b.is_ascii_alphabetic()).count()
+}
+
+/// Per-character results of the ICU4X passes, kept in `text`. Bounded: it
+/// starts afresh when `text` grows past [`FoldCache::MAX_BYTES`].
+///
+/// [`FoldCache::folded`], called for every non-ASCII character, first
+/// tries a small direct-mapped table in front of its hash map: text uses
+/// few distinct non-ASCII characters, mostly the same few again (no-break
+/// spaces, dashes, ellipses), and a table slot is one multiply away.
+#[derive(Debug)]
 struct FoldCache {
+    slots: Vec<Slot>,
+    /// The lowercased unmarked form of a character; `None` when it has a
+    /// capital sigma, which needs the text's context.
+    folded: FxHashMap<char, Option<Range<usize>>>,
     unmarked: FxHashMap<char, Range<usize>>,
     lowered: FxHashMap<char, Range<usize>>,
     text: String,
 }
 
+/// A direct-mapped entry of [`FoldCache::folded`]: `c` is a `char` value,
+/// or `u32::MAX` (no character) when the slot is empty; the folded form is
+/// the first `len` bytes of `bytes` (forms longer than 8 bytes or with a
+/// capital sigma are not kept in a slot).
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    c: u32,
+    len: u32,
+    bytes: [u8; 8],
+}
+
+const EMPTY_SLOT: Slot = Slot { c: u32::MAX, len: 0, bytes: [0; 8] };
+const SLOT_BITS: u32 = 9;
+
+impl Default for FoldCache {
+    fn default() -> Self {
+        FoldCache {
+            slots: vec![EMPTY_SLOT; 1 << SLOT_BITS],
+            folded: FxHashMap::default(),
+            unmarked: FxHashMap::default(),
+            lowered: FxHashMap::default(),
+            text: String::new(),
+        }
+    }
+}
+
 impl FoldCache {
     const MAX_BYTES: usize = 1 << 20;
 
-    /// Appends NFKD(`c`) without its combining marks.
-    fn unmarked(&mut self, c: char, out: &mut String) {
-        let range = match self.unmarked.get(&c) {
-            Some(range) => range.clone(),
-            None => {
-                let range = self.remember(|text| {
-                    let mut buf = [0; 4];
-                    text.extend(
-                        NFKD.normalize(c.encode_utf8(&mut buf)).chars().filter(|&c| !unicode::is_mark(c)),
-                    );
-                });
-                self.unmarked.insert(c, range.clone());
-                range
+    /// Appends the lowercased unmarked form of `c`, unless it has a capital
+    /// sigma (then returns `false` and appends nothing).
+    #[inline(always)]
+    fn folded(&mut self, c: char, out: &mut Vec<u8>) -> bool {
+        let index = ((c as u32).wrapping_mul(0x9E37_79B1) >> (32 - SLOT_BITS)) as usize;
+        let slot = self.slots[index];
+        if slot.c != c as u32 {
+            return self.folded_uncached(c, index, out);
+        }
+        // As in `push_ascii_lowercase`: append eight bytes, keep `len`.
+        out.extend_from_slice(&slot.bytes);
+        out.truncate(out.len() - slot.bytes.len() + slot.len as usize);
+        true
+    }
+
+    fn folded_uncached(&mut self, c: char, index: usize, out: &mut Vec<u8>) -> bool {
+        let Some(range) = self.folded_slow(c) else { return false };
+        let folded = &self.text.as_bytes()[range];
+        let mut bytes = [0; 8];
+        if let Some(prefix) = bytes.get_mut(..folded.len()) {
+            prefix.copy_from_slice(folded);
+            self.slots[index] = Slot { c: c as u32, len: folded.len() as u32, bytes };
+        }
+        out.extend_from_slice(folded);
+        true
+    }
+
+    fn folded_slow(&mut self, c: char) -> Option<Range<usize>> {
+        if let Some(range) = self.folded.get(&c) {
+            return range.clone();
+        }
+        let unmarked = self.unmarked(c);
+        let unmarked = self.text[unmarked].to_owned();
+        let range = (!unmarked.contains(CAPITAL_SIGMA)).then(|| {
+            self.remember(|text| {
+                CASE_MAPPER
+                    .lowercase(&unmarked, &LanguageIdentifier::UNKNOWN)
+                    .write_to(text)
+                    .expect("writing to a String cannot fail");
+            })
+        });
+        self.folded.insert(c, range.clone());
+        range
+    }
+
+    /// NFKD(`c`) without its combining marks, as a range of `self.text`
+    /// (valid until the next call that adds to the cache).
+    fn unmarked(&mut self, c: char) -> Range<usize> {
+        if let Some(range) = self.unmarked.get(&c) {
+            return range.clone();
+        }
+        let range = self.remember(|text| {
+            let mut buf = [0; 4];
+            text.extend(NFKD.normalize(c.encode_utf8(&mut buf)).chars().filter(|&c| !unicode::is_mark(c)));
+        });
+        self.unmarked.insert(c, range.clone());
+        range
+    }
+
+    /// Appends the lowercased unmarked form of `c`, found at byte `at` of
+    /// `input`, when that form has a capital sigma.
+    ///
+    /// Lowercasing maps each character of the unmarked text on its own,
+    /// except capital sigma, which becomes final `ς` when a cased character
+    /// precedes it and none follows it, skipping case-ignorable characters
+    /// both ways (Unicode 17, section 3.13, as ICU applies it: a character
+    /// that is both is skipped, as ICU and Rust's std do). The unmarked text
+    /// is the concatenation of its characters' unmarked forms, so the
+    /// context is read from `c`'s own form, then the unmarked forms of the
+    /// characters around it in `input`, as far as the first character that
+    /// is not case-ignorable: between two sigmas those walks cover each
+    /// character at most twice, so a text costs linear time.
+    fn folded_in_context(&mut self, input: &str, at: usize, c: char, out: &mut Vec<u8>) {
+        let range = self.unmarked(c);
+        let unmarked = self.text[range].to_owned();
+        for (offset, u) in unmarked.char_indices() {
+            if u == CAPITAL_SIGMA {
+                let after = offset + CAPITAL_SIGMA.len_utf8();
+                let cased_before = unicode::cased_first(unmarked[..offset].chars().rev())
+                    .or_else(|| self.cased_first_unmarked(input[..at].chars().rev(), true));
+                let cased_after = unicode::cased_first(unmarked[after..].chars())
+                    .or_else(|| self.cased_first_unmarked(input[at + c.len_utf8()..].chars(), false));
+                let final_sigma = cased_before == Some(true) && cased_after != Some(true);
+                let sigma = if final_sigma { '\u{3C2}' } else { '\u{3C3}' };
+                out.extend_from_slice(sigma.encode_utf8(&mut [0; 4]).as_bytes());
+            } else {
+                self.lowered(u, out);
             }
-        };
-        out.push_str(&self.text[range]);
+        }
+    }
+
+    /// Whether the first character that is not case-ignorable, in the
+    /// unmarked forms of `chars` (each read backwards if `backwards`), is
+    /// cased; `None` if there is none.
+    fn cased_first_unmarked(&mut self, chars: impl Iterator<Item = char>, backwards: bool) -> Option<bool> {
+        for c in chars {
+            let range = self.unmarked(c);
+            let unmarked = &self.text[range];
+            let cased = if backwards {
+                unicode::cased_first(unmarked.chars().rev())
+            } else {
+                unicode::cased_first(unmarked.chars())
+            };
+            if cased.is_some() {
+                return cased;
+            }
+        }
+        None
     }
 
     /// Appends the full lowercase mapping of `c` (not capital sigma).
-    fn lowered(&mut self, c: char, out: &mut String) {
+    fn lowered(&mut self, c: char, out: &mut Vec<u8>) {
         let range = match self.lowered.get(&c) {
             Some(range) => range.clone(),
             None => {
@@ -158,11 +432,13 @@ impl FoldCache {
                 range
             }
         };
-        out.push_str(&self.text[range]);
+        out.extend_from_slice(self.text[range].as_bytes());
     }
 
     fn remember(&mut self, write: impl FnOnce(&mut String)) -> Range<usize> {
         if self.text.len() > Self::MAX_BYTES {
+            self.slots.fill(EMPTY_SLOT);
+            self.folded.clear();
             self.unmarked.clear();
             self.lowered.clear();
             self.text.clear();
@@ -175,18 +451,41 @@ impl FoldCache {
 
 const CAPITAL_SIGMA: char = '\u{3A3}';
 
-/// Unicode's Final_Sigma rule (Unicode 17, section 3.13), as ICU applies it:
-/// capital sigma at `at` becomes final `ς` when a cased character precedes
-/// it and none follows it, skipping case-ignorable characters both ways
-/// (a character that is both is skipped, as ICU and Rust's std do).
-fn lower_sigma(text: &str, at: usize) -> char {
-    let before = text[..at].chars().rev();
-    let after = text[at + CAPITAL_SIGMA.len_utf8()..].chars();
-    if unicode::cased_after_ignorables(before) && !unicode::cased_after_ignorables(after) {
-        '\u{3C2}'
-    } else {
-        '\u{3C3}'
+/// What a byte of the folded text starts, for the scan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Byte {
+    /// An ASCII letter.
+    Letter,
+    /// ASCII whitespace, punctuation or a symbol: each becomes a space.
+    Separator,
+    /// An ASCII digit.
+    Digit,
+    /// An ASCII control character that is not whitespace ([`Class::Other`]).
+    Other,
+    /// The first byte of a non-ASCII character.
+    NonAscii,
+}
+
+/// [`Byte`] of every byte value, derived from [`unicode::ASCII_CLASSES`]
+/// so the two cannot disagree.
+const BYTES: [Byte; 256] = {
+    let mut table = [Byte::NonAscii; 256];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = match unicode::ASCII_CLASSES[b] {
+            Class::Letter => Byte::Letter,
+            Class::Space | Class::PunctuationOrSymbol => Byte::Separator,
+            Class::Number => Byte::Digit,
+            Class::ZeroWidth | Class::Other => Byte::Other,
+        };
+        b += 1;
     }
+    table
+};
+
+#[inline(always)]
+fn byte_class(bytes: &[u8], at: usize) -> Option<Byte> {
+    bytes.get(at).map(|&b| BYTES[usize::from(b)])
 }
 
 /// Steps 4–10 and token extraction, in one scan of the folded text.
@@ -196,78 +495,99 @@ fn lower_sigma(text: &str, at: usize) -> char {
 ///   9 collapses anyway, so it has no observable effect;
 /// - the URL rule (step 5) is tried at every position of the text *before*
 ///   zero-width characters are deleted, so a U+200B inside a URL belongs to
-///   it, while U+FEFF (ECMAScript whitespace) ends it;
+///   it, while U+FEFF (ECMAScript whitespace) ends it; a URL starts with
+///   `h`, which only a run of letters can start or contain (see
+///   [`ascii_letters_end`]), so the scan skips runs of separators and of
+///   digits whole;
 /// - zero-width characters (step 6) are then skipped without ending a number
 ///   run, as deleting them joins their neighbours;
 /// - punctuation and symbols (step 7) and whitespace (step 9) become a
 ///   pending single space; a number run (step 8) becomes ` num `;
 /// - a pending space is written only before further text (step 10's trim).
-fn scan(folded: &str, out: &mut Canonical) {
-    let mut writer =
-        Writer { text: &mut out.text, tokens: &mut out.tokens, pending_space: false, token: None };
+fn scan(padded: &str, sink: &mut impl Sink) {
     let mut in_number = false;
+    let folded = &padded[..padded.len() - PADDING.len()];
     let bytes = folded.as_bytes();
     let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'h'
-            && let Some(url_len) = url_at(&folded[i..])
-        {
-            writer.word("url");
-            in_number = false;
-            i += url_len;
-            continue;
-        }
-        if bytes[i].is_ascii_alphabetic() {
-            let end = ascii_letters_end(folded, i);
+    // Conditional branches in order of frequency (a run of letters, then
+    // usually separators) predict better than the jump table of a `match`.
+    while let Some(byte) = byte_class(bytes, i) {
+        if byte == Byte::Letter {
+            if padded.as_bytes()[i..].first_chunk::<4>() == Some(b"http")
+                && let Some(url_len) = url_at(&folded[i..])
+            {
+                sink.word("url");
+                in_number = false;
+                i += url_len;
+                continue;
+            }
+            let end = ascii_letters_end(folded, padded.as_bytes(), i);
             if in_number {
-                writer.space();
+                sink.space();
                 in_number = false;
             }
-            writer.letters(&folded[i..end], end - i);
+            sink.letters(i..end, end - i);
             i = end;
-            continue;
-        }
-        let (c, class) = match bytes[i] {
-            b if b.is_ascii() => (char::from(b), unicode::classify_ascii(b)),
-            _ => {
-                let c = folded[i..].chars().next().expect("i is on a character boundary");
-                (c, unicode::classify(c))
+            if byte_class(bytes, i) == Some(Byte::Separator) {
+                sink.space();
+                i = separator_run_end(padded.as_bytes(), i + 1);
             }
-        };
-        i += c.len_utf8();
-        if class == Class::ZeroWidth || c == '\u{FEFF}' {
-            continue;
-        }
-        if class == Class::Number {
+        } else if byte == Byte::Separator {
+            sink.space();
+            in_number = false;
+            i = separator_run_end(padded.as_bytes(), i + 1);
+        } else if byte == Byte::Digit {
             if !in_number {
-                writer.word("num");
+                sink.word("num");
                 in_number = true;
             }
-            continue;
-        }
-        if in_number {
-            writer.space();
-            in_number = false;
-        }
-        match class {
-            Class::Space | Class::PunctuationOrSymbol => writer.space(),
-            Class::Letter => writer.letters(&folded[i - c.len_utf8()..i], c.len_utf16()),
-            _ => writer.other(c),
+            i += 1;
+            while byte_class(bytes, i) == Some(Byte::Digit) {
+                i += 1;
+            }
+        } else if byte == Byte::Other {
+            if in_number {
+                sink.space();
+                in_number = false;
+            }
+            sink.other(char::from(bytes[i]));
+            i += 1;
+        } else {
+            let c = folded[i..].chars().next().expect("i is on a character boundary");
+            let start = i;
+            i += c.len_utf8();
+            let class = unicode::classify(c);
+            if class == Class::ZeroWidth || c == '\u{FEFF}' {
+                continue;
+            }
+            if class == Class::Number {
+                if !in_number {
+                    sink.word("num");
+                    in_number = true;
+                }
+                continue;
+            }
+            if in_number {
+                sink.space();
+                in_number = false;
+            }
+            match class {
+                Class::Space | Class::PunctuationOrSymbol => sink.space(),
+                Class::Letter => sink.letters(start..i, c.len_utf16()),
+                _ => sink.other(c),
+            }
         }
     }
-    writer.finish();
 }
 
 /// The end of the run of ASCII letters starting at `start`, or of its part
 /// before a URL. A URL can only start inside such a run at an `http` or
 /// `https` that ends it, as `:` is not a letter.
-fn ascii_letters_end(text: &str, start: usize) -> usize {
-    let bytes = text.as_bytes();
-    let mut end = start + 1;
-    while end < bytes.len() && bytes[end].is_ascii_alphabetic() {
-        end += 1;
-    }
-    if bytes.get(end) != Some(&b':') {
+/// (`padded` is `text` followed by [`PADDING`].)
+#[inline(always)]
+fn ascii_letters_end(text: &str, padded: &[u8], start: usize) -> usize {
+    let end = ascii_letter_run_end(padded, start + 1);
+    if padded.get(end) != Some(&b':') {
         return end;
     }
     [end.saturating_sub(5), end.saturating_sub(4)]
@@ -278,10 +598,6 @@ fn ascii_letters_end(text: &str, start: usize) -> usize {
 
 /// Length of the URL match `https?://\S+` at the start of `text`, if any.
 fn url_at(text: &str) -> Option<usize> {
-    let bytes = text.as_bytes();
-    if bytes.first() != Some(&b'h') {
-        return None;
-    }
     let scheme_len = if text.starts_with("https://") {
         8
     } else if text.starts_with("http://") {
@@ -295,8 +611,24 @@ fn url_at(text: &str) -> Option<usize> {
     (body_len > 0).then_some(scheme_len + body_len)
 }
 
-/// Appends to the canonical text, collapsing separators and tracking tokens.
+/// What the scan finds, in order.
+trait Sink {
+    /// Letters at `range` of the folded text, `utf16_len` UTF-16 code units
+    /// long. Letters that follow letters with nothing but deleted characters
+    /// in between continue the same token.
+    fn letters(&mut self, range: Range<usize>, utf16_len: usize);
+    /// A whole token between spaces (`url`, `num`).
+    fn word(&mut self, word: &'static str);
+    /// Whitespace, punctuation or a symbol: ends a token; runs collapse.
+    fn space(&mut self);
+    /// A character that stays in the canonical text but is not part of a
+    /// token (controls, format characters, unassigned code points).
+    fn other(&mut self, c: char);
+}
+
+/// Builds the canonical text, collapsing separators and tracking tokens.
 struct Writer<'a> {
+    folded: &'a str,
     text: &'a mut String,
     tokens: &'a mut Vec<Token>,
     pending_space: bool,
@@ -304,11 +636,6 @@ struct Writer<'a> {
 }
 
 impl Writer<'_> {
-    fn space(&mut self) {
-        self.end_token();
-        self.pending_space = true;
-    }
-
     fn flush_space(&mut self) {
         if self.pending_space {
             if !self.text.is_empty() {
@@ -319,14 +646,7 @@ impl Writer<'_> {
         }
     }
 
-    /// Writes ` word ` (a word between spaces).
-    fn word(&mut self, word: &str) {
-        self.space();
-        self.letters(word, word.len());
-        self.space();
-    }
-
-    fn letters(&mut self, letters: &str, utf16_len: usize) {
+    fn push_letters(&mut self, letters: &str, utf16_len: usize) {
         self.flush_space();
         let start = self.text.len();
         self.text.push_str(letters);
@@ -335,19 +655,110 @@ impl Writer<'_> {
         token.utf16_len += utf16_len;
     }
 
-    fn other(&mut self, c: char) {
-        self.flush_space();
-        self.end_token();
-        self.text.push(c);
-    }
-
     fn end_token(&mut self) {
         if let Some(token) = self.token.take() {
             self.tokens.push(token);
         }
     }
+}
 
-    fn finish(mut self) {
+impl Sink for Writer<'_> {
+    fn letters(&mut self, range: Range<usize>, utf16_len: usize) {
+        let folded = self.folded;
+        self.push_letters(&folded[range], utf16_len);
+    }
+
+    fn word(&mut self, word: &'static str) {
+        self.space();
+        self.push_letters(word, word.len());
+        self.space();
+    }
+
+    fn space(&mut self) {
+        self.end_token();
+        self.pending_space = true;
+    }
+
+    fn other(&mut self, c: char) {
+        self.flush_space();
+        self.end_token();
+        self.text.push(c);
+    }
+}
+
+/// Hands each token to `emit` without building the canonical text.
+///
+/// A token is a slice of the folded text, except when deleted zero-width
+/// characters join letters on both sides of them: then its pieces are
+/// copied into `joined`.
+struct Tokens<'a, F> {
+    /// The folded text and its [`PADDING`].
+    folded: &'a str,
+    joined: &'a mut String,
+    /// The token being read, as a range of `folded` (its first piece only,
+    /// once `is_joined`).
+    token: Option<Range<usize>>,
+    is_joined: bool,
+    utf16_len: usize,
+    emit: F,
+    any: bool,
+}
+
+impl<F: FnMut(TokenRef<'_>)> Tokens<'_, F> {
+    #[inline(always)]
+    fn end_token(&mut self) {
+        if let Some(range) = self.token.take() {
+            let token = if self.is_joined {
+                TokenRef { text: self.joined, utf16_len: self.utf16_len, key: padded_key(self.joined) }
+            } else {
+                let key = short_key(self.folded.as_bytes(), range.start, range.len());
+                TokenRef { text: &self.folded[range], utf16_len: self.utf16_len, key }
+            };
+            (self.emit)(token);
+            self.is_joined = false;
+            self.any = true;
+        }
+    }
+}
+
+impl<F: FnMut(TokenRef<'_>)> Sink for Tokens<'_, F> {
+    #[inline(always)]
+    fn letters(&mut self, range: Range<usize>, utf16_len: usize) {
+        match &mut self.token {
+            None => {
+                self.token = Some(range);
+                self.utf16_len = utf16_len;
+            }
+            Some(token) if !self.is_joined && token.end == range.start => {
+                token.end = range.end;
+                self.utf16_len += utf16_len;
+            }
+            Some(token) => {
+                if !self.is_joined {
+                    self.joined.clear();
+                    self.joined.push_str(&self.folded[token.clone()]);
+                    self.is_joined = true;
+                }
+                self.joined.push_str(&self.folded[range]);
+                self.utf16_len += utf16_len;
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn word(&mut self, word: &'static str) {
+        self.end_token();
+        (self.emit)(TokenRef { text: word, utf16_len: word.len(), key: padded_key(word) });
+        self.any = true;
+    }
+
+    #[inline(always)]
+    fn space(&mut self) {
+        self.end_token();
+    }
+
+    #[inline(always)]
+    fn other(&mut self, _: char) {
         self.end_token();
     }
 }
@@ -372,6 +783,79 @@ mod tests {
         for c in (0..=0x10FFFF).filter_map(char::from_u32) {
             if ccc.get(c) != CanonicalCombiningClass::NotReordered {
                 assert!(unicode::is_mark(c), "{c:?} combines but is not a mark");
+            }
+        }
+    }
+
+    #[test]
+    fn folding_per_character_equals_icu_on_the_whole_text() {
+        // `Canonical::fold` folds character by character, with the sigma
+        // context read around each capital sigma; ICU4X here runs NFKD and
+        // lowercasing on the whole text at once.
+        const PIECES: &[&str] = &[
+            "Σ",
+            "ΑΣ",
+            "σ",
+            "ς",
+            "\u{3F9}",
+            "\u{1D6BA}",
+            "\u{301}",
+            "'",
+            ".",
+            " ",
+            "a",
+            "B",
+            "İ",
+            "ﬁ",
+            "Ａ",
+            "\u{345}",
+            "ǅ",
+            "ẞ",
+            "½",
+            "x\u{307}",
+            "\u{200B}",
+            ":",
+            "ὈΔΥΣΣΕΎΣ",
+            "é",
+            "\u{FDFA}",
+            "Ⓢ",
+            "\u{AD}",
+            "\u{1F3FB}",
+            "1",
+        ];
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound as u64) as usize
+        };
+        let mut canonical = Canonical::default();
+        for _ in 0..20_000 {
+            let text: String = (0..next(9)).map(|_| PIECES[next(PIECES.len())]).collect();
+            canonical.fold(&text);
+            let unmarked: String = NFKD.normalize(&text).chars().filter(|&c| !unicode::is_mark(c)).collect();
+            let expected =
+                CASE_MAPPER.lowercase(&unmarked, &LanguageIdentifier::UNKNOWN).write_to_string().into_owned();
+            assert_eq!(canonical.folded, expected + PADDING, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn swar_classes_agree_with_the_byte_table() {
+        for b in 0..=255u8 {
+            for lane in 0..8 {
+                let mut word = [b'a'; 8];
+                word[lane] = b;
+                let word = u64::from_le_bytes(word);
+                let bit = 0x80u64 << (8 * lane);
+                let class = BYTES[usize::from(b)];
+                assert_eq!(ascii_letter_bits(word) & bit != 0, class == Byte::Letter, "{b:#x}");
+                assert_eq!(non_separator_bits(word) & bit == 0, class == Byte::Separator, "{b:#x}");
+                let mut out = Vec::new();
+                let end = push_ascii_lowercase(&word.to_le_bytes(), 0, &mut out);
+                assert_eq!(end, if b.is_ascii() { 8 } else { lane }, "{b:#x}");
+                assert_eq!(out, word.to_le_bytes()[..end].to_ascii_lowercase(), "{b:#x}");
             }
         }
     }

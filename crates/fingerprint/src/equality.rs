@@ -2,11 +2,10 @@
 //! descriptor, final SHA-256. Shared by `minhash-equality-v1` and the legacy
 //! `simhash-equality-v2`, which differ only in their parameters.
 
-use crate::canonical::Canonical;
+use crate::canonical::{Canonical, TokenRef};
 use crate::{EqualityFingerprint, Scheme};
 use rustc_hash::{FxHashMap, FxHashSet};
 use sha2::{Digest, Sha256};
-use std::fmt::Write as _;
 
 /// Tokens shorter than this (in UTF-16 code units) are filtered (step 4b).
 pub(crate) const MIN_TOKEN_LENGTH: usize = 4;
@@ -46,13 +45,9 @@ const PACKED_STOP_WORDS: [u64; STOP_WORDS.len()] = {
 /// Up to 8 bytes, little-endian, zero-padded.
 const fn pack(word: &[u8]) -> u64 {
     assert!(word.len() <= 8);
-    let mut packed = 0u64;
-    let mut i = 0;
-    while i < word.len() {
-        packed |= (word[i] as u64) << (8 * i);
-        i += 1;
-    }
-    packed
+    let mut padded = [0u8; 8];
+    padded.split_at_mut(word.len()).0.copy_from_slice(word);
+    u64::from_le_bytes(padded)
 }
 
 fn is_stop_word(token: &str) -> bool {
@@ -144,8 +139,8 @@ pub(crate) fn distinct_hashes(canonical: &Canonical, hashes: &mut Vec<[u8; 32]>)
 /// Step 6.4–6.5: the smallest hash (byte order equals hex order) per bucket.
 pub(crate) fn bucket_minima(params: Params, hashes: &[[u8; 32]]) -> Vec<Option<[u8; 32]>> {
     let mut minima = Minima::default();
-    hashes.iter().for_each(|hash| minima.add(hash));
-    minima.buckets(params)
+    hashes.iter().for_each(|hash| minima.add_hash(hash));
+    minima.buckets(params)[..params.buckets].to_vec()
 }
 
 /// The bucket minima of a document for the finest bucket count in use (8).
@@ -153,79 +148,215 @@ pub(crate) fn bucket_minima(params: Params, hashes: &[[u8; 32]]) -> Vec<Option<[
 /// Both schemes' bucket counts divide 8, and `byte % b == (byte % 8) % b`,
 /// so the minima of any scheme follow from these; repeated shingles leave
 /// them unchanged, so no per-document set of distinct shingles is needed.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct Minima([Option<[u8; 32]>; FINEST_BUCKETS]);
+///
+/// `prefixes` holds the first eight bytes of each minimum as a big-endian
+/// integer (the same order as the bytes), `u64::MAX` for an empty bucket:
+/// a hash whose prefix is greater cannot be a new minimum, which settles
+/// nearly every [`Minima::add`] with one comparison.
+#[derive(Debug, Clone)]
+pub(crate) struct Minima {
+    prefixes: [u64; FINEST_BUCKETS],
+    minima: [Option<[u8; 32]>; FINEST_BUCKETS],
+}
 
 const FINEST_BUCKETS: usize = 8;
 
+impl Default for Minima {
+    fn default() -> Self {
+        Minima { prefixes: [u64::MAX; FINEST_BUCKETS], minima: [None; FINEST_BUCKETS] }
+    }
+}
+
 impl Minima {
-    pub fn add(&mut self, hash: &[u8; 32]) {
-        let slot = &mut self.0[usize::from(hash[0]) % FINEST_BUCKETS];
+    /// Adds the shingle's hash, which `hashes` holds.
+    #[inline(always)]
+    pub fn add(&mut self, shingle: Shingle, hashes: &ShingleHashes) {
+        // The bucket is the first byte of the hash, modulo 8.
+        let bucket = (shingle.prefix >> 56) as usize % FINEST_BUCKETS;
+        if shingle.prefix <= self.prefixes[bucket] {
+            self.add_exactly(bucket, shingle.prefix, hashes.hash(shingle));
+        }
+    }
+
+    /// Adds `hash` to the minima (for the explanation, which has all of
+    /// a document's hashes).
+    fn add_hash(&mut self, hash: &[u8; 32]) {
+        let prefix = u64::from_be_bytes(*hash.first_chunk().expect("32 bytes have 8"));
+        let bucket = usize::from(hash[0]) % FINEST_BUCKETS;
+        if prefix <= self.prefixes[bucket] {
+            self.add_exactly(bucket, prefix, hash);
+        }
+    }
+
+    fn add_exactly(&mut self, bucket: usize, prefix: u64, hash: &[u8; 32]) {
+        let slot = &mut self.minima[bucket];
         if slot.is_none_or(|current| *hash < current) {
             *slot = Some(*hash);
+            self.prefixes[bucket] = prefix;
         }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.iter().all(Option::is_none)
+        self.minima.iter().all(Option::is_none)
     }
 
-    /// The minima of `params.buckets` buckets.
-    pub fn buckets(&self, params: Params) -> Vec<Option<[u8; 32]>> {
+    /// The minima of `params.buckets` buckets (the first `params.buckets`
+    /// entries of the array).
+    pub fn buckets(&self, params: Params) -> [Option<[u8; 32]>; FINEST_BUCKETS] {
         debug_assert_eq!(FINEST_BUCKETS % params.buckets, 0);
-        (0..params.buckets)
-            .map(|bucket| self.0.iter().skip(bucket).step_by(params.buckets).filter_map(|m| *m).min())
-            .collect()
+        let mut buckets = [None; FINEST_BUCKETS];
+        for (bucket, minimum) in buckets.iter_mut().enumerate().take(params.buckets) {
+            *minimum = self.minima.iter().skip(bucket).step_by(params.buckets).filter_map(|m| *m).min();
+        }
+        buckets
     }
 }
 
-/// SHA-256(`eqs:` + token) of the tokens seen so far, across documents.
+/// What a token contributes to a fingerprint: whether it is kept after
+/// stemming and filtering (steps 3–4), and SHA-256(`eqs:` + its stem), as
+/// its first eight bytes (big-endian, which decide nearly every comparison)
+/// and the index of the whole hash in [`ShingleHashes::hashes`]. Small, so
+/// that the cache of them stays in the nearest CPU cache.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shingle {
+    pub kept: bool,
+    pub prefix: u64,
+    hash: u32,
+}
+
+/// The [`Shingle`] of each token seen so far, across documents, keyed by
+/// the token as it is in the text (its UTF-16 length, the stem and the
+/// filters' verdict all follow from it), so a repeated token costs one
+/// lookup.
 ///
 /// Token frequencies follow Zipf's law, so after a few documents nearly
-/// every token's hash is a lookup. Tokens of up to 8 bytes (no letter is a
-/// NUL byte, so zero padding is unambiguous) are keyed as integers. Bounded:
-/// it starts afresh past [`ShingleHashes::MAX_ENTRIES`].
-#[derive(Debug, Default)]
+/// every token is a lookup. Tokens of up to 16 bytes are keyed by
+/// [`TokenRef::key`]. Bounded: it starts afresh past
+/// [`ShingleHashes::MAX_ENTRIES`].
+#[derive(Debug)]
 pub(crate) struct ShingleHashes {
-    short: FxHashMap<u64, [u8; 32]>,
-    long: FxHashMap<Box<str>, [u8; 32]>,
+    /// `(key, shingle)` of recent short tokens, direct-mapped (a multiply
+    /// and one comparison, before the hash map); key 0 (no token: tokens
+    /// are not empty) marks a free slot.
+    recent: Vec<(u128, Shingle)>,
+    short: FxHashMap<u128, Shingle>,
+    long: FxHashMap<Box<str>, Shingle>,
+    hashes: Vec<[u8; 32]>,
+}
+
+const RECENT_BITS: u32 = 10;
+
+impl Default for ShingleHashes {
+    fn default() -> Self {
+        ShingleHashes {
+            recent: vec![(0, Shingle { kept: false, prefix: 0, hash: 0 }); 1 << RECENT_BITS],
+            short: FxHashMap::default(),
+            long: FxHashMap::default(),
+            hashes: Vec::new(),
+        }
+    }
 }
 
 impl ShingleHashes {
     const MAX_ENTRIES: usize = 1 << 16;
 
-    pub fn get(&mut self, token: &str) -> [u8; 32] {
-        if self.short.len() + self.long.len() >= Self::MAX_ENTRIES {
+    /// Starts afresh if the cache holds [`ShingleHashes::MAX_ENTRIES`] or
+    /// more (called between documents, so the cache never holds more than
+    /// that plus one document's tokens).
+    pub fn bound(&mut self) {
+        if self.hashes.len() >= Self::MAX_ENTRIES {
+            self.recent.iter_mut().for_each(|(key, _)| *key = 0);
             self.short.clear();
             self.long.clear();
+            self.hashes.clear();
         }
-        if token.len() <= 8 {
-            *self.short.entry(pack(token.as_bytes())).or_insert_with(|| shingle_hash(token))
-        } else if let Some(hash) = self.long.get(token) {
-            *hash
-        } else {
-            let hash = shingle_hash(token);
-            self.long.insert(token.into(), hash);
-            hash
+    }
+
+    /// The shingle of `token`.
+    #[inline(always)]
+    pub fn get(&mut self, token: TokenRef<'_>) -> Shingle {
+        let Some(key) = token.key else { return self.get_long(token) };
+        let mixed = (key as u64) ^ ((key >> 64) as u64).rotate_left(31);
+        let slot = (mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - RECENT_BITS)) as usize;
+        if self.recent[slot].0 == key {
+            return self.recent[slot].1;
         }
+        self.get_short(key, slot, token)
+    }
+
+    /// [`ShingleHashes::get`] of a short token not in its `recent` slot.
+    fn get_short(&mut self, key: u128, slot: usize, token: TokenRef<'_>) -> Shingle {
+        let shingle = match self.short.get(&key) {
+            Some(shingle) => *shingle,
+            None => {
+                let shingle = self.new_shingle(token);
+                self.short.insert(key, shingle);
+                shingle
+            }
+        };
+        self.recent[slot] = (key, shingle);
+        shingle
+    }
+
+    /// The whole hash of `shingle`.
+    pub fn hash(&self, shingle: Shingle) -> &[u8; 32] {
+        &self.hashes[shingle.hash as usize]
+    }
+
+    fn get_long(&mut self, token: TokenRef<'_>) -> Shingle {
+        if let Some(shingle) = self.long.get(token.text) {
+            return *shingle;
+        }
+        let shingle = self.new_shingle(token);
+        self.long.insert(token.text.into(), shingle);
+        shingle
+    }
+
+    fn new_shingle(&mut self, token: TokenRef<'_>) -> Shingle {
+        let (stemmed, len) = stem(token.text, token.utf16_len);
+        let hash = shingle_hash(stemmed);
+        let prefix = u64::from_be_bytes(*hash.first_chunk().expect("32 bytes have 8"));
+        // At most MAX_ENTRIES plus one document's tokens, far below 2^32.
+        let index = self.hashes.len() as u32;
+        self.hashes.push(hash);
+        Shingle { kept: keeps(stemmed, len), prefix, hash: index }
     }
 }
 
 /// Step 7: the descriptor string.
 pub(crate) fn descriptor(params: Params, minima: &[Option<[u8; 32]>]) -> String {
-    let mut out = format!("{}|n=1|b={}|k={KEPT_HEX}|m={MIN_TOKEN_LENGTH}", params.id, params.buckets);
+    // Every number here is a single digit (at most 8 buckets), so digits
+    // are pushed directly rather than through the formatting machinery,
+    // which is a measurable share of the time per short note.
+    let digit = |n: usize| char::from_digit(n as u32, 10).expect("a single digit");
+    let mut out = String::with_capacity(48 + 8 * minima.len());
+    out.push_str(params.id);
+    out.push_str("|n=1|b=");
+    out.push(digit(params.buckets));
+    out.push_str("|k=");
+    out.push(digit(KEPT_HEX));
+    out.push_str("|m=");
+    out.push(digit(MIN_TOKEN_LENGTH));
     for (index, minimum) in minima.iter().enumerate() {
+        out.push_str("|b");
+        out.push(digit(index));
+        out.push(':');
         match minimum {
-            None => write!(out, "|b{index}:x"),
-            Some(hash) => {
-                let hex = hex_lower(hash);
-                let kept = if params.keep_last { &hex[hex.len() - KEPT_HEX..] } else { &hex[..KEPT_HEX] };
-                write!(out, "|b{index}:{kept}")
-            }
+            None => out.push('x'),
+            Some(hash) => push_kept_hex(params, hash, &mut out),
         }
-        .expect("writing to a String cannot fail");
     }
     out
+}
+
+/// Appends the [`KEPT_HEX`] hex digits of `hash` that enter the
+/// descriptor: two bytes give four digits, of which the outer three are
+/// kept.
+fn push_kept_hex(params: Params, hash: &[u8; 32], out: &mut String) {
+    const _: () = assert!(KEPT_HEX == 3);
+    let (bytes, digits) = if params.keep_last { (&hash[30..], 1..4) } else { (&hash[..2], 0..3) };
+    let hex = [bytes[0] >> 4, bytes[0] & 0x0f, bytes[1] >> 4, bytes[1] & 0x0f];
+    hex[digits].iter().for_each(|&digit| out.push(char::from(HEX_DIGITS[usize::from(digit)])));
 }
 
 /// Step 7's empty-content descriptor.
@@ -238,12 +369,13 @@ pub(crate) fn finish(descriptor: &str) -> EqualityFingerprint {
     EqualityFingerprint(Sha256::digest(descriptor.as_bytes()).into())
 }
 
+const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
+
 pub(crate) fn hex_lower(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(bytes.len() * 2);
     for &b in bytes {
-        out.push(char::from(DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
+        out.push(char::from(HEX_DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(HEX_DIGITS[usize::from(b & 0x0f)]));
     }
     out
 }

@@ -171,9 +171,7 @@ impl Fingerprinter {
         if schemes.iter().all(|&scheme| scheme == Scheme::SimhashDoc) {
             return schemes.iter().map(|_| Fingerprint::SimhashDoc(self.simhash_doc(text))).collect();
         }
-        self.canonical.fill(text);
-        let mut minima = equality::Minima::default();
-        equality::for_each_kept(&self.canonical, |token| minima.add(&self.shingle_hashes.get(token)));
+        let minima = self.equality_minima(text);
         schemes
             .iter()
             .map(|&scheme| {
@@ -181,14 +179,45 @@ impl Fingerprinter {
                     return Fingerprint::SimhashDoc(self.simhash_doc.fingerprint(text));
                 }
                 let params = equality::Params::of(scheme).expect("every other scheme is an equality scheme");
-                let descriptor = if minima.is_empty() {
-                    equality::empty_descriptor(params, &self.canonical.text)
-                } else {
-                    equality::descriptor(params, &minima.buckets(params))
+                let descriptor = match &minima {
+                    Some(minima) => equality::descriptor(params, &minima.buckets(params)[..params.buckets]),
+                    None => {
+                        // No token at all: the rare case that needs the canonical text.
+                        self.canonical.fill(text);
+                        equality::empty_descriptor(params, &self.canonical.text)
+                    }
                 };
                 Fingerprint::Equality(equality::finish(&descriptor))
             })
             .collect()
+    }
+
+    /// The bucket minima of the kept tokens of `text` (steps 1–6), or
+    /// `None` if `text` has no token at all.
+    ///
+    /// One pass: the minima of the kept tokens and, apart, of the filtered
+    /// ones (indexed by the verdict rather than branching on it, which is
+    /// unpredictable). If no token is kept, the reference's fallback keeps
+    /// every stemmed token, and those are then exactly the filtered ones.
+    fn equality_minima(&mut self, text: &str) -> Option<equality::Minima> {
+        let [mut filtered, mut kept] = [equality::Minima::default(), equality::Minima::default()];
+        let mut minima = [&mut filtered, &mut kept];
+        let shingles = &mut self.shingle_hashes;
+        shingles.bound();
+        // Inlined into the scan: a call per token is a measurable share.
+        let any_token = self.canonical.for_each_token(
+            text,
+            #[inline(always)]
+            |token| {
+                let shingle = shingles.get(token);
+                minima[usize::from(shingle.kept)].add(shingle, shingles);
+            },
+        );
+        match (any_token, kept.is_empty()) {
+            (false, _) => None,
+            (true, false) => Some(kept),
+            (true, true) => Some(filtered),
+        }
     }
 
     /// The equality fingerprint of `text` under `scheme`; `None` if `scheme`

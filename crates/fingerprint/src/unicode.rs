@@ -18,9 +18,10 @@ const CASE_IGNORABLE: CodePointSetDataBorrowed<'static> = CodePointSetData::new:
 const CASED: CodePointSetDataBorrowed<'static> = CodePointSetData::new::<Cased>();
 
 /// Whether the first character of `chars` that is not case-ignorable is
-/// cased (the two halves of Unicode's Final_Sigma context).
-pub(crate) fn cased_after_ignorables(mut chars: impl Iterator<Item = char>) -> bool {
-    chars.find(|&c| !CASE_IGNORABLE.contains(c)).is_some_and(|c| CASED.contains(c))
+/// cased (the two halves of Unicode's Final_Sigma context); `None` if every
+/// character is case-ignorable.
+pub(crate) fn cased_first(mut chars: impl Iterator<Item = char>) -> Option<bool> {
+    chars.find(|&c| !CASE_IGNORABLE.contains(c)).map(|c| CASED.contains(c))
 }
 
 /// What a character of lowercased text means to canonicalization steps 5–10.
@@ -45,7 +46,7 @@ pub(crate) enum Class {
 }
 
 /// ASCII classes, so the common case needs no table lookup.
-const ASCII: [Class; 128] = {
+pub(crate) const ASCII_CLASSES: [Class; 128] = {
     let mut table = [Class::Other; 128];
     let mut i = 0;
     while i < 128 {
@@ -62,13 +63,9 @@ const ASCII: [Class; 128] = {
     table
 };
 
-pub(crate) fn classify_ascii(b: u8) -> Class {
-    ASCII[usize::from(b & 0x7f)]
-}
-
 pub(crate) fn classify(c: char) -> Class {
     if c.is_ascii() {
-        return ASCII[c as usize];
+        return ASCII_CLASSES[c as usize];
     }
     match c {
         '\u{2028}' | '\u{2029}' | '\u{FEFF}' => return Class::Space,
