@@ -180,7 +180,10 @@ impl Fingerprinter {
                 }
                 let params = equality::Params::of(scheme).expect("every other scheme is an equality scheme");
                 let descriptor = match &minima {
-                    Some(minima) => equality::descriptor(params, &minima.buckets(params)[..params.buckets]),
+                    Some(minima) => {
+                        let buckets = minima.buckets(params, self.shingle_hashes.hashes());
+                        equality::descriptor(params, &buckets[..params.buckets])
+                    }
                     None => {
                         // No token at all: the rare case that needs the canonical text.
                         self.canonical.fill(text);
@@ -210,7 +213,7 @@ impl Fingerprinter {
             #[inline(always)]
             |token| {
                 let shingle = shingles.get(token);
-                minima[usize::from(shingle.kept)].add(shingle, shingles);
+                minima[usize::from(shingle.kept)].add(shingle.prefix, shingle.index, shingles.hashes());
             },
         );
         match (any_token, kept.is_empty()) {
