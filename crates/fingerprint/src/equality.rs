@@ -418,6 +418,27 @@ mod tests {
     }
 
     #[test]
+    fn minima_compare_whole_hashes_when_prefixes_tie() {
+        let with = |first: u8, last: u8| {
+            let mut hash = [first; 32];
+            hash[31] = last;
+            hash
+        };
+        // Same bucket (first byte 0xff % 8 == 7) and the same prefix
+        // (u64::MAX, as for an empty bucket), told apart by the last byte.
+        let hashes = [with(0xff, 9), with(0xff, 3), with(0xff, 5), with(0x07, 0)];
+        let mut minima = Minima::default();
+        for index in [0, 1, 2, 1] {
+            minima.add(prefix(&hashes[index]), index as u32, &hashes);
+        }
+        let params = Params::of(Scheme::MinhashEqualityV1).expect("an equality scheme");
+        assert_eq!(minima.buckets(params, &hashes)[7], Some(hashes[1]));
+        minima.add(prefix(&hashes[3]), 3, &hashes);
+        assert_eq!(minima.buckets(params, &hashes)[7], Some(hashes[3]));
+        assert!(minima.buckets(params, &hashes)[..7].iter().all(Option::is_none));
+    }
+
+    #[test]
     fn lengths_are_utf16_code_units() {
         // "中中s" is 3 UTF-16 units: rule 4 needs more than 3.
         assert_eq!(stem("中中s", 3), ("中中s", 3));
