@@ -203,8 +203,8 @@ impl Fingerprinter {
     /// unpredictable). If no token is kept, the reference's fallback keeps
     /// every stemmed token, and those are then exactly the filtered ones.
     fn equality_minima(&mut self, text: &str) -> Option<equality::Minima> {
-        let [mut filtered, mut kept] = [equality::Minima::default(), equality::Minima::default()];
-        let mut minima = [&mut filtered, &mut kept];
+        // [filtered, kept]
+        let mut minima = [equality::Minima::default(), equality::Minima::default()];
         let shingles = &mut self.shingle_hashes;
         shingles.bound();
         // Inlined into the scan: a call per token is a measurable share.
@@ -216,6 +216,7 @@ impl Fingerprinter {
                 minima[usize::from(shingle.kept)].add(shingle.prefix, shingle.index, shingles.hashes());
             },
         );
+        let [filtered, kept] = minima;
         match (any_token, kept.is_empty()) {
             (false, _) => None,
             (true, false) => Some(kept),
