@@ -657,6 +657,78 @@ mod tests {
     }
 
     #[test]
+    fn the_fast_path_agrees_with_serde_json_on_generated_lines() {
+        // Pieces of string contents (valid and invalid escapes, raw
+        // controls, non-ASCII) and of members, spliced by a seeded
+        // generator; every line the fast path accepts must be what
+        // serde_json makes of it.
+        const CONTENT: &[&str] = &[
+            "a",
+            "Word ",
+            "\\n",
+            "\\t",
+            "\\\"",
+            "\\\\",
+            "\\/",
+            "\\u00e9",
+            "\\u00E9",
+            "\\u2026",
+            "\\ud83d\\ude00",
+            "\\ud83d",
+            "\\ude00",
+            "\\ud83dx",
+            "\\u12",
+            "\\uzzzz",
+            "\\x",
+            "\\",
+            "\u{1}",
+            "\u{1f}",
+            "é",
+            "🎉",
+            "{",
+            "}",
+            ",",
+            ":",
+            "[",
+            "]",
+            "\\u0000",
+            "\\b\\f\\r",
+        ];
+        const OTHERS: &[&str] = &[
+            r#""id":7"#,
+            r#""id":1.50e1"#,
+            r#""x":[1,{"y":"}"}]"#,
+            r#""s":"a\"b""#,
+            r#""n":null"#,
+            r#""text":8"#,
+            r#""te\u0078t":"k""#,
+            r#""minhash-equality-v1":"old""#,
+            r#""t":{}"#,
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound as u64) as usize
+        };
+        let mut fast_paths = 0;
+        for _ in 0..20_000 {
+            let content: String = (0..next(12)).map(|_| CONTENT[next(CONTENT.len())]).collect();
+            let mut members: Vec<String> =
+                (0..next(3)).map(|_| OTHERS[next(OTHERS.len())].to_owned()).collect();
+            members.insert(next(members.len() + 1), format!("\"text\":\"{content}\""));
+            let space = [" ", "", "\t", ""][next(4)];
+            let line = format!("{{{space}{}{space}}}\n", members.join(&format!(",{space}")));
+            if let Some((object, text)) = split_record(&line, "text") {
+                fast_paths += 1;
+                assert_eq!(Some((object, text.into_owned())), slow(&line), "{line}");
+            }
+        }
+        assert!(fast_paths > 1000, "the fast path took only {fast_paths} lines");
+    }
+
+    #[test]
     fn string_search_finds_the_first_quote_backslash_or_control() {
         for len in 0..20 {
             for at in 0..=len {

@@ -139,8 +139,10 @@ pub(crate) fn distinct_hashes(canonical: &Canonical, hashes: &mut Vec<[u8; 32]>)
 /// Step 6.4–6.5: the smallest hash (byte order equals hex order) per bucket.
 pub(crate) fn bucket_minima(params: Params, hashes: &[[u8; 32]]) -> Vec<Option<[u8; 32]>> {
     let mut minima = Minima::default();
-    hashes.iter().for_each(|hash| minima.add_hash(hash));
-    minima.buckets(params)[..params.buckets].to_vec()
+    for (index, hash) in (0..).zip(hashes) {
+        minima.add(prefix(hash), index, hashes);
+    }
+    minima.buckets(params, hashes)[..params.buckets].to_vec()
 }
 
 /// The bucket minima of a document for the finest bucket count in use (8).
@@ -149,67 +151,73 @@ pub(crate) fn bucket_minima(params: Params, hashes: &[[u8; 32]]) -> Vec<Option<[
 /// so the minima of any scheme follow from these; repeated shingles leave
 /// them unchanged, so no per-document set of distinct shingles is needed.
 ///
-/// `prefixes` holds the first eight bytes of each minimum as a big-endian
-/// integer (the same order as the bytes), `u64::MAX` for an empty bucket:
-/// a hash whose prefix is greater cannot be a new minimum, which settles
-/// nearly every [`Minima::add`] with one comparison.
+/// Each minimum is the index of a hash in a store of hashes, with the
+/// hash's first eight bytes as a big-endian integer (the same order as the
+/// bytes; `u64::MAX` and [`Minima::NONE`] for an empty bucket). A smaller
+/// prefix means a smaller hash, so [`Minima::add`] settles by comparing
+/// prefixes, with selects instead of a branch (whether a hash is a new
+/// minimum is unpredictable); only equal prefixes of different hashes (or
+/// the first hash of an empty bucket) need the whole hashes compared.
 #[derive(Debug, Clone)]
 pub(crate) struct Minima {
     prefixes: [u64; FINEST_BUCKETS],
-    minima: [Option<[u8; 32]>; FINEST_BUCKETS],
+    indices: [u32; FINEST_BUCKETS],
 }
 
 const FINEST_BUCKETS: usize = 8;
 
 impl Default for Minima {
     fn default() -> Self {
-        Minima { prefixes: [u64::MAX; FINEST_BUCKETS], minima: [None; FINEST_BUCKETS] }
+        Minima { prefixes: [u64::MAX; FINEST_BUCKETS], indices: [Self::NONE; FINEST_BUCKETS] }
     }
 }
 
 impl Minima {
-    /// Adds the shingle's hash, which `hashes` holds.
+    const NONE: u32 = u32::MAX;
+
+    /// Adds `hashes[index]`, whose first eight bytes are `prefix`.
     #[inline(always)]
-    pub fn add(&mut self, shingle: Shingle, hashes: &ShingleHashes) {
+    pub fn add(&mut self, prefix: u64, index: u32, hashes: &[[u8; 32]]) {
         // The bucket is the first byte of the hash, modulo 8.
-        let bucket = (shingle.prefix >> 56) as usize % FINEST_BUCKETS;
-        if shingle.prefix <= self.prefixes[bucket] {
-            self.add_exactly(bucket, shingle.prefix, hashes.hash(shingle));
+        let bucket = (prefix >> 56) as usize % FINEST_BUCKETS;
+        let (current, current_index) = (self.prefixes[bucket], self.indices[bucket]);
+        if prefix == current && index != current_index {
+            self.add_tied(bucket, index, hashes);
+            return;
         }
+        let smaller = prefix < current;
+        self.prefixes[bucket] = if smaller { prefix } else { current };
+        self.indices[bucket] = if smaller { index } else { current_index };
     }
 
-    /// Adds `hash` to the minima (for the explanation, which has all of
-    /// a document's hashes).
-    fn add_hash(&mut self, hash: &[u8; 32]) {
-        let prefix = u64::from_be_bytes(*hash.first_chunk().expect("32 bytes have 8"));
-        let bucket = usize::from(hash[0]) % FINEST_BUCKETS;
-        if prefix <= self.prefixes[bucket] {
-            self.add_exactly(bucket, prefix, hash);
-        }
-    }
-
-    fn add_exactly(&mut self, bucket: usize, prefix: u64, hash: &[u8; 32]) {
-        let slot = &mut self.minima[bucket];
-        if slot.is_none_or(|current| *hash < current) {
-            *slot = Some(*hash);
-            self.prefixes[bucket] = prefix;
+    fn add_tied(&mut self, bucket: usize, index: u32, hashes: &[[u8; 32]]) {
+        let current = self.indices[bucket];
+        if current == Self::NONE || hashes[index as usize] < hashes[current as usize] {
+            self.indices[bucket] = index;
         }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.minima.iter().all(Option::is_none)
+        self.indices.iter().all(|&index| index == Self::NONE)
     }
 
     /// The minima of `params.buckets` buckets (the first `params.buckets`
-    /// entries of the array).
-    pub fn buckets(&self, params: Params) -> [Option<[u8; 32]>; FINEST_BUCKETS] {
+    /// entries of the array), from the store the indices point into.
+    pub fn buckets(&self, params: Params, hashes: &[[u8; 32]]) -> [Option<[u8; 32]>; FINEST_BUCKETS] {
         debug_assert_eq!(FINEST_BUCKETS % params.buckets, 0);
         let mut buckets = [None; FINEST_BUCKETS];
         for (bucket, minimum) in buckets.iter_mut().enumerate().take(params.buckets) {
-            *minimum = self.minima.iter().skip(bucket).step_by(params.buckets).filter_map(|m| *m).min();
+            let indices = self.indices.iter().skip(bucket).step_by(params.buckets);
+            *minimum =
+                indices.filter(|&&index| index != Self::NONE).map(|&index| hashes[index as usize]).min();
         }
         buckets
     }
+}
+
+/// The first eight bytes of `hash` as a big-endian integer.
+fn prefix(hash: &[u8; 32]) -> u64 {
+    u64::from_be_bytes(*hash.first_chunk().expect("32 bytes have 8"))
 }
 
 /// What a token contributes to a fingerprint: whether it is kept after
@@ -221,7 +229,7 @@ impl Minima {
 pub(crate) struct Shingle {
     pub kept: bool,
     pub prefix: u64,
-    hash: u32,
+    pub index: u32,
 }
 
 /// The [`Shingle`] of each token seen so far, across documents, keyed by
@@ -249,7 +257,7 @@ const RECENT_BITS: u32 = 10;
 impl Default for ShingleHashes {
     fn default() -> Self {
         ShingleHashes {
-            recent: vec![(0, Shingle { kept: false, prefix: 0, hash: 0 }); 1 << RECENT_BITS],
+            recent: vec![(0, Shingle { kept: false, prefix: 0, index: 0 }); 1 << RECENT_BITS],
             short: FxHashMap::default(),
             long: FxHashMap::default(),
             hashes: Vec::new(),
@@ -298,9 +306,9 @@ impl ShingleHashes {
         shingle
     }
 
-    /// The whole hash of `shingle`.
-    pub fn hash(&self, shingle: Shingle) -> &[u8; 32] {
-        &self.hashes[shingle.hash as usize]
+    /// The whole hashes, which [`Shingle::index`] points into.
+    pub fn hashes(&self) -> &[[u8; 32]] {
+        &self.hashes
     }
 
     fn get_long(&mut self, token: TokenRef<'_>) -> Shingle {
@@ -315,11 +323,10 @@ impl ShingleHashes {
     fn new_shingle(&mut self, token: TokenRef<'_>) -> Shingle {
         let (stemmed, len) = stem(token.text, token.utf16_len);
         let hash = shingle_hash(stemmed);
-        let prefix = u64::from_be_bytes(*hash.first_chunk().expect("32 bytes have 8"));
         // At most MAX_ENTRIES plus one document's tokens, far below 2^32.
         let index = self.hashes.len() as u32;
         self.hashes.push(hash);
-        Shingle { kept: keeps(stemmed, len), prefix, hash: index }
+        Shingle { kept: keeps(stemmed, len), prefix: prefix(&hash), index }
     }
 }
 
@@ -408,6 +415,27 @@ mod tests {
         for word in ["fromm", "thes", "hav", "overs", "durin"] {
             assert_eq!(keeps(word, word.len()), word.len() >= MIN_TOKEN_LENGTH, "{word}");
         }
+    }
+
+    #[test]
+    fn minima_compare_whole_hashes_when_prefixes_tie() {
+        let with = |first: u8, last: u8| {
+            let mut hash = [first; 32];
+            hash[31] = last;
+            hash
+        };
+        // Same bucket (first byte 0xff % 8 == 7) and the same prefix
+        // (u64::MAX, as for an empty bucket), told apart by the last byte.
+        let hashes = [with(0xff, 9), with(0xff, 3), with(0xff, 5), with(0x07, 0)];
+        let mut minima = Minima::default();
+        for index in [0, 1, 2, 1] {
+            minima.add(prefix(&hashes[index]), index as u32, &hashes);
+        }
+        let params = Params::of(Scheme::MinhashEqualityV1).expect("an equality scheme");
+        assert_eq!(minima.buckets(params, &hashes)[7], Some(hashes[1]));
+        minima.add(prefix(&hashes[3]), 3, &hashes);
+        assert_eq!(minima.buckets(params, &hashes)[7], Some(hashes[3]));
+        assert!(minima.buckets(params, &hashes)[..7].iter().all(Option::is_none));
     }
 
     #[test]

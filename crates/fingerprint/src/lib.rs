@@ -180,7 +180,10 @@ impl Fingerprinter {
                 }
                 let params = equality::Params::of(scheme).expect("every other scheme is an equality scheme");
                 let descriptor = match &minima {
-                    Some(minima) => equality::descriptor(params, &minima.buckets(params)[..params.buckets]),
+                    Some(minima) => {
+                        let buckets = minima.buckets(params, self.shingle_hashes.hashes());
+                        equality::descriptor(params, &buckets[..params.buckets])
+                    }
                     None => {
                         // No token at all: the rare case that needs the canonical text.
                         self.canonical.fill(text);
@@ -200,8 +203,8 @@ impl Fingerprinter {
     /// unpredictable). If no token is kept, the reference's fallback keeps
     /// every stemmed token, and those are then exactly the filtered ones.
     fn equality_minima(&mut self, text: &str) -> Option<equality::Minima> {
-        let [mut filtered, mut kept] = [equality::Minima::default(), equality::Minima::default()];
-        let mut minima = [&mut filtered, &mut kept];
+        // [filtered, kept]
+        let mut minima = [equality::Minima::default(), equality::Minima::default()];
         let shingles = &mut self.shingle_hashes;
         shingles.bound();
         // Inlined into the scan: a call per token is a measurable share.
@@ -210,9 +213,10 @@ impl Fingerprinter {
             #[inline(always)]
             |token| {
                 let shingle = shingles.get(token);
-                minima[usize::from(shingle.kept)].add(shingle, shingles);
+                minima[usize::from(shingle.kept)].add(shingle.prefix, shingle.index, shingles.hashes());
             },
         );
+        let [filtered, kept] = minima;
         match (any_token, kept.is_empty()) {
             (false, _) => None,
             (true, false) => Some(kept),
