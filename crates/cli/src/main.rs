@@ -15,6 +15,7 @@ mod exit;
 mod extract_cmd;
 mod fingerprint_cmd;
 mod input;
+mod jsonl;
 mod key_cmd;
 mod ots_cmd;
 mod proof_cmd;

@@ -15,6 +15,7 @@
 //! nothing is copied per token. Both run the same scan, so they cannot
 //! disagree on what the tokens are.
 
+use crate::block::{BLOCK, below, block_at, pack, run_starts};
 use crate::unicode::{self, Class};
 use icu_casemap::{CaseMapper, CaseMapperBorrowed};
 use icu_locale_core::LanguageIdentifier;
@@ -62,7 +63,7 @@ impl Canonical {
             pending_space: false,
             token: None,
         };
-        scan(&self.folded, &mut writer);
+        scan::<true>(&self.folded, &mut writer);
         writer.end_token();
     }
 
@@ -80,7 +81,7 @@ impl Canonical {
             emit: token,
             any: false,
         };
-        scan(&self.folded, &mut tokens);
+        scan::<true>(&self.folded, &mut tokens);
         tokens.end_token();
         tokens.any
     }
@@ -98,8 +99,8 @@ impl Canonical {
     ///   whose Final_Sigma context is decided on the whole unmarked text
     ///   ([`FoldCache::folded_in_context`]).
     ///
-    /// [`PADDING`] follows the folded text, so that eight or sixteen bytes
-    /// can be read at any position of it.
+    /// [`PADDING`] follows the folded text, so that a word, a token key or
+    /// a whole [`BLOCK`] can be read at any position of it.
     ///
     /// The folding writes bytes, eight at a time where it can, and only
     /// whole characters.
@@ -130,9 +131,12 @@ impl Canonical {
     }
 }
 
-/// NUL bytes after the folded text (a NUL is [`Byte::Other`], so no run of
-/// letters, digits or separators extends into them).
-const PADDING: &str = "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
+/// [`BLOCK`] NUL bytes after the folded text (a NUL is [`Byte::Other`],
+/// so no run of letters, digits or separators extends into them).
+const PADDING: &str = concat!(
+    "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+    "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+);
 
 /// A token as [`Canonical::for_each_token`] hands it on.
 #[derive(Debug, Clone, Copy)]
@@ -490,6 +494,9 @@ fn byte_class(bytes: &[u8], at: usize) -> Option<Byte> {
 
 /// Steps 4–10 and token extraction, in one scan of the folded text.
 ///
+/// Runs of ASCII go by [`ascii_runs`] where `BLOCKS` (always, except in
+/// the test that compares it with the byte path alone).
+///
 /// Why a scan gives the same answer as the reference's chain of replacements:
 /// - step 4 (line endings) only turns whitespace into whitespace, which step
 ///   9 collapses anyway, so it has no observable effect;
@@ -504,7 +511,7 @@ fn byte_class(bytes: &[u8], at: usize) -> Option<Byte> {
 /// - punctuation and symbols (step 7) and whitespace (step 9) become a
 ///   pending single space; a number run (step 8) becomes ` num `;
 /// - a pending space is written only before further text (step 10's trim).
-fn scan(padded: &str, sink: &mut impl Sink) {
+fn scan<const BLOCKS: bool>(padded: &str, sink: &mut impl Sink) {
     let mut in_number = false;
     let folded = &padded[..padded.len() - PADDING.len()];
     let bytes = folded.as_bytes();
@@ -512,6 +519,16 @@ fn scan(padded: &str, sink: &mut impl Sink) {
     // Conditional branches in order of frequency (a run of letters, then
     // usually separators) predict better than the jump table of a `match`.
     while let Some(byte) = byte_class(bytes, i) {
+        if BLOCKS
+            && matches!(byte, Byte::Letter | Byte::Separator | Byte::Digit)
+            && let Some(block) = block_at(padded.as_bytes(), i)
+        {
+            let done = ascii_runs(block, i, &mut in_number, sink);
+            if done > 0 {
+                i += done;
+                continue;
+            }
+        }
         if byte == Byte::Letter {
             if padded.as_bytes()[i..].first_chunk::<4>() == Some(b"http")
                 && let Some(url_len) = url_at(&folded[i..])
@@ -577,6 +594,86 @@ fn scan(padded: &str, sink: &mut impl Sink) {
                 _ => sink.other(c),
             }
         }
+    }
+}
+
+/// The block path of [`scan`]: the runs of ASCII letters, digits and
+/// separators at the start of `block` (which starts at `base` of the
+/// folded text), found from masks; returns how many bytes it took.
+///
+/// It stops at the first byte of any other kind (non-ASCII, a control,
+/// padding, or `:`, which only a URL makes special). The byte path gives
+/// the same calls to `sink`, run for run, because:
+/// - a run of letters followed by a separator other than `:` is a whole
+///   token and no URL (a URL needs `:` after `http` or `https`), so a run
+///   of letters that reaches `:` or the end of the block (where the next
+///   block may go on to `:`) is left to the byte path;
+/// - a run of letters that reaches another byte (a non-ASCII letter, a
+///   control) may be continued by it, which the sink does for adjacent
+///   letters whichever path reports them;
+/// - a run of digits or separators cut by the end of the block goes on in
+///   the next: a second `space` changes nothing, and `num` is written once
+///   per number, by `in_number`.
+#[inline(always)]
+fn ascii_runs(block: &[u8; BLOCK], base: usize, in_number: &mut bool, sink: &mut impl Sink) -> usize {
+    let masks = AsciiMasks::of(block);
+    let known = (!(masks.letter | masks.digit | masks.separator)).trailing_zeros();
+    let starts =
+        (run_starts(masks.letter) | run_starts(masks.digit) | run_starts(masks.separator)) & below(known);
+    let last = 63u32.saturating_sub(starts.leading_zeros());
+    let limit = if masks.letter & (1 << last) != 0 && block.get(known as usize).is_none_or(|&b| b == b':') {
+        last
+    } else {
+        known
+    };
+    let mut runs = starts & below(limit);
+    while runs != 0 {
+        let start = runs.trailing_zeros();
+        runs &= runs - 1;
+        let end = if runs == 0 { limit } else { runs.trailing_zeros() };
+        let bit = 1 << start;
+        if masks.letter & bit != 0 {
+            if *in_number {
+                sink.space();
+                *in_number = false;
+            }
+            let range = base + start as usize..base + end as usize;
+            sink.letters(range, (end - start) as usize);
+        } else if masks.separator & bit != 0 {
+            sink.space();
+            *in_number = false;
+        } else if !*in_number {
+            sink.word("num");
+            *in_number = true;
+        }
+    }
+    limit as usize
+}
+
+/// The classes of a block that [`ascii_runs`] handles, one bit per byte.
+struct AsciiMasks {
+    letter: u64,
+    digit: u64,
+    /// [`Byte::Separator`] except `:`.
+    separator: u64,
+}
+
+impl AsciiMasks {
+    /// One byte (0 or 1) per class and input byte, from comparisons the
+    /// compiler turns into vector code, then packed into bits.
+    #[inline(always)]
+    fn of(block: &[u8; BLOCK]) -> AsciiMasks {
+        let mut classes = [[0u8; BLOCK]; 3];
+        for (j, &b) in block.iter().enumerate() {
+            let letter = (b | 0x20).wrapping_sub(b'a') < 26;
+            let digit = b.wrapping_sub(b'0') < 10;
+            let space = b.wrapping_sub(b'\t') < 5;
+            let printable = b.wrapping_sub(b' ') < 0x5f;
+            classes[0][j] = u8::from(letter);
+            classes[1][j] = u8::from(digit);
+            classes[2][j] = u8::from(space | (printable & !letter & !digit & (b != b':')));
+        }
+        AsciiMasks { letter: pack(&classes[0]), digit: pack(&classes[1]), separator: pack(&classes[2]) }
     }
 }
 
@@ -857,6 +954,74 @@ mod tests {
                 assert_eq!(end, if b.is_ascii() { 8 } else { lane }, "{b:#x}");
                 assert_eq!(out, word.to_le_bytes()[..end].to_ascii_lowercase(), "{b:#x}");
             }
+        }
+    }
+
+    #[test]
+    fn block_path_equals_the_byte_path() {
+        // Texts that put URLs, colons, digits, non-ASCII letters and
+        // zero-width characters everywhere around the edges of blocks.
+        const PIECES: &[&str] = &[
+            "word",
+            "Letters",
+            "x",
+            " ",
+            "  ",
+            ". ",
+            ",",
+            "-",
+            ":",
+            "://",
+            "http",
+            "https",
+            "http://a.b/c",
+            "xhttps://y",
+            "12",
+            "3.5",
+            "é",
+            "中",
+            "\u{200B}",
+            "\u{200D}",
+            "\u{FEFF}",
+            "\u{A0}",
+            "—",
+            "\u{1}",
+            "\t",
+            "\n",
+            "ΑΣ",
+            "a1b",
+            "longerthaneightletters",
+            "quiteabitlongerthansixteenletters",
+        ];
+        let mut state = 0x5DEE_CE66_D1CE_4E5Bu64;
+        let mut next = |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound as u64) as usize
+        };
+        let mut canonical = Canonical::default();
+        for _ in 0..20_000 {
+            let text: String = (0..next(80)).map(|_| PIECES[next(PIECES.len())]).collect();
+            canonical.fold(&text);
+            let mut by = |blocks: bool| {
+                let (mut text, mut tokens) = (String::new(), Vec::new());
+                let mut writer = Writer {
+                    folded: &canonical.folded,
+                    text: &mut text,
+                    tokens: &mut tokens,
+                    pending_space: false,
+                    token: None,
+                };
+                if blocks {
+                    scan::<true>(&canonical.folded, &mut writer);
+                } else {
+                    scan::<false>(&canonical.folded, &mut writer);
+                }
+                writer.end_token();
+                (text, tokens)
+            };
+            assert_eq!(by(true), by(false), "{text:?}");
         }
     }
 

@@ -155,9 +155,12 @@ pub(crate) fn bucket_minima(params: Params, hashes: &[[u8; 32]]) -> Vec<Option<[
 /// hash's first eight bytes as a big-endian integer (the same order as the
 /// bytes; `u64::MAX` and [`Minima::NONE`] for an empty bucket). A smaller
 /// prefix means a smaller hash, so [`Minima::add`] settles by comparing
-/// prefixes, with selects instead of a branch (whether a hash is a new
-/// minimum is unpredictable); only equal prefixes of different hashes (or
-/// the first hash of an empty bucket) need the whole hashes compared.
+/// prefixes; only equal prefixes (a repeat of the minimum, a different hash
+/// with the same prefix, or the first hash of an empty bucket) need more.
+///
+/// The n-th distinct shingle of a document is a new minimum with
+/// probability about 1/n, so the test in [`Minima::add`] is nearly always
+/// false and well predicted, and the common case stores nothing.
 #[derive(Debug, Clone)]
 pub(crate) struct Minima {
     prefixes: [u64; FINEST_BUCKETS],
@@ -180,14 +183,19 @@ impl Minima {
     pub fn add(&mut self, prefix: u64, index: u32, hashes: &[[u8; 32]]) {
         // The bucket is the first byte of the hash, modulo 8.
         let bucket = (prefix >> 56) as usize % FINEST_BUCKETS;
-        let (current, current_index) = (self.prefixes[bucket], self.indices[bucket]);
-        if prefix == current && index != current_index {
-            self.add_tied(bucket, index, hashes);
-            return;
+        if prefix <= self.prefixes[bucket] {
+            self.lower(bucket, prefix, index, hashes);
         }
-        let smaller = prefix < current;
-        self.prefixes[bucket] = if smaller { prefix } else { current };
-        self.indices[bucket] = if smaller { index } else { current_index };
+    }
+
+    #[inline(never)]
+    fn lower(&mut self, bucket: usize, prefix: u64, index: u32, hashes: &[[u8; 32]]) {
+        if prefix == self.prefixes[bucket] {
+            self.add_tied(bucket, index, hashes);
+        } else {
+            self.prefixes[bucket] = prefix;
+            self.indices[bucket] = index;
+        }
     }
 
     fn add_tied(&mut self, bucket: usize, index: u32, hashes: &[[u8; 32]]) {
@@ -252,7 +260,7 @@ pub(crate) struct ShingleHashes {
     hashes: Vec<[u8; 32]>,
 }
 
-const RECENT_BITS: u32 = 10;
+const RECENT_BITS: u32 = 11;
 
 impl Default for ShingleHashes {
     fn default() -> Self {

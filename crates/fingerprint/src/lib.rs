@@ -55,6 +55,7 @@
 //! assert_eq!(both.len(), 2);
 //! ```
 
+mod block;
 mod canonical;
 mod equality;
 mod explain;

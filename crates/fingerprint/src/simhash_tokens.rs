@@ -18,6 +18,7 @@
 //! buffers, and scanned character by character. The tests compare both
 //! paths on every BMP character in several contexts.
 
+use crate::block::{BLOCK, bits, block_at, pack};
 use icu_casemap::{CaseMapper, CaseMapperBorrowed};
 use icu_normalizer::{ComposingNormalizer, ComposingNormalizerBorrowed};
 use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory, GeneralCategoryGroup, WhiteSpace};
@@ -253,8 +254,7 @@ impl Scanner {
         let len = pass.lowered.len();
         let mut i = 0;
         while i < len {
-            let Some(block) = pass.lowered.get(i..i + BLOCK).and_then(|b| <&[u8; BLOCK]>::try_from(b).ok())
-            else {
+            let Some(block) = block_at(pass.lowered, i) else {
                 i = pass.characters(i, len, sink);
                 continue;
             };
@@ -277,9 +277,6 @@ impl Scanner {
         pass.chunk.end(pass.padded, len, sink);
     }
 }
-
-/// Bytes classified at once by [`Masks::of`].
-const BLOCK: usize = 64;
 
 /// One bit per byte of a block of lowered text (bit `j` = byte `j`).
 struct Masks {
@@ -313,33 +310,6 @@ impl Masks {
             non_ascii: pack(&classes[4]),
         }
     }
-}
-
-/// 64 bytes of 0 or 1 as 64 bits (byte `j` → bit `j`). The multiplier puts
-/// byte `i` of each 8-byte word at bit `56 + i`, without carries.
-#[inline(always)]
-fn pack(bytes: &[u8; BLOCK]) -> u64 {
-    let mut mask = 0;
-    for (k, eight) in bytes.chunks_exact(8).enumerate() {
-        let word = u64::from_le_bytes([
-            eight[0], eight[1], eight[2], eight[3], eight[4], eight[5], eight[6], eight[7],
-        ]);
-        mask |= (word.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);
-    }
-    mask
-}
-
-/// Bits `from..to` of a block mask (`from, to <= 64`; empty if `from >=
-/// to`), without a branch: token lengths are too irregular to predict.
-#[inline(always)]
-fn bits(from: u32, to: u32) -> u64 {
-    below(to) & !below(from)
-}
-
-/// Bits `0..n` (`n <= 64`).
-#[inline(always)]
-fn below(n: u32) -> u64 {
-    ((1u128 << n) - 1) as u64
 }
 
 /// The state of one scan, shared by the block and the character paths.
