@@ -1004,7 +1004,7 @@ mod tests {
         for _ in 0..20_000 {
             let text: String = (0..next(80)).map(|_| PIECES[next(PIECES.len())]).collect();
             canonical.fold(&text);
-            let mut by = |blocks: bool| {
+            let by = |blocks: bool| {
                 let (mut text, mut tokens) = (String::new(), Vec::new());
                 let mut writer = Writer {
                     folded: &canonical.folded,
