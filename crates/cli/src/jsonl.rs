@@ -514,13 +514,8 @@ mod tests {
             r#""minhash-equality-v1":"old""#,
             r#""t":{}"#,
         ];
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = |bound: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % bound as u64) as usize
-        };
+        let mut rng = fastrand::Rng::with_seed(0x9E37_79B9_7F4A_7C15);
+        let mut next = |bound: usize| rng.usize(..bound);
         let mut fast_paths = 0;
         for _ in 0..20_000 {
             let content: String = (0..next(12)).map(|_| CONTENT[next(CONTENT.len())]).collect();

@@ -920,13 +920,8 @@ mod tests {
             "\u{1F3FB}",
             "1",
         ];
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = |bound: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % bound as u64) as usize
-        };
+        let mut rng = fastrand::Rng::with_seed(0x2545_F491_4F6C_DD1D);
+        let mut next = |bound: usize| rng.usize(..bound);
         let mut canonical = Canonical::default();
         for _ in 0..20_000 {
             let text: String = (0..next(9)).map(|_| PIECES[next(PIECES.len())]).collect();
@@ -993,13 +988,8 @@ mod tests {
             "longerthaneightletters",
             "quiteabitlongerthansixteenletters",
         ];
-        let mut state = 0x5DEE_CE66_D1CE_4E5Bu64;
-        let mut next = |bound: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % bound as u64) as usize
-        };
+        let mut rng = fastrand::Rng::with_seed(0x5DEE_CE66_D1CE_4E5B);
+        let mut next = |bound: usize| rng.usize(..bound);
         let mut canonical = Canonical::default();
         for _ in 0..20_000 {
             let text: String = (0..next(80)).map(|_| PIECES[next(PIECES.len())]).collect();

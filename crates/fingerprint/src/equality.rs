@@ -160,7 +160,9 @@ pub(crate) fn bucket_minima(params: Params, hashes: &[[u8; 32]]) -> Vec<Option<[
 ///
 /// The n-th distinct shingle of a document is a new minimum with
 /// probability about 1/n, so the test in [`Minima::add`] is nearly always
-/// false and well predicted, and the common case stores nothing.
+/// false and well predicted, and the common case stores nothing. (A
+/// branch-free update, with selects, stores every time, and each store
+/// holds up the next update of the same bucket.)
 #[derive(Debug, Clone)]
 pub(crate) struct Minima {
     prefixes: [u64; FINEST_BUCKETS],
@@ -183,7 +185,10 @@ impl Minima {
     pub fn add(&mut self, prefix: u64, index: u32, hashes: &[[u8; 32]]) {
         // The bucket is the first byte of the hash, modulo 8.
         let bucket = (prefix >> 56) as usize % FINEST_BUCKETS;
-        if prefix <= self.prefixes[bucket] {
+        let (current, current_index) = (self.prefixes[bucket], self.indices[bucket]);
+        // A repeat of the minimum (the same index) changes nothing, and is
+        // common: the minimum of a bucket is often a frequent word.
+        if (prefix < current) | ((prefix == current) & (index != current_index)) {
             self.lower(bucket, prefix, index, hashes);
         }
     }

@@ -785,13 +785,8 @@ mod tests {
             "a", "Word", "x", "ABC", "1", "23", "_", " ", " ", "  ", "\t", "\n", ".", ":", "@", "/", "//",
             "-", "www", "10.1234/", "é", "\u{301}", "中文", "\u{A0}",
         ];
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut rng = fastrand::Rng::with_seed(0x9E37_79B9_7F4A_7C15);
+        let mut next = |n: usize| rng.usize(..n);
         for round in 0..300 {
             let ascii_only = round % 3 == 0;
             let pieces = if ascii_only { &PIECES[..20] } else { &PIECES[..] };

@@ -92,17 +92,9 @@ fn keys(documents: &[(Vec<String>, u64)]) -> Vec<Vec<u8>> {
     keys.extend(
         ["", "a", "Jabberwock", "Four score and seven years ago", "été"].map(|t| t.as_bytes().to_vec()),
     );
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut rng = fastrand::Rng::with_seed(0x2545_F491_4F6C_DD1D);
     for len in 0..=40 {
-        let bytes = (0..len)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                (state >> 24) as u8
-            })
-            .collect();
-        keys.push(bytes);
+        keys.push((0..len).map(|_| rng.u8(..)).collect());
     }
     keys.sort();
     keys.dedup();
@@ -225,13 +217,8 @@ fn mixed_texts() -> Vec<String> {
         ")",
         "—",
     ];
-    let mut state = 0x243F_6A88_85A3_08D3u64;
-    let mut next = |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n as u64) as usize
-    };
+    let mut rng = fastrand::Rng::with_seed(0x243F_6A88_85A3_08D3);
+    let mut next = |n: usize| rng.usize(..n);
     (0..60).map(|_| (0..next(300) + 1).map(|_| PIECES[next(PIECES.len())]).collect()).collect()
 }
 
