@@ -5,7 +5,7 @@ use crate::input;
 use crate::jsonl::{self, Batch, LineReader};
 use anyhow::{Context, Result, bail};
 use clap::Parser;
-use priorart_fingerprint::{Explanation, Fingerprinter, Scheme, SimhashDocExplanation};
+use priorart_fingerprint::{Explanation, Fingerprint, Fingerprinter, Scheme, SimhashDocExplanation};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 use std::io::{self, Write};
@@ -163,8 +163,10 @@ fn record(
     if text.trim().is_empty() {
         return Ok(None);
     }
-    if let Some((mut object, content)) = jsonl::split_record(text, &args.field) {
-        return Ok(Some(with_fingerprints(args, fingerprinter, &mut object, &content)));
+    if let Some((mut object, raw)) = jsonl::split_record(text, &args.field)
+        && let Some(fingerprints) = fingerprinter.fingerprint_json_string(raw, &args.scheme)
+    {
+        return Ok(Some(with_fingerprints(args, &mut object, fingerprints)));
     }
     let mut object: Map<String, Value> = match serde_json::from_str(text) {
         Ok(Value::Object(object)) => object,
@@ -177,18 +179,13 @@ fn record(
         Some(_) => return Err(format!("line {number}: member `{field}` is not a string")),
         None => return Err(format!("line {number}: no string member `{field}`")),
     };
-    Ok(Some(with_fingerprints(args, fingerprinter, &mut object, &content)))
+    let fingerprints = fingerprinter.fingerprint(&content, &args.scheme);
+    Ok(Some(with_fingerprints(args, &mut object, fingerprints)))
 }
 
 /// `object` (the record without its text) with one member per scheme, as
 /// one line of JSON.
-fn with_fingerprints(
-    args: &Args,
-    fingerprinter: &mut Fingerprinter,
-    object: &mut Map<String, Value>,
-    content: &str,
-) -> String {
-    let fingerprints = fingerprinter.fingerprint(content, &args.scheme);
+fn with_fingerprints(args: &Args, object: &mut Map<String, Value>, fingerprints: Vec<Fingerprint>) -> String {
     let ids = || args.scheme.iter().map(|scheme| scheme.id());
     let collides = object.keys().any(|key| ids().any(|id| id == key))
         || ids().enumerate().any(|(i, id)| ids().take(i).any(|earlier| earlier == id));

@@ -4,7 +4,6 @@
 
 use anyhow::{Result, bail};
 use serde_json::{Map, Value};
-use std::borrow::Cow;
 use std::io::Read;
 use std::ops::Range;
 
@@ -103,19 +102,20 @@ impl<R: Read> LineReader<R> {
 }
 
 /// The fast way to read a record: its other members, parsed by
-/// serde_json exactly as the whole line would be, and its text member,
-/// decoded here without serde_json building it.
+/// serde_json exactly as the whole line would be, and the body of its text
+/// member (between the quotes, escapes not decoded), for
+/// `Fingerprinter::fingerprint_json_string` to decode while it folds.
 ///
-/// The text member is most of a line, and decoding it apart is faster than
+/// The text member is most of a line, and handling it apart is faster than
 /// serde_json's generic string parser. The answer is the same as
-/// serde_json's on the whole line because the text member's key is found only when it is written
-/// without escapes and occurs once (serde_json would keep the last
-/// occurrence), and the line with that member cut out is parsed by
-/// serde_json. Anything else unusual (duplicates, an escaped key, a text
-/// that is not a string, any error at all) returns `None`, and parsing
-/// the whole line with serde_json then gives the answer and the exact
-/// error message.
-pub fn split_record<'a>(line: &'a str, field: &str) -> Option<(Map<String, Value>, Cow<'a, str>)> {
+/// serde_json's on the whole line because the text member's key is found
+/// only when it is written without escapes and occurs once (serde_json
+/// would keep the last occurrence), and the line with that member cut out
+/// is parsed by serde_json. Anything else unusual (duplicates, an escaped
+/// key, a text that is not a string, any error at all) returns `None`, and
+/// parsing the whole line with serde_json then gives the answer and the
+/// exact error message, as it does when the body is not valid.
+pub fn split_record<'a>(line: &'a str, field: &str) -> Option<(Map<String, Value>, &'a str)> {
     let (members, index, content) = top_level_members(line, field)?;
     let text = &members[index];
     let cut = match (members.get(index + 1), index.checked_sub(1).map(|i| &members[i])) {
@@ -136,10 +136,10 @@ struct Member {
 
 /// The members of the JSON object that is the whole of `line`, located
 /// but not validated (serde_json validates what is kept), with the index
-/// and the decoded value of the member named `field`; `None` if the line
+/// and the string body of the member named `field`; `None` if the line
 /// is not shaped like an object, a key has an escape, or `field` is not a
 /// string member exactly once.
-fn top_level_members<'a>(line: &'a str, field: &str) -> Option<(Vec<Member>, usize, Cow<'a, str>)> {
+fn top_level_members<'a>(line: &'a str, field: &str) -> Option<(Vec<Member>, usize, &'a str)> {
     let bytes = line.as_bytes();
     let mut at = skip_json_space(bytes, 0);
     if bytes.get(at) != Some(&b'{') {
@@ -166,8 +166,8 @@ fn top_level_members<'a>(line: &'a str, field: &str) -> Option<(Vec<Member>, usi
             if text.is_some() || bytes.get(value_start) != Some(&b'"') {
                 return None;
             }
-            let (content, end) = decode_json_string(line, value_start)?;
-            text = Some((members.len(), content));
+            let end = json_string_end(bytes, value_start)?;
+            text = Some((members.len(), &line[value_start + 1..end - 1]));
             end
         } else {
             json_value_end(bytes, value_start)?
@@ -238,188 +238,10 @@ fn json_value_end(line: &[u8], start: usize) -> Option<usize> {
     }
 }
 
-/// The value of the JSON string whose opening quote is at `start`, exactly
-/// as serde_json decodes it, and where the string ends (after its closing
-/// quote); `None` where serde_json would reject it (a control character, an
-/// unknown escape, a lone surrogate). Borrowed when there is no escape.
-fn decode_json_string(line: &str, start: usize) -> Option<(Cow<'_, str>, usize)> {
-    let bytes = line.as_bytes();
-    let plain_end = start + 1 + quote_escape_or_control(&bytes[start + 1..]);
-    match bytes.get(plain_end)? {
-        b'"' => Some((Cow::Borrowed(&line[start + 1..plain_end]), plain_end + 1)),
-        b'\\' => {
-            // Decoding never lengthens: an escape is longer than what it
-            // stands for. The slack lets `copy_plain` append whole words.
-            let mut decoded = Vec::with_capacity(line.len() - start + 8);
-            decoded.extend_from_slice(&bytes[start + 1..plain_end]);
-            let end = decode_escaped(bytes, plain_end, &mut decoded)?;
-            // Checking the UTF-8 again cost 12% of `fingerprint --jsonl` on
-            // the benchmark corpus (measured), and it cannot fail; debug
-            // builds (every test) still check it.
-            debug_assert!(std::str::from_utf8(&decoded).is_ok());
-            // SAFETY: `decoded` is valid UTF-8: it is a concatenation of
-            // pieces of `line` (a `str`) that start and end next to ASCII
-            // bytes (the quote, backslashes and escape sequences around
-            // them), so on character boundaries, and of encoded `char`s.
-            let decoded = unsafe { String::from_utf8_unchecked(decoded) };
-            Some((Cow::Owned(decoded), end))
-        }
-        _ => None,
-    }
-}
-
-/// Appends the value of the rest of a JSON string, from the escape at `at`
-/// to its closing quote, to `out`; returns where the string ends.
-///
-/// One pass: plain text is copied eight bytes at a time while it is
-/// searched for the next quote, backslash or control character, which in
-/// text with many escapes (JSON writers that escape all non-ASCII) costs
-/// much less than a search and a copy per piece.
-fn decode_escaped(bytes: &[u8], mut at: usize, out: &mut Vec<u8>) -> Option<usize> {
-    loop {
-        let escape = &bytes[at..];
-        let simple = SIMPLE_ESCAPES[usize::from(*escape.get(1)?)];
-        if simple != 0 {
-            out.push(simple);
-            at += 2;
-        } else if escape[1] == b'u' {
-            let (c, len) = unicode_escape(escape)?;
-            push_utf8(c, out);
-            at += len;
-        } else {
-            return None;
-        }
-        at = copy_plain(bytes, at, out);
-        match bytes.get(at)? {
-            b'"' => return Some(at + 1),
-            b'\\' => {}
-            _ => return None,
-        }
-    }
-}
-
-/// Appends the UTF-8 of `c` to `out` without a branch on its length,
-/// which in text that mixes two- and three-byte characters is
-/// unpredictable: all four encodings are computed and one is selected, and
-/// four bytes are appended and cut back.
-#[inline(always)]
-fn push_utf8(c: char, out: &mut Vec<u8>) {
-    let c = u32::from(c);
-    let continuation = |shift: u32| 0x80 | (c >> shift & 0x3f);
-    let (encoded, len) = if c < 0x80 {
-        (c, 1)
-    } else if c < 0x800 {
-        (0xc0 | c >> 6 | continuation(0) << 8, 2)
-    } else if c < 0x1_0000 {
-        (0xe0 | c >> 12 | continuation(6) << 8 | continuation(0) << 16, 3)
-    } else {
-        (0xf0 | c >> 18 | continuation(12) << 8 | continuation(6) << 16 | continuation(0) << 24, 4)
-    };
-    out.extend_from_slice(&encoded.to_le_bytes());
-    out.truncate(out.len() - 4 + len);
-}
-
-/// Appends the bytes of `bytes` from `at` up to the first quote, backslash
-/// or control character to `out`, and returns where they end. A word is
-/// appended whole and cut back, as a copy of varying length costs more.
-fn copy_plain(bytes: &[u8], mut at: usize, out: &mut Vec<u8>) -> usize {
-    while let Some(chunk) = bytes[at..].first_chunk::<8>() {
-        out.extend_from_slice(chunk);
-        let found = special_bits(u64::from_le_bytes(*chunk));
-        if found != 0 {
-            let plain = (found.trailing_zeros() / 8) as usize;
-            out.truncate(out.len() - 8 + plain);
-            return at + plain;
-        }
-        at += 8;
-    }
-    let plain = quote_escape_or_control(&bytes[at..]);
-    out.extend_from_slice(&bytes[at..at + plain]);
-    at + plain
-}
-
-/// What each simple escape `\x` stands for, by `x` (0: not one; `\u` is
-/// decoded by [`unicode_escape`]).
-const SIMPLE_ESCAPES: [u8; 256] = {
-    let mut table = [0; 256];
-    table[b'"' as usize] = b'"';
-    table[b'\\' as usize] = b'\\';
-    table[b'/' as usize] = b'/';
-    table[b'b' as usize] = 0x08;
-    table[b'f' as usize] = 0x0c;
-    table[b'n' as usize] = b'\n';
-    table[b'r' as usize] = b'\r';
-    table[b't' as usize] = b'\t';
-    table
-};
-
-/// The value of each hexadecimal digit, by byte; -1 for other bytes.
-const HEX_VALUES: [i8; 256] = {
-    let mut table = [-1; 256];
-    let mut digit = 0;
-    while digit < 16 {
-        table[b"0123456789abcdef"[digit] as usize] = digit as i8;
-        table[b"0123456789ABCDEF"[digit] as usize] = digit as i8;
-        digit += 1;
-    }
-    table
-};
-
-/// The position of the first quote, backslash or control character (below
-/// 0x20) of `bytes`, or its length; eight bytes at a time.
-fn quote_escape_or_control(bytes: &[u8]) -> usize {
-    let mut at = 0;
-    while let Some(chunk) = bytes[at..].first_chunk::<8>() {
-        let found = special_bits(u64::from_le_bytes(*chunk));
-        if found != 0 {
-            return at + (found.trailing_zeros() / 8) as usize;
-        }
-        at += 8;
-    }
-    at + bytes[at..].iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len() - at)
-}
-
-/// Bit 7 set in the lowest lane of `word` that holds a quote, a backslash
-/// or a control character (below 0x20), if any, and possibly in lanes
-/// above it. `v - 0x01…` borrows into bit 7 of a lane where `v` is zero
-/// (`x ^ b'"'`: a quote, `x ^ b'\\'`: a backslash) and `x - 0x20…` where
-/// `x` is below 0x20; a borrow can also set bits in lanes *above* a true
-/// match, never below, so the lowest bit is exact.
-#[inline(always)]
-fn special_bits(x: u64) -> u64 {
-    const LANES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero_lanes = |v: u64| v.wrapping_sub(LANES) & !v;
-    let quote = zero_lanes(x ^ (u64::from(b'"') * LANES));
-    let backslash = zero_lanes(x ^ (u64::from(b'\\') * LANES));
-    let control = x.wrapping_sub(0x20 * LANES) & !x;
-    (quote | backslash | control) & HIGH
-}
-
-/// The character of the `\uXXXX` escape (or surrogate pair of two) at the
-/// start of `bytes`, and its length in bytes.
-fn unicode_escape(bytes: &[u8]) -> Option<(char, usize)> {
-    // Four table lookups OR-ed together: a non-digit's -1 makes the
-    // result negative, so one test rejects any of them.
-    let hex = |at: usize| -> Option<u32> {
-        let digits =
-            bytes.get(at..)?.first_chunk::<4>()?.map(|digit| i32::from(HEX_VALUES[usize::from(digit)]));
-        let value = digits[0] << 12 | digits[1] << 8 | digits[2] << 4 | digits[3];
-        u32::try_from(value | (digits[0] | digits[1] | digits[2] | digits[3]) >> 31).ok()
-    };
-    let unit = hex(2)?;
-    match unit {
-        0xD800..=0xDBFF if bytes.get(6..8) == Some(b"\\u") => {
-            let low = hex(8).filter(|low| (0xDC00..=0xDFFF).contains(low))?;
-            Some((char::from_u32(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))?, 12))
-        }
-        _ => Some((char::from_u32(unit)?, 6)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use priorart_fingerprint::unescape_json_string;
 
     /// What serde_json makes of a line.
     fn slow(line: &str) -> Option<(Map<String, Value>, String)> {
@@ -456,10 +278,11 @@ mod tests {
         ];
         let mut fast_paths = 0;
         for line in lines {
-            let fast = split_record(line, "text");
-            if let Some((object, text)) = &fast {
+            if let Some((object, raw)) = split_record(line, "text")
+                && let Some(text) = unescape_json_string(raw)
+            {
                 fast_paths += 1;
-                assert_eq!(Some((object.clone(), text.to_string())), slow(line), "{line}");
+                assert_eq!(Some((object, text.into_owned())), slow(line), "{line}");
             }
         }
         assert!(fast_paths >= 8, "the fast path took only {fast_paths} lines");
@@ -524,9 +347,14 @@ mod tests {
             members.insert(next(members.len() + 1), format!("\"text\":\"{content}\""));
             let space = [" ", "", "\t", ""][next(4)];
             let line = format!("{{{space}{}{space}}}\n", members.join(&format!(",{space}")));
-            if let Some((object, text)) = split_record(&line, "text") {
-                fast_paths += 1;
-                assert_eq!(Some((object, text.into_owned())), slow(&line), "{line}");
+            match split_record(&line, "text").map(|(object, raw)| (object, unescape_json_string(raw))) {
+                Some((object, Some(text))) => {
+                    fast_paths += 1;
+                    assert_eq!(Some((object, text.into_owned())), slow(&line), "{line}");
+                }
+                // A body serde_json refuses: so is the line.
+                Some((_, None)) => assert_eq!(slow(&line), None, "{line}"),
+                None => {}
             }
         }
         assert!(fast_paths > 1000, "the fast path took only {fast_paths} lines");
@@ -582,33 +410,6 @@ mod tests {
                 assert_eq!(got, expected);
             } else {
                 assert_eq!(got, expected[..got.len()]);
-            }
-        }
-    }
-
-    #[test]
-    fn utf8_without_branches_equals_std() {
-        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
-            let mut out = vec![b'x'];
-            push_utf8(c, &mut out);
-            assert_eq!(&out[1..], c.encode_utf8(&mut [0; 4]).as_bytes(), "{c:?}");
-        }
-    }
-
-    #[test]
-    fn string_search_finds_the_first_quote_backslash_or_control() {
-        for len in 0..20 {
-            for at in 0..=len {
-                for special in [b'"', b'\\', 0x00, 0x1f] {
-                    let mut bytes = vec![b'a'; len];
-                    for (i, byte) in bytes.iter_mut().enumerate().skip(at + 1) {
-                        *byte = [b'"', b'\\', 0x01, 0x80][i % 4];
-                    }
-                    if at < len {
-                        bytes[at] = special;
-                    }
-                    assert_eq!(quote_escape_or_control(&bytes), at, "{bytes:?}");
-                }
             }
         }
     }

@@ -16,6 +16,7 @@
 //! disagree on what the tokens are.
 
 use crate::block::{BLOCK, below, block_at, pack, run_starts};
+use crate::json_string;
 use crate::unicode::{self, Class};
 use icu_casemap::{CaseMapper, CaseMapperBorrowed};
 use icu_locale_core::LanguageIdentifier;
@@ -72,6 +73,21 @@ impl Canonical {
     /// scan). Returns whether there was any token.
     pub fn for_each_token(&mut self, input: &str, token: impl FnMut(TokenRef<'_>)) -> bool {
         self.fold(input);
+        self.for_each_folded_token(token)
+    }
+
+    /// [`Canonical::for_each_token`] of the text that the JSON string body
+    /// `raw` stands for, decoded while it is folded.
+    pub fn for_each_token_of_json(
+        &mut self,
+        raw: &str,
+        token: impl FnMut(TokenRef<'_>),
+    ) -> Result<bool, JsonFoldError> {
+        self.fold_json(raw)?;
+        Ok(self.for_each_folded_token(token))
+    }
+
+    fn for_each_folded_token(&mut self, token: impl FnMut(TokenRef<'_>)) -> bool {
         let mut tokens = Tokens {
             folded: &self.folded,
             joined: &mut self.joined,
@@ -105,30 +121,86 @@ impl Canonical {
     /// The folding writes bytes, eight at a time where it can, and only
     /// whole characters.
     fn fold(&mut self, input: &str) {
-        let mut folded = std::mem::take(&mut self.folded).into_bytes();
-        folded.clear();
+        let mut folded = self.start_folding();
         let mut at = 0;
         loop {
-            at = push_ascii_lowercase(input.as_bytes(), at, &mut folded);
+            at = push_ascii_lowercase(input.as_bytes(), at, &mut folded, |word| word & HIGH_BITS);
             let Some(c) = input[at..].chars().next() else { break };
             if !self.cache.folded(c, &mut folded) {
                 self.cache.folded_in_context(input, at, c, &mut folded);
             }
             at += c.len_utf8();
         }
+        self.finish_folding(folded);
+    }
+
+    /// [`Canonical::fold`] of the text that the JSON string body `raw`
+    /// stands for (see [`crate::json_string`]), decoding its escapes on the
+    /// way: the plain runs of ASCII are copied as in `fold`, and each escape
+    /// or non-ASCII character is one character to fold. A capital sigma
+    /// needs the decoded text around it, which this pass does not have, so
+    /// it gives up there ([`JsonFoldError::NeedsText`]).
+    fn fold_json(&mut self, raw: &str) -> Result<(), JsonFoldError> {
+        let bytes = raw.as_bytes();
+        let mut folded = self.start_folding();
+        let mut at = 0;
+        let folding = loop {
+            at = push_ascii_lowercase(bytes, at, &mut folded, |word| {
+                word & HIGH_BITS | json_string::special_bits(word)
+            });
+            let (c, len) = match bytes.get(at) {
+                None => break Ok(()),
+                Some(b'\\') => match json_string::escape_at(bytes, at) {
+                    Some(escape) => escape,
+                    None => break Err(JsonFoldError::Invalid),
+                },
+                Some(&b) if b >= 0x80 => {
+                    let c = raw[at..].chars().next().expect("at is on a character boundary");
+                    (c, c.len_utf8())
+                }
+                Some(_) => break Err(JsonFoldError::Invalid),
+            };
+            if c.is_ascii() {
+                folded.push((c as u8).to_ascii_lowercase());
+            } else if !self.cache.folded(c, &mut folded) {
+                break Err(JsonFoldError::NeedsText);
+            }
+            at += len;
+        };
+        self.finish_folding(folded);
+        folding
+    }
+
+    fn start_folding(&mut self) -> Vec<u8> {
+        let mut folded = std::mem::take(&mut self.folded).into_bytes();
+        folded.clear();
+        folded
+    }
+
+    fn finish_folding(&mut self, mut folded: Vec<u8>) {
         folded.extend_from_slice(PADDING.as_bytes());
         // Checking the UTF-8 of the folded text again costs about 5% of
         // `priorart fingerprint --jsonl` on the benchmark corpus (measured),
         // and it cannot fail; debug builds (every test) still check it.
         debug_assert!(std::str::from_utf8(&folded).is_ok());
         // SAFETY: `folded` is valid UTF-8, as it is a concatenation of valid
-        // UTF-8 pieces: `push_ascii_lowercase` keeps only the prefix of
-        // bytes with bit 7 clear (ASCII; the lowercasing changes no bit 7),
-        // `FoldCache` appends whole folded forms (ranges of its `text`
-        // String, ending on character boundaries, or slot copies of them)
-        // and encoded `char`s, and `PADDING` is ASCII.
+        // UTF-8 pieces: `push_ascii_lowercase` keeps only a prefix of bytes
+        // with bit 7 clear (ASCII; the lowercasing changes no bit 7),
+        // `fold_json` pushes ASCII bytes, `FoldCache` appends whole folded
+        // forms (ranges of its `text` String, ending on character
+        // boundaries, or slot copies of them) and encoded `char`s, and
+        // `PADDING` is ASCII.
         self.folded = unsafe { String::from_utf8_unchecked(folded) };
     }
+}
+
+/// Why [`Canonical::fold_json`] could not fold a JSON string body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum JsonFoldError {
+    /// Not a valid body (what serde_json rejects).
+    Invalid,
+    /// A capital sigma, whose lowercase depends on the decoded text around it.
+    NeedsText,
 }
 
 /// [`BLOCK`] NUL bytes after the folded text (a NUL is [`Byte::Other`],
@@ -169,24 +241,27 @@ const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 /// The byte 0x01 in every lane, to broadcast a byte to eight lanes.
 const LANES: u64 = 0x0101_0101_0101_0101;
 
-/// Appends the ASCII characters of `bytes` from `at` on, lowercased, to
-/// `out`, and returns where they end. Eight bytes at a time: a byte is ASCII
-/// exactly when its bit 7 is clear; a word with a non-ASCII byte is
-/// appended whole and cut back to its ASCII prefix, which is cheaper than
+/// Appends the bytes of `bytes` from `at` on, lowercased, to `out`, up to
+/// the first that `stops` (which gives bit 7 of the lowest lane of a word
+/// that stops, and maybe of lanes above it; every non-ASCII byte stops),
+/// and returns where they end. Eight bytes at a time: a word with a byte
+/// that stops is appended whole and cut back, which is cheaper than
 /// copying a prefix of varying length.
-fn push_ascii_lowercase(bytes: &[u8], mut at: usize, out: &mut Vec<u8>) -> usize {
+#[inline(always)]
+fn push_ascii_lowercase(bytes: &[u8], mut at: usize, out: &mut Vec<u8>, stops: impl Fn(u64) -> u64) -> usize {
     while let Some(chunk) = bytes[at..].first_chunk::<8>() {
         let word = u64::from_le_bytes(*chunk);
         out.extend_from_slice(&ascii_lowercase(word).to_le_bytes());
-        let high = word & HIGH_BITS;
-        if high != 0 {
-            let ascii = (high.trailing_zeros() / 8) as usize;
+        let stop = stops(word);
+        if stop != 0 {
+            let ascii = (stop.trailing_zeros() / 8) as usize;
             out.truncate(out.len() - 8 + ascii);
             return at + ascii;
         }
         at += 8;
     }
-    while let Some(&b) = bytes.get(at).filter(|b| b.is_ascii()) {
+    // One byte in the lowest lane: only that lane's bit counts.
+    while let Some(&b) = bytes.get(at).filter(|&&b| stops(u64::from(b)) & 0x80 == 0) {
         out.push(b.to_ascii_lowercase());
         at += 1;
     }
@@ -945,7 +1020,7 @@ mod tests {
                 assert_eq!(ascii_letter_bits(word) & bit != 0, class == Byte::Letter, "{b:#x}");
                 assert_eq!(non_separator_bits(word) & bit == 0, class == Byte::Separator, "{b:#x}");
                 let mut out = Vec::new();
-                let end = push_ascii_lowercase(&word.to_le_bytes(), 0, &mut out);
+                let end = push_ascii_lowercase(&word.to_le_bytes(), 0, &mut out, |word| word & HIGH_BITS);
                 assert_eq!(end, if b.is_ascii() { 8 } else { lane }, "{b:#x}");
                 assert_eq!(out, word.to_le_bytes()[..end].to_ascii_lowercase(), "{b:#x}");
             }

@@ -60,6 +60,7 @@ mod canonical;
 mod equality;
 mod explain;
 mod jenkins;
+mod json_string;
 mod scheme;
 mod simhash_doc;
 mod simhash_tokens;
@@ -67,13 +68,14 @@ mod unicode;
 
 pub use explain::{Bucket, Explanation};
 pub use jenkins::{Lookup3, hashlittle2};
+pub use json_string::unescape_json_string;
 pub use scheme::{Scheme, UnknownScheme};
 pub use simhash_doc::{
     BASE32_LEN, Band, CLOSE_SIMILARITY, InvalidSimhashDoc, LOOKUP_DISTANCE, LOOSE_SIMILARITY, SimhashDoc,
     SimhashDocExplanation,
 };
 
-use canonical::Canonical;
+use canonical::{Canonical, JsonFoldError, TokenRef};
 use std::fmt;
 use std::str::FromStr;
 
@@ -161,6 +163,14 @@ pub struct Fingerprinter {
     simhash_doc: simhash_doc::Buffers,
 }
 
+/// What [`Fingerprinter::equality_minima`] reads.
+#[derive(Clone, Copy)]
+enum Input<'a> {
+    Text(&'a str),
+    /// The body of a JSON string, decoded while it is folded.
+    Json(&'a str),
+}
+
 impl Fingerprinter {
     /// A fingerprinter with empty buffers.
     pub fn new() -> Self {
@@ -172,7 +182,37 @@ impl Fingerprinter {
         if schemes.iter().all(|&scheme| scheme == Scheme::SimhashDoc) {
             return schemes.iter().map(|_| Fingerprint::SimhashDoc(self.simhash_doc(text))).collect();
         }
-        let minima = self.equality_minima(text);
+        let minima = self.equality_minima(Input::Text(text)).expect("text always folds");
+        self.finish(minima, schemes, text)
+    }
+
+    /// The fingerprints of the text that the body of a JSON string stands
+    /// for (what is between its quotes, escapes not decoded, as in a JSON
+    /// Lines record), under each of `schemes`; `None` if `raw` is not such
+    /// a body (where serde_json would reject the string).
+    ///
+    /// The same as [`Fingerprinter::fingerprint`] of
+    /// [`unescape_json_string`]`(raw)`, but the equality schemes decode
+    /// while they fold the text, which saves a pass over it.
+    pub fn fingerprint_json_string(&mut self, raw: &str, schemes: &[Scheme]) -> Option<Vec<Fingerprint>> {
+        if !schemes.contains(&Scheme::SimhashDoc)
+            && let Ok(Some(minima)) = self.equality_minima(Input::Json(raw))
+        {
+            // Only `simhash-doc` and a text without tokens need the text.
+            return Some(self.finish(Some(minima), schemes, ""));
+        }
+        // `simhash-doc`, a capital sigma, no token, or not a valid body.
+        Some(self.fingerprint(&unescape_json_string(raw)?, schemes))
+    }
+
+    /// The fingerprints under `schemes` from the equality minima of `text`
+    /// (`None`: it has no token).
+    fn finish(
+        &mut self,
+        minima: Option<equality::Minima>,
+        schemes: &[Scheme],
+        text: &str,
+    ) -> Vec<Fingerprint> {
         schemes
             .iter()
             .map(|&scheme| {
@@ -196,33 +236,40 @@ impl Fingerprinter {
             .collect()
     }
 
-    /// The bucket minima of the kept tokens of `text` (steps 1–6), or
-    /// `None` if `text` has no token at all.
+    /// The bucket minima of the kept tokens of `input` (steps 1–6), or
+    /// `None` if it has no token at all.
     ///
     /// One pass: the minima of the kept tokens and, apart, of the filtered
     /// ones (indexed by the verdict rather than branching on it, which is
     /// unpredictable). If no token is kept, the reference's fallback keeps
     /// every stemmed token, and those are then exactly the filtered ones.
-    fn equality_minima(&mut self, text: &str) -> Option<equality::Minima> {
+    fn equality_minima(&mut self, input: Input<'_>) -> Result<Option<equality::Minima>, JsonFoldError> {
         // [filtered, kept]
         let mut minima = [equality::Minima::default(), equality::Minima::default()];
         let shingles = &mut self.shingle_hashes;
         shingles.bound();
         // Inlined into the scan: a call per token is a measurable share.
-        let any_token = self.canonical.for_each_token(
-            text,
-            #[inline(always)]
-            |token| {
-                let shingle = shingles.get(token);
-                minima[usize::from(shingle.kept)].add(shingle.prefix, shingle.index, shingles.hashes());
-            },
-        );
+        #[inline(always)]
+        fn add(
+            shingles: &mut equality::ShingleHashes,
+            minima: &mut [equality::Minima; 2],
+            token: TokenRef<'_>,
+        ) {
+            let shingle = shingles.get(token);
+            minima[usize::from(shingle.kept)].add(shingle.prefix, shingle.index, shingles.hashes());
+        }
+        let any_token = match input {
+            Input::Text(text) => self.canonical.for_each_token(text, |t| add(shingles, &mut minima, t)),
+            Input::Json(raw) => {
+                self.canonical.for_each_token_of_json(raw, |t| add(shingles, &mut minima, t))?
+            }
+        };
         let [filtered, kept] = minima;
-        match (any_token, kept.is_empty()) {
+        Ok(match (any_token, kept.is_empty()) {
             (false, _) => None,
             (true, false) => Some(kept),
             (true, true) => Some(filtered),
-        }
+        })
     }
 
     /// The equality fingerprint of `text` under `scheme`; `None` if `scheme`
