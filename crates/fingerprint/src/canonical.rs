@@ -82,7 +82,7 @@ impl Canonical {
         &mut self,
         raw: &str,
         token: impl FnMut(TokenRef<'_>),
-    ) -> Result<bool, JsonFoldError> {
+    ) -> Result<bool, InvalidJsonString> {
         self.fold_json(raw)?;
         Ok(self.for_each_folded_token(token))
     }
@@ -138,34 +138,40 @@ impl Canonical {
     /// stands for (see [`crate::json_string`]), decoding its escapes on the
     /// way: the plain runs of ASCII are copied as in `fold`, and each escape
     /// or non-ASCII character is one character to fold. A capital sigma
-    /// needs the decoded text around it, which this pass does not have, so
-    /// it gives up there ([`JsonFoldError::NeedsText`]).
-    fn fold_json(&mut self, raw: &str) -> Result<(), JsonFoldError> {
+    /// needs the decoded text around it, so the first one decodes the whole
+    /// body, once, and folding goes on with that context.
+    fn fold_json(&mut self, raw: &str) -> Result<(), InvalidJsonString> {
         let bytes = raw.as_bytes();
         let mut folded = self.start_folding();
-        let mut at = 0;
+        let (mut at, mut decoded_at) = (0, 0);
+        let mut decoded = None;
         let folding = loop {
+            let plain_start = at;
             at = push_ascii_lowercase(bytes, at, &mut folded, |word| {
                 word & HIGH_BITS | json_string::special_bits(word)
             });
+            decoded_at += at - plain_start;
             let (c, len) = match bytes.get(at) {
                 None => break Ok(()),
                 Some(b'\\') => match json_string::escape_at(bytes, at) {
                     Some(escape) => escape,
-                    None => break Err(JsonFoldError::Invalid),
+                    None => break Err(InvalidJsonString),
                 },
                 Some(&b) if b >= 0x80 => {
                     let c = raw[at..].chars().next().expect("at is on a character boundary");
                     (c, c.len_utf8())
                 }
-                Some(_) => break Err(JsonFoldError::Invalid),
+                Some(_) => break Err(InvalidJsonString),
             };
             if c.is_ascii() {
                 folded.push((c as u8).to_ascii_lowercase());
             } else if !self.cache.folded(c, &mut folded) {
-                break Err(JsonFoldError::NeedsText);
+                let text = decoded.get_or_insert_with(|| json_string::unescape_json_string(raw));
+                let Some(text) = text else { break Err(InvalidJsonString) };
+                self.cache.folded_in_context(text, decoded_at, c, &mut folded);
             }
             at += len;
+            decoded_at += c.len_utf8();
         };
         self.finish_folding(folded);
         folding
@@ -194,14 +200,10 @@ impl Canonical {
     }
 }
 
-/// Why [`Canonical::fold_json`] could not fold a JSON string body.
+/// [`Canonical::fold_json`] was given what is not a JSON string body
+/// (what serde_json rejects).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum JsonFoldError {
-    /// Not a valid body (what serde_json rejects).
-    Invalid,
-    /// A capital sigma, whose lowercase depends on the decoded text around it.
-    NeedsText,
-}
+pub(crate) struct InvalidJsonString;
 
 /// [`BLOCK`] NUL bytes after the folded text (a NUL is [`Byte::Other`],
 /// so no run of letters, digits or separators extends into them).

@@ -75,7 +75,7 @@ pub use simhash_doc::{
     SimhashDocExplanation,
 };
 
-use canonical::{Canonical, JsonFoldError, TokenRef};
+use canonical::{Canonical, InvalidJsonString, TokenRef};
 use std::fmt;
 use std::str::FromStr;
 
@@ -201,7 +201,7 @@ impl Fingerprinter {
             // Only `simhash-doc` and a text without tokens need the text.
             return Some(self.finish(Some(minima), schemes, ""));
         }
-        // `simhash-doc`, a capital sigma, no token, or not a valid body.
+        // `simhash-doc`, no token, or not a valid body.
         Some(self.fingerprint(&unescape_json_string(raw)?, schemes))
     }
 
@@ -243,7 +243,7 @@ impl Fingerprinter {
     /// ones (indexed by the verdict rather than branching on it, which is
     /// unpredictable). If no token is kept, the reference's fallback keeps
     /// every stemmed token, and those are then exactly the filtered ones.
-    fn equality_minima(&mut self, input: Input<'_>) -> Result<Option<equality::Minima>, JsonFoldError> {
+    fn equality_minima(&mut self, input: Input<'_>) -> Result<Option<equality::Minima>, InvalidJsonString> {
         // [filtered, kept]
         let mut minima = [equality::Minima::default(), equality::Minima::default()];
         let shingles = &mut self.shingle_hashes;
