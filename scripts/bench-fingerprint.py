@@ -5,7 +5,8 @@
 The input is every case of vectors/equality-vectors.json repeated ten times
 (about 45 MB of text; 54 MB as JSON Lines). Each command runs --runs times,
 alternating, and the fastest run of each counts, which is the least
-disturbed by other work on a shared machine. With --memory it also reports
+disturbed by other work on a shared machine; the median run is reported
+too, as it also shows time lost to page faults and system calls. With --memory it also reports
 the peak resident memory of a run over a 1 GB JSONL file.
 
 Usage: python3 scripts/bench-fingerprint.py [--runs 5] [--memory]
@@ -16,6 +17,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,13 +40,10 @@ def write_inputs(directory, repeat):
     return text_path, jsonl_path
 
 
-def best_time(command, runs):
-    best = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-        best = min(best, time.perf_counter() - start)
-    return best
+def run_time(command):
+    start = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
 
 
 def peak_memory_mib(command):
@@ -66,15 +65,17 @@ def main():
         size = os.path.getsize(text_path)
         openssl = ["openssl", "dgst", "-sha256", text_path]
         priorart = [BINARY, "fingerprint", "--jsonl", "--threads", "1", jsonl_path]
-        times = {"openssl": float("inf"), "priorart": float("inf")}
+        times = {"openssl": [], "priorart": []}
         for _ in range(args.runs):
-            times["openssl"] = min(times["openssl"], best_time(openssl, 1))
-            times["priorart"] = min(times["priorart"], best_time(priorart, 1))
-        mbps = {name: size / seconds / 1e6 for name, seconds in times.items()}
+            times["openssl"].append(run_time(openssl))
+            times["priorart"].append(run_time(priorart))
         print(f"text: {size / 1e6:.1f} MB ({os.path.getsize(jsonl_path) / 1e6:.1f} MB as JSONL)")
-        print(f"openssl dgst -sha256: {mbps['openssl']:.0f} MB/s")
-        print(f"priorart fingerprint --jsonl --threads 1: {mbps['priorart']:.1f} MB/s")
-        print(f"ratio priorart/openssl: {mbps['priorart'] / mbps['openssl']:.3f}")
+        for label, pick in [("fastest run", min), ("median run", statistics.median)]:
+            mbps = {name: size / pick(seconds) / 1e6 for name, seconds in times.items()}
+            print(f"{label}: openssl dgst -sha256 {mbps['openssl']:.0f} MB/s, "
+                  f"priorart fingerprint --jsonl --threads 1 {mbps['priorart']:.1f} MB/s, "
+                  f"ratio {mbps['priorart'] / mbps['openssl']:.3f}")
+        mbps = {name: size / min(seconds) / 1e6 for name, seconds in times.items()}
         print(f"vs the JavaScript reference (about 4 MB/s): {mbps['priorart'] / 4:.0f}x")
         if args.memory:
             big = os.path.join(directory, "big.jsonl")
