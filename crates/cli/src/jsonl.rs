@@ -8,7 +8,7 @@ use std::io::Read;
 use std::ops::Range;
 
 /// Longest JSONL line accepted, so that memory stays bounded on any input.
-pub const MAX_LINE_BYTES: usize = 64 << 20;
+const MAX_LINE_BYTES: usize = 64 << 20;
 /// Bytes of JSONL read per batch; two batches are in memory at a time.
 const BATCH_BYTES: usize = 8 << 20;
 /// Bytes asked of the reader at a time.
@@ -338,14 +338,13 @@ mod tests {
             r#""t":{}"#,
         ];
         let mut rng = fastrand::Rng::with_seed(0x9E37_79B9_7F4A_7C15);
-        let mut next = |bound: usize| rng.usize(..bound);
         let mut fast_paths = 0;
         for _ in 0..20_000 {
-            let content: String = (0..next(12)).map(|_| CONTENT[next(CONTENT.len())]).collect();
+            let content: String = (0..rng.usize(..12)).map(|_| CONTENT[rng.usize(..CONTENT.len())]).collect();
             let mut members: Vec<String> =
-                (0..next(3)).map(|_| OTHERS[next(OTHERS.len())].to_owned()).collect();
-            members.insert(next(members.len() + 1), format!("\"text\":\"{content}\""));
-            let space = [" ", "", "\t", ""][next(4)];
+                (0..rng.usize(..3)).map(|_| OTHERS[rng.usize(..OTHERS.len())].to_owned()).collect();
+            members.insert(rng.usize(..members.len() + 1), format!("\"text\":\"{content}\""));
+            let space = [" ", "", "\t", ""][rng.usize(..4)];
             let line = format!("{{{space}{}{space}}}\n", members.join(&format!(",{space}")));
             match split_record(&line, "text").map(|(object, raw)| (object, unescape_json_string(raw))) {
                 Some((object, Some(text))) => {

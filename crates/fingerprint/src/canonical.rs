@@ -998,10 +998,9 @@ mod tests {
             "1",
         ];
         let mut rng = fastrand::Rng::with_seed(0x2545_F491_4F6C_DD1D);
-        let mut next = |bound: usize| rng.usize(..bound);
         let mut canonical = Canonical::default();
         for _ in 0..20_000 {
-            let text: String = (0..next(9)).map(|_| PIECES[next(PIECES.len())]).collect();
+            let text: String = (0..rng.usize(..9)).map(|_| PIECES[rng.usize(..PIECES.len())]).collect();
             canonical.fold(&text);
             let unmarked: String = NFKD.normalize(&text).chars().filter(|&c| !unicode::is_mark(c)).collect();
             let expected =
@@ -1066,10 +1065,9 @@ mod tests {
             "quiteabitlongerthansixteenletters",
         ];
         let mut rng = fastrand::Rng::with_seed(0x5DEE_CE66_D1CE_4E5B);
-        let mut next = |bound: usize| rng.usize(..bound);
         let mut canonical = Canonical::default();
         for _ in 0..20_000 {
-            let text: String = (0..next(80)).map(|_| PIECES[next(PIECES.len())]).collect();
+            let text: String = (0..rng.usize(..80)).map(|_| PIECES[rng.usize(..PIECES.len())]).collect();
             canonical.fold(&text);
             let by = |blocks: bool| {
                 let (mut text, mut tokens) = (String::new(), Vec::new());

@@ -218,8 +218,7 @@ fn mixed_texts() -> Vec<String> {
         "—",
     ];
     let mut rng = fastrand::Rng::with_seed(0x243F_6A88_85A3_08D3);
-    let mut next = |n: usize| rng.usize(..n);
-    (0..60).map(|_| (0..next(300) + 1).map(|_| PIECES[next(PIECES.len())]).collect()).collect()
+    (0..60).map(|_| (0..rng.usize(..300) + 1).map(|_| PIECES[rng.usize(..PIECES.len())]).collect()).collect()
 }
 
 #[test]
