@@ -126,10 +126,10 @@ impl Canonical {
         loop {
             at = push_ascii_lowercase(input.as_bytes(), at, &mut folded, |word| word & HIGH_BITS);
             let Some(c) = input[at..].chars().next() else { break };
-            if !self.cache.folded(c, &mut folded) {
-                self.cache.folded_in_context(input, at, c, &mut folded);
-            }
             at += c.len_utf8();
+            if !self.cache.folded(c, &mut folded) {
+                self.cache.folded_in_context(c, input[at..].chars(), &mut folded);
+            }
         }
         self.finish_folding(folded);
     }
@@ -137,20 +137,15 @@ impl Canonical {
     /// [`Canonical::fold`] of the text that the JSON string body `raw`
     /// stands for (see [`crate::json_string`]), decoding its escapes on the
     /// way: the plain runs of ASCII are copied as in `fold`, and each escape
-    /// or non-ASCII character is one character to fold. A capital sigma
-    /// needs the decoded text around it, so the first one decodes the whole
-    /// body, once, and folding goes on with that context.
+    /// or non-ASCII character is one character to fold.
     fn fold_json(&mut self, raw: &str) -> Result<(), InvalidJsonString> {
         let bytes = raw.as_bytes();
         let mut folded = self.start_folding();
-        let (mut at, mut decoded_at) = (0, 0);
-        let mut decoded = None;
+        let mut at = 0;
         let folding = loop {
-            let plain_start = at;
             at = push_ascii_lowercase(bytes, at, &mut folded, |word| {
                 word & HIGH_BITS | json_string::special_bits(word)
             });
-            decoded_at += at - plain_start;
             let (c, len) = match bytes.get(at) {
                 None => break Ok(()),
                 Some(b'\\') => match json_string::escape_at(bytes, at) {
@@ -163,15 +158,14 @@ impl Canonical {
                 }
                 Some(_) => break Err(InvalidJsonString),
             };
+            at += len;
             if c.is_ascii() {
                 folded.push((c as u8).to_ascii_lowercase());
             } else if !self.cache.folded(c, &mut folded) {
-                let text = decoded.get_or_insert_with(|| json_string::unescape_json_string(raw));
-                let Some(text) = text else { break Err(InvalidJsonString) };
-                self.cache.folded_in_context(text, decoded_at, c, &mut folded);
+                // Should the rest of `raw` not be valid, the loop stops
+                // there, and what was folded is not used.
+                self.cache.folded_in_context(c, json_string::decoded_chars(raw, at), &mut folded);
             }
-            at += len;
-            decoded_at += c.len_utf8();
         };
         self.finish_folding(folded);
         folding
@@ -446,29 +440,34 @@ impl FoldCache {
         range
     }
 
-    /// Appends the lowercased unmarked form of `c`, found at byte `at` of
-    /// `input`, when that form has a capital sigma.
+    /// Appends the lowercased unmarked form of `c`, which has a capital
+    /// sigma, to `out`, which holds the folded text before `c`; `after` is
+    /// the text after `c`.
     ///
     /// Lowercasing maps each character of the unmarked text on its own,
     /// except capital sigma, which becomes final `ς` when a cased character
     /// precedes it and none follows it, skipping case-ignorable characters
     /// both ways (Unicode 17, section 3.13, as ICU applies it: a character
-    /// that is both is skipped, as ICU and Rust's std do). The unmarked text
-    /// is the concatenation of its characters' unmarked forms, so the
-    /// context is read from `c`'s own form, then the unmarked forms of the
-    /// characters around it in `input`, as far as the first character that
-    /// is not case-ignorable: between two sigmas those walks cover each
-    /// character at most twice, so a text costs linear time.
-    fn folded_in_context(&mut self, input: &str, at: usize, c: char, out: &mut Vec<u8>) {
+    /// that is both is skipped, as ICU and Rust's std do).
+    ///
+    /// The context after the sigma is read from the rest of `c`'s unmarked
+    /// form, then from the unmarked forms of `after`, as far as the first
+    /// character that is not case-ignorable. The context before it is read
+    /// backwards from `out`: lowercasing a character keeps what that walk
+    /// finds (whether the first character that is not case-ignorable is
+    /// cased, or that there is none; tested over all of Unicode below), so
+    /// the folded text answers as the unmarked text would, and nothing
+    /// before `c` needs to be decoded again. Each walk stops at the latest
+    /// at the next or previous sigma, so a text costs linear time.
+    fn folded_in_context(&mut self, c: char, mut after: impl Iterator<Item = char>, out: &mut Vec<u8>) {
         let range = self.unmarked(c);
         let unmarked = self.text[range].to_owned();
         for (offset, u) in unmarked.char_indices() {
             if u == CAPITAL_SIGMA {
-                let after = offset + CAPITAL_SIGMA.len_utf8();
-                let cased_before = unicode::cased_first(unmarked[..offset].chars().rev())
-                    .or_else(|| self.cased_first_unmarked(input[..at].chars().rev(), true));
-                let cased_after = unicode::cased_first(unmarked[after..].chars())
-                    .or_else(|| self.cased_first_unmarked(input[at + c.len_utf8()..].chars(), false));
+                let after_sigma = &unmarked[offset + CAPITAL_SIGMA.len_utf8()..];
+                let cased_before = unicode::cased_first(chars_before(out));
+                let cased_after = unicode::cased_first(after_sigma.chars())
+                    .or_else(|| self.cased_first_unmarked(&mut after));
                 let final_sigma = cased_before == Some(true) && cased_after != Some(true);
                 let sigma = if final_sigma { '\u{3C2}' } else { '\u{3C3}' };
                 out.extend_from_slice(sigma.encode_utf8(&mut [0; 4]).as_bytes());
@@ -479,19 +478,12 @@ impl FoldCache {
     }
 
     /// Whether the first character that is not case-ignorable, in the
-    /// unmarked forms of `chars` (each read backwards if `backwards`), is
-    /// cased; `None` if there is none.
-    fn cased_first_unmarked(&mut self, chars: impl Iterator<Item = char>, backwards: bool) -> Option<bool> {
+    /// unmarked forms of `chars`, is cased; `None` if there is none.
+    fn cased_first_unmarked(&mut self, chars: impl Iterator<Item = char>) -> Option<bool> {
         for c in chars {
             let range = self.unmarked(c);
-            let unmarked = &self.text[range];
-            let cased = if backwards {
-                unicode::cased_first(unmarked.chars().rev())
-            } else {
-                unicode::cased_first(unmarked.chars())
-            };
-            if cased.is_some() {
-                return cased;
+            if let Some(cased) = unicode::cased_first(self.text[range].chars()) {
+                return Some(cased);
             }
         }
         None
@@ -531,6 +523,19 @@ impl FoldCache {
 }
 
 const CAPITAL_SIGMA: char = '\u{3A3}';
+
+/// The characters of the UTF-8 text `bytes`, last first. (Folding builds
+/// bytes, not a `str`, and checking them again at each sigma would take
+/// time in the length of the text so far.)
+fn chars_before(bytes: &[u8]) -> impl Iterator<Item = char> + '_ {
+    let mut end = bytes.len();
+    std::iter::from_fn(move || {
+        let start = bytes[..end].iter().rposition(|&b| b & 0xc0 != 0x80)?;
+        let c = std::str::from_utf8(&bytes[start..end]).ok()?.chars().next();
+        end = start;
+        c
+    })
+}
 
 /// What a byte of the folded text starts, for the scan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -950,7 +955,7 @@ mod tests {
 
     #[test]
     fn every_combining_character_is_a_mark() {
-        // The per-character NFKD in `fold_non_ascii` relies on this.
+        // The per-character NFKD of `Canonical::fold` relies on this.
         use icu_properties::CodePointMapData;
         use icu_properties::props::CanonicalCombiningClass;
         let ccc = CodePointMapData::<CanonicalCombiningClass>::new();
@@ -958,6 +963,20 @@ mod tests {
             if ccc.get(c) != CanonicalCombiningClass::NotReordered {
                 assert!(unicode::is_mark(c), "{c:?} combines but is not a mark");
             }
+        }
+    }
+
+    #[test]
+    fn lowercasing_keeps_the_backward_sigma_context() {
+        // `FoldCache::folded_in_context` reads the context before a sigma
+        // from the folded text, which relies on this for every character
+        // that the unmarked text can hold (any but a mark).
+        for c in (0..=0x10FFFF).filter_map(char::from_u32).filter(|&c| !unicode::is_mark(c)) {
+            let mut buf = [0; 4];
+            let lowered =
+                CASE_MAPPER.lowercase_to_string(c.encode_utf8(&mut buf), &LanguageIdentifier::UNKNOWN);
+            let folded = unicode::cased_first(chars_before(lowered.as_bytes()));
+            assert_eq!(folded, unicode::cased_first(std::iter::once(c)), "{c:?}");
         }
     }
 
@@ -996,6 +1015,9 @@ mod tests {
             "\u{AD}",
             "\u{1F3FB}",
             "1",
+            "\u{2B0}",
+            "\u{2160}",
+            "\u{130}\u{3A3}",
         ];
         let mut rng = fastrand::Rng::with_seed(0x2545_F491_4F6C_DD1D);
         let mut canonical = Canonical::default();

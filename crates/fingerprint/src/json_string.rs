@@ -72,6 +72,20 @@ pub(crate) fn escape_at(bytes: &[u8], at: usize) -> Option<(char, usize)> {
     (simple != 0).then_some((char::from(simple), 2))
 }
 
+/// The characters that the JSON string body `raw` stands for, from byte
+/// `at` on, up to its end or to the first invalid escape.
+pub(crate) fn decoded_chars(raw: &str, mut at: usize) -> impl Iterator<Item = char> + '_ {
+    let bytes = raw.as_bytes();
+    std::iter::from_fn(move || {
+        let (c, len) = match bytes.get(at)? {
+            b'\\' => escape_at(bytes, at)?,
+            _ => raw[at..].chars().next().map(|c| (c, c.len_utf8()))?,
+        };
+        at += len;
+        Some(c)
+    })
+}
+
 /// Appends the UTF-8 of `c` to `out` without a branch on its length,
 /// which in text that mixes two- and three-byte characters is
 /// unpredictable: all four encodings are computed and one is selected, and
