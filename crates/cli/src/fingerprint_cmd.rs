@@ -163,9 +163,9 @@ fn record(
     if text.trim().is_empty() {
         return Ok(None);
     }
-    if let Some((mut object, raw)) = jsonl::split_record(text, &args.field)
-        && let Some(fingerprints) = fingerprinter.fingerprint_json_string(raw, &args.scheme)
-    {
+    if let Some((mut object, fingerprints)) = jsonl::split_record(text, &args.field, |json| {
+        fingerprinter.fingerprint_json_string(json, &args.scheme)
+    }) {
         return Ok(Some(with_fingerprints(args, &mut object, fingerprints)));
     }
     let mut object: Map<String, Value> = match serde_json::from_str(text) {

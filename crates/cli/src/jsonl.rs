@@ -102,9 +102,11 @@ impl<R: Read> LineReader<R> {
 }
 
 /// The fast way to read a record: its other members, parsed by
-/// serde_json exactly as the whole line would be, and the body of its text
-/// member (between the quotes, escapes not decoded), for
-/// `Fingerprinter::fingerprint_json_string` to decode while it folds.
+/// serde_json exactly as the whole line would be, and what `read_text`
+/// makes of its text member. `read_text` is given the line from the text's
+/// opening quote on, and returns what it read with the length of the
+/// JSON string (as `Fingerprinter::fingerprint_json_string` does, which
+/// decodes the text while it folds it, and finds its end on the way).
 ///
 /// The text member is most of a line, and handling it apart is faster than
 /// serde_json's generic string parser. The answer is the same as
@@ -114,18 +116,22 @@ impl<R: Read> LineReader<R> {
 /// is parsed by serde_json. Anything else unusual (duplicates, an escaped
 /// key, a text that is not a string, any error at all) returns `None`, and
 /// parsing the whole line with serde_json then gives the answer and the
-/// exact error message, as it does when the body is not valid.
-pub fn split_record<'a>(line: &'a str, field: &str) -> Option<(Map<String, Value>, &'a str)> {
-    let (members, index, content) = top_level_members(line, field)?;
-    let text = &members[index];
+/// exact error message, as it does when the text is not a valid string.
+pub fn split_record<T>(
+    line: &str,
+    field: &str,
+    read_text: impl FnMut(&str) -> Option<(T, usize)>,
+) -> Option<(Map<String, Value>, T)> {
+    let (members, index, text) = top_level_members(line, field, read_text)?;
+    let member = &members[index];
     let cut = match (members.get(index + 1), index.checked_sub(1).map(|i| &members[i])) {
-        (Some(next), _) => text.key.start - 1..next.key.start - 1,
-        (None, Some(previous)) => previous.value.end..text.value.end,
-        (None, None) => text.key.start - 1..text.value.end,
+        (Some(next), _) => member.key.start - 1..next.key.start - 1,
+        (None, Some(previous)) => previous.value.end..member.value.end,
+        (None, None) => member.key.start - 1..member.value.end,
     };
     let rest = [&line[..cut.start], &line[cut.end..]].concat();
     let object = serde_json::from_str(&rest).ok()?;
-    Some((object, content))
+    Some((object, text))
 }
 
 /// A member of a JSON object: its key without the quotes, its raw value.
@@ -135,11 +141,15 @@ struct Member {
 }
 
 /// The members of the JSON object that is the whole of `line`, located
-/// but not validated (serde_json validates what is kept), with the index
-/// and the string body of the member named `field`; `None` if the line
-/// is not shaped like an object, a key has an escape, or `field` is not a
-/// string member exactly once.
-fn top_level_members<'a>(line: &'a str, field: &str) -> Option<(Vec<Member>, usize, &'a str)> {
+/// but not validated (serde_json validates what is kept), with the index of
+/// the member named `field` and what `read_text` made of it; `None` if the
+/// line is not shaped like an object, a key has an escape, or `field` is
+/// not a string member (that `read_text` accepts) exactly once.
+fn top_level_members<T>(
+    line: &str,
+    field: &str,
+    mut read_text: impl FnMut(&str) -> Option<(T, usize)>,
+) -> Option<(Vec<Member>, usize, T)> {
     let bytes = line.as_bytes();
     let mut at = skip_json_space(bytes, 0);
     if bytes.get(at) != Some(&b'{') {
@@ -166,9 +176,9 @@ fn top_level_members<'a>(line: &'a str, field: &str) -> Option<(Vec<Member>, usi
             if text.is_some() || bytes.get(value_start) != Some(&b'"') {
                 return None;
             }
-            let end = json_string_end(bytes, value_start)?;
-            text = Some((members.len(), &line[value_start + 1..end - 1]));
-            end
+            let (read, len) = read_text(&line[value_start..])?;
+            text = Some((members.len(), read));
+            value_start + len
         } else {
             json_value_end(bytes, value_start)?
         };
@@ -177,8 +187,8 @@ fn top_level_members<'a>(line: &'a str, field: &str) -> Option<(Vec<Member>, usi
         match bytes.get(at) {
             Some(b',') => at = skip_json_space(bytes, at + 1),
             Some(b'}') if skip_json_space(bytes, at + 1) == bytes.len() => {
-                let (index, content) = text?;
-                return Some((members, index, content));
+                let (index, read) = text?;
+                return Some((members, index, read));
             }
             _ => return None,
         }
@@ -241,7 +251,14 @@ fn json_value_end(line: &[u8], start: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use priorart_fingerprint::unescape_json_string;
+    use priorart_fingerprint::decode_json_string;
+
+    /// [`split_record`] with the text decoded.
+    fn split(line: &str) -> Option<(Map<String, Value>, String)> {
+        split_record(line, "text", |json| {
+            decode_json_string(json).map(|(text, len)| (text.into_owned(), len))
+        })
+    }
 
     /// What serde_json makes of a line.
     fn slow(line: &str) -> Option<(Map<String, Value>, String)> {
@@ -278,11 +295,9 @@ mod tests {
         ];
         let mut fast_paths = 0;
         for line in lines {
-            if let Some((object, raw)) = split_record(line, "text")
-                && let Some(text) = unescape_json_string(raw)
-            {
+            if let Some(record) = split(line) {
                 fast_paths += 1;
-                assert_eq!(Some((object, text.into_owned())), slow(line), "{line}");
+                assert_eq!(Some(record), slow(line), "{line}");
             }
         }
         assert!(fast_paths >= 8, "the fast path took only {fast_paths} lines");
@@ -346,14 +361,9 @@ mod tests {
             members.insert(rng.usize(..members.len() + 1), format!("\"text\":\"{content}\""));
             let space = [" ", "", "\t", ""][rng.usize(..4)];
             let line = format!("{{{space}{}{space}}}\n", members.join(&format!(",{space}")));
-            match split_record(&line, "text").map(|(object, raw)| (object, unescape_json_string(raw))) {
-                Some((object, Some(text))) => {
-                    fast_paths += 1;
-                    assert_eq!(Some((object, text.into_owned())), slow(&line), "{line}");
-                }
-                // A body serde_json refuses: so is the line.
-                Some((_, None)) => assert_eq!(slow(&line), None, "{line}"),
-                None => {}
+            if let Some(record) = split(&line) {
+                fast_paths += 1;
+                assert_eq!(Some(record), slow(&line), "{line}");
             }
         }
         assert!(fast_paths > 1000, "the fast path took only {fast_paths} lines");

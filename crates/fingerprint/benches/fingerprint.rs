@@ -4,16 +4,14 @@
 //!   sizes NIP-FF-3 targets (short notes, long-form articles).
 //! - `vectors`: every input of the conformance vectors (4.5 MB, adversarial
 //!   Unicode), the corpus BENCHMARKS.md compares with `openssl dgst -sha256`.
-//! - `json/*`: the vectors as JSON string bodies with every non-ASCII
-//!   character escaped (as Python's `json.dumps` writes them), fingerprinted
-//!   by decoding while folding (`fused`) and by decoding first (`decoded`);
-//!   `*-no-sigma` leaves out the texts with a capital sigma, which the fused
-//!   path must decode whole for its context.
+//! - `json/*`: the vectors as JSON strings with every non-ASCII character
+//!   escaped (as Python's `json.dumps` writes them), fingerprinted by
+//!   decoding while folding (`fused`) and by decoding first (`decoded`).
 //!
 //! Run: `cargo bench -p priorart-fingerprint --bench fingerprint`
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use priorart_fingerprint::{Fingerprinter, Scheme, unescape_json_string};
+use priorart_fingerprint::{Fingerprinter, Scheme, decode_json_string};
 use std::hint::black_box;
 
 const PROSE: &str = include_str!("../../../README.md");
@@ -67,43 +65,39 @@ fn bench(c: &mut Criterion) {
 fn bench_json(c: &mut Criterion, inputs: &[String]) {
     let schemes = [Scheme::MinhashEqualityV1];
     let ascii_json = |text: &String| -> String {
-        let mut body = String::new();
-        for c in serde_json::to_string(text).expect("strings serialize").trim_matches('"').chars() {
+        let mut json = String::new();
+        for c in serde_json::to_string(text).expect("strings serialize").chars() {
             match c.is_ascii() {
-                true => body.push(c),
+                true => json.push(c),
                 false => {
-                    c.encode_utf16(&mut [0; 2]).iter().for_each(|u| body.push_str(&format!("\\u{u:04x}")))
+                    c.encode_utf16(&mut [0; 2]).iter().for_each(|u| json.push_str(&format!("\\u{u:04x}")))
                 }
             }
         }
-        body
+        json
     };
-    let all: Vec<String> = inputs.iter().map(ascii_json).collect();
-    let no_sigma: Vec<String> = all.iter().filter(|body| !body.contains("\\u03a3")).cloned().collect();
+    let strings: Vec<String> = inputs.iter().map(ascii_json).collect();
     let mut group = c.benchmark_group("json");
-    for (name, bodies) in [("all", &all), ("no-sigma", &no_sigma)] {
-        let text_bytes = bodies.iter().map(|b| unescape_json_string(b).expect("valid").len() as u64).sum();
-        group.throughput(Throughput::Bytes(text_bytes));
-        let mut fingerprinter = Fingerprinter::new();
-        group.bench_function(format!("fused-{name}"), |b| {
-            b.iter(|| {
-                bodies
-                    .iter()
-                    .filter_map(|t| fingerprinter.fingerprint_json_string(black_box(t), &schemes))
-                    .count()
-            })
-        });
-        group.bench_function(format!("decoded-{name}"), |b| {
-            b.iter(|| {
-                bodies
-                    .iter()
-                    .filter_map(|t| {
-                        Some(fingerprinter.fingerprint(&unescape_json_string(black_box(t))?, &schemes))
-                    })
-                    .count()
-            })
-        });
-    }
+    group.throughput(Throughput::Bytes(inputs.iter().map(|text| text.len() as u64).sum()));
+    let mut fingerprinter = Fingerprinter::new();
+    group.bench_function("fused", |b| {
+        b.iter(|| {
+            strings
+                .iter()
+                .filter_map(|s| fingerprinter.fingerprint_json_string(black_box(s), &schemes))
+                .count()
+        })
+    });
+    group.bench_function("decoded", |b| {
+        b.iter(|| {
+            strings
+                .iter()
+                .filter_map(|s| {
+                    Some(fingerprinter.fingerprint(&decode_json_string(black_box(s))?.0, &schemes))
+                })
+                .count()
+        })
+    });
     group.finish();
 }
 

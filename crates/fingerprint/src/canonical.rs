@@ -76,15 +76,17 @@ impl Canonical {
         self.for_each_folded_token(token)
     }
 
-    /// [`Canonical::for_each_token`] of the text that the JSON string body
-    /// `raw` stands for, decoded while it is folded.
+    /// [`Canonical::for_each_token`] of the text that a JSON string stands
+    /// for, decoded while it is folded; `body` is what follows the string's
+    /// opening quote. Also returns the length of the string's body (where
+    /// its closing quote is in `body`).
     pub fn for_each_token_of_json(
         &mut self,
-        raw: &str,
+        body: &str,
         token: impl FnMut(TokenRef<'_>),
-    ) -> Result<bool, InvalidJsonString> {
-        self.fold_json(raw)?;
-        Ok(self.for_each_folded_token(token))
+    ) -> Result<(bool, usize), InvalidJsonString> {
+        let len = self.fold_json(body)?;
+        Ok((self.for_each_folded_token(token), len))
     }
 
     fn for_each_folded_token(&mut self, token: impl FnMut(TokenRef<'_>)) -> bool {
@@ -134,12 +136,13 @@ impl Canonical {
         self.finish_folding(folded);
     }
 
-    /// [`Canonical::fold`] of the text that the JSON string body `raw`
-    /// stands for (see [`crate::json_string`]), decoding its escapes on the
-    /// way: the plain runs of ASCII are copied as in `fold`, and each escape
-    /// or non-ASCII character is one character to fold.
-    fn fold_json(&mut self, raw: &str) -> Result<(), InvalidJsonString> {
-        let bytes = raw.as_bytes();
+    /// [`Canonical::fold`] of the text that a JSON string stands for (see
+    /// [`crate::json_string`]), from `body`, what follows its opening quote,
+    /// to its closing quote, whose position it returns. Its escapes are
+    /// decoded on the way: the plain runs of ASCII are copied as in `fold`,
+    /// and each escape or non-ASCII character is one character to fold.
+    fn fold_json(&mut self, body: &str) -> Result<usize, InvalidJsonString> {
+        let bytes = body.as_bytes();
         let mut folded = self.start_folding();
         let mut at = 0;
         let folding = loop {
@@ -147,24 +150,25 @@ impl Canonical {
                 word & HIGH_BITS | json_string::special_bits(word)
             });
             let (c, len) = match bytes.get(at) {
-                None => break Ok(()),
+                Some(b'"') => break Ok(at),
                 Some(b'\\') => match json_string::escape_at(bytes, at) {
                     Some(escape) => escape,
                     None => break Err(InvalidJsonString),
                 },
                 Some(&b) if b >= 0x80 => {
-                    let c = raw[at..].chars().next().expect("at is on a character boundary");
+                    let c = body[at..].chars().next().expect("at is on a character boundary");
                     (c, c.len_utf8())
                 }
-                Some(_) => break Err(InvalidJsonString),
+                // The end with no closing quote, or a control character.
+                _ => break Err(InvalidJsonString),
             };
             at += len;
             if c.is_ascii() {
                 folded.push((c as u8).to_ascii_lowercase());
             } else if !self.cache.folded(c, &mut folded) {
-                // Should the rest of `raw` not be valid, the loop stops
+                // Should the rest of `body` not be valid, the loop stops
                 // there, and what was folded is not used.
-                self.cache.folded_in_context(c, json_string::decoded_chars(raw, at), &mut folded);
+                self.cache.folded_in_context(c, json_string::decoded_chars(body, at), &mut folded);
             }
         };
         self.finish_folding(folded);

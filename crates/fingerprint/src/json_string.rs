@@ -1,4 +1,4 @@
-//! The body of a JSON string (the text between its quotes, escapes not yet
+//! A JSON string (its quotes and the body between them, escapes not yet
 //! decoded) as text, decoded exactly as serde_json decodes it.
 //!
 //! JSON Lines corpora are the bulk input of fingerprinting, and JSON
@@ -10,51 +10,54 @@
 
 use std::borrow::Cow;
 
-/// The text of the JSON string body `raw`; `None` where serde_json would
-/// reject the string: a quote or control character, an unknown or short
-/// escape, a lone surrogate (which a Rust string cannot hold). Borrowed
-/// when there is no escape.
-pub fn unescape_json_string(raw: &str) -> Option<Cow<'_, str>> {
-    let bytes = raw.as_bytes();
+/// The text of the JSON string at the start of `json` (from its opening
+/// quote), and the length of that string in bytes (through its closing
+/// quote); `None` where serde_json would reject the string: no quotes
+/// around it, a control character, an unknown or short escape, a lone
+/// surrogate (which a Rust string cannot hold). Borrowed when there is no
+/// escape.
+pub fn decode_json_string(json: &str) -> Option<(Cow<'_, str>, usize)> {
+    let body = json.strip_prefix('"')?;
+    let bytes = body.as_bytes();
     let plain = quote_escape_or_control(bytes);
-    match bytes.get(plain) {
-        None => Some(Cow::Borrowed(raw)),
-        Some(b'\\') => {
+    match bytes.get(plain)? {
+        b'"' => Some((Cow::Borrowed(&body[..plain]), plain + 2)),
+        b'\\' => {
             // Decoding never lengthens: an escape is longer than what it
             // stands for. The slack lets `copy_plain` append whole words.
-            let mut decoded = Vec::with_capacity(raw.len() + 8);
+            let mut decoded = Vec::with_capacity(bytes.len() + 8);
             decoded.extend_from_slice(&bytes[..plain]);
-            decode_escaped(bytes, plain, &mut decoded)?;
+            let end = decode_escaped(bytes, plain, &mut decoded)?;
             // Checking the UTF-8 again cost 12% of `fingerprint --jsonl` on
             // the benchmark corpus (measured), and it cannot fail; debug
             // builds (every test) still check it.
             debug_assert!(std::str::from_utf8(&decoded).is_ok());
             // SAFETY: `decoded` is valid UTF-8: it is a concatenation of
-            // pieces of `raw` (a `str`) that start and end next to ASCII
-            // bytes (backslashes and escape sequences) or at its ends, so on
-            // character boundaries, and of encoded `char`s.
-            Some(Cow::Owned(unsafe { String::from_utf8_unchecked(decoded) }))
+            // pieces of `body` (a `str`) that start and end next to ASCII
+            // bytes (backslashes, escape sequences, the closing quote) or at
+            // its start, so on character boundaries, and of encoded `char`s.
+            Some((Cow::Owned(unsafe { String::from_utf8_unchecked(decoded) }), end + 2))
         }
-        Some(_) => None,
+        _ => None,
     }
 }
 
 /// Appends the value of the rest of a JSON string body, from the escape at
-/// `at` to its end, to `out`.
+/// `at` to the closing quote, to `out`, and returns where that quote is.
 ///
 /// One pass: plain text is copied eight bytes at a time while it is
 /// searched for the next quote, backslash or control character, which in
 /// text with many escapes (JSON writers that escape all non-ASCII) costs
 /// much less than a search and a copy per piece.
-fn decode_escaped(bytes: &[u8], mut at: usize, out: &mut Vec<u8>) -> Option<()> {
+fn decode_escaped(bytes: &[u8], mut at: usize, out: &mut Vec<u8>) -> Option<usize> {
     loop {
         let (c, len) = escape_at(bytes, at)?;
         push_utf8(c, out);
         at = copy_plain(bytes, at + len, out);
-        match bytes.get(at) {
-            None => return Some(()),
-            Some(b'\\') => {}
-            Some(_) => return None,
+        match bytes.get(at)? {
+            b'"' => return Some(at),
+            b'\\' => {}
+            _ => return None,
         }
     }
 }
@@ -72,14 +75,15 @@ pub(crate) fn escape_at(bytes: &[u8], at: usize) -> Option<(char, usize)> {
     (simple != 0).then_some((char::from(simple), 2))
 }
 
-/// The characters that the JSON string body `raw` stands for, from byte
-/// `at` on, up to its end or to the first invalid escape.
-pub(crate) fn decoded_chars(raw: &str, mut at: usize) -> impl Iterator<Item = char> + '_ {
-    let bytes = raw.as_bytes();
+/// The characters that the JSON string body `body` stands for, from byte
+/// `at` on, up to its closing quote or to the first invalid escape.
+pub(crate) fn decoded_chars(body: &str, mut at: usize) -> impl Iterator<Item = char> + '_ {
+    let bytes = body.as_bytes();
     std::iter::from_fn(move || {
         let (c, len) = match bytes.get(at)? {
+            b'"' => return None,
             b'\\' => escape_at(bytes, at)?,
-            _ => raw[at..].chars().next().map(|c| (c, c.len_utf8()))?,
+            _ => body[at..].chars().next().map(|c| (c, c.len_utf8()))?,
         };
         at += len;
         Some(c)
@@ -251,8 +255,11 @@ mod tests {
             "raw\u{1}control",
             "a\"quote",
         ] {
-            let serde: Option<String> = serde_json::from_str(&format!("\"{body}\"")).ok();
-            assert_eq!(unescape_json_string(body).map(Cow::into_owned), serde, "{body}");
+            let json = format!("\"{body}\" tail");
+            let mut serde = serde_json::Deserializer::from_str(&json).into_iter::<String>();
+            let serde = serde.next().and_then(Result::ok).map(|text| (text, serde.byte_offset()));
+            let decoded = decode_json_string(&json).map(|(text, len)| (text.into_owned(), len));
+            assert_eq!(decoded, serde, "{body}");
         }
     }
 }

@@ -68,7 +68,7 @@ mod unicode;
 
 pub use explain::{Bucket, Explanation};
 pub use jenkins::{Lookup3, hashlittle2};
-pub use json_string::unescape_json_string;
+pub use json_string::decode_json_string;
 pub use scheme::{Scheme, UnknownScheme};
 pub use simhash_doc::{
     BASE32_LEN, Band, CLOSE_SIMILARITY, InvalidSimhashDoc, LOOKUP_DISTANCE, LOOSE_SIMILARITY, SimhashDoc,
@@ -167,7 +167,8 @@ pub struct Fingerprinter {
 #[derive(Clone, Copy)]
 enum Input<'a> {
     Text(&'a str),
-    /// The body of a JSON string, decoded while it is folded.
+    /// What follows the opening quote of a JSON string, decoded while it
+    /// is folded, up to its closing quote.
     Json(&'a str),
 }
 
@@ -182,27 +183,35 @@ impl Fingerprinter {
         if schemes.iter().all(|&scheme| scheme == Scheme::SimhashDoc) {
             return schemes.iter().map(|_| Fingerprint::SimhashDoc(self.simhash_doc(text))).collect();
         }
-        let minima = self.equality_minima(Input::Text(text)).expect("text always folds");
+        let (minima, _) = self.equality_minima(Input::Text(text)).expect("text always folds");
         self.finish(minima, schemes, text)
     }
 
-    /// The fingerprints of the text that the body of a JSON string stands
-    /// for (what is between its quotes, escapes not decoded, as in a JSON
-    /// Lines record), under each of `schemes`; `None` if `raw` is not such
-    /// a body (where serde_json would reject the string).
+    /// The fingerprints of the text that the JSON string at the start of
+    /// `json` (from its opening quote) stands for, under each of `schemes`,
+    /// and the length of that string in bytes (through its closing quote,
+    /// so that a parser can go on after it); `None` if `json` does not
+    /// start with a string that serde_json accepts.
     ///
-    /// The same as [`Fingerprinter::fingerprint`] of
-    /// [`unescape_json_string`]`(raw)`, but the equality schemes decode
-    /// while they fold the text, which saves a pass over it.
-    pub fn fingerprint_json_string(&mut self, raw: &str, schemes: &[Scheme]) -> Option<Vec<Fingerprint>> {
+    /// The same as [`Fingerprinter::fingerprint`] of the text that
+    /// [`decode_json_string`] gives, but the equality schemes decode while
+    /// they fold the text, and find the string's end on the way, which
+    /// saves two passes over it.
+    pub fn fingerprint_json_string(
+        &mut self,
+        json: &str,
+        schemes: &[Scheme],
+    ) -> Option<(Vec<Fingerprint>, usize)> {
         if !schemes.contains(&Scheme::SimhashDoc)
-            && let Ok(Some(minima)) = self.equality_minima(Input::Json(raw))
+            && let Some(body) = json.strip_prefix('"')
+            && let Ok((Some(minima), body_len)) = self.equality_minima(Input::Json(body))
         {
             // Only `simhash-doc` and a text without tokens need the text.
-            return Some(self.finish(Some(minima), schemes, ""));
+            return Some((self.finish(Some(minima), schemes, ""), body_len + 2));
         }
-        // `simhash-doc`, no token, or not a valid body.
-        Some(self.fingerprint(&unescape_json_string(raw)?, schemes))
+        // `simhash-doc`, no token, or not a valid string.
+        let (text, len) = decode_json_string(json)?;
+        Some((self.fingerprint(&text, schemes), len))
     }
 
     /// The fingerprints under `schemes` from the equality minima of `text`
@@ -237,13 +246,17 @@ impl Fingerprinter {
     }
 
     /// The bucket minima of the kept tokens of `input` (steps 1–6), or
-    /// `None` if it has no token at all.
+    /// `None` if it has no token at all, and the length of the text or of
+    /// the JSON string's body read.
     ///
     /// One pass: the minima of the kept tokens and, apart, of the filtered
     /// ones (indexed by the verdict rather than branching on it, which is
     /// unpredictable). If no token is kept, the reference's fallback keeps
     /// every stemmed token, and those are then exactly the filtered ones.
-    fn equality_minima(&mut self, input: Input<'_>) -> Result<Option<equality::Minima>, InvalidJsonString> {
+    fn equality_minima(
+        &mut self,
+        input: Input<'_>,
+    ) -> Result<(Option<equality::Minima>, usize), InvalidJsonString> {
         // [filtered, kept]
         let mut minima = [equality::Minima::default(), equality::Minima::default()];
         let shingles = &mut self.shingle_hashes;
@@ -258,18 +271,21 @@ impl Fingerprinter {
             let shingle = shingles.get(token);
             minima[usize::from(shingle.kept)].add(shingle.prefix, shingle.index, shingles.hashes());
         }
-        let any_token = match input {
-            Input::Text(text) => self.canonical.for_each_token(text, |t| add(shingles, &mut minima, t)),
-            Input::Json(raw) => {
-                self.canonical.for_each_token_of_json(raw, |t| add(shingles, &mut minima, t))?
+        let (any_token, len) = match input {
+            Input::Text(text) => {
+                (self.canonical.for_each_token(text, |t| add(shingles, &mut minima, t)), text.len())
+            }
+            Input::Json(body) => {
+                self.canonical.for_each_token_of_json(body, |t| add(shingles, &mut minima, t))?
             }
         };
         let [filtered, kept] = minima;
-        Ok(match (any_token, kept.is_empty()) {
+        let minima = match (any_token, kept.is_empty()) {
             (false, _) => None,
             (true, false) => Some(kept),
             (true, true) => Some(filtered),
-        })
+        };
+        Ok((minima, len))
     }
 
     /// The equality fingerprint of `text` under `scheme`; `None` if `scheme`

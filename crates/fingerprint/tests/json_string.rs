@@ -1,8 +1,9 @@
 //! `Fingerprinter::fingerprint_json_string` (decoding while folding) equals
 //! fingerprinting the decoded text, on every conformance vector written the
-//! ways JSON writers write strings, and refuses what serde_json refuses.
+//! ways JSON writers write strings, finds where the string ends, and
+//! refuses what serde_json refuses.
 
-use priorart_fingerprint::{Fingerprinter, Scheme, unescape_json_string};
+use priorart_fingerprint::{Fingerprinter, Scheme, decode_json_string};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -71,10 +72,14 @@ fn decoding_while_folding_equals_decoding_first() {
     let mut checked = 0;
     for text in inputs() {
         for body in [minimal(&text), ascii_only(&text), everything_escaped(&text)] {
-            assert_eq!(unescape_json_string(&body).as_deref(), Some(text.as_str()), "{body}");
+            // The string is followed by the rest of a record, as in JSONL.
+            let json = format!("\"{body}\",\"id\":\"x\"}}");
+            let len = body.len() + 2;
+            let decoded = decode_json_string(&json).map(|(text, len)| (text.into_owned(), len));
+            assert_eq!(decoded, Some((text.clone(), len)), "{body}");
             for schemes in scheme_sets {
                 let want = direct.fingerprint(&text, schemes);
-                assert_eq!(fused.fingerprint_json_string(&body, schemes), Some(want), "{body}");
+                assert_eq!(fused.fingerprint_json_string(&json, schemes), Some((want, len)), "{body}");
                 checked += 1;
             }
         }
@@ -85,20 +90,22 @@ fn decoding_while_folding_equals_decoding_first() {
 #[test]
 fn refuses_what_serde_json_refuses() {
     let mut fingerprinter = Fingerprinter::new();
-    for body in [
-        r"\ud83d",
-        r"lone \ude00 low",
-        r"Σ \ud800",
-        r"bad \x escape",
-        r"short \u12",
-        r"\uzzzz",
-        "trailing \\",
-        "raw \u{1} control",
-        "a \" quote",
-        "ΣΑΣ raw \u{1f}",
+    for json in [
+        r#""\ud83d""#,
+        r#""lone \ude00 low""#,
+        r#""Σ \ud800""#,
+        r#""bad \x escape""#,
+        r#""short \u12""#,
+        r#""\uzzzz""#,
+        r#""trailing \"#,
+        "\"raw \u{1} control\"",
+        "\"ΣΑΣ raw \u{1f}\"",
+        r#""no closing quote"#,
+        r#"no opening quote""#,
+        "",
     ] {
-        assert!(serde_json::from_str::<String>(&format!("\"{body}\"")).is_err(), "{body}");
-        assert_eq!(unescape_json_string(body), None, "{body}");
-        assert_eq!(fingerprinter.fingerprint_json_string(body, &[Scheme::MinhashEqualityV1]), None, "{body}");
+        assert!(serde_json::from_str::<String>(json).is_err(), "{json}");
+        assert_eq!(decode_json_string(json), None, "{json}");
+        assert_eq!(fingerprinter.fingerprint_json_string(json, &[Scheme::MinhashEqualityV1]), None, "{json}");
     }
 }
