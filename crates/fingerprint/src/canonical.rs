@@ -126,7 +126,7 @@ impl Canonical {
         let mut folded = self.start_folding();
         let mut at = 0;
         loop {
-            at = push_ascii_lowercase(input.as_bytes(), at, &mut folded, |word| word & HIGH_BITS);
+            at = push_ascii_lowercase(input.as_bytes(), at, &mut folded, |word| (word & HIGH_BITS, 0));
             let Some(c) = input[at..].chars().next() else { break };
             at += c.len_utf8();
             if !self.cache.folded(c, &mut folded) {
@@ -146,9 +146,7 @@ impl Canonical {
         let mut folded = self.start_folding();
         let mut at = 0;
         let folding = loop {
-            at = push_ascii_lowercase(bytes, at, &mut folded, |word| {
-                word & HIGH_BITS | json_string::special_bits(word)
-            });
+            at = push_ascii_lowercase(bytes, at, &mut folded, json_plain_lanes);
             let (c, len) = match bytes.get(at) {
                 Some(b'"') => break Ok(at),
                 Some(b'\\') => match json_string::escape_at(bytes, at) {
@@ -242,30 +240,75 @@ const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 const LANES: u64 = 0x0101_0101_0101_0101;
 
 /// Appends the bytes of `bytes` from `at` on, lowercased, to `out`, up to
-/// the first that `stops` (which gives bit 7 of the lowest lane of a word
-/// that stops, and maybe of lanes above it; every non-ASCII byte stops),
-/// and returns where they end. Eight bytes at a time: a word with a byte
-/// that stops is appended whole and cut back, which is cheaper than
-/// copying a prefix of varying length.
+/// the first that stops, and returns where they end. `lanes` tells, by
+/// bit 7 of each lane of a word, which bytes stop (exactly: every
+/// non-ASCII byte, and maybe others) and which to write as a space
+/// instead. Eight bytes at a time: a word with a byte that stops is
+/// appended whole and cut back, which is cheaper than copying a prefix of
+/// varying length.
 #[inline(always)]
-fn push_ascii_lowercase(bytes: &[u8], mut at: usize, out: &mut Vec<u8>, stops: impl Fn(u64) -> u64) -> usize {
+fn push_ascii_lowercase(
+    bytes: &[u8],
+    mut at: usize,
+    out: &mut Vec<u8>,
+    lanes: impl Fn(u64) -> (u64, u64),
+) -> usize {
     while let Some(chunk) = bytes[at..].first_chunk::<8>() {
         let word = u64::from_le_bytes(*chunk);
-        out.extend_from_slice(&ascii_lowercase(word).to_le_bytes());
-        let stop = stops(word);
-        if stop != 0 {
-            let ascii = (stop.trailing_zeros() / 8) as usize;
+        let (stops, spaces) = lanes(word);
+        let spaces = (spaces >> 7) * 0xff;
+        let lowered = ascii_lowercase(word) & !spaces | ((u64::from(b' ') * LANES) & spaces);
+        out.extend_from_slice(&lowered.to_le_bytes());
+        if stops != 0 {
+            let ascii = (stops.trailing_zeros() / 8) as usize;
             out.truncate(out.len() - 8 + ascii);
             return at + ascii;
         }
         at += 8;
     }
-    // One byte in the lowest lane: only that lane's bit counts.
-    while let Some(&b) = bytes.get(at).filter(|&&b| stops(u64::from(b)) & 0x80 == 0) {
+    // One byte in the lowest lane: it stops or it is copied.
+    while let Some(&b) = bytes.get(at).filter(|&&b| lanes(u64::from(b)).0 & 0x80 == 0) {
         out.push(b.to_ascii_lowercase());
         at += 1;
     }
     at
+}
+
+/// Bit 7 of each lane of `word` that holds a zero byte; exact, as no lane
+/// carries into the next.
+#[inline(always)]
+fn zero_lanes(word: u64) -> u64 {
+    !(((word & !HIGH_BITS) + 0x7f * LANES) | word) & HIGH_BITS
+}
+
+/// [`push_ascii_lowercase`]'s lanes of a word of a JSON string body: it
+/// stops at the closing quote, a control character (invalid), non-ASCII
+/// and escapes, except the escapes of whitespace (`\n`, `\r`, `\t`, `\f`),
+/// whose two bytes are written as two spaces.
+///
+/// The folded text only goes to the scan then, for which any run of
+/// whitespace is one separator, also where the URL rule ends a URL, so two
+/// spaces tokenize as the one whitespace character would; texts that have
+/// no token, which need the canonical text, are decoded in full instead.
+/// Escapes are common in JSON Lines text (a line break, a tab), and
+/// stopping at each costs more than the bytes around it.
+///
+/// Why a backslash taken for the start of a whitespace escape is one:
+/// `at` (lane 0) is never inside an escape, and a backslash that is the
+/// second byte of an escaped backslash follows a backslash that stops, so
+/// lanes past the first stop are never used. An escape whose letter is in
+/// the next word (a backslash in lane 7) stops.
+#[inline(always)]
+fn json_plain_lanes(word: u64) -> (u64, u64) {
+    let byte = |b: u8| zero_lanes(word ^ (u64::from(b) * LANES));
+    // The letter after each lane's byte; lane 7 gets 0, which is none.
+    let next = |b: u8| zero_lanes((word >> 8) ^ (u64::from(b) * LANES));
+    let backslash = byte(b'\\');
+    let escapes = backslash & (next(b'n') | next(b'r') | next(b't') | next(b'f'));
+    // Below 0x20 (bit 7 of `low7 + 0x60` clear) and ASCII.
+    let control = !(((word & !HIGH_BITS) + 0x60 * LANES) | word) & HIGH_BITS;
+    let stops = word & HIGH_BITS | byte(b'"') | control | backslash & !escapes;
+    (stops, escapes | escapes << 8)
 }
 
 /// `word` with `A`–`Z` lowercased in each ASCII lane: 0x20 (bit 7 shifted
@@ -1035,6 +1078,41 @@ mod tests {
         }
     }
 
+    /// What [`push_ascii_lowercase`] with [`json_plain_lanes`] should make
+    /// of `body`, read a byte at a time: the folded bytes up to the first
+    /// that stops, whitespace escapes as two spaces where both their bytes
+    /// are in one whole word (the last bytes, fewer than eight, stop at
+    /// every escape).
+    fn json_plain_by_bytes(body: &[u8]) -> (Vec<u8>, usize) {
+        let (mut out, mut at) = (Vec::new(), 0);
+        let words = body.len() / 8 * 8;
+        while let Some(&b) = body.get(at) {
+            let in_a_word = at + 1 < words && at / 8 == (at + 1) / 8;
+            if in_a_word && b == b'\\' && b"nrtf".contains(&body[at + 1]) {
+                out.extend_from_slice(b"  ");
+                at += 2;
+            } else if b.is_ascii() && b != b'"' && b != b'\\' && b >= 0x20 {
+                out.push(b.to_ascii_lowercase());
+                at += 1;
+            } else {
+                break;
+            }
+        }
+        (out, at)
+    }
+
+    #[test]
+    fn json_whitespace_escapes_are_spaces_in_every_lane() {
+        const BYTES: &[u8] = b"\\\\nrtfu\"aZ \x01\x1f\x7f\x80\xc3";
+        let mut rng = fastrand::Rng::with_seed(0x0123_4567_89AB_CDEF);
+        for _ in 0..200_000 {
+            let body: Vec<u8> = (0..rng.usize(..20)).map(|_| BYTES[rng.usize(..BYTES.len())]).collect();
+            let mut out = Vec::new();
+            let end = push_ascii_lowercase(&body, 0, &mut out, json_plain_lanes);
+            assert_eq!((out, end), json_plain_by_bytes(&body), "{body:?}");
+        }
+    }
+
     #[test]
     fn swar_classes_agree_with_the_byte_table() {
         for b in 0..=255u8 {
@@ -1047,7 +1125,8 @@ mod tests {
                 assert_eq!(ascii_letter_bits(word) & bit != 0, class == Byte::Letter, "{b:#x}");
                 assert_eq!(non_separator_bits(word) & bit == 0, class == Byte::Separator, "{b:#x}");
                 let mut out = Vec::new();
-                let end = push_ascii_lowercase(&word.to_le_bytes(), 0, &mut out, |word| word & HIGH_BITS);
+                let end =
+                    push_ascii_lowercase(&word.to_le_bytes(), 0, &mut out, |word| (word & HIGH_BITS, 0));
                 assert_eq!(end, if b.is_ascii() { 8 } else { lane }, "{b:#x}");
                 assert_eq!(out, word.to_le_bytes()[..end].to_ascii_lowercase(), "{b:#x}");
             }
