@@ -54,7 +54,7 @@ impl Canonical {
 
     /// Canonicalizes `input` into `self.text` and `self.tokens`.
     pub fn fill(&mut self, input: &str) {
-        self.fold(input);
+        self.fold::<false>(input);
         self.text.clear();
         self.tokens.clear();
         let mut writer = Writer {
@@ -72,7 +72,7 @@ impl Canonical {
     /// the canonical text (which [`Canonical::fill`] builds from the same
     /// scan). Returns whether there was any token.
     pub fn for_each_token(&mut self, input: &str, token: impl FnMut(TokenRef<'_>)) -> bool {
-        self.fold(input);
+        self.fold::<true>(input);
         self.for_each_folded_token(token)
     }
 
@@ -117,19 +117,25 @@ impl Canonical {
     ///   whose Final_Sigma context is decided on the whole unmarked text
     ///   ([`FoldCache::folded_in_context`]).
     ///
+    /// With `STAND_INS`, for the token path only, a character whose
+    /// folded form is one space, punctuation or number character may be
+    /// written as an ASCII character that the scan and the sigma context
+    /// take the same way (see [`stand_in`]), so that the scan's block path
+    /// goes on over it.
+    ///
     /// [`PADDING`] follows the folded text, so that a word, a token key or
     /// a whole [`BLOCK`] can be read at any position of it.
     ///
     /// The folding writes bytes, eight at a time where it can, and only
     /// whole characters.
-    fn fold(&mut self, input: &str) {
+    fn fold<const STAND_INS: bool>(&mut self, input: &str) {
         let mut folded = self.start_folding();
         let mut at = 0;
         loop {
             at = push_ascii_lowercase(input.as_bytes(), at, &mut folded, |word| (word & HIGH_BITS, 0));
             let Some(c) = input[at..].chars().next() else { break };
             at += c.len_utf8();
-            if !self.cache.folded(c, &mut folded) {
+            if !self.cache.folded::<STAND_INS>(c, &mut folded) {
                 self.cache.folded_in_context(c, input[at..].chars(), &mut folded);
             }
         }
@@ -140,7 +146,8 @@ impl Canonical {
     /// [`crate::json_string`]), from `body`, what follows its opening quote,
     /// to its closing quote, whose position it returns. Its escapes are
     /// decoded on the way: the plain runs of ASCII are copied as in `fold`,
-    /// and each escape or non-ASCII character is one character to fold.
+    /// and each escape or non-ASCII character is one character to fold. It
+    /// is only used for tokens, and writes stand-ins (see `fold`).
     fn fold_json(&mut self, body: &str) -> Result<usize, InvalidJsonString> {
         let bytes = body.as_bytes();
         let mut folded = self.start_folding();
@@ -163,7 +170,7 @@ impl Canonical {
             at += len;
             if c.is_ascii() {
                 folded.push((c as u8).to_ascii_lowercase());
-            } else if !self.cache.folded(c, &mut folded) {
+            } else if !self.cache.folded::<true>(c, &mut folded) {
                 // Should the rest of `body` not be valid, the loop stops
                 // there, and what was folded is not used.
                 self.cache.folded_in_context(c, json_string::decoded_chars(body, at), &mut folded);
@@ -402,15 +409,17 @@ struct FoldCache {
 /// A direct-mapped entry of [`FoldCache::folded`]: `c` is a `char` value,
 /// or `u32::MAX` (no character) when the slot is empty; the folded form is
 /// the first `len` bytes of `bytes` (forms longer than 8 bytes or with a
-/// capital sigma are not kept in a slot).
+/// capital sigma are not kept in a slot), and its [`stand_in`] is
+/// `stand_in`, or 0 if it has none.
 #[derive(Debug, Clone, Copy)]
 struct Slot {
     c: u32,
-    len: u32,
+    len: u8,
+    stand_in: u8,
     bytes: [u8; 8],
 }
 
-const EMPTY_SLOT: Slot = Slot { c: u32::MAX, len: 0, bytes: [0; 8] };
+const EMPTY_SLOT: Slot = Slot { c: u32::MAX, len: 0, stand_in: 0, bytes: [0; 8] };
 const SLOT_BITS: u32 = 9;
 
 impl Default for FoldCache {
@@ -428,30 +437,40 @@ impl Default for FoldCache {
 impl FoldCache {
     const MAX_BYTES: usize = 1 << 20;
 
-    /// Appends the lowercased unmarked form of `c`, unless it has a capital
-    /// sigma (then returns `false` and appends nothing).
+    /// Appends the lowercased unmarked form of `c`, or with `STAND_IN` its
+    /// [`stand_in`] if it has one, unless it has a capital sigma (then
+    /// returns `false` and appends nothing).
     #[inline(always)]
-    fn folded(&mut self, c: char, out: &mut Vec<u8>) -> bool {
+    fn folded<const STAND_IN: bool>(&mut self, c: char, out: &mut Vec<u8>) -> bool {
         let index = ((c as u32).wrapping_mul(0x9E37_79B1) >> (32 - SLOT_BITS)) as usize;
         let slot = self.slots[index];
         if slot.c != c as u32 {
-            return self.folded_uncached(c, index, out);
+            return self.folded_uncached::<STAND_IN>(c, index, out);
+        }
+        if STAND_IN && slot.stand_in != 0 {
+            out.push(slot.stand_in);
+            return true;
         }
         // As in `push_ascii_lowercase`: append eight bytes, keep `len`.
         out.extend_from_slice(&slot.bytes);
-        out.truncate(out.len() - slot.bytes.len() + slot.len as usize);
+        out.truncate(out.len() - slot.bytes.len() + usize::from(slot.len));
         true
     }
 
-    fn folded_uncached(&mut self, c: char, index: usize, out: &mut Vec<u8>) -> bool {
+    fn folded_uncached<const STAND_IN: bool>(&mut self, c: char, index: usize, out: &mut Vec<u8>) -> bool {
         let Some(range) = self.folded_slow(c) else { return false };
-        let folded = &self.text.as_bytes()[range];
+        let folded = &self.text[range];
+        let stand_in = stand_in(folded);
         let mut bytes = [0; 8];
         if let Some(prefix) = bytes.get_mut(..folded.len()) {
-            prefix.copy_from_slice(folded);
-            self.slots[index] = Slot { c: c as u32, len: folded.len() as u32, bytes };
+            prefix.copy_from_slice(folded.as_bytes());
+            let len = folded.len() as u8;
+            self.slots[index] = Slot { c: c as u32, len, stand_in: stand_in.unwrap_or(0), bytes };
         }
-        out.extend_from_slice(folded);
+        match stand_in {
+            Some(ascii) if STAND_IN => out.push(ascii),
+            _ => out.extend_from_slice(folded.as_bytes()),
+        }
         true
     }
 
@@ -570,6 +589,38 @@ impl FoldCache {
 }
 
 const CAPITAL_SIGMA: char = '\u{3A3}';
+
+/// An ASCII character that the token path may write for the folded form
+/// `folded` (see [`Canonical::fold`]), if it is one non-ASCII character of
+/// the same [`Class`], space, punctuation or symbol, or number, that is
+/// cased and case-ignorable exactly when the stand-in is.
+///
+/// The scan treats any two characters of one such class alike: each space,
+/// punctuation or symbol is a separator, each number continues a run of
+/// numbers, and only spaces end a URL. The Final_Sigma context depends on
+/// nothing else but those two properties. So the tokens do not change, and
+/// a text of non-ASCII punctuation and spaces (no-break spaces, dashes,
+/// ellipses, ideographic spaces) stays on the scan's block path. Letters
+/// have no stand-in, nor do zero-width characters and U+FEFF (deleted
+/// between letters), which are [`Class::ZeroWidth`] or case-ignorable where
+/// no candidate is.
+fn stand_in(folded: &str) -> Option<u8> {
+    let mut chars = folded.chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else { return None };
+    let class = unicode::classify(c);
+    if c.is_ascii()
+        || c == '\u{FEFF}'
+        || !matches!(class, Class::Space | Class::PunctuationOrSymbol | Class::Number)
+    {
+        return None;
+    }
+    let properties = |c: char| (unicode::classify(c), unicode::cased_first(std::iter::once(c)));
+    STAND_IN_CANDIDATES.into_iter().find(|&ascii| properties(char::from(ascii)) == properties(c))
+}
+
+/// Stand-ins: a space, punctuation that is not and that is case-ignorable
+/// (`.`), a number. None is `:` or `/`, which the URL rule reads, nor `h`.
+const STAND_IN_CANDIDATES: [u8; 4] = [b' ', b'!', b'.', b'0'];
 
 /// The characters of the UTF-8 text `bytes`, last first. (Folding builds
 /// bytes, not a `str`, and checking them again at each sigma would take
@@ -1070,7 +1121,7 @@ mod tests {
         let mut canonical = Canonical::default();
         for _ in 0..20_000 {
             let text: String = (0..rng.usize(..9)).map(|_| PIECES[rng.usize(..PIECES.len())]).collect();
-            canonical.fold(&text);
+            canonical.fold::<false>(&text);
             let unmarked: String = NFKD.normalize(&text).chars().filter(|&c| !unicode::is_mark(c)).collect();
             let expected =
                 CASE_MAPPER.lowercase(&unmarked, &LanguageIdentifier::UNKNOWN).write_to_string().into_owned();
@@ -1111,6 +1162,73 @@ mod tests {
             let end = push_ascii_lowercase(&body, 0, &mut out, json_plain_lanes);
             assert_eq!((out, end), json_plain_by_bytes(&body), "{body:?}");
         }
+    }
+
+    #[test]
+    fn stand_ins_tokenize_as_what_they_stand_for() {
+        // Tokens of the token path (with stand-ins, from text and from a
+        // JSON body) equal the tokens of the canonical text (without).
+        const PIECES: &[&str] = &[
+            "word",
+            "Σ",
+            "ΑΣ",
+            " ",
+            "\u{A0}",
+            "\u{3000}",
+            "\u{2028}",
+            "\u{FEFF}",
+            "\u{200B}",
+            "—",
+            "…",
+            "\u{2019}",
+            "'",
+            "\u{B7}",
+            "\u{5E}",
+            "\u{2E2F}",
+            "٣",
+            "½",
+            "1",
+            "https://",
+            "http:",
+            "//",
+            "x",
+            "\u{1F150}",
+            "\u{24C8}",
+            "é",
+        ];
+        let mut rng = fastrand::Rng::with_seed(0x3C6E_F372_FE94_F82B);
+        let (mut canonical, mut reference) = (Canonical::default(), Canonical::default());
+        for _ in 0..20_000 {
+            let text: String = (0..rng.usize(..24)).map(|_| PIECES[rng.usize(..PIECES.len())]).collect();
+            reference.fill(&text);
+            let expected: Vec<String> = reference.token_strs().map(str::to_owned).collect();
+            let mut tokens = Vec::new();
+            canonical.for_each_token(&text, |token| tokens.push(token.text.to_owned()));
+            assert_eq!(tokens, expected, "{text:?}");
+            let json = serde_json::to_string(&text).expect("strings serialize");
+            tokens.clear();
+            let read =
+                canonical.for_each_token_of_json(&json[1..], |token| tokens.push(token.text.to_owned()));
+            assert_eq!(read.map(|(_, len)| len), Ok(json.len() - 2));
+            assert_eq!(tokens, expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn stand_ins_are_ascii_of_the_same_class() {
+        let mut stood_in = 0;
+        for c in (0x80..=0x10FFFF).filter_map(char::from_u32) {
+            let Some(ascii) = stand_in(c.encode_utf8(&mut [0; 4])) else { continue };
+            let ascii = char::from(ascii);
+            assert_eq!(unicode::classify(ascii), unicode::classify(c), "{c:?}");
+            assert_eq!(
+                unicode::cased_first(Some(ascii).into_iter()),
+                unicode::cased_first(Some(c).into_iter())
+            );
+            assert_ne!(unicode::classify(c), Class::Letter, "{c:?}");
+            stood_in += 1;
+        }
+        assert!(stood_in > 5000, "{stood_in}");
     }
 
     #[test]
@@ -1173,7 +1291,7 @@ mod tests {
         let mut canonical = Canonical::default();
         for _ in 0..20_000 {
             let text: String = (0..rng.usize(..80)).map(|_| PIECES[rng.usize(..PIECES.len())]).collect();
-            canonical.fold(&text);
+            canonical.fold::<false>(&text);
             let by = |blocks: bool| {
                 let (mut text, mut tokens) = (String::new(), Vec::new());
                 let mut writer = Writer {
