@@ -152,8 +152,8 @@ pub(crate) fn bucket_minima(params: Params, hashes: &[[u8; 32]]) -> Vec<Option<[
 /// them unchanged, so no per-document set of distinct shingles is needed.
 ///
 /// Each minimum is the index of a hash in a store of hashes, with the
-/// hash's first eight bytes as a big-endian integer (the same order as the
-/// bytes; `u64::MAX` and [`Minima::NONE`] for an empty bucket). A smaller
+/// hash's [`prefix`] (`u32::MAX` and [`Minima::NONE`] for an empty
+/// bucket). A smaller
 /// prefix means a smaller hash, so [`Minima::add`] settles by comparing
 /// prefixes; only equal prefixes (a repeat of the minimum, a different hash
 /// with the same prefix, or the first hash of an empty bucket) need more.
@@ -165,7 +165,7 @@ pub(crate) fn bucket_minima(params: Params, hashes: &[[u8; 32]]) -> Vec<Option<[
 /// holds up the next update of the same bucket.)
 #[derive(Debug, Clone)]
 pub(crate) struct Minima {
-    prefixes: [u64; FINEST_BUCKETS],
+    prefixes: [u32; FINEST_BUCKETS],
     indices: [u32; FINEST_BUCKETS],
 }
 
@@ -173,18 +173,18 @@ const FINEST_BUCKETS: usize = 8;
 
 impl Default for Minima {
     fn default() -> Self {
-        Minima { prefixes: [u64::MAX; FINEST_BUCKETS], indices: [Self::NONE; FINEST_BUCKETS] }
+        Minima { prefixes: [u32::MAX; FINEST_BUCKETS], indices: [Self::NONE; FINEST_BUCKETS] }
     }
 }
 
 impl Minima {
     const NONE: u32 = u32::MAX;
 
-    /// Adds `hashes[index]`, whose first eight bytes are `prefix`.
+    /// Adds `hashes[index]`, whose [`prefix`] is `prefix`.
     #[inline(always)]
-    pub fn add(&mut self, prefix: u64, index: u32, hashes: &[[u8; 32]]) {
+    pub fn add(&mut self, prefix: u32, index: u32, hashes: &[[u8; 32]]) {
         // The bucket is the first byte of the hash, modulo 8.
-        let bucket = (prefix >> 56) as usize % FINEST_BUCKETS;
+        let bucket = (prefix >> (PREFIX_BITS - 8)) as usize % FINEST_BUCKETS;
         let (current, current_index) = (self.prefixes[bucket], self.indices[bucket]);
         // A repeat of the minimum (the same index) changes nothing, and is
         // common: the minimum of a bucket is often a frequent word.
@@ -194,7 +194,7 @@ impl Minima {
     }
 
     #[inline(never)]
-    fn lower(&mut self, bucket: usize, prefix: u64, index: u32, hashes: &[[u8; 32]]) {
+    fn lower(&mut self, bucket: usize, prefix: u32, index: u32, hashes: &[[u8; 32]]) {
         if prefix == self.prefixes[bucket] {
             self.add_tied(bucket, index, hashes);
         } else {
@@ -228,21 +228,39 @@ impl Minima {
     }
 }
 
-/// The first eight bytes of `hash` as a big-endian integer.
-fn prefix(hash: &[u8; 32]) -> u64 {
-    u64::from_be_bytes(*hash.first_chunk().expect("32 bytes have 8"))
+/// The first [`PREFIX_BITS`] bits of `hash` as an integer, ordered as the
+/// hashes are, which decides nearly every comparison of two hashes.
+fn prefix(hash: &[u8; 32]) -> u32 {
+    u32::from_be_bytes(*hash.first_chunk().expect("32 bytes have 4")) >> (32 - PREFIX_BITS)
 }
 
-/// What a token contributes to a fingerprint: whether it is kept after
-/// stemming and filtering (steps 3–4), and SHA-256(`eqs:` + its stem), as
-/// its first eight bytes (big-endian, which decide nearly every comparison)
-/// and the index of the whole hash in [`ShingleHashes::hashes`]. Small, so
-/// that the cache of them stays in the nearest CPU cache.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Shingle {
-    pub kept: bool,
-    pub prefix: u64,
-    pub index: u32,
+/// 31, so that a prefix, an index and a flag fit in a [`Shingle`].
+const PREFIX_BITS: u32 = 31;
+
+/// What a token contributes to a fingerprint, in one integer so that the
+/// cache of them stays small and a lookup stays in registers: whether it is
+/// kept after stemming and filtering (steps 3–4, bit 0), and the hash of
+/// its stem ([`shingle_hash`]), as its [`prefix`] (bits 33–63) and the
+/// index of the whole hash in [`ShingleHashes::hashes`] (bits 1–32).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shingle(u64);
+
+impl Shingle {
+    fn new(kept: bool, hash: &[u8; 32], index: u32) -> Shingle {
+        Shingle(u64::from(prefix(hash)) << 33 | u64::from(index) << 1 | u64::from(kept))
+    }
+
+    pub fn kept(self) -> bool {
+        self.0 & 1 == 1
+    }
+
+    pub fn prefix(self) -> u32 {
+        (self.0 >> 33) as u32
+    }
+
+    pub fn index(self) -> u32 {
+        (self.0 >> 1) as u32
+    }
 }
 
 /// The [`Shingle`] of each token seen so far, across documents, keyed by
@@ -259,7 +277,7 @@ pub(crate) struct ShingleHashes {
     /// `(key, shingle)` of recent short tokens, direct-mapped (a multiply
     /// and one comparison, before the hash map); key 0 (no token: tokens
     /// are not empty) marks a free slot.
-    recent: Vec<(u128, Shingle)>,
+    recent: Vec<([u64; 2], Shingle)>,
     short: FxHashMap<u128, Shingle>,
     long: FxHashMap<Box<str>, Shingle>,
     hashes: Vec<[u8; 32]>,
@@ -270,7 +288,7 @@ const RECENT_BITS: u32 = 11;
 impl Default for ShingleHashes {
     fn default() -> Self {
         ShingleHashes {
-            recent: vec![(0, Shingle { kept: false, prefix: 0, index: 0 }); 1 << RECENT_BITS],
+            recent: vec![([0; 2], Shingle(0)); 1 << RECENT_BITS],
             short: FxHashMap::default(),
             long: FxHashMap::default(),
             hashes: Vec::new(),
@@ -286,7 +304,7 @@ impl ShingleHashes {
     /// that plus one document's tokens).
     pub fn bound(&mut self) {
         if self.hashes.len() >= Self::MAX_ENTRIES {
-            self.recent.iter_mut().for_each(|(key, _)| *key = 0);
+            self.recent.iter_mut().for_each(|(key, _)| *key = [0; 2]);
             self.short.clear();
             self.long.clear();
             self.hashes.clear();
@@ -299,7 +317,7 @@ impl ShingleHashes {
         let Some(key) = token.key else { return self.get_long(token) };
         let mixed = (key as u64) ^ ((key >> 64) as u64).rotate_left(31);
         let slot = (mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - RECENT_BITS)) as usize;
-        if self.recent[slot].0 == key {
+        if self.recent[slot].0 == split(key) {
             return self.recent[slot].1;
         }
         self.get_short(key, slot, token)
@@ -315,7 +333,7 @@ impl ShingleHashes {
                 shingle
             }
         };
-        self.recent[slot] = (key, shingle);
+        self.recent[slot] = (split(key), shingle);
         shingle
     }
 
@@ -336,11 +354,18 @@ impl ShingleHashes {
     fn new_shingle(&mut self, token: TokenRef<'_>) -> Shingle {
         let (stemmed, len) = stem(token.text, token.utf16_len);
         let hash = shingle_hash(stemmed);
-        // At most MAX_ENTRIES plus one document's tokens, far below 2^32.
+        // At most MAX_ENTRIES plus one document's distinct tokens, far
+        // below 2^32 (which would take tens of gigabytes of text).
         let index = self.hashes.len() as u32;
         self.hashes.push(hash);
-        Shingle { kept: keeps(stemmed, len), prefix: prefix(&hash), index }
+        Shingle::new(keeps(stemmed, len), &hash, index)
     }
+}
+
+/// A key as two halves: `u64` is aligned to 8 bytes where `u128` is
+/// aligned to 16, which would pad each `recent` entry to 32 bytes.
+fn split(key: u128) -> [u64; 2] {
+    [key as u64, (key >> 64) as u64]
 }
 
 /// Step 7: the descriptor string.
@@ -437,8 +462,8 @@ mod tests {
             hash[31] = last;
             hash
         };
-        // Same bucket (first byte 0xff % 8 == 7) and the same prefix
-        // (u64::MAX, as for an empty bucket), told apart by the last byte.
+        // Same bucket (first byte 0xff % 8 == 7) and the same prefix, told
+        // apart by the last byte.
         let hashes = [with(0xff, 9), with(0xff, 3), with(0xff, 5), with(0x07, 0)];
         let mut minima = Minima::default();
         for index in [0, 1, 2, 1] {

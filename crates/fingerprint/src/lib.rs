@@ -269,7 +269,7 @@ impl Fingerprinter {
             token: TokenRef<'_>,
         ) {
             let shingle = shingles.get(token);
-            minima[usize::from(shingle.kept)].add(shingle.prefix, shingle.index, shingles.hashes());
+            minima[usize::from(shingle.kept())].add(shingle.prefix(), shingle.index(), shingles.hashes());
         }
         let (any_token, len) = match input {
             Input::Text(text) => {
