@@ -8,6 +8,7 @@ use clap::Parser;
 use priorart_fingerprint::{Explanation, Fingerprint, Fingerprinter, Scheme, SimhashDocExplanation};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
+use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
@@ -208,7 +209,7 @@ fn with_fingerprints(args: &Args, object: &mut Map<String, Value>, fingerprints:
         line.push('"');
         line.push_str(id);
         line.push_str("\":\"");
-        line.push_str(&fingerprint.to_string());
+        write!(line, "{fingerprint}").expect("writing to a String cannot fail");
         line.push('"');
     }
     line.push('}');

@@ -85,7 +85,9 @@ pub struct EqualityFingerprint(pub [u8; 32]);
 
 impl fmt::Display for EqualityFingerprint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&equality::hex_lower(&self.0))
+        let mut hex = [0; 64];
+        equality::write_hex(&self.0, &mut hex);
+        f.write_str(std::str::from_utf8(&hex).expect("hex digits are ASCII"))
     }
 }
 
