@@ -23,9 +23,8 @@ pub fn decode_json_string(json: &str) -> Option<(Cow<'_, str>, usize)> {
     match bytes.get(plain)? {
         b'"' => Some((Cow::Borrowed(&body[..plain]), plain + 2)),
         b'\\' => {
-            // Decoding never lengthens: an escape is longer than what it
-            // stands for. The slack lets `copy_plain` append whole words.
-            let mut decoded = Vec::with_capacity(bytes.len() + 8);
+            // Not `bytes.len()`: the string may be a small part of `json`.
+            let mut decoded = Vec::with_capacity(plain + 64);
             decoded.extend_from_slice(&bytes[..plain]);
             let end = decode_escaped(bytes, plain, &mut decoded)?;
             // Checking the UTF-8 again cost 12% of `fingerprint --jsonl` on
