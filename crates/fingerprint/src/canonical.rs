@@ -600,18 +600,14 @@ const CAPITAL_SIGMA: char = '\u{3A3}';
 /// numbers, and only spaces end a URL. The Final_Sigma context depends on
 /// nothing else but those two properties. So the tokens do not change, and
 /// a text of non-ASCII punctuation and spaces (no-break spaces, dashes,
-/// ellipses, ideographic spaces) stays on the scan's block path. Letters
-/// have no stand-in, nor do zero-width characters and U+FEFF (deleted
-/// between letters), which are [`Class::ZeroWidth`] or case-ignorable where
-/// no candidate is.
+/// ellipses, ideographic spaces) stays on the scan's block path. Letters,
+/// zero-width characters and other characters have no candidate of their
+/// class. U+FEFF is left out by name: its class is a space, but the scan
+/// deletes it between letters.
 fn stand_in(folded: &str) -> Option<u8> {
     let mut chars = folded.chars();
     let (Some(c), None) = (chars.next(), chars.next()) else { return None };
-    let class = unicode::classify(c);
-    if c.is_ascii()
-        || c == '\u{FEFF}'
-        || !matches!(class, Class::Space | Class::PunctuationOrSymbol | Class::Number)
-    {
+    if c.is_ascii() || c == '\u{FEFF}' {
         return None;
     }
     let properties = |c: char| (unicode::classify(c), unicode::cased_first(std::iter::once(c)));
@@ -798,8 +794,8 @@ fn scan<const BLOCKS: bool>(padded: &str, sink: &mut impl Sink) {
 fn ascii_runs(block: &[u8; BLOCK], base: usize, in_number: &mut bool, sink: &mut impl Sink) -> usize {
     let masks = AsciiMasks::of(block);
     let known = (!(masks.letter | masks.digit | masks.separator)).trailing_zeros();
-    let starts =
-        (run_starts(masks.letter) | run_starts(masks.digit) | run_starts(masks.separator)) & below(known);
+    let word_starts = run_starts(masks.letter) | run_starts(masks.digit);
+    let starts = (word_starts | run_starts(masks.separator)) & below(known);
     let last = 63u32.saturating_sub(starts.leading_zeros());
     let limit = if masks.letter & (1 << last) != 0 && block.get(known as usize).is_none_or(|&b| b == b':') {
         last
@@ -811,7 +807,7 @@ fn ascii_runs(block: &[u8; BLOCK], base: usize, in_number: &mut bool, sink: &mut
     // turns of the loop.
     let separators = masks.separator & below(limit);
     let after_separator = separators << 1;
-    let mut runs = (run_starts(masks.letter) | run_starts(masks.digit)) & below(limit);
+    let mut runs = word_starts & below(limit);
     while runs != 0 {
         let start = runs.trailing_zeros();
         runs &= runs - 1;
@@ -1060,6 +1056,11 @@ mod tests {
         (c.text, tokens)
     }
 
+    /// Fewer than `max` of `pieces`, chosen by `rng`, one after another.
+    fn spliced(rng: &mut fastrand::Rng, pieces: &[&str], max: usize) -> String {
+        (0..rng.usize(..max)).map(|_| pieces[rng.usize(..pieces.len())]).collect()
+    }
+
     #[test]
     fn every_combining_character_is_a_mark() {
         // The per-character NFKD of `Canonical::fold` relies on this.
@@ -1129,7 +1130,7 @@ mod tests {
         let mut rng = fastrand::Rng::with_seed(0x2545_F491_4F6C_DD1D);
         let mut canonical = Canonical::default();
         for _ in 0..20_000 {
-            let text: String = (0..rng.usize(..9)).map(|_| PIECES[rng.usize(..PIECES.len())]).collect();
+            let text = spliced(&mut rng, PIECES, 9);
             canonical.fold::<false>(&text);
             let unmarked: String = NFKD.normalize(&text).chars().filter(|&c| !unicode::is_mark(c)).collect();
             let expected =
@@ -1208,7 +1209,7 @@ mod tests {
         let mut rng = fastrand::Rng::with_seed(0x3C6E_F372_FE94_F82B);
         let (mut canonical, mut reference) = (Canonical::default(), Canonical::default());
         for _ in 0..20_000 {
-            let text: String = (0..rng.usize(..24)).map(|_| PIECES[rng.usize(..PIECES.len())]).collect();
+            let text = spliced(&mut rng, PIECES, 24);
             reference.fill(&text);
             let expected: Vec<String> = reference.token_strs().map(str::to_owned).collect();
             let mut tokens = Vec::new();
@@ -1299,7 +1300,7 @@ mod tests {
         let mut rng = fastrand::Rng::with_seed(0x5DEE_CE66_D1CE_4E5B);
         let mut canonical = Canonical::default();
         for _ in 0..20_000 {
-            let text: String = (0..rng.usize(..80)).map(|_| PIECES[rng.usize(..PIECES.len())]).collect();
+            let text = spliced(&mut rng, PIECES, 80);
             canonical.fold::<false>(&text);
             let by = |blocks: bool| {
                 let (mut text, mut tokens) = (String::new(), Vec::new());

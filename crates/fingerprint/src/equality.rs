@@ -152,11 +152,11 @@ pub(crate) fn bucket_minima(params: Params, hashes: &[[u8; 32]]) -> Vec<Option<[
 /// them unchanged, so no per-document set of distinct shingles is needed.
 ///
 /// Each minimum is the index of a hash in a store of hashes, with the
-/// hash's [`prefix`] (`u32::MAX` and [`Minima::NONE`] for an empty
-/// bucket). A smaller
-/// prefix means a smaller hash, so [`Minima::add`] settles by comparing
-/// prefixes; only equal prefixes (a repeat of the minimum, a different hash
-/// with the same prefix, or the first hash of an empty bucket) need more.
+/// hash's [`prefix`] (`u32::MAX`, above every prefix, and [`Minima::NONE`]
+/// for an empty bucket). A smaller prefix means a smaller hash, so
+/// [`Minima::add`] settles by comparing prefixes; only equal prefixes (a
+/// repeat of the minimum, or a different hash with the same prefix) need
+/// more.
 ///
 /// The n-th distinct shingle of a document is a new minimum with
 /// probability about 1/n, so the test in [`Minima::add`] is nearly always
@@ -205,7 +205,9 @@ impl Minima {
 
     fn add_tied(&mut self, bucket: usize, index: u32, hashes: &[[u8; 32]]) {
         let current = self.indices[bucket];
-        if current == Self::NONE || hashes[index as usize] < hashes[current as usize] {
+        // An empty bucket's prefix is above every prefix: it never ties.
+        debug_assert_ne!(current, Self::NONE);
+        if hashes[index as usize] < hashes[current as usize] {
             self.indices[bucket] = index;
         }
     }
