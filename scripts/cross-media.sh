@@ -115,7 +115,9 @@ extract debian-faq html-chapters $(chapters "$D/index.en.html")
 A="$SRC/article"
 groff -ms -t -Tpdf "$ROOT/crates/extract/tests/data/article.ms" >"$A.pdf" 2>/dev/null
 groff -ms -t -Tutf8 -P-cbou "$ROOT/crates/extract/tests/data/article.ms" >"$A.txt" 2>/dev/null
-groff -ms -t -Thtml "$ROOT/crates/extract/tests/data/article.ms" >"$A.html" 2>/dev/null
+# -Thtml writes its images (grohtml-*.png) into the working directory: run it
+# in the output directory, not the caller's.
+(cd "$(dirname "$A")" && groff -ms -t -Thtml "$ROOT/crates/extract/tests/data/article.ms" >"$A.html" 2>/dev/null)
 pandoc -f html -t epub3 -o "$A.epub" "$A.html"
 pandoc -f html -t plain -o "$A.pandoc.txt" "$A.html"
 extract article pdf "$A.pdf"

@@ -10,6 +10,14 @@ pub const OK: u8 = 0;
 pub const BAD_INPUT: u8 = 1;
 /// Exit code for a usage error (unknown option value, conflicting options).
 pub const USAGE: u8 = 2;
+/// Exit code of a verification that could not be checked, as opposed to one
+/// that failed: every check that could run passed, but no Bitcoin block
+/// header could be had (no header source given, or it was unreachable).
+pub const UNVERIFIED: u8 = 3;
+
+/// What to tell a person whose proof could not be checked for lack of headers.
+pub const HEADER_SOURCE_HINT: &str = "no Bitcoin block header to check the proof against: give a header source \
+     (--esplora URL, --bitcoin-rpc URL with --rpc-cookie or --rpc-user, or --header-cache DIR holding HEIGHT.hex files)";
 
 /// Marks an error as a usage error, so that it exits with [`USAGE`].
 #[derive(Debug)]

@@ -26,3 +26,16 @@ pub fn read_text(name: &str) -> Result<String> {
         anyhow::anyhow!("{name}: not valid UTF-8 (first invalid byte at offset {offset})")
     })
 }
+
+/// Reads a `.ots` proof file under the one size limit every command uses
+/// (`priorart_ots::MAX_PROOF_BYTES`), then decodes it.
+pub fn read_proof(path: &Path) -> Result<priorart_ots::DetachedTimestamp> {
+    let bytes = read_proof_bytes(path)?;
+    priorart_ots::DetachedTimestamp::from_bytes(&bytes)
+        .with_context(|| format!("{}: not a timestamp proof", path.display()))
+}
+
+/// The bytes of a `.ots` proof file, under `priorart_ots::MAX_PROOF_BYTES`.
+pub fn read_proof_bytes(path: &Path) -> Result<Vec<u8>> {
+    Ok(priorart_files::read_limited(path, priorart_ots::MAX_PROOF_BYTES)?)
+}

@@ -5,18 +5,18 @@ use crate::exit::{self, UsageError};
 use anyhow::{Context, Result, bail};
 use chrono::{DateTime, Local, Utc};
 use clap::{Args as ClapArgs, Parser, Subcommand};
+use priorart_ots::hex::{encode as hex, encode_reversed as hex_reversed};
 use priorart_ots::{
-    Attestation, BitcoinRpc, CachedSource, DetachedTimestamp, Esplora, HeaderCache, HeaderSource, Network,
-    RpcAuth, StampOptions, Timestamp, UpgradeOptions, Verification, VerifyError, hex, hex_reversed,
+    Attestation, AttestationError, HeaderSource, Network, Timestamp, Verification, VerifyError,
+};
+use priorart_ots_net::{
+    BitcoinRpc, CachedSource, Esplora, HeaderCache, RpcAuth, StampOptions, UpgradeOptions,
 };
 use serde_json::{Value, json};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
-
-/// Largest `.ots` file read (real proofs are a few kilobytes).
-const MAX_PROOF_BYTES: u64 = 4 << 20;
 
 #[derive(Parser)]
 pub struct Args {
@@ -155,23 +155,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
 }
 
-fn read_proof(path: &Path) -> Result<DetachedTimestamp> {
-    let name = path.display();
-    let file = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_PROOF_BYTES + 1).read_to_end(&mut bytes).with_context(|| format!("{name}: cannot read"))?;
-    if bytes.len() as u64 > MAX_PROOF_BYTES {
-        bail!("{name}: larger than {MAX_PROOF_BYTES} bytes, not a timestamp proof");
-    }
-    DetachedTimestamp::from_bytes(&bytes).with_context(|| format!("{name}: invalid timestamp proof"))
-}
-
 fn stamp(args: StampArgs) -> Result<ExitCode> {
     if args.files.iter().filter(|f| *f == crate::input::STDIN).count() > 1 {
         bail!(UsageError("standard input (`-`) can be named only once".into()));
     }
     let calendars = if args.calendars.is_empty() {
-        priorart_ots::DEFAULT_CALENDARS.iter().map(|url| url.to_string()).collect()
+        priorart_ots::calendar::DEFAULT_CALENDARS.iter().map(|url| url.to_string()).collect()
     } else {
         args.calendars
     };
@@ -196,7 +185,7 @@ fn stamp(args: StampArgs) -> Result<ExitCode> {
     for url in &options.calendars {
         eprintln!("Submitting to remote calendar {url}");
     }
-    let stamped = priorart_ots::stamp_digests(&digests, &options).context("cannot timestamp")?;
+    let stamped = priorart_ots_net::stamp_digests(&digests, &options).context("cannot timestamp")?;
     for failure in &stamped.failed {
         eprintln!("priorart: calendar failed: {failure}");
     }
@@ -208,7 +197,7 @@ fn stamp(args: StampArgs) -> Result<ExitCode> {
             outputs.push((proof_path(name), proof.to_bytes()));
         }
     }
-    write_all_or_nothing(&outputs)?;
+    priorart_files::write_all_new(&outputs)?;
     for (path, _) in &outputs {
         eprintln!("Wrote {} ({} calendar(s))", path.display(), stamped.answered.len());
     }
@@ -219,62 +208,11 @@ fn proof_path(name: &str) -> PathBuf {
     PathBuf::from(format!("{name}.ots"))
 }
 
-/// Writes every file or none: each goes to a temporary file first, is then
-/// linked into place (which fails rather than overwrite), and on any error
-/// the files already placed are removed again.
-fn write_all_or_nothing(outputs: &[(PathBuf, Vec<u8>)]) -> Result<()> {
-    let mut placed: Vec<&Path> = Vec::new();
-    let result = outputs.iter().try_for_each(|(path, bytes)| {
-        let temporary = temporary_path(path);
-        std::fs::write(&temporary, bytes)
-            .with_context(|| format!("{}: cannot write", temporary.display()))?;
-        let linked = std::fs::hard_link(&temporary, path);
-        let _ = std::fs::remove_file(&temporary);
-        linked.with_context(|| format!("{}: cannot create", path.display()))?;
-        placed.push(path);
-        Ok(())
-    });
-    if result.is_err() {
-        for path in placed {
-            let _ = std::fs::remove_file(path);
-        }
-    }
-    result
-}
-
-fn temporary_path(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(format!(".tmp{}", std::process::id()));
-    PathBuf::from(name)
-}
-
-/// Replaces `path` by `bytes`, keeping the original as `path.bak` (refused
-/// if that exists, as the reference does).
-fn replace_keeping_backup(path: &Path, bytes: &[u8]) -> Result<PathBuf> {
-    let mut backup = path.as_os_str().to_owned();
-    backup.push(".bak");
-    let backup = PathBuf::from(backup);
-    if backup.exists() {
-        bail!("{}: already exists; not overwriting the backup", backup.display());
-    }
-    let temporary = temporary_path(path);
-    std::fs::write(&temporary, bytes).with_context(|| format!("{}: cannot write", temporary.display()))?;
-    let swap = std::fs::rename(path, &backup)
-        .with_context(|| format!("{}: cannot rename to {}", path.display(), backup.display()))
-        .and_then(|()| {
-            std::fs::rename(&temporary, path).with_context(|| format!("{}: cannot write", path.display()))
-        });
-    if swap.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    swap.map(|()| backup)
-}
-
 fn upgrade(args: UpgradeArgs) -> Result<ExitCode> {
     let mut allowlist: Vec<String> = if args.no_default_allowlist {
         Vec::new()
     } else {
-        priorart_ots::DEFAULT_ALLOWLIST.iter().map(|url| url.to_string()).collect()
+        priorart_ots::calendar::DEFAULT_ALLOWLIST.iter().map(|url| url.to_string()).collect()
     };
     allowlist.extend(args.allow);
     let mut calendar_map = Vec::new();
@@ -288,7 +226,7 @@ fn upgrade(args: UpgradeArgs) -> Result<ExitCode> {
     let mut incomplete = false;
     for path in &args.files {
         let name = path.display();
-        let mut proof = match read_proof(path) {
+        let mut proof = match crate::input::read_proof(path) {
             Ok(proof) => proof,
             Err(err) => {
                 eprintln!("priorart: {err:#}");
@@ -296,7 +234,7 @@ fn upgrade(args: UpgradeArgs) -> Result<ExitCode> {
                 continue;
             }
         };
-        let report = priorart_ots::upgrade(&mut proof, &options);
+        let report = priorart_ots_net::upgrade(&mut proof, &options);
         for uri in &report.upgraded {
             eprintln!("{name}: got attestation(s) from {uri}");
         }
@@ -310,10 +248,10 @@ fn upgrade(args: UpgradeArgs) -> Result<ExitCode> {
             eprintln!("{name}: calendar failed: {err}");
         }
         if report.changed && !args.dry_run {
-            let backup = replace_keeping_backup(path, &proof.to_bytes())?;
+            let backup = priorart_files::replace_keeping_backup(path, &proof.to_bytes())?;
             eprintln!("{name}: upgraded; original kept as {}", backup.display());
         }
-        if has_bitcoin(&proof) {
+        if proof.has_bitcoin_attestation() {
             println!("{name}: complete");
         } else {
             println!("{name}: pending");
@@ -323,15 +261,11 @@ fn upgrade(args: UpgradeArgs) -> Result<ExitCode> {
     Ok(ExitCode::from(if incomplete { exit::BAD_INPUT } else { exit::OK }))
 }
 
-fn has_bitcoin(proof: &DetachedTimestamp) -> bool {
-    proof.attestations().iter().any(|a| matches!(a.attestation, Attestation::Bitcoin { .. }))
-}
-
 fn verify(args: VerifyArgs) -> Result<ExitCode> {
-    let proof = read_proof(&args.proof)?;
+    let proof = crate::input::read_proof(&args.proof)?;
     let digest_matches = match (&args.digest, &args.file) {
         (Some(digest), _) => {
-            let digest = priorart_ots::unhex(digest.trim())
+            let digest = priorart_ots::hex::decode(digest.trim())
                 .ok_or_else(|| UsageError("--digest must be hexadecimal".into()))?;
             proof.matches_digest(&digest)
         }
@@ -357,6 +291,10 @@ fn verify(args: VerifyArgs) -> Result<ExitCode> {
             print_verification(args.json, &verification, args.headers.network)?;
             Ok(ExitCode::from(exit::OK))
         }
+        Err(err) if lacks_headers(&err) => {
+            report_unverified(args.json, &err, args.headers.network);
+            Ok(ExitCode::from(exit::UNVERIFIED))
+        }
         Err(err) => {
             let message = match &err {
                 VerifyError::Pending { .. } => {
@@ -378,6 +316,24 @@ fn target_of(proof: &Path) -> Result<PathBuf> {
             bail!(UsageError(format!("{name} does not end in .ots: name the file with --file or --digest")))
         }
     }
+}
+
+/// Whether verification stopped for want of a header (which says nothing
+/// about the proof) rather than on a check that failed.
+fn lacks_headers(err: &VerifyError) -> bool {
+    matches!(err, VerifyError::Failed { failures }
+        if failures.iter().any(|failure| matches!(failure.reason, AttestationError::Source(_))))
+}
+
+fn report_unverified(json: bool, err: &VerifyError, network: Network) {
+    if json {
+        println!(
+            "{}",
+            json!({"verified": false, "unverified": true, "network": network.name(), "error": err.to_string()})
+        );
+    }
+    eprintln!("priorart: UNVERIFIED (not invalid): {err}");
+    eprintln!("priorart: {}", exit::HEADER_SOURCE_HINT);
 }
 
 fn report_failure(json: bool, message: &str) {
@@ -447,7 +403,7 @@ fn print_verification(json: bool, verification: &Verification, network: Network)
             "verified": true,
             "network": network.name(),
             "height": block.height,
-            "block_hash": block.block_hash,
+            "block_hash": block.block_hash.to_string(),
             "time": block.time,
             "time_utc": utc.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
             "pending": verification.pending,
@@ -470,7 +426,7 @@ fn print_verification(json: bool, verification: &Verification, network: Network)
 }
 
 fn info(args: InfoArgs) -> Result<ExitCode> {
-    let proof = read_proof(&args.proof)?;
+    let proof = crate::input::read_proof(&args.proof)?;
     if args.json {
         let value = json!({
             "file_hash_op": proof.file_hash_op().name(),
@@ -527,13 +483,13 @@ fn prune(args: PruneArgs) -> Result<ExitCode> {
     let mut failed = false;
     for path in &args.files {
         let name = path.display();
-        let outcome = read_proof(path).and_then(|mut proof| {
+        let outcome = crate::input::read_proof(path).and_then(|mut proof| {
             let report = priorart_ots::prune(&mut proof, args.earliest_only)
                 .with_context(|| format!("{name}: nothing to prune"))?;
             if !report.changed() {
                 bail!("{name}: nothing to prune");
             }
-            let backup = replace_keeping_backup(path, &proof.to_bytes())?;
+            let backup = priorart_files::replace_keeping_backup(path, &proof.to_bytes())?;
             eprintln!(
                 "{name}: dropped {} pending and {} Bitcoin attestation(s); original kept as {}",
                 report.pending_removed,

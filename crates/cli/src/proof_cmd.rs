@@ -8,11 +8,7 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use priorart_nip::nostr::prelude::{EventId, Keys};
 use priorart_nip::{Attestation, ContentRef, ProofEvent, ProofEventError};
-use std::io::Read;
 use std::process::ExitCode;
-
-/// Largest `.ots` file read.
-const MAX_OTS_BYTES: u64 = 64 * 1024;
 
 #[derive(Parser)]
 #[command(group = clap::ArgGroup::new("reference").required(true).args(["a", "e"]))]
@@ -46,7 +42,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let json = input::read_text(&args.attestation)?;
     let attestation = Attestation::from_json(json.trim())
         .with_context(|| format!("{}: not a usable attestation", args.attestation))?;
-    let proof = read_ots(&args.ots)?;
+    let proof = crate::input::read_proof_bytes(&args.ots)?;
     let content = match (&args.a, &args.e) {
         (Some(a), _) => ContentRef::parse_address(a).map_err(|err| UsageError(format!("--a: {err}")))?,
         (_, Some(e)) => ContentRef::Event {
@@ -93,15 +89,4 @@ fn signer(key: &KeyArgs, attestation: &Attestation) -> Result<(Keys, String)> {
             (keys, format!("a fresh throwaway key {npub} (no key given; the NIP allows any signer)"))
         }
     })
-}
-
-fn read_ots(path: &std::path::Path) -> Result<Vec<u8>> {
-    let name = path.display();
-    let file = std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_OTS_BYTES + 1).read_to_end(&mut bytes).with_context(|| format!("{name}: cannot read"))?;
-    if bytes.len() as u64 > MAX_OTS_BYTES {
-        anyhow::bail!("{name}: larger than {MAX_OTS_BYTES} bytes");
-    }
-    Ok(bytes)
 }

@@ -7,7 +7,7 @@ use crate::input;
 use anyhow::{Context, Result, bail};
 use clap::Parser;
 use priorart_nip::Attestation;
-use priorart_ots::{StampOptions, stamp_digests};
+use priorart_ots_net::{StampOptions, stamp_digests};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -58,7 +58,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         eprintln!("priorart: warning: {failed}");
     }
     let proof = stamped.proofs.first().context("the calendars returned no proof")?;
-    std::fs::write(&out, proof.to_bytes()).with_context(|| format!("{}: cannot write", out.display()))?;
+    if args.force {
+        priorart_files::write_atomic(&out, &proof.to_bytes())?;
+    } else {
+        priorart_files::write_new(&out, &proof.to_bytes())?;
+    }
     eprintln!(
         "priorart: stamped through {}; pending until a Bitcoin block includes it: run `priorart ots upgrade {}` in a few hours",
         stamped.answered.join(", "),

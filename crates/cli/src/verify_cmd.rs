@@ -48,6 +48,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         write_report(&mut out, &report)?;
     }
     let content_mismatch = report.content.as_ref().is_some_and(|c| !c.matches_x);
+    if report.verdict == Verdict::Unverified {
+        eprintln!("priorart: {}", exit::HEADER_SOURCE_HINT);
+        return Ok(ExitCode::from(if content_mismatch { exit::BAD_INPUT } else { exit::UNVERIFIED }));
+    }
     Ok(ExitCode::from(if report.is_valid() && !content_mismatch { exit::OK } else { exit::BAD_INPUT }))
 }
 
@@ -58,7 +62,12 @@ fn write_report(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
             "VALID NIP-03 timestamp, but FORGEABLE by pre-stamping (not an authorship proof)"
         }
         Verdict::Invalid => "INVALID",
+        Verdict::Unverified => {
+            "UNVERIFIED: every check that could run passed; the Bitcoin proof could not be checked \
+             for lack of block headers (not a judgement on the proof)"
+        }
         Verdict::NotNipFf3 => "NOT A NIP-FF-3 PROOF (a kind 1041 of another scheme)",
+        _ => "UNKNOWN VERDICT",
     };
     writeln!(out, "verdict: {verdict}")?;
     for step in &report.steps {

@@ -7,7 +7,7 @@ mod nip_common;
 
 use assert_cmd::Command;
 use nip_common::{TEXT, peer, priorart, stdout};
-use priorart_ots::testing::{EsploraServer, RegtestChain, TestCalendar};
+use priorart_testkit::{EsploraServer, RegtestChain, TestCalendar};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 

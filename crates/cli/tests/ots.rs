@@ -3,8 +3,8 @@
 
 use assert_cmd::Command;
 use priorart_ots::bitcoin::hashes::Hash;
-use priorart_ots::testing::{Behavior, EsploraServer, LoopbackServer, RegtestChain, TestCalendar};
 use priorart_ots::{DetachedTimestamp, header_from_hex};
+use priorart_testkit::{Behavior, EsploraServer, LoopbackServer, RegtestChain, TestCalendar};
 use std::path::{Path, PathBuf};
 
 fn data() -> PathBuf {
@@ -103,6 +103,35 @@ fn verify_checks_the_file_and_reports_pending() {
 }
 
 use predicates::prelude::PredicateBooleanExt;
+
+#[test]
+fn without_headers_a_proof_is_unverified_not_invalid() {
+    let empty = tempfile::tempdir().unwrap();
+    let proof = data().join("hello-world.txt.ots");
+    // No header for block 358391 anywhere: exit 3, and the hint names the sources.
+    priorart()
+        .args(["ots", "verify", "--header-cache"])
+        .arg(empty.path())
+        .arg(&proof)
+        .assert()
+        .code(3)
+        .stderr(
+            predicates::str::contains("UNVERIFIED (not invalid)").and(predicates::str::contains("--esplora")),
+        );
+    let json = stdout_of(
+        priorart().args(["ots", "verify", "--json", "--header-cache"]).arg(empty.path()).arg(&proof),
+    );
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!((value["verified"].as_bool(), value["unverified"].as_bool()), (Some(false), Some(true)));
+    assert_eq!(value["network"], "mainnet");
+    // A forged proof with headers at hand stays invalid: exit 1.
+    priorart()
+        .args(["ots", "verify", "--header-cache"])
+        .arg(data().join("headers"))
+        .arg(data().join("bad-stamp.txt.ots"))
+        .assert()
+        .code(1);
+}
 
 /// A scratch copy of fixtures.
 fn scratch(names: &[&str]) -> tempfile::TempDir {

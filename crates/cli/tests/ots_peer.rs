@@ -6,7 +6,7 @@
 
 use assert_cmd::Command;
 use priorart_ots::DetachedTimestamp;
-use priorart_ots::testing::{RegtestChain, TestCalendar};
+use priorart_testkit::{RegtestChain, TestCalendar};
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 

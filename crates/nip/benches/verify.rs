@@ -12,14 +12,14 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use priorart_nip::nostr::prelude::*;
 use priorart_nip::{Attestation, ContentRef, ProofEvent, Verdict, verify_event, verify_event_json};
-use priorart_ots::testing::RegtestChain;
-use priorart_ots::{HeaderCache, Network};
+use priorart_ots::{MemoryHeaders, Network};
+use priorart_testkit::RegtestChain;
 use std::hint::black_box;
 
 const TEXT: &str = "The quick brown fox jumps over the lazy dog near the riverbank, \
     then naps under the willow while the farmer counts his sheep twice.";
 
-fn valid_proof_event() -> (String, HeaderCache) {
+fn valid_proof_event() -> (String, MemoryHeaders) {
     let keys = Keys::parse(&"11".repeat(32)).expect("valid secret");
     let x = priorart_fingerprint::minhash_equality_v1(TEXT);
     let attestation =
@@ -30,8 +30,8 @@ fn valid_proof_event() -> (String, HeaderCache) {
     proof.extend([0x01, 0x08]);
     proof.extend(attestation.commitment().0);
     proof.extend(timestamp.to_bytes());
-    let headers = HeaderCache::in_memory();
-    headers.put(height, chain.header(height).expect("mined")).expect("memory cache");
+    let headers = MemoryHeaders::new();
+    headers.insert(height, *chain.header(height).expect("mined"));
     let content = ContentRef::parse_address(&format!("30023:{}:essay", keys.public_key().to_hex()))
         .expect("coordinate");
     let spec = ProofEvent {

@@ -23,6 +23,6 @@ impl Commitment {
 
 impl fmt::Display for Commitment {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&priorart_ots::hex(&self.0))
+        f.write_str(&priorart_ots::hex::encode(&self.0))
     }
 }

@@ -29,22 +29,36 @@
 //! ```
 //! use priorart_nip::nostr::prelude::{Keys, Timestamp};
 //! use priorart_nip::{Attestation, ContentRef, ProofEvent, Verdict};
-//! use priorart_ots::testing::RegtestChain;
-//! use priorart_ots::{HeaderCache, Network};
+//! use priorart_ots::bitcoin::block::{Header, Version};
+//! use priorart_ots::bitcoin::{BlockHash, CompactTarget, TxMerkleNode, hashes::Hash};
+//! use priorart_ots::{MemoryHeaders, Network};
 //!
 //! // The author signs the attestation: the one step that needs the key.
 //! let author = Keys::generate();
 //! let x = priorart_fingerprint::minhash_equality_v1("An essay, in full, before it is published.");
 //! let attestation = Attestation::sign(&author, x, Some(30023), Timestamp::now())?;
 //!
-//! // Anyone stamps `attestation.commitment()`; here a regtest block stands in
-//! // for a calendar and Bitcoin.
-//! let mut chain = RegtestChain::new();
-//! let (height, path) = chain.commit(&attestation.commitment().0);
+//! // Anyone stamps `attestation.commitment()`. Here the commitment is the
+//! // merkle root of a regtest block, standing in for calendars and Bitcoin:
+//! // the proof is the digest and a Bitcoin attestation at height 1.
+//! let commitment = attestation.commitment().0;
 //! let mut ots = priorart_ots::MAGIC.to_vec();
-//! ots.extend([0x01, 0x08]);
-//! ots.extend(attestation.commitment().0);
-//! ots.extend(path.to_bytes());
+//! ots.extend([0x01, 0x08]); // version 1, SHA-256 file hash
+//! ots.extend(commitment);
+//! let mut tip = priorart_ots::Timestamp::default();
+//! tip.add_attestation(priorart_ots::Attestation::Bitcoin { height: 1 });
+//! ots.extend(tip.to_bytes());
+//! let mut block = Header {
+//!     version: Version::TWO,
+//!     prev_blockhash: BlockHash::all_zeros(),
+//!     merkle_root: TxMerkleNode::from_byte_array(commitment),
+//!     time: 1_700_000_000,
+//!     bits: CompactTarget::from_consensus(0x207f_ffff), // regtest: about two tries
+//!     nonce: 0,
+//! };
+//! while !block.target().is_met_by(block.block_hash()) {
+//!     block.nonce += 1;
+//! }
 //!
 //! // Anyone builds and signs the kind 1041.
 //! let content = ContentRef::parse_address(&format!("30023:{}:essay", author.public_key().to_hex()))?;
@@ -52,12 +66,11 @@
 //!                         proof: &ots, created_at: Timestamp::now() };
 //! let event = priorart_nip::to_json(&spec.sign(&Keys::generate())?);
 //!
-//! // Anyone verifies it.
-//! let headers = HeaderCache::in_memory();
-//! headers.put(height, chain.header(height).unwrap())?;
+//! // Anyone verifies it, against headers from any source (here: in memory).
+//! let headers: MemoryHeaders = [(1, block)].into_iter().collect();
 //! let report = priorart_nip::verify_event_json(&event, &headers, Network::Regtest);
 //! assert_eq!(report.verdict, Verdict::Valid);
-//! assert_eq!(report.bitcoin.map(|block| block.height), Some(height));
+//! assert_eq!(report.bitcoin.map(|block| block.height), Some(1));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -68,7 +81,8 @@
 //! | member | value |
 //! |---|---|
 //! | `format` | `"priorart-verify/1"` |
-//! | `verdict` | `"valid"` (1041: steps 3, 4, 5 and 8 pass), `"valid-but-forgeable"` (1040 whose proof verifies), `"invalid"`, `"not-nip-ff-3"` (a 1041 of another scheme) |
+//! | `verdict` | `"valid"` (1041: steps 3, 4, 5 and 8 pass), `"valid-but-forgeable"` (1040 whose proof verifies), `"invalid"`, `"unverified"` (every check that could run passed, but no block header could be had for step 8: not a judgement on the proof), `"not-nip-ff-3"` (a 1041 of another scheme) |
+//! | `network` | `"mainnet"` or `"regtest"`: the chain the proof was checked against |
 //! | `scheme` | `"nip-ff-3"`, `"nip-03"`, or `null` when the input is not an event |
 //! | `event_id`, `kind`, `signer` | the event's own id, kind and pubkey (the 1041's signer is irrelevant to validity) |
 //! | `author` | pubkey of the embedded attestation (after step 2) |
@@ -92,7 +106,7 @@
 //! `author_mismatch`; 5 `x_missing`, `x_repeated`, `x_malformed`,
 //! `x_wrong_algorithm`, `x_mismatch`; 7 `proof_too_large`,
 //! `proof_not_base64`, `proof_unparseable`; 8 `proof_for_other_digest`,
-//! `proof_pending_only`, `proof_no_bitcoin_attestation`, `proof_not_verified`. NIP-03 step 2:
+//! `proof_pending_only`, `proof_no_bitcoin_attestation`, `proof_not_verified`, `proof_headers_unavailable` (verdict `unverified`). NIP-03 step 2:
 //! `event_reference_missing`, `event_reference_repeated`,
 //! `event_reference_malformed`.
 //!

@@ -7,7 +7,7 @@
 //! leaks. That pre-stamping attack is why NIP-03 is unrecommended.
 
 use crate::proof_check;
-use crate::report::{Reason, Report, Scheme, Verdict};
+use crate::report::{Reason, Report, Scheme, Verdict, error_chain};
 use nostr::prelude::{Event, Tag};
 use priorart_ots::{HeaderSource, Network};
 
@@ -18,7 +18,7 @@ const STEP4: &str = "proof is for exactly that event id and verifies to a Bitcoi
 
 /// Verifies a kind 1040 event.
 pub fn verify(event: &Event, headers: &dyn HeaderSource, network: Network) -> Report {
-    let mut report = crate::verify::described(Scheme::Nip03, event);
+    let mut report = Report::describing(Scheme::Nip03, event);
     report.pass(1, STEP1, "kind 1040 (NIP-03)");
     let digest = stamped_event_id(&mut report, event);
     let proof = match proof_check::decode(&event.content) {
@@ -27,7 +27,7 @@ pub fn verify(event: &Event, headers: &dyn HeaderSource, network: Network) -> Re
             Some(proof)
         }
         Err(failure) => {
-            report.fail(3, STEP3, crate::verify::proof_reason(&failure), failure.to_string());
+            report.fail(3, STEP3, failure.reason(), error_chain(&failure));
             None
         }
     };
@@ -36,17 +36,17 @@ pub fn verify(event: &Event, headers: &dyn HeaderSource, network: Network) -> Re
             Ok(anchor) => {
                 report.pass(4, STEP4, format!("Bitcoin block {} (time {})", anchor.height, anchor.time));
                 report.bitcoin = Some(anchor);
-                report.verdict = Verdict::ValidButForgeable;
                 report.warn(
                     Reason::ForgeableByPrestamping,
                     "NIP-03 proves only that an event id existed: anyone can compute and stamp an id in advance \
                      and publish the event once the key leaks. This is not a NIP-FF-3 authorship proof.",
                 );
             }
-            Err(failure) => report.fail(4, STEP4, crate::verify::proof_reason(&failure), failure.to_string()),
+            Err(failure) => report.fail(4, STEP4, failure.reason(), error_chain(&failure)),
         },
         _ => report.skip(4, STEP4, "skipped: needs the event id (step 2) and a parseable proof (step 3)"),
     }
+    report.verdict = report.verdict_from_steps(&[2, 3], 4, Verdict::ValidButForgeable);
     report
 }
 

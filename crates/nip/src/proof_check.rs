@@ -3,13 +3,16 @@
 //! block does it reach?"
 
 use crate::limits::MAX_PROOF_BASE64_BYTES;
-use crate::report::BitcoinAnchor;
+use crate::report::{BitcoinAnchor, Reason};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use priorart_ots::{Attestation, DetachedTimestamp, HashOp, HeaderSource, Network, VerifyError};
+use priorart_ots::{
+    AttestationError, DecodeError, DetachedTimestamp, HashOp, HeaderSource, Network, VerifyError,
+};
 
 /// Why a proof event's `.content` does not prove its digest.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
 pub enum ProofFailure {
     /// Longer than [`MAX_PROOF_BASE64_BYTES`].
     #[error("the proof is over {MAX_PROOF_BASE64_BYTES} base64 bytes")]
@@ -18,8 +21,8 @@ pub enum ProofFailure {
     #[error("the content is not base64")]
     NotBase64,
     /// Base64, but not an OpenTimestamps proof.
-    #[error("not an OpenTimestamps proof: {0}")]
-    Unparseable(String),
+    #[error("not an OpenTimestamps proof")]
+    Unparseable(#[source] DecodeError),
     /// A proof of another digest (or of a non-SHA-256 file hash).
     #[error("the proof is for {found}, not for {expected}")]
     OtherDigest {
@@ -35,8 +38,29 @@ pub enum ProofFailure {
     #[error("the proof has no Bitcoin attestation")]
     NoBitcoinAttestation,
     /// Bitcoin attestations that do not check out against the headers.
-    #[error("no Bitcoin attestation verifies: {0}")]
-    NotVerified(String),
+    #[error("no Bitcoin attestation verifies")]
+    NotVerified(#[source] VerifyError),
+    /// The headers needed could not be had (no source, source unreachable,
+    /// block unknown to it): the proof could not be checked, which is not
+    /// the same as false.
+    #[error("cannot check the Bitcoin attestation: no block header")]
+    HeadersUnavailable(#[source] VerifyError),
+}
+
+impl ProofFailure {
+    /// The report's name for this failure.
+    pub fn reason(&self) -> Reason {
+        match self {
+            ProofFailure::TooLarge => Reason::ProofTooLarge,
+            ProofFailure::NotBase64 => Reason::ProofNotBase64,
+            ProofFailure::Unparseable(_) => Reason::ProofUnparseable,
+            ProofFailure::OtherDigest { .. } => Reason::ProofForOtherDigest,
+            ProofFailure::PendingOnly => Reason::ProofPendingOnly,
+            ProofFailure::NoBitcoinAttestation => Reason::ProofNoBitcoinAttestation,
+            ProofFailure::NotVerified(_) => Reason::ProofNotVerified,
+            ProofFailure::HeadersUnavailable(_) => Reason::ProofHeadersUnavailable,
+        }
+    }
 }
 
 /// Base64-decodes and parses `content` (step 7).
@@ -45,7 +69,7 @@ pub fn decode(content: &str) -> Result<DetachedTimestamp, ProofFailure> {
         return Err(ProofFailure::TooLarge);
     }
     let bytes = BASE64.decode(content.trim()).map_err(|_| ProofFailure::NotBase64)?;
-    DetachedTimestamp::from_bytes(&bytes).map_err(|err| ProofFailure::Unparseable(err.to_string()))
+    DetachedTimestamp::from_bytes(&bytes).map_err(ProofFailure::Unparseable)
 }
 
 /// Checks that `proof` is a SHA-256 proof of exactly `digest` that reaches
@@ -60,10 +84,19 @@ pub fn verify(
     let verification = priorart_ots::verify(proof, headers, network).map_err(|err| match err {
         VerifyError::Pending { .. } => ProofFailure::PendingOnly,
         VerifyError::NoBitcoinAttestation { .. } => ProofFailure::NoBitcoinAttestation,
-        failed @ VerifyError::Failed { .. } => ProofFailure::NotVerified(failed.to_string()),
+        VerifyError::Failed { failures }
+            if failures.iter().any(|failure| matches!(failure.reason, AttestationError::Source(_))) =>
+        {
+            ProofFailure::HeadersUnavailable(VerifyError::Failed { failures })
+        }
+        other => ProofFailure::NotVerified(other),
     })?;
     let block = verification.earliest;
-    Ok(BitcoinAnchor { height: block.height, time: u64::from(block.time), block_hash: block.block_hash })
+    Ok(BitcoinAnchor {
+        height: block.height,
+        time: u64::from(block.time),
+        block_hash: block.block_hash.to_string(),
+    })
 }
 
 /// Whether `proof` is a SHA-256 proof of exactly `digest`.
@@ -72,12 +105,7 @@ pub fn check_digest(proof: &DetachedTimestamp, digest: &[u8; 32]) -> Result<(), 
         return Ok(());
     }
     Err(ProofFailure::OtherDigest {
-        found: format!("{}:{}", proof.file_hash_op().name(), priorart_ots::hex(proof.file_digest())),
-        expected: format!("sha256:{}", priorart_ots::hex(digest)),
+        found: format!("{}:{}", proof.file_hash_op().name(), priorart_ots::hex::encode(proof.file_digest())),
+        expected: format!("sha256:{}", priorart_ots::hex::encode(digest)),
     })
-}
-
-/// Whether some path of `proof` ends in a Bitcoin attestation.
-pub fn has_bitcoin_attestation(proof: &DetachedTimestamp) -> bool {
-    proof.attestations().iter().any(|at| matches!(at.attestation, Attestation::Bitcoin { .. }))
 }

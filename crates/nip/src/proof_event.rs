@@ -145,7 +145,7 @@ impl ProofEvent<'_> {
         let proof = DetachedTimestamp::from_bytes(self.proof)?;
         proof_check::check_digest(&proof, &self.attestation.commitment().0)
             .map_err(ProofEventError::ProofForOtherCommitment)?;
-        if !proof_check::has_bitcoin_attestation(&proof) {
+        if !proof.has_bitcoin_attestation() {
             return Err(ProofEventError::ProofPendingOnly);
         }
         let encoded = BASE64.encode(self.proof);

@@ -10,6 +10,7 @@ pub const REPORT_FORMAT: &str = "priorart-verify/1";
 /// The overall answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Verdict {
     /// A NIP-FF-3 kind 1041 whose steps 3, 4, 5 and 8 pass.
     Valid,
@@ -18,6 +19,10 @@ pub enum Verdict {
     ValidButForgeable,
     /// Some required step failed.
     Invalid,
+    /// Every step that could run passed, but the Bitcoin attestation could
+    /// not be checked: no header source, an unreachable one, or a block it
+    /// does not know. Not a judgement on the proof: check again with headers.
+    Unverified,
     /// A kind 1041 of some other scheme (other drafts reuse the kind).
     #[serde(rename = "not-nip-ff-3")]
     NotNipFf3,
@@ -52,6 +57,7 @@ pub enum Status {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 #[allow(missing_docs)] // each name is its documentation; see `describe`.
+#[non_exhaustive]
 pub enum Reason {
     // The event itself.
     EventTooLarge,
@@ -101,6 +107,7 @@ pub enum Reason {
     ProofPendingOnly,
     ProofNoBitcoinAttestation,
     ProofNotVerified,
+    ProofHeadersUnavailable,
     // Warnings.
     KMismatch,
     KMissing,
@@ -114,6 +121,18 @@ impl std::fmt::Display for Reason {
         let name = serde_json::to_value(self).ok();
         f.write_str(name.as_ref().and_then(serde_json::Value::as_str).unwrap_or("unknown"))
     }
+}
+
+/// An error and its causes on one line, each once (`a: b: c`).
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        cause = inner.source();
+    }
+    text
 }
 
 /// One step of the algorithm.
@@ -169,6 +188,9 @@ pub struct Report {
     pub verdict: Verdict,
     /// The specification applied (`null` if the event could not be read).
     pub scheme: Option<Scheme>,
+    /// The Bitcoin network the proof was checked against (`mainnet`,
+    /// `regtest`): a regtest "valid" proves nothing about the real chain.
+    pub network: Option<&'static str>,
     /// The event id as given.
     pub event_id: Option<String>,
     /// The event kind.
@@ -197,6 +219,7 @@ impl Report {
             format: REPORT_FORMAT,
             verdict: Verdict::Invalid,
             scheme,
+            network: None,
             event_id: None,
             kind: None,
             signer: None,
@@ -207,6 +230,29 @@ impl Report {
             steps: Vec::new(),
             warnings: Vec::new(),
             content: None,
+        }
+    }
+
+    /// A report on `event`, its id, kind and signer filled in.
+    pub(crate) fn describing(scheme: Scheme, event: &nostr::prelude::Event) -> Self {
+        let mut report = Report::new(Some(scheme));
+        report.event_id = Some(event.id.to_hex());
+        report.kind = Some(event.kind.as_u16());
+        report.signer = Some(event.pubkey.to_hex());
+        report
+    }
+
+    /// `valid` when every `required` step and the proof step passed;
+    /// [`Verdict::Unverified`] when they passed but the proof step could not
+    /// get its headers; [`Verdict::Invalid`] otherwise.
+    pub(crate) fn verdict_from_steps(&self, required: &[u8], proof_step: u8, valid: Verdict) -> Verdict {
+        if !required.iter().all(|&step| self.passed(step)) {
+            return Verdict::Invalid;
+        }
+        match self.step(proof_step) {
+            Some(step) if step.status == Status::Pass => valid,
+            Some(step) if step.reason == Some(Reason::ProofHeadersUnavailable) => Verdict::Unverified,
+            _ => Verdict::Invalid,
         }
     }
 

@@ -6,8 +6,8 @@ use crate::attestation::{self, Attestation, AttestationError, XTagError};
 use crate::commitment::Commitment;
 use crate::event_json::{self, EventJsonError};
 use crate::limits::{MAX_DESCRIPTION_BYTES, MAX_EVENT_JSON_BYTES};
-use crate::proof_check::{self, ProofFailure};
-use crate::report::{Reason, Report, Scheme, Verdict};
+use crate::proof_check;
+use crate::report::{Reason, Report, Scheme, Verdict, error_chain};
 use crate::{NIP03_KIND, PROOF_KIND};
 use nostr::prelude::{Event, Tag};
 use priorart_ots::{HeaderSource, Network};
@@ -31,7 +31,11 @@ const CHECKS: [&str; 8] = [STEP1, STEP2, STEP3, STEP4, STEP5, STEP6, STEP7, STEP
 pub fn verify_event_json(json: &str, headers: &dyn HeaderSource, network: Network) -> Report {
     let event = match event_json::parse_event(json, MAX_EVENT_JSON_BYTES) {
         Ok(event) => event,
-        Err(err) => return unreadable_event(&err),
+        Err(err) => {
+            let mut report = unreadable_event(&err);
+            report.network = Some(network.name());
+            return report;
+        }
     };
     let mut report = verify_event(&event, headers, network);
     if !event.verify_id() || !event.verify_signature() {
@@ -47,11 +51,17 @@ pub fn verify_event_json(json: &str, headers: &dyn HeaderSource, network: Networ
 /// its own signature: for relays and clients that already did, when they
 /// received it. One signature check (the attestation's) instead of two.
 pub fn verify_event(event: &Event, headers: &dyn HeaderSource, network: Network) -> Report {
+    let mut report = verify_by_kind(event, headers, network);
+    report.network = Some(network.name());
+    report
+}
+
+fn verify_by_kind(event: &Event, headers: &dyn HeaderSource, network: Network) -> Report {
     match event.kind.as_u16() {
         PROOF_KIND => verify_proof_event(event, headers, network),
         NIP03_KIND => crate::nip03::verify(event, headers, network),
         other => {
-            let mut report = described(Scheme::NipFf3, event);
+            let mut report = Report::describing(Scheme::NipFf3, event);
             report.fail(
                 1,
                 STEP1,
@@ -76,15 +86,6 @@ fn unreadable_event(err: &EventJsonError) -> Report {
     report
 }
 
-/// A report with the event's own fields.
-pub(crate) fn described(scheme: Scheme, event: &Event) -> Report {
-    let mut report = Report::new(Some(scheme));
-    report.event_id = Some(event.id.to_hex());
-    report.kind = Some(event.kind.as_u16());
-    report.signer = Some(event.pubkey.to_hex());
-    report
-}
-
 fn skip_from(report: &mut Report, first: u8, why: &str) {
     for step in first..=8 {
         report.skip(step, CHECKS[usize::from(step - 1)], format!("skipped: {why}"));
@@ -92,7 +93,7 @@ fn skip_from(report: &mut Report, first: u8, why: &str) {
 }
 
 fn verify_proof_event(event: &Event, headers: &dyn HeaderSource, network: Network) -> Report {
-    let mut report = described(Scheme::NipFf3, event);
+    let mut report = Report::describing(Scheme::NipFf3, event);
     if !has_tag(event, "description") && !has_tag(event, "X") {
         report.verdict = Verdict::NotNipFf3;
         report.pass(1, STEP1, "kind 1041");
@@ -127,9 +128,7 @@ fn verify_proof_event(event: &Event, headers: &dyn HeaderSource, network: Networ
     }
     steps7_8_proof(&mut report, &event.content, commitment.map(|c| c.0), headers, network);
 
-    if [3, 4, 5, 8].iter().all(|&step| report.passed(step)) {
-        report.verdict = Verdict::Valid;
-    }
+    report.verdict = report.verdict_from_steps(&[3, 4, 5], 8, Verdict::Valid);
     report
 }
 
@@ -317,7 +316,7 @@ fn steps7_8_proof(
             proof
         }
         Err(failure) => {
-            report.fail(7, STEP7, proof_reason(&failure), failure.to_string());
+            report.fail(7, STEP7, failure.reason(), error_chain(&failure));
             report.skip(8, STEP8, "skipped: needs a parseable proof (step 7)");
             return;
         }
@@ -331,19 +330,6 @@ fn steps7_8_proof(
             report.pass(8, STEP8, format!("Bitcoin block {} (time {})", anchor.height, anchor.time));
             report.bitcoin = Some(anchor);
         }
-        Err(failure) => report.fail(8, STEP8, proof_reason(&failure), failure.to_string()),
-    }
-}
-
-/// The report's name for a proof failure.
-pub(crate) fn proof_reason(failure: &ProofFailure) -> Reason {
-    match failure {
-        ProofFailure::TooLarge => Reason::ProofTooLarge,
-        ProofFailure::NotBase64 => Reason::ProofNotBase64,
-        ProofFailure::Unparseable(_) => Reason::ProofUnparseable,
-        ProofFailure::OtherDigest { .. } => Reason::ProofForOtherDigest,
-        ProofFailure::PendingOnly => Reason::ProofPendingOnly,
-        ProofFailure::NoBitcoinAttestation => Reason::ProofNoBitcoinAttestation,
-        ProofFailure::NotVerified(_) => Reason::ProofNotVerified,
+        Err(failure) => report.fail(8, STEP8, failure.reason(), error_chain(&failure)),
     }
 }

@@ -9,7 +9,7 @@ use common::{alice, mallory, peer, signed};
 use priorart_nip::nostr::prelude::*;
 use priorart_nip::{Attestation, ContentRef, ProofEvent, Reason, Scheme, Verdict, verify_event_json};
 use priorart_ots::Network;
-use priorart_ots::testing::RegtestChain;
+use priorart_testkit::RegtestChain;
 
 fn attestation(k: Option<u16>) -> Attestation {
     let x = priorart_fingerprint::minhash_equality_v1(common::TEXT);

@@ -8,7 +8,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use common::{alice, mallory, signed};
 use priorart_nip::nostr::prelude::*;
 use priorart_nip::{Attestation, Reason, Report, Status, Verdict, verify_event_json};
-use priorart_ots::{HeaderCache, Network};
+use priorart_ots::{MemoryHeaders, Network};
 use serde_json::{Value, json};
 
 fn attestation_by(keys: &Keys) -> Attestation {
@@ -41,7 +41,7 @@ fn honest() -> (Attestation, String) {
 }
 
 fn verify(json: &str) -> Report {
-    verify_event_json(json, &HeaderCache::in_memory(), Network::Mainnet)
+    verify_event_json(json, &MemoryHeaders::new(), Network::Mainnet)
 }
 
 /// Asserts that `step` failed with `reason` and that the verdict is invalid.
@@ -62,8 +62,11 @@ fn honest_proof_passes_steps_1_to_7_and_asks_the_headers_at_step_8() {
     let (attestation, event) = honest();
     let report = verify(&event);
     assert_passes(&report, &[1, 2, 3, 4, 5, 6, 7]);
-    // No header for block 5 in an empty cache: step 8 cannot pass.
-    assert_fails(&report, 8, Reason::ProofNotVerified);
+    // No header for block 5 in an empty cache: step 8 cannot be checked,
+    // which is "unverified", not "invalid".
+    assert_eq!(report.verdict, Verdict::Unverified, "{}", report.to_json());
+    let step8 = report.step(8).expect("step 8 reported");
+    assert_eq!((step8.status, step8.reason), (Status::Fail, Some(Reason::ProofHeadersUnavailable)));
     assert_eq!(report.commitment, Some(attestation.commitment().to_string()));
     assert_eq!(report.author, Some(alice().public_key().to_hex()));
     assert_eq!(report.fingerprint, Some(attestation.fingerprint().to_string()));
@@ -312,6 +315,7 @@ fn the_json_report_has_the_documented_members() {
         "format",
         "verdict",
         "scheme",
+        "network",
         "event_id",
         "kind",
         "signer",
@@ -328,9 +332,10 @@ fn the_json_report_has_the_documented_members() {
     members.sort_unstable();
     assert_eq!(members, expected);
     assert_eq!(report["format"], "priorart-verify/1");
-    assert_eq!(report["verdict"], "invalid");
+    assert_eq!(report["verdict"], "unverified");
     assert_eq!(report["scheme"], "nip-ff-3");
-    assert_eq!(report["steps"][7]["reason"], "proof_not_verified");
+    assert_eq!(report["network"], "mainnet");
+    assert_eq!(report["steps"][7]["reason"], "proof_headers_unavailable");
     assert_eq!(
         report["steps"][0],
         json!({"step": 1, "check": "kind is 1041", "status": "pass", "reason": null, "detail": "kind 1041"})

@@ -3,7 +3,7 @@
 //! checkpoint difficulty) and the merkle root. One core, no network.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use priorart_ots::{DetachedTimestamp, HeaderCache, Network, header_from_hex, verify};
+use priorart_ots::{DetachedTimestamp, MemoryHeaders, Network, header_from_hex, verify};
 use std::hint::black_box;
 use std::path::Path;
 
@@ -11,13 +11,14 @@ fn data(name: &str) -> Vec<u8> {
     std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)).unwrap()
 }
 
-fn cached_headers() -> HeaderCache {
-    let cache = HeaderCache::in_memory();
-    for height in [358391, 428648] {
-        let text = String::from_utf8(data(&format!("headers/{height}.hex"))).unwrap();
-        cache.put(height, &header_from_hex(&text).unwrap()).unwrap();
-    }
-    cache
+fn cached_headers() -> MemoryHeaders {
+    [358391, 428648]
+        .into_iter()
+        .map(|height| {
+            let text = String::from_utf8(data(&format!("headers/{height}.hex"))).unwrap();
+            (height, header_from_hex(&text).unwrap())
+        })
+        .collect()
 }
 
 fn bench_verify(c: &mut Criterion) {

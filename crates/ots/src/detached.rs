@@ -9,6 +9,10 @@ use std::io::{self, Read};
 pub const MAGIC: &[u8; 31] = b"\x00OpenTimestamps\x00\x00Proof\x00\xbf\x89\xe2\xe8\x84\xe8\x92\x94";
 /// The only major version there is.
 pub const MAJOR_VERSION: u64 = 1;
+/// The largest `.ots` file a reader should load: far above any real proof
+/// (a few kilobytes; the decoder's own limits bound the tree), low enough
+/// that a mistaken path to a large file fails at once.
+pub const MAX_PROOF_BYTES: u64 = 4 << 20;
 
 /// A proof for one file: which hash of the file it starts from, the digest,
 /// and the timestamp tree over that digest.
@@ -77,6 +81,12 @@ impl DetachedTimestamp {
     /// Every attestation with the message it vouches for.
     pub fn attestations(&self) -> Vec<AttestationAt> {
         self.timestamp.all_attestations(&self.digest)
+    }
+
+    /// Whether some path of the proof ends in a Bitcoin attestation (the
+    /// proof is complete, though not yet verified).
+    pub fn has_bitcoin_attestation(&self) -> bool {
+        self.timestamp.has_bitcoin_attestation()
     }
 
     /// Merges a calendar's answer for `commitment` into the tree.

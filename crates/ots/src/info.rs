@@ -3,7 +3,8 @@
 
 use crate::attestation::Attestation;
 use crate::detached::DetachedTimestamp;
-use crate::op::{HashOp, hex, hex_reversed};
+use crate::hex::{encode as hex, encode_reversed as hex_reversed};
+use crate::op::HashOp;
 use crate::timestamp::Timestamp;
 use std::fmt::Write;
 

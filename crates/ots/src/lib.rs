@@ -1,6 +1,8 @@
 //! OpenTimestamps for priorart: read and write `.ots` proofs, verify them
 //! against Bitcoin without trusting whoever serves the block headers, and
-//! talk to calendars to stamp and upgrade.
+//! decide what to send calendars and what their answers are worth. Pure:
+//! no sockets, files, threads or clocks; the HTTP clients, the header cache
+//! directory and the calendar round trips are in `priorart-ots-net`.
 //!
 //! NIP-FF-3 anchors `SHA256(attestation signature)` in Bitcoin through
 //! OpenTimestamps; this crate is that anchor, usable on its own by anyone who
@@ -37,47 +39,40 @@
 //!
 //! - [`DetachedTimestamp::from_bytes`] / [`DetachedTimestamp::to_bytes`],
 //!   [`DetachedTimestamp::file_digest`], [`DetachedTimestamp::attestations`].
-//! - [`verify`] with a [`HeaderSource`] ([`HeaderCache`], [`Esplora`],
-//!   [`BitcoinRpc`]) → [`Verification`] (earliest Bitcoin block and time).
-//! - [`stamp_digests`] and [`upgrade`] talk to calendars; [`prune`] drops
+//! - [`verify`] with any [`HeaderSource`] ([`MemoryHeaders`] here; Esplora,
+//!   bitcoind and a header cache directory in `priorart-ots-net`) →
+//!   [`Verification`] (earliest Bitcoin block and time).
+//! - [`StampBatch`] (nonces, one merkle tree, proofs from the calendars'
+//!   answers) and [`calendar::pending_upgrades`] / [`calendar::calendar_answer`]
+//!   (what an upgrade asks for and what an answer is worth); [`prune`] drops
 //!   what a complete proof no longer needs.
 //! - [`info_text`] prints a proof as the reference's `ots info` does.
-//! - With the `test-support` feature, [`testing`] offers a loopback
-//!   calendar, a regtest chain of mined headers and an Esplora server, for
-//!   end-to-end tests here and in crates built on this one.
 
 mod attestation;
-mod calendar;
+pub mod calendar;
 pub mod checkpoints;
 mod codec;
 mod detached;
 mod headers;
-mod http;
+pub mod hex;
 mod info;
 mod op;
 mod prune;
-#[cfg(feature = "test-support")]
-pub mod testing;
 mod timestamp;
 mod verify;
 
 pub use attestation::{Attestation, MAX_PAYLOAD_LEN, MAX_URI_LEN, URI_CHARS, tags};
 /// The `bitcoin` crate this one is built on, for header types.
 pub use bitcoin;
-pub use calendar::{
-    CalendarError, DEFAULT_ALLOWLIST, DEFAULT_CALENDARS, MAX_CALENDAR_ANSWER, StampError, StampOptions,
-    Stamped, UpgradeOptions, UpgradeReport, stamp_digests, upgrade, url_matches,
-};
+pub use calendar::{MerkleTree, PendingUpgrade, StampBatch};
 pub use checkpoints::{HeaderError, Network};
 pub use codec::DecodeError;
-pub use detached::{DetachedTimestamp, MAGIC, MAJOR_VERSION, hash_reader};
+pub use detached::{DetachedTimestamp, MAGIC, MAJOR_VERSION, MAX_PROOF_BYTES, hash_reader};
 pub use headers::{
-    BitcoinRpc, CachedSource, Esplora, HeaderCache, HeaderSource, RpcAuth, SourceError, SourcedHeader,
-    header_from_hex, header_to_hex,
+    Cause, HeaderSource, MemoryHeaders, SourceError, SourcedHeader, header_from_hex, header_to_hex,
 };
-pub use http::HttpError;
 pub use info::{info_text, transaction_id};
-pub use op::{HashOp, Hasher, MAX_ARG_LEN, MAX_MSG_LEN, Op, OpError, hex, hex_reversed, unhex};
+pub use op::{HashOp, Hasher, MAX_ARG_LEN, MAX_MSG_LEN, Op, OpError};
 pub use prune::{PruneError, PruneReport, prune};
 pub use timestamp::{AttestationAt, MAX_DEPTH, MergeError, Timestamp};
 pub use verify::{

@@ -211,7 +211,7 @@ impl Op {
             Op::Append(arg) => [msg, arg].concat(),
             Op::Prepend(arg) => [arg, msg].concat(),
             Op::Reverse => msg.iter().rev().copied().collect(),
-            Op::Hexlify => hex(msg).into_bytes(),
+            Op::Hexlify => crate::hex::encode(msg).into_bytes(),
         }
     }
 
@@ -254,44 +254,9 @@ impl PartialOrd for Op {
 impl std::fmt::Display for Op {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.arg() {
-            Some(arg) => write!(f, "{} {}", self.name(), hex(arg)),
+            Some(arg) => write!(f, "{} {}", self.name(), crate::hex::encode(arg)),
             None => f.write_str(self.name()),
         }
-    }
-}
-
-/// Lower-case hex.
-pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for &byte in bytes {
-        out.push(DIGITS[usize::from(byte >> 4)] as char);
-        out.push(DIGITS[usize::from(byte & 0x0f)] as char);
-    }
-    out
-}
-
-/// Hex of the bytes in reverse order, as Bitcoin shows hashes.
-pub fn hex_reversed(bytes: &[u8]) -> String {
-    let reversed: Vec<u8> = bytes.iter().rev().copied().collect();
-    hex(&reversed)
-}
-
-/// Parses hex (either case); `None` for odd length or a non-hex character.
-pub fn unhex(text: &str) -> Option<Vec<u8>> {
-    let text = text.as_bytes();
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    text.chunks(2).map(|pair| Some((nibble(pair[0])? << 4) | nibble(pair[1])?)).collect()
-}
-
-fn nibble(c: u8) -> Option<u8> {
-    match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
     }
 }
 
@@ -303,7 +268,7 @@ mod tests {
     fn keccak256_is_ethereum_keccak_not_sha3() {
         // Keccak-256 of the empty string, as Ethereum defines it.
         assert_eq!(
-            hex(&HashOp::Keccak256.hash(b"")),
+            crate::hex::encode(&HashOp::Keccak256.hash(b"")),
             "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"
         );
     }

@@ -2,7 +2,6 @@
 //! any later Bitcoin paths) are dead weight.
 
 use crate::attestation::Attestation;
-use crate::calendar::has_bitcoin_attestation;
 use crate::detached::DetachedTimestamp;
 use crate::timestamp::Timestamp;
 
@@ -31,7 +30,7 @@ pub enum PruneError {
 /// `earliest_only` every Bitcoin attestation but the lowest block (the
 /// shortest path to it on a tie); then drops branches left empty.
 pub fn prune(proof: &mut DetachedTimestamp, earliest_only: bool) -> Result<PruneReport, PruneError> {
-    if !has_bitcoin_attestation(proof.timestamp()) {
+    if !proof.has_bitcoin_attestation() {
         return Err(PruneError::NoBitcoinAttestation);
     }
     let keep = if earliest_only { earliest_bitcoin_path(proof.timestamp(), 0) } else { None };

@@ -249,9 +249,15 @@ impl Timestamp {
         index
     }
 
-    #[cfg_attr(not(feature = "test-support"), allow(dead_code))] // only the test calendar attests
-    pub(crate) fn add_attestation(&mut self, attestation: Attestation) {
+    /// Adds an attestation to this node (kept in canonical order).
+    pub fn add_attestation(&mut self, attestation: Attestation) {
         self.insert_item(Item::Attestation(attestation));
+    }
+
+    /// Whether a Bitcoin attestation is at or below this node.
+    pub fn has_bitcoin_attestation(&self) -> bool {
+        self.attestations().any(|a| matches!(a, Attestation::Bitcoin { .. }))
+            || self.ops().any(|(_, child)| child.has_bitcoin_attestation())
     }
 
     /// The node reached through `op`, created empty if missing. Callers must
@@ -265,7 +271,7 @@ impl Timestamp {
     }
 
     /// A chain of nodes: `ops` applied in turn lead to `tip`.
-    pub(crate) fn from_path(ops: Vec<Op>, tip: Timestamp) -> Timestamp {
+    pub fn from_path(ops: Vec<Op>, tip: Timestamp) -> Timestamp {
         let mut node = tip;
         for op in ops.into_iter().rev() {
             let mut parent = Timestamp::default();

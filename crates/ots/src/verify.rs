@@ -5,28 +5,28 @@ use crate::attestation::Attestation;
 use crate::checkpoints::{HeaderError, Network, check_header};
 use crate::detached::DetachedTimestamp;
 use crate::headers::{HeaderSource, SourceError};
-use crate::op::hex_reversed;
+use crate::hex::encode_reversed;
 use bitcoin::hashes::Hash;
 
 /// A Bitcoin attestation that checked out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VerifiedBlock {
     pub height: u64,
-    /// Block hash, in the usual (reversed) hex.
-    pub block_hash: String,
+    pub block_hash: bitcoin::BlockHash,
     /// The header's time, seconds since the Unix epoch (UTC).
     pub time: u32,
 }
 
 /// A Bitcoin attestation that did not check out, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct AttestationFailure {
     pub height: u64,
     pub reason: AttestationError,
 }
 
 /// Why one Bitcoin attestation failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
 pub enum AttestationError {
     #[error("the proof reaches {found} at block {height}, but that block's merkle root is {merkle_root}")]
     MerkleRootMismatch { height: u64, merkle_root: String, found: String },
@@ -39,7 +39,7 @@ pub enum AttestationError {
 }
 
 /// The outcome of a successful verification.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Verification {
     /// The earliest block that attests the file existed.
     pub earliest: VerifiedBlock,
@@ -53,7 +53,8 @@ pub struct Verification {
 }
 
 /// Why a proof did not verify.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
 pub enum VerifyError {
     #[error("pending: only calendar attestations ({}); upgrade the proof later", calendars.join(", "))]
     Pending { calendars: Vec<String> },
@@ -123,9 +124,9 @@ pub fn verify_attestation(
     if merkle_root[..] != *commitment {
         return Err(AttestationError::MerkleRootMismatch {
             height,
-            merkle_root: hex_reversed(&merkle_root),
-            found: hex_reversed(commitment),
+            merkle_root: encode_reversed(&merkle_root),
+            found: encode_reversed(commitment),
         });
     }
-    Ok(VerifiedBlock { height, block_hash: sourced.claimed_hash.to_string(), time: sourced.header.time })
+    Ok(VerifiedBlock { height, block_hash: sourced.claimed_hash, time: sourced.header.time })
 }

@@ -72,7 +72,7 @@ fn attestations_are_listed_with_their_commitments() {
         .find(|a| a.attestation == Attestation::Bitcoin { height: 455605 })
         .unwrap();
     assert_eq!(
-        priorart_ots::hex_reversed(&bitcoin.commitment),
+        priorart_ots::hex::encode_reversed(&bitcoin.commitment),
         "2a19192cf00fb1baeea516b69b3a62195849589b4caafeb6ad6ebba58b9ae69a"
     );
     assert_eq!(load("bitcoin.pdf.ots").file_hash_op(), HashOp::Sha1);
@@ -104,7 +104,7 @@ fn file_digests_match_the_stamped_files() {
 fn calendar_answers_decode_and_round_trip() {
     let dir = data().join("calendar-responses");
     let body = std::fs::read_to_string(dir.join("POST-digest-request-body.hex")).unwrap();
-    let digest = priorart_ots::unhex(body.trim()).unwrap();
+    let digest = priorart_ots::hex::decode(body.trim()).unwrap();
     let mut seen = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();

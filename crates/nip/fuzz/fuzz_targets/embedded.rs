@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use priorart_ots::{HeaderCache, Network};
+use priorart_ots::{MemoryHeaders, Network};
 
 fuzz_target!(|data: &[u8]| {
     let (description, content) = data.split_at(data.len() / 2);
@@ -23,6 +23,6 @@ fuzz_target!(|data: &[u8]| {
         "sig": "00".repeat(64),
     });
     let report =
-        priorart_nip::verify_event_json(&event.to_string(), &HeaderCache::in_memory(), Network::Regtest);
+        priorart_nip::verify_event_json(&event.to_string(), &MemoryHeaders::new(), Network::Regtest);
     assert_eq!(report.steps.len(), 8);
 });

@@ -1,10 +1,13 @@
-//! Real components for end-to-end tests (feature `test-support`): a regtest
-//! chain of mined headers, a loopback calendar that aggregates what it is
-//! sent into blocks of that chain, and a loopback Esplora server. Everything
-//! listens on 127.0.0.1 with an OS-chosen port and stops when dropped.
+//! Real components for priorart's end-to-end tests, shared by every crate's
+//! tests and never by a library: a regtest chain of mined headers, a
+//! loopback calendar that aggregates what it is sent into blocks of that
+//! chain, loopback Esplora and bitcoind JSON-RPC servers, and the plain
+//! [`LoopbackServer`] they are built on (for servers that lie or hang).
+//! Everything listens on 127.0.0.1 with an OS-chosen port and stops when
+//! dropped.
 //!
 //! ```no_run
-//! use priorart_ots::testing::{EsploraServer, RegtestChain, TestCalendar};
+//! use priorart_testkit::{EsploraServer, RegtestChain, TestCalendar};
 //! let chain = RegtestChain::shared();
 //! let calendar = TestCalendar::start(chain.clone());
 //! let esplora = EsploraServer::from_chain(chain.clone());
@@ -12,14 +15,12 @@
 //! // → upgrade(… allow-list [calendar.url()]) → verify(…, Esplora::new(&esplora.url(), …), Network::Regtest)
 //! ```
 
-use crate::attestation::Attestation;
-use crate::calendar::MerkleTree;
-use crate::op::{HashOp, Op, hex, unhex};
-use crate::timestamp::Timestamp;
-use bitcoin::block::{Header, Version};
-use bitcoin::hashes::Hash;
-use bitcoin::pow::CompactTarget;
-use bitcoin::{BlockHash, TxMerkleNode};
+use priorart_ots::bitcoin::block::{Header, Version};
+use priorart_ots::bitcoin::hashes::Hash;
+use priorart_ots::bitcoin::pow::CompactTarget;
+use priorart_ots::bitcoin::{self, BlockHash, TxMerkleNode};
+use priorart_ots::hex::{decode as unhex, encode as hex};
+use priorart_ots::{Attestation, HashOp, MemoryHeaders, MerkleTree, Op, Timestamp, header_to_hex};
 use std::collections::HashMap;
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -54,6 +55,11 @@ impl RegtestChain {
 
     pub fn header(&self, height: u64) -> Option<&Header> {
         self.headers.get(usize::try_from(height).ok()?)
+    }
+
+    /// Every header of the chain, as a header source holding them.
+    pub fn memory_headers(&self) -> MemoryHeaders {
+        (0..).zip(self.headers.iter().copied()).collect()
     }
 
     /// Mines a block whose merkle root is `merkle_root`; returns its height.
@@ -288,8 +294,8 @@ impl TestCalendar {
         }
         let commitments = std::mem::take(&mut state.pending);
         let tree = MerkleTree::new(commitments.clone());
-        let (height, to_block) = lock(&self.chain).commit(&tree.root);
-        for (commitment, path) in commitments.into_iter().zip(tree.paths) {
+        let (height, to_block) = lock(&self.chain).commit(tree.root());
+        for (commitment, path) in commitments.into_iter().zip(tree.into_paths()) {
             let proof = Timestamp::from_path(path, to_block.clone());
             state.complete.insert(commitment, proof.to_bytes());
         }
@@ -368,7 +374,7 @@ impl EsploraServer {
             }
             let hash = path.strip_prefix("/block/").and_then(|rest| rest.strip_suffix("/header"));
             match hash.and_then(|hash| lock(&by_hash).get(hash).copied()) {
-                Some(header) => (200, crate::headers::header_to_hex(&header).into_bytes()),
+                Some(header) => (200, header_to_hex(&header).into_bytes()),
                 None => (404, b"Block not found".to_vec()),
             }
         });
@@ -427,7 +433,7 @@ fn bitcoind_call(chain: &RegtestChain, call: &serde_json::Value) -> serde_json::
             (0..=chain.tip_height())
                 .filter_map(|height| chain.header(height))
                 .find(|header| header.block_hash().to_string() == wanted)
-                .map(crate::headers::header_to_hex)
+                .map(header_to_hex)
                 .ok_or((-5, "Block not found"))
         }
         _ => Err((-32601, "Method not found")),

@@ -5,16 +5,16 @@ use priorart_ots::bitcoin::block::Header;
 use priorart_ots::bitcoin::hashes::Hash;
 use priorart_ots::bitcoin::{BlockHash, TxMerkleNode};
 use priorart_ots::checkpoints::check_header;
-use priorart_ots::testing::EsploraServer;
 use priorart_ots::{
-    AttestationError, DetachedTimestamp, Esplora, HeaderCache, HeaderError, Network, VerifyError,
-    header_from_hex, verify,
+    AttestationError, DetachedTimestamp, HeaderError, Network, VerifyError, header_from_hex, verify,
 };
+use priorart_ots_net::{Esplora, HeaderCache};
+use priorart_testkit::EsploraServer;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 fn data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../ots/tests/data")
 }
 
 fn proof(name: &str) -> DetachedTimestamp {
@@ -43,7 +43,7 @@ fn real_proofs_verify_against_real_headers() {
     let server = honest_esplora();
     let verified = verify(&proof("hello-world.txt.ots"), &esplora(&server), Network::Mainnet).unwrap();
     assert_eq!(verified.earliest.height, 358391);
-    assert_eq!(verified.earliest.block_hash, real_header(358391).block_hash().to_string());
+    assert_eq!(verified.earliest.block_hash, real_header(358391).block_hash());
     assert_eq!(verified.earliest.time, 1432827678);
 
     let verified =
@@ -95,7 +95,7 @@ fn a_forged_header_under_its_own_hash_has_no_proof_of_work() {
 fn a_forged_header_mined_at_easy_difficulty_is_refused() {
     let mut forged = forged_header();
     forged.bits = priorart_ots::bitcoin::CompactTarget::from_consensus(0x207fffff);
-    priorart_ots::testing::mine(&mut forged);
+    priorart_testkit::mine(&mut forged);
     let reason = refusal(forged.block_hash(), forged);
     assert!(matches!(reason, AttestationError::Header(HeaderError::InvalidBits { .. })), "{reason}");
     // The same header would pass every check on regtest: only the network's
@@ -133,10 +133,8 @@ fn the_last_block_of_a_checkpointed_period_must_have_the_recorded_hash() {
 #[test]
 fn pending_only_proofs_say_so() {
     let err = verify(&proof("incomplete.txt.ots"), &HeaderCache::in_memory(), Network::Mainnet).unwrap_err();
-    assert_eq!(
-        err,
-        VerifyError::Pending { calendars: vec!["https://alice.btc.calendar.opentimestamps.org".into()] }
-    );
+    let VerifyError::Pending { calendars } = err else { panic!("{err}") };
+    assert_eq!(calendars, vec!["https://alice.btc.calendar.opentimestamps.org".to_owned()]);
 }
 
 #[test]
@@ -154,7 +152,7 @@ fn a_cached_source_stores_only_checked_headers() {
     let dir = tempfile::tempdir().unwrap();
     let forged = forged_header();
     let liar = EsploraServer::from_headers(vec![(358391, forged.block_hash(), forged)]);
-    let source = priorart_ots::CachedSource::new(
+    let source = priorart_ots_net::CachedSource::new(
         HeaderCache::in_dir(dir.path()),
         Some(esplora(&liar)),
         Network::Mainnet,
@@ -163,7 +161,7 @@ fn a_cached_source_stores_only_checked_headers() {
     assert!(!dir.path().join("358391.hex").exists());
 
     let server = honest_esplora();
-    let source = priorart_ots::CachedSource::new(
+    let source = priorart_ots_net::CachedSource::new(
         HeaderCache::in_dir(dir.path()),
         Some(esplora(&server)),
         Network::Mainnet,

@@ -1,16 +1,14 @@
 //! Calendars over loopback HTTP: the recorded real upgrade, pruning, and a
 //! full stamp → upgrade → verify on a regtest chain mined in the test.
 
-use priorart_ots::testing::{Behavior, EsploraServer, LoopbackServer, RegtestChain, TestCalendar};
-use priorart_ots::{
-    Attestation, DetachedTimestamp, Esplora, HeaderError, Network, StampError, StampOptions, UpgradeOptions,
-    VerifyError, prune, stamp_digests, upgrade, verify,
-};
+use priorart_ots::{Attestation, DetachedTimestamp, HeaderError, Network, VerifyError, prune, verify};
+use priorart_ots_net::{Esplora, StampError, StampOptions, UpgradeOptions, stamp_digests, upgrade};
+use priorart_testkit::{Behavior, EsploraServer, LoopbackServer, RegtestChain, TestCalendar};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 fn data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../ots/tests/data")
 }
 
 fn read(name: &str) -> Vec<u8> {

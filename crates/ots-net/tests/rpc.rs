@@ -2,11 +2,9 @@
 //! speaking bitcoind's protocol over a regtest chain mined in the test, with
 //! user/password and cookie authentication, and a node that lies.
 
-use priorart_ots::testing::{BitcoindServer, RegtestChain, TestCalendar};
-use priorart_ots::{
-    BitcoinRpc, DetachedTimestamp, Network, RpcAuth, StampOptions, UpgradeOptions, VerifyError,
-    stamp_digests, upgrade, verify,
-};
+use priorart_ots::{DetachedTimestamp, Network, VerifyError, verify};
+use priorart_ots_net::{BitcoinRpc, RpcAuth, StampOptions, UpgradeOptions, stamp_digests, upgrade};
+use priorart_testkit::{BitcoindServer, RegtestChain, TestCalendar};
 use std::time::Duration;
 
 /// `Basic base64("alice:s3cret")`.
@@ -15,7 +13,7 @@ const ALICE: &str = "Basic YWxpY2U6czNjcmV0";
 const COOKIE: &str = "Basic X19jb29raWVfXzpjMDBrMWU=";
 
 /// A proof of `digest` anchored in block 1 of `chain`, through a calendar.
-fn anchored_proof(chain: &priorart_ots::testing::SharedChain, digest: [u8; 32]) -> DetachedTimestamp {
+fn anchored_proof(chain: &priorart_testkit::SharedChain, digest: [u8; 32]) -> DetachedTimestamp {
     let calendar = TestCalendar::start(chain.clone());
     let options =
         StampOptions { calendars: vec![calendar.url()], min_answers: 1, timeout: Duration::from_secs(5) };
@@ -42,10 +40,7 @@ fn verifies_through_rpc_with_user_and_password() {
     let auth = RpcAuth::UserPassword { user: "alice".into(), password: "s3cret".into() };
     let verified = verify(&proof, &rpc(&node, auth), Network::Regtest).expect("verifies");
     assert_eq!(verified.earliest.height, 1);
-    assert_eq!(
-        verified.earliest.block_hash,
-        chain.lock().unwrap().header(1).unwrap().block_hash().to_string()
-    );
+    assert_eq!(verified.earliest.block_hash, chain.lock().unwrap().header(1).unwrap().block_hash());
 }
 
 #[test]

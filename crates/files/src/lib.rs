@@ -1,0 +1,208 @@
+//! Files written whole or not at all, and read under a size limit: the one
+//! home of priorart's file transactions, so every crate that writes a proof,
+//! a header, a key or an index gets the same guarantees.
+//!
+//! Every write goes to a temporary file in the destination's directory
+//! first (same file system, so the final step is atomic), is flushed to
+//! disk, and only then takes the destination's name: a reader, or a process
+//! killed half-way, never sees half a file.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Why a file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FileError {
+    /// The operating system refused (the path says which file).
+    #[error("{path}: cannot {action}")]
+    Io {
+        /// The file concerned.
+        path: PathBuf,
+        /// What was attempted: "read", "write", "create", "rename".
+        action: &'static str,
+        /// The operating system's error, with its kind.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is larger than the reader accepts.
+    #[error("{path}: larger than {limit} bytes")]
+    TooLarge {
+        /// The file concerned.
+        path: PathBuf,
+        /// The limit, in bytes.
+        limit: u64,
+    },
+    /// The destination exists and the write must not replace it.
+    #[error("{path}: already exists; not overwriting it")]
+    Exists {
+        /// The file concerned.
+        path: PathBuf,
+    },
+}
+
+impl FileError {
+    fn io<'a>(path: &'a Path, action: &'static str) -> impl FnOnce(std::io::Error) -> FileError + 'a {
+        move |source| FileError::Io { path: path.to_owned(), action, source }
+    }
+}
+
+/// Reads `path` whole, refusing files over `limit` bytes without reading
+/// more than `limit + 1` of them.
+pub fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
+    let file = File::open(path).map_err(FileError::io(path, "open"))?;
+    read_stream_limited(file, path, limit)
+}
+
+/// Reads a stream whole under `limit`; `name` is what errors call it.
+pub fn read_stream_limited(reader: impl Read, name: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
+    let mut bytes = Vec::new();
+    reader.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(FileError::io(name, "read"))?;
+    if bytes.len() as u64 > limit {
+        return Err(FileError::TooLarge { path: name.to_owned(), limit });
+    }
+    Ok(bytes)
+}
+
+/// Writes `bytes` to `path`, replacing it if it exists, atomically.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
+    if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(FileError::io(dir, "create"))?;
+    }
+    let temporary = write_temporary(path, bytes)?;
+    std::fs::rename(&temporary, path).map_err(|source| {
+        let _ = std::fs::remove_file(&temporary);
+        FileError::Io { path: path.to_owned(), action: "rename", source }
+    })
+}
+
+/// Writes `bytes` to `path`, which must not exist: the complete file is
+/// linked into place, which fails rather than replace anything.
+pub fn write_new(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
+    let temporary = write_temporary(path, bytes)?;
+    let linked = std::fs::hard_link(&temporary, path);
+    let _ = std::fs::remove_file(&temporary);
+    linked.map_err(|source| match source.kind() {
+        std::io::ErrorKind::AlreadyExists => FileError::Exists { path: path.to_owned() },
+        _ => FileError::Io { path: path.to_owned(), action: "create", source },
+    })
+}
+
+/// Writes every `(path, bytes)` with [`write_new`], or none: on the first
+/// failure the files already placed are removed again.
+pub fn write_all_new(outputs: &[(PathBuf, Vec<u8>)]) -> Result<(), FileError> {
+    let mut placed: Vec<&Path> = Vec::new();
+    let result = outputs.iter().try_for_each(|(path, bytes)| {
+        write_new(path, bytes)?;
+        placed.push(path);
+        Ok(())
+    });
+    if result.is_err() {
+        for path in placed {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    result
+}
+
+/// Replaces `path` by `bytes`, keeping the original as `path.bak`; refused
+/// when the backup exists (as the OpenTimestamps client does), so an older
+/// backup is never lost. Returns the backup's path.
+pub fn replace_keeping_backup(path: &Path, bytes: &[u8]) -> Result<PathBuf, FileError> {
+    let backup = with_suffix(path, ".bak");
+    if backup.exists() {
+        return Err(FileError::Exists { path: backup });
+    }
+    let temporary = write_temporary(path, bytes)?;
+    let swap = std::fs::hard_link(path, &backup)
+        .map_err(|source| match source.kind() {
+            std::io::ErrorKind::AlreadyExists => FileError::Exists { path: backup.clone() },
+            _ => FileError::Io { path: backup.clone(), action: "create", source },
+        })
+        .and_then(|()| std::fs::rename(&temporary, path).map_err(FileError::io(path, "rename")));
+    if swap.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    swap.map(|()| backup)
+}
+
+/// Writes and syncs a temporary file beside `path`; returns its name.
+fn write_temporary(path: &Path, bytes: &[u8]) -> Result<PathBuf, FileError> {
+    let temporary = with_suffix(path, &format!(".tmp{}", std::process::id()));
+    let written = File::create(&temporary).and_then(|mut file| {
+        file.write_all(bytes)?;
+        file.sync_all()
+    });
+    written.map_err(|source| {
+        let _ = std::fs::remove_file(&temporary);
+        FileError::Io { path: temporary.clone(), action: "write", source }
+    })?;
+    Ok(temporary)
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_new_refuses_to_replace_and_leaves_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("proof.ots");
+        write_new(&path, b"first").unwrap();
+        assert!(matches!(write_new(&path, b"second"), Err(FileError::Exists { .. })));
+        assert_eq!(std::fs::read(&path).unwrap(), b"first");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn write_all_new_is_all_or_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::write(&b, b"taken").unwrap();
+        let outputs = vec![(a.clone(), b"a".to_vec()), (b.clone(), b"b".to_vec())];
+        assert!(write_all_new(&outputs).is_err());
+        assert!(!a.exists(), "the file placed before the failure is removed");
+        assert_eq!(std::fs::read(&b).unwrap(), b"taken");
+    }
+
+    #[test]
+    fn replace_keeps_one_backup_and_refuses_a_second() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.ots");
+        std::fs::write(&path, b"old").unwrap();
+        let backup = replace_keeping_backup(&path, b"new").unwrap();
+        assert_eq!(std::fs::read(&backup).unwrap(), b"old");
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        assert!(matches!(replace_keeping_backup(&path, b"newer"), Err(FileError::Exists { .. })));
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+    }
+
+    #[test]
+    fn write_atomic_creates_directories_and_replaces() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("deep/er/800000.hex");
+        write_atomic(&path, b"one").unwrap();
+        write_atomic(&path, b"two").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"two");
+    }
+
+    #[test]
+    fn read_limited_refuses_one_byte_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![7u8; 11]).unwrap();
+        assert_eq!(read_limited(&path, 11).unwrap().len(), 11);
+        assert!(matches!(read_limited(&path, 10), Err(FileError::TooLarge { limit: 10, .. })));
+        let missing = read_limited(&dir.path().join("missing"), 10).unwrap_err();
+        assert!(
+            matches!(missing, FileError::Io { ref source, .. } if source.kind() == std::io::ErrorKind::NotFound)
+        );
+    }
+}
