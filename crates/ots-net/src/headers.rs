@@ -8,7 +8,7 @@ use base64::prelude::{BASE64_STANDARD, Engine as _};
 use priorart_files::write_atomic;
 use priorart_ots::bitcoin::BlockHash;
 use priorart_ots::bitcoin::block::Header;
-use priorart_ots::checkpoints::check_header;
+use priorart_ots::checkpoints::{check_header, difficulty_is_tabled};
 use priorart_ots::{
     HeaderSource, MemoryHeaders, Network, SourceError, SourcedHeader, header_from_hex, header_to_hex,
 };
@@ -132,11 +132,22 @@ impl<S: HeaderSource> HeaderSource for CachedSource<S> {
             return Err(SourceError::NotFound { source_name: self.cache.describe(), height });
         };
         let sourced = upstream.header_at(height)?;
-        if check_header(self.network, height, &sourced.claimed_hash, &sourced.header).is_ok() {
+        // Where the header's own checks are complete, keep it now; past the
+        // checkpoint table its difficulty needs the period boundaries, so
+        // it is kept only once the verifier confirms it.
+        if difficulty_is_tabled(self.network, height)
+            && check_header(self.network, height, &sourced.claimed_hash, &sourced.header).is_ok()
+        {
             // A cache write failure only costs a later download.
             let _ = self.cache.put(height, &sourced.header);
         }
         Ok(sourced)
+    }
+
+    fn confirmed(&self, height: u64, header: &Header) {
+        if self.cache.get(height).ok().flatten().is_none() {
+            let _ = self.cache.put(height, header);
+        }
     }
 }
 

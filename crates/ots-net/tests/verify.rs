@@ -111,13 +111,48 @@ fn a_real_header_of_another_period_has_the_wrong_difficulty() {
     assert!(matches!(reason, AttestationError::Header(HeaderError::WrongDifficulty { .. })), "{reason}");
 }
 
+/// The difficulty-1 header mined for height 800,000 (see tests/data/forged).
+fn forged_at_difficulty_one() -> Header {
+    header_from_hex(&std::fs::read_to_string(data().join("forged/800000-difficulty-one.hex")).unwrap())
+        .unwrap()
+}
+
+/// A proof of `forged/forged.txt` whose digest is the merkle root of block 800,000.
+fn proof_at_800000() -> DetachedTimestamp {
+    let digest = priorart_ots::HashOp::Sha256.hash(&std::fs::read(data().join("forged/forged.txt")).unwrap());
+    let mut bytes = priorart_ots::MAGIC.to_vec();
+    bytes.extend([0x01, 0x08]);
+    bytes.extend(&digest);
+    let mut tip = priorart_ots::Timestamp::default();
+    tip.add_attestation(priorart_ots::Attestation::Bitcoin { height: 800_000 });
+    bytes.extend(tip.to_bytes());
+    DetachedTimestamp::from_bytes(&bytes).unwrap()
+}
+
 #[test]
-fn past_the_table_difficulty_may_fall_only_four_times_per_period() {
-    // A real 2015 header claimed as the first block after the table: its
-    // difficulty is far below what 4x per period allows.
-    let old = real_header(358391);
-    let err = check_header(Network::Mainnet, 749_952, &old.block_hash(), &old).unwrap_err();
-    assert!(matches!(err, HeaderError::BelowDifficultyFloor { .. }), "{err}");
+fn past_the_table_a_header_mined_at_difficulty_one_is_refused() {
+    let forged = forged_at_difficulty_one();
+    // The header is locally perfect: right hash, real work for its bits.
+    check_header(Network::Mainnet, 800_000, &forged.block_hash(), &forged).unwrap();
+
+    // A liar that serves it for every height it is asked (the boundaries too):
+    // the first boundary after the table must carry the table's last bits.
+    let liar = EsploraServer::start_with(move |_| Some((forged.block_hash(), forged)));
+    let err = verify(&proof_at_800000(), &esplora(&liar), Network::Mainnet).unwrap_err();
+    let VerifyError::Failed { failures } = err else { panic!("{err}") };
+    let AttestationError::Boundary { height: 800_000, boundary, reason } = &failures[0].reason else {
+        panic!("{}", failures[0].reason)
+    };
+    assert_eq!(*boundary, 371 * 2016);
+    assert!(matches!(reason, HeaderError::WrongDifficulty { .. }), "{reason}");
+
+    // A liar that serves the block and nothing else: the difficulty cannot be
+    // established, so the proof is not valid (it is unverifiable).
+    let forged = forged_at_difficulty_one();
+    let liar = EsploraServer::from_headers(vec![(800_000, forged.block_hash(), forged)]);
+    let err = verify(&proof_at_800000(), &esplora(&liar), Network::Mainnet).unwrap_err();
+    let VerifyError::Failed { failures } = err else { panic!("{err}") };
+    assert!(matches!(failures[0].reason, AttestationError::Source(_)), "{}", failures[0].reason);
 }
 
 #[test]

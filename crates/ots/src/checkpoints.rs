@@ -11,12 +11,15 @@
 //!   `checkpoints.json` as shipped by Debian's `python3-electrum`
 //!   4.3.4+dfsg1-1+deb12u2, converted by `tools/checkpoints.py`; the figures
 //!   are public facts of the chain that any full node can re-derive.
-//! - Past the table, the target may be at most the last checkpoint target
-//!   times 4 per period since (consensus lets difficulty fall at most 4× per
-//!   retarget), and never above the proof-of-work limit.
+//! - Past the table, every period's `bits` follow exactly from the
+//!   previous period's: Bitcoin's retarget rule over the timestamps of that
+//!   period's first and last headers ([`next_period_bits`]). Those boundary
+//!   headers come from the same untrusted source and must each meet their
+//!   own (computed) difficulty, so `crate::verify` walks them from the
+//!   table's end to the block's period (about two headers per 2016 blocks);
+//!   [`check_header`] alone does only the header's local checks there.
 //!
-//! So a lying source has to mine a block at (close to) real difficulty to
-//! fool us. The Python, JavaScript and Go OpenTimestamps clients check none
+//! So a lying source has to mine blocks at the real difficulty to fool us. The Python, JavaScript and Go OpenTimestamps clients check none
 //! of this: they compare the merkle root of whatever header they are given.
 
 #[path = "checkpoint_table.rs"]
@@ -81,8 +84,20 @@ pub fn last_checkpoint_height() -> u64 {
     (table::MAINNET.len() as u64 + 1) * RETARGET_INTERVAL - 1
 }
 
+/// The last retarget period whose `bits` the table fixes.
+pub fn last_table_period() -> u64 {
+    table::MAINNET.len() as u64
+}
+
+/// Whether [`check_header`] alone fully checks a header at `height`: always
+/// on regtest (no difficulty rule), on mainnet only within the table. Past
+/// it, the difficulty needs the period boundaries (see `crate::verify`).
+pub fn difficulty_is_tabled(network: Network, height: u64) -> bool {
+    network == Network::Regtest || height / RETARGET_INTERVAL <= last_table_period()
+}
+
 /// The `bits` of every block in `period`, if the table covers it.
-fn period_bits(period: u64) -> Option<u32> {
+pub fn period_bits(period: u64) -> Option<u32> {
     match period {
         0 => Some(MAINNET_LIMIT_BITS),
         _ => table::MAINNET.get(usize::try_from(period - 1).ok()?).map(|checkpoint| checkpoint.next_bits),
@@ -98,6 +113,7 @@ const MAINNET_LIMIT_BITS: u32 = 0x1d00_ffff;
 
 /// Why a header from a source was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum HeaderError {
     #[error("block {height}: the source named block {asked} but served a header that hashes to {got}")]
     HashMismatch { height: u64, asked: BlockHash, got: BlockHash },
@@ -109,10 +125,6 @@ pub enum HeaderError {
         "block {height}: bits 0x{bits:08x} are not the real mainnet difficulty for this height (0x{expected:08x}): forged header"
     )]
     WrongDifficulty { height: u64, bits: u32, expected: u32 },
-    #[error(
-        "block {height}: bits 0x{bits:08x} are easier than the mainnet difficulty can have fallen to by this height (floor 0x{floor:08x}): forged header"
-    )]
-    BelowDifficultyFloor { height: u64, bits: u32, floor: u32 },
     #[error("block {height}: hash {got} is not the checkpointed hash {expected}")]
     CheckpointMismatch { height: u64, got: BlockHash, expected: String },
 }
@@ -138,7 +150,7 @@ pub fn check_header(
         return Err(HeaderError::InsufficientWork { height, hash, bits });
     }
     if network == Network::Mainnet {
-        check_mainnet_difficulty(height, bits, target, &hash)?;
+        check_mainnet_difficulty(height, bits, &hash)?;
     }
     Ok(())
 }
@@ -155,19 +167,11 @@ fn valid_target(bits: u32, network: Network) -> Option<Target> {
     (target != Target::ZERO && target <= network.pow_limit()).then_some(target)
 }
 
-fn check_mainnet_difficulty(
-    height: u64,
-    bits: u32,
-    target: Target,
-    hash: &BlockHash,
-) -> Result<(), HeaderError> {
+fn check_mainnet_difficulty(height: u64, bits: u32, hash: &BlockHash) -> Result<(), HeaderError> {
     let period = height / RETARGET_INTERVAL;
     let Some(expected) = period_bits(period) else {
-        let floor = easiest_target_after_table(period);
-        if target > floor {
-            let floor = floor.to_compact_lossy().to_consensus();
-            return Err(HeaderError::BelowDifficultyFloor { height, bits, floor });
-        }
+        // Past the table: the caller establishes the period's bits from
+        // its boundary headers.
         return Ok(());
     };
     if bits != expected {
@@ -184,20 +188,22 @@ fn check_mainnet_difficulty(
     Ok(())
 }
 
-/// The easiest target a period past the table can have: the last known
-/// period's target, times 4 for every period since, capped at the limit.
-fn easiest_target_after_table(period: u64) -> Target {
-    let limit = Network::Mainnet.pow_limit();
-    let last_known_period = table::MAINNET.len() as u64;
-    let Some(last_bits) = period_bits(last_known_period) else { return limit };
-    let mut target = Target::from_compact(CompactTarget::from_consensus(last_bits));
-    for _ in 0..period.saturating_sub(last_known_period) {
-        target = target.max_transition_threshold_unchecked();
-        if target >= limit {
-            return limit;
-        }
-    }
-    target
+/// The `bits` of the period after one whose last block has `last_bits`,
+/// whose first block has time `first_time` and whose last block has time
+/// `last_time`: Bitcoin Core's `CalculateNextWorkRequired` on mainnet (the
+/// timespan over 2015 intervals, clamped to a quarter and four times two
+/// weeks, the old target scaled in 256-bit arithmetic, capped at the
+/// proof-of-work limit, compact encoding truncated as `GetCompact` does),
+/// through rust-bitcoin's implementation of it.
+pub fn next_period_bits(last_bits: u32, first_time: u32, last_time: u32) -> u32 {
+    // Core subtracts in 64 bits; a negative timespan is clamped up like any short one.
+    let timespan = u64::try_from(i64::from(last_time) - i64::from(first_time)).unwrap_or(0);
+    CompactTarget::from_next_work_required(
+        CompactTarget::from_consensus(last_bits),
+        timespan,
+        bitcoin::consensus::Params::MAINNET,
+    )
+    .to_consensus()
 }
 
 #[cfg(test)]
@@ -214,11 +220,46 @@ mod tests {
         }
     }
 
+    /// Every transition of the table is reachable by the retarget rule: some
+    /// timespan within the clamp turns each period's bits into the next
+    /// period's exactly. The rule is monotonic in the timespan, so a binary
+    /// search finds it; a wrong scaling or compact encoding would miss.
     #[test]
-    fn floor_relaxes_by_four_per_period_then_caps() {
-        let last = Target::from_compact(CompactTarget::from_consensus(table::MAINNET[370].next_bits));
-        assert_eq!(easiest_target_after_table(372), last.max_transition_threshold_unchecked());
-        assert_eq!(easiest_target_after_table(10_000), Network::Mainnet.pow_limit());
+    fn the_retarget_rule_reproduces_every_table_transition() {
+        const TWO_WEEKS: u32 = 1_209_600;
+        let (shortest, longest) = (TWO_WEEKS / 4, TWO_WEEKS * 4);
+        let target = |bits: u32| Target::from_compact(CompactTarget::from_consensus(bits));
+        for period in 1..last_table_period() {
+            let (bits, next) = (period_bits(period).unwrap(), period_bits(period + 1).unwrap());
+            let (mut low, mut high) = (shortest, longest);
+            while low < high {
+                let middle = low + (high - low) / 2;
+                if target(next_period_bits(bits, 0, middle)) < target(next) {
+                    low = middle + 1;
+                } else {
+                    high = middle;
+                }
+            }
+            assert_eq!(next_period_bits(bits, 0, low), next, "period {period} -> {}", period + 1);
+        }
+    }
+
+    #[test]
+    fn the_retarget_clamps_to_four_times_and_to_the_limit() {
+        let bits = period_bits(last_table_period()).unwrap();
+        let target = |bits: u32| Target::from_compact(CompactTarget::from_consensus(bits));
+        // A period mined in no time: 4x harder, never more.
+        let harder = next_period_bits(bits, 1_000, 1_000);
+        assert_eq!(harder, next_period_bits(bits, 1_000, 1_000 + 302_400));
+        assert!(target(harder) < target(bits));
+        // A period of a year: 4x easier, never more.
+        let easier = next_period_bits(bits, 0, 31_536_000);
+        assert_eq!(easier, next_period_bits(bits, 0, 4_838_400));
+        assert_eq!(next_period_bits(0x1d00ffff, 0, 4_838_400), 0x1d00ffff, "capped at the limit");
+        // Exactly two weeks: unchanged.
+        assert_eq!(next_period_bits(bits, 0, 1_209_600), bits);
+        // Time going backwards is a short period, not a panic.
+        assert_eq!(next_period_bits(bits, 2_000, 1_000), harder);
     }
 
     #[test]

@@ -61,6 +61,10 @@ pub trait HeaderSource: Send + Sync {
     fn describe(&self) -> String;
     /// The block at `height` as this source sees it.
     fn header_at(&self, height: u64) -> Result<SourcedHeader, SourceError>;
+    /// Told when `header` at `height` passed every check, difficulty
+    /// included: a caching source stores it then, and only then, so one
+    /// lying answer cannot poison its cache. Does nothing by default.
+    fn confirmed(&self, _height: u64, _header: &Header) {}
 }
 
 impl<S: HeaderSource + ?Sized> HeaderSource for Box<S> {
@@ -71,6 +75,10 @@ impl<S: HeaderSource + ?Sized> HeaderSource for Box<S> {
     fn header_at(&self, height: u64) -> Result<SourcedHeader, SourceError> {
         (**self).header_at(height)
     }
+
+    fn confirmed(&self, height: u64, header: &Header) {
+        (**self).confirmed(height, header)
+    }
 }
 
 impl<S: HeaderSource + ?Sized> HeaderSource for &S {
@@ -80,6 +88,10 @@ impl<S: HeaderSource + ?Sized> HeaderSource for &S {
 
     fn header_at(&self, height: u64) -> Result<SourcedHeader, SourceError> {
         (**self).header_at(height)
+    }
+
+    fn confirmed(&self, height: u64, header: &Header) {
+        (**self).confirmed(height, header)
     }
 }
 

@@ -2,7 +2,10 @@
 //! and check each against a header that passed every check.
 
 use crate::attestation::Attestation;
-use crate::checkpoints::{HeaderError, Network, check_header};
+use crate::checkpoints::{
+    HeaderError, Network, RETARGET_INTERVAL, check_header, difficulty_is_tabled, last_table_period,
+    next_period_bits, period_bits,
+};
 use crate::detached::DetachedTimestamp;
 use crate::headers::{HeaderSource, SourceError};
 use crate::hex::encode_reversed;
@@ -36,6 +39,12 @@ pub enum AttestationError {
     Header(#[from] HeaderError),
     #[error("no header: {0}")]
     Source(#[from] SourceError),
+    /// A header of a period boundary, needed to compute the real difficulty
+    /// past the checkpoint table, was refused.
+    #[error(
+        "block {height}: its difficulty cannot be established: boundary block {boundary} refused: {reason}"
+    )]
+    Boundary { height: u64, boundary: u64, reason: HeaderError },
 }
 
 /// The outcome of a successful verification.
@@ -120,6 +129,13 @@ pub fn verify_attestation(
     }
     let sourced = source.header_at(height)?;
     check_header(network, height, &sourced.claimed_hash, &sourced.header)?;
+    if !difficulty_is_tabled(network, height) {
+        let expected = mainnet_bits_past_table(source, height)?;
+        let bits = sourced.header.bits.to_consensus();
+        if bits != expected {
+            return Err(HeaderError::WrongDifficulty { height, bits, expected }.into());
+        }
+    }
     let merkle_root = sourced.header.merkle_root.to_byte_array();
     if merkle_root[..] != *commitment {
         return Err(AttestationError::MerkleRootMismatch {
@@ -128,5 +144,42 @@ pub fn verify_attestation(
             found: encode_reversed(commitment),
         });
     }
+    source.confirmed(height, &sourced.header);
     Ok(VerifiedBlock { height, block_hash: sourced.claimed_hash, time: sourced.header.time })
+}
+
+/// The real `bits` of the mainnet block at `height`, past the checkpoint
+/// table: from the table's last period, each period's first and last
+/// headers give the next period's bits ([`next_period_bits`]). Every
+/// boundary header must pass [`check_header`] and carry the bits computed
+/// for its period, so a source cannot bend the difficulty without mining at
+/// it. Boundary headers that pass are confirmed to the source (for caching).
+fn mainnet_bits_past_table(source: &dyn HeaderSource, height: u64) -> Result<u32, AttestationError> {
+    let target_period = height / RETARGET_INTERVAL;
+    let first_period = last_table_period();
+    let mut bits = period_bits(first_period).expect("the table covers its own last period");
+    for period in first_period..target_period {
+        let first = boundary_header(source, height, period * RETARGET_INTERVAL, bits)?;
+        let last = boundary_header(source, height, period * RETARGET_INTERVAL + RETARGET_INTERVAL - 1, bits)?;
+        bits = next_period_bits(bits, first.time, last.time);
+    }
+    Ok(bits)
+}
+
+/// The header at `boundary`, checked, with `bits` as its period's bits.
+fn boundary_header(
+    source: &dyn HeaderSource,
+    height: u64,
+    boundary: u64,
+    bits: u32,
+) -> Result<bitcoin::block::Header, AttestationError> {
+    let sourced = source.header_at(boundary)?;
+    let refused = |reason| AttestationError::Boundary { height, boundary, reason };
+    check_header(Network::Mainnet, boundary, &sourced.claimed_hash, &sourced.header).map_err(refused)?;
+    let found = sourced.header.bits.to_consensus();
+    if found != bits {
+        return Err(refused(HeaderError::WrongDifficulty { height: boundary, bits: found, expected: bits }));
+    }
+    source.confirmed(boundary, &sourced.header);
+    Ok(sourced.header)
 }

@@ -343,7 +343,7 @@ pub struct EsploraServer {
 impl EsploraServer {
     /// Serves the headers of a (growing) regtest chain.
     pub fn from_chain(chain: SharedChain) -> EsploraServer {
-        EsploraServer::start(move |height| {
+        EsploraServer::start_with(move |height| {
             let chain = lock(&chain);
             chain.header(height).map(|header| (header.block_hash(), *header))
         })
@@ -352,12 +352,16 @@ impl EsploraServer {
     /// Serves fixed answers: for each height, the hash it claims and the
     /// header it serves under that hash (which may be a lie).
     pub fn from_headers(headers: Vec<(u64, BlockHash, Header)>) -> EsploraServer {
-        EsploraServer::start(move |height| {
+        EsploraServer::start_with(move |height| {
             headers.iter().find(|(h, _, _)| *h == height).map(|(_, hash, header)| (*hash, *header))
         })
     }
 
-    fn start(lookup: impl Fn(u64) -> Option<(BlockHash, Header)> + Send + Sync + 'static) -> EsploraServer {
+    /// Serves whatever `lookup` answers for a height: the hash it claims and
+    /// the header served under that hash (`None`: 404).
+    pub fn start_with(
+        lookup: impl Fn(u64) -> Option<(BlockHash, Header)> + Send + Sync + 'static,
+    ) -> EsploraServer {
         let by_hash: Arc<Mutex<HashMap<String, Header>>> = Arc::default();
         let server = LoopbackServer::start(move |method, path, _| {
             if method != "GET" {
