@@ -125,6 +125,7 @@ mod nip03;
 mod proof_check;
 mod proof_event;
 mod report;
+mod steps;
 mod verify;
 
 pub use attestation::{Attestation, AttestationError, AttestationParseError};
@@ -136,6 +137,7 @@ pub use proof_event::{ContentRef, ProofEvent, ProofEventError};
 pub use report::{
     BitcoinAnchor, ContentCheck, REPORT_FORMAT, Reason, Report, Scheme, Status, Step, Verdict, Warning,
 };
+pub use steps::{AlgorithmStep, Nip03Step, ProofEventStep};
 pub use verify::{verify_event, verify_event_json};
 
 /// Re-exported so that callers use the same `nostr` types.

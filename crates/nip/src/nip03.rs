@@ -8,33 +8,32 @@
 
 use crate::proof_check;
 use crate::report::{Reason, Report, Scheme, Verdict, error_chain};
+use crate::steps::Nip03Step;
 use nostr::prelude::{Event, Tag};
 use priorart_ots::{HeaderSource, Network};
-
-const STEP1: &str = "kind is 1040";
-const STEP2: &str = "one e tag names the stamped event id";
-const STEP3: &str = ".content is base64 of a parseable OpenTimestamps proof";
-const STEP4: &str = "proof is for exactly that event id and verifies to a Bitcoin block";
 
 /// Verifies a kind 1040 event.
 pub fn verify(event: &Event, headers: &dyn HeaderSource, network: Network) -> Report {
     let mut report = Report::describing(Scheme::Nip03, event);
-    report.pass(1, STEP1, "kind 1040 (NIP-03)");
+    report.pass(Nip03Step::Kind, "kind 1040 (NIP-03)");
     let digest = stamped_event_id(&mut report, event);
     let proof = match proof_check::decode(&event.content) {
         Ok(proof) => {
-            report.pass(3, STEP3, format!("{} bytes of proof", event.content.len()));
+            report.pass(Nip03Step::ProofDecodes, format!("{} bytes of proof", event.content.len()));
             Some(proof)
         }
         Err(failure) => {
-            report.fail(3, STEP3, failure.reason(), error_chain(&failure));
+            report.fail(Nip03Step::ProofDecodes, failure.reason(), error_chain(&failure));
             None
         }
     };
     match (proof, digest) {
         (Some(proof), Some(digest)) => match proof_check::verify(&proof, &digest, headers, network) {
             Ok(anchor) => {
-                report.pass(4, STEP4, format!("Bitcoin block {} (time {})", anchor.height, anchor.time));
+                report.pass(
+                    Nip03Step::ProofVerifies,
+                    format!("Bitcoin block {} (time {})", anchor.height, anchor.time),
+                );
                 report.bitcoin = Some(anchor);
                 report.warn(
                     Reason::ForgeableByPrestamping,
@@ -42,11 +41,18 @@ pub fn verify(event: &Event, headers: &dyn HeaderSource, network: Network) -> Re
                      and publish the event once the key leaks. This is not a NIP-FF-3 authorship proof.",
                 );
             }
-            Err(failure) => report.fail(4, STEP4, failure.reason(), error_chain(&failure)),
+            Err(failure) => report.fail(Nip03Step::ProofVerifies, failure.reason(), error_chain(&failure)),
         },
-        _ => report.skip(4, STEP4, "skipped: needs the event id (step 2) and a parseable proof (step 3)"),
+        _ => report.skip(
+            Nip03Step::ProofVerifies,
+            "skipped: needs the event id (step 2) and a parseable proof (step 3)",
+        ),
     }
-    report.verdict = report.verdict_from_steps(&[2, 3], 4, Verdict::ValidButForgeable);
+    report.verdict = report.verdict_from_steps(
+        &[Nip03Step::EventReference, Nip03Step::ProofDecodes],
+        Nip03Step::ProofVerifies,
+        Verdict::ValidButForgeable,
+    );
     report
 }
 
@@ -62,7 +68,7 @@ fn stamped_event_id(report: &mut Report, event: &Event) -> Option<[u8; 32]> {
     }) {
         Some(id) => {
             report.commitment = Some(id.to_hex());
-            report.pass(2, STEP2, format!("event {id}"));
+            report.pass(Nip03Step::EventReference, format!("event {id}"));
             Some(id.to_bytes())
         }
         None => fail(report, Reason::EventReferenceMalformed, "the e tag is not a 64-hex event id"),
@@ -70,6 +76,6 @@ fn stamped_event_id(report: &mut Report, event: &Event) -> Option<[u8; 32]> {
 }
 
 fn fail(report: &mut Report, reason: Reason, detail: &str) -> Option<[u8; 32]> {
-    report.fail(2, STEP2, reason, detail);
+    report.fail(Nip03Step::EventReference, reason, detail);
     None
 }

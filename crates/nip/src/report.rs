@@ -2,6 +2,7 @@
 //! its verdict and, when it fails, a named reason. Serialized as stable JSON
 //! (see the crate documentation for the format).
 
+use crate::steps::AlgorithmStep;
 use serde::Serialize;
 
 /// The report format identifier, first member of the JSON.
@@ -245,33 +246,36 @@ impl Report {
     /// `valid` when every `required` step and the proof step passed;
     /// [`Verdict::Unverified`] when they passed but the proof step could not
     /// get its headers; [`Verdict::Invalid`] otherwise.
-    pub(crate) fn verdict_from_steps(&self, required: &[u8], proof_step: u8, valid: Verdict) -> Verdict {
-        if !required.iter().all(|&step| self.passed(step)) {
+    pub(crate) fn verdict_from_steps<S: AlgorithmStep>(
+        &self,
+        required: &[S],
+        proof_step: S,
+        valid: Verdict,
+    ) -> Verdict {
+        if !required.iter().all(|step| self.passed(step.number())) {
             return Verdict::Invalid;
         }
-        match self.step(proof_step) {
+        match self.step(proof_step.number()) {
             Some(step) if step.status == Status::Pass => valid,
             Some(step) if step.reason == Some(Reason::ProofHeadersUnavailable) => Verdict::Unverified,
             _ => Verdict::Invalid,
         }
     }
 
-    pub(crate) fn pass(&mut self, step: u8, check: &'static str, detail: impl Into<String>) {
-        self.steps.push(Step { step, check, status: Status::Pass, reason: None, detail: detail.into() });
+    pub(crate) fn pass(&mut self, step: impl AlgorithmStep, detail: impl Into<String>) {
+        self.push(step, Status::Pass, None, detail.into());
     }
 
-    pub(crate) fn fail(&mut self, step: u8, check: &'static str, reason: Reason, detail: impl Into<String>) {
-        self.steps.push(Step {
-            step,
-            check,
-            status: Status::Fail,
-            reason: Some(reason),
-            detail: detail.into(),
-        });
+    pub(crate) fn fail(&mut self, step: impl AlgorithmStep, reason: Reason, detail: impl Into<String>) {
+        self.push(step, Status::Fail, Some(reason), detail.into());
     }
 
-    pub(crate) fn skip(&mut self, step: u8, check: &'static str, detail: impl Into<String>) {
-        self.steps.push(Step { step, check, status: Status::Skip, reason: None, detail: detail.into() });
+    pub(crate) fn skip(&mut self, step: impl AlgorithmStep, detail: impl Into<String>) {
+        self.push(step, Status::Skip, None, detail.into());
+    }
+
+    fn push(&mut self, step: impl AlgorithmStep, status: Status, reason: Option<Reason>, detail: String) {
+        self.steps.push(Step { step: step.number(), check: step.check(), status, reason, detail });
     }
 
     pub(crate) fn warn(&mut self, reason: Reason, detail: impl Into<String>) {

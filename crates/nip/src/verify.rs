@@ -8,19 +8,10 @@ use crate::event_json::{self, EventJsonError};
 use crate::limits::{MAX_DESCRIPTION_BYTES, MAX_EVENT_JSON_BYTES};
 use crate::proof_check;
 use crate::report::{Reason, Report, Scheme, Verdict, error_chain};
+use crate::steps::{AlgorithmStep, ProofEventStep};
 use crate::{NIP03_KIND, PROOF_KIND};
 use nostr::prelude::{Event, Tag};
 use priorart_ots::{HeaderSource, Network};
-
-const STEP1: &str = "kind is 1041";
-const STEP2: &str = "description parses to an event";
-const STEP3: &str = "embedded event is a valid, correctly signed kind 1042 of the required shape";
-const STEP4: &str = "author from the a or p tag equals the attestation's pubkey";
-const STEP5: &str = "X tags agree and carry minhash-equality-v1";
-const STEP6: &str = "commitment = SHA256(attestation signature bytes)";
-const STEP7: &str = ".content is base64 of a parseable OpenTimestamps proof";
-const STEP8: &str = "proof is for exactly the commitment and verifies to a Bitcoin block";
-const CHECKS: [&str; 8] = [STEP1, STEP2, STEP3, STEP4, STEP5, STEP6, STEP7, STEP8];
 
 /// Verifies one event given as JSON: a NIP-FF-3 kind 1041, or a NIP-03
 /// kind 1040 (reported as forgeable). `headers` answers which Bitcoin block
@@ -63,12 +54,11 @@ fn verify_by_kind(event: &Event, headers: &dyn HeaderSource, network: Network) -
         other => {
             let mut report = Report::describing(Scheme::NipFf3, event);
             report.fail(
-                1,
-                STEP1,
+                ProofEventStep::Kind,
                 Reason::WrongKind,
                 format!("kind {other}: neither 1041 (NIP-FF-3) nor 1040 (NIP-03)"),
             );
-            skip_from(&mut report, 2, "the event is not a proof event");
+            skip_from(&mut report, ProofEventStep::Description, "the event is not a proof event");
             report
         }
     }
@@ -81,14 +71,14 @@ fn unreadable_event(err: &EventJsonError) -> Report {
         _ => Reason::EventMalformed,
     };
     let mut report = Report::new(None);
-    report.fail(1, STEP1, reason, format!("the input: {err}"));
-    skip_from(&mut report, 2, "the input is not a nostr event");
+    report.fail(ProofEventStep::Kind, reason, format!("the input: {err}"));
+    skip_from(&mut report, ProofEventStep::Description, "the input is not a nostr event");
     report
 }
 
-fn skip_from(report: &mut Report, first: u8, why: &str) {
-    for step in first..=8 {
-        report.skip(step, CHECKS[usize::from(step - 1)], format!("skipped: {why}"));
+fn skip_from(report: &mut Report, first: ProofEventStep, why: &str) {
+    for step in ProofEventStep::ALL.into_iter().filter(|step| step.number() >= first.number()) {
+        report.skip(step, format!("skipped: {why}"));
     }
 }
 
@@ -96,39 +86,40 @@ fn verify_proof_event(event: &Event, headers: &dyn HeaderSource, network: Networ
     let mut report = Report::describing(Scheme::NipFf3, event);
     if !has_tag(event, "description") && !has_tag(event, "X") {
         report.verdict = Verdict::NotNipFf3;
-        report.pass(1, STEP1, "kind 1041");
+        report.pass(ProofEventStep::Kind, "kind 1041");
         let why = "kind 1041 without description and X tags is another scheme's event, not a NIP-FF-3 proof";
         report.warn(Reason::NotNipFf3, why);
-        skip_from(&mut report, 2, why);
+        skip_from(&mut report, ProofEventStep::Description, why);
         return report;
     }
-    report.pass(1, STEP1, "kind 1041");
+    report.pass(ProofEventStep::Kind, "kind 1041");
 
     let embedded = step2_description(&mut report, event);
     let attestation = match &embedded {
         Some(embedded) => step3_attestation(&mut report, embedded),
-        None => skip(&mut report, 3, STEP3, "skipped: needs the embedded event (step 2)"),
+        None => skip(&mut report, ProofEventStep::Attestation, "skipped: needs the embedded event (step 2)"),
     };
     match &embedded {
         Some(embedded) => step4_author(&mut report, event, embedded),
-        None => report.skip(4, STEP4, "skipped: needs the embedded event (step 2)"),
+        None => report.skip(ProofEventStep::Author, "skipped: needs the embedded event (step 2)"),
     }
     match &attestation {
         Some(attestation) => step5_fingerprint(&mut report, event, attestation),
-        None => report.skip(5, STEP5, "skipped: needs a valid attestation (step 3)"),
+        None => report.skip(ProofEventStep::Fingerprint, "skipped: needs a valid attestation (step 3)"),
     }
     let commitment = embedded.as_ref().map(|embedded| {
         let commitment = Commitment::of_signature(&embedded.sig);
         report.commitment = Some(commitment.to_string());
-        report.pass(6, STEP6, commitment.to_string());
+        report.pass(ProofEventStep::Commitment, commitment.to_string());
         commitment
     });
     if commitment.is_none() {
-        report.skip(6, STEP6, "skipped: needs the embedded event (step 2)");
+        report.skip(ProofEventStep::Commitment, "skipped: needs the embedded event (step 2)");
     }
     steps7_8_proof(&mut report, &event.content, commitment.map(|c| c.0), headers, network);
 
-    report.verdict = report.verdict_from_steps(&[3, 4, 5], 8, Verdict::Valid);
+    report.verdict =
+        report.verdict_from_steps(&ProofEventStep::REQUIRED, ProofEventStep::ProofVerifies, Verdict::Valid);
     report
 }
 
@@ -142,23 +133,39 @@ fn tags_named<'a>(event: &'a Event, name: &'a str) -> Vec<&'a [String]> {
 
 fn step2_description(report: &mut Report, event: &Event) -> Option<Event> {
     let json = match tags_named(event, "description").as_slice() {
-        [] => return fail(report, 2, STEP2, Reason::DescriptionMissing, "no description tag"),
+        [] => {
+            return fail(
+                report,
+                ProofEventStep::Description,
+                Reason::DescriptionMissing,
+                "no description tag",
+            );
+        }
         [[_, json]] => json.clone(),
         [_] => {
             return fail(
                 report,
-                2,
-                STEP2,
+                ProofEventStep::Description,
                 Reason::DescriptionNotJson,
                 "the description tag has no single value",
             );
         }
-        _ => return fail(report, 2, STEP2, Reason::DescriptionRepeated, "more than one description tag"),
+        _ => {
+            return fail(
+                report,
+                ProofEventStep::Description,
+                Reason::DescriptionRepeated,
+                "more than one description tag",
+            );
+        }
     };
     match event_json::parse_event(&json, MAX_DESCRIPTION_BYTES) {
         Ok(embedded) => {
             report.author = Some(embedded.pubkey.to_hex());
-            report.pass(2, STEP2, format!("embedded event {} by {}", embedded.id, embedded.pubkey));
+            report.pass(
+                ProofEventStep::Description,
+                format!("embedded event {} by {}", embedded.id, embedded.pubkey),
+            );
             Some(embedded)
         }
         Err(err) => {
@@ -167,24 +174,23 @@ fn step2_description(report: &mut Report, event: &Event) -> Option<Event> {
                 EventJsonError::NotJson(_) => Reason::DescriptionNotJson,
                 _ => Reason::DescriptionNotEvent,
             };
-            fail(report, 2, STEP2, reason, format!("the description is {err}"))
+            fail(report, ProofEventStep::Description, reason, format!("the description is {err}"))
         }
     }
 }
 
-fn skip<T>(report: &mut Report, step: u8, check: &'static str, detail: &str) -> Option<T> {
-    report.skip(step, check, detail);
+fn skip<T>(report: &mut Report, step: ProofEventStep, detail: &str) -> Option<T> {
+    report.skip(step, detail);
     None
 }
 
 fn fail<T>(
     report: &mut Report,
-    step: u8,
-    check: &'static str,
+    step: ProofEventStep,
     reason: Reason,
     detail: impl Into<String>,
 ) -> Option<T> {
-    report.fail(step, check, reason, detail);
+    report.fail(step, reason, detail);
     None
 }
 
@@ -192,7 +198,7 @@ fn step3_attestation(report: &mut Report, embedded: &Event) -> Option<Attestatio
     match Attestation::from_event(embedded.clone()) {
         Ok(attestation) => {
             report.fingerprint = Some(attestation.fingerprint().to_string());
-            report.pass(3, STEP3, format!("kind 1042 signed by {}", embedded.pubkey));
+            report.pass(ProofEventStep::Attestation, format!("kind 1042 signed by {}", embedded.pubkey));
             Some(attestation)
         }
         Err(err) => {
@@ -208,7 +214,7 @@ fn step3_attestation(report: &mut Report, embedded: &Event) -> Option<Attestatio
                 AttestationError::KMalformed => Reason::AttestationKMalformed,
                 AttestationError::UnexpectedTag(_) => Reason::AttestationUnexpectedTag,
             };
-            fail(report, 3, STEP3, reason, format!("the embedded event: {err}"))
+            fail(report, ProofEventStep::Attestation, reason, format!("the embedded event: {err}"))
         }
     }
 }
@@ -218,15 +224,19 @@ fn step3_attestation(report: &mut Report, embedded: &Event) -> Option<Attestatio
 fn step4_author(report: &mut Report, event: &Event, embedded: &Event) {
     let (a, e, p) = (tags_named(event, "a"), tags_named(event, "e"), tags_named(event, "p"));
     if a.is_empty() && e.is_empty() {
-        report.fail(4, STEP4, Reason::ContentReferenceMissing, "neither an a nor an e tag");
+        report.fail(ProofEventStep::Author, Reason::ContentReferenceMissing, "neither an a nor an e tag");
         return;
     }
     if a.len() > 1 || e.len() > 1 || p.len() > 1 {
-        report.fail(4, STEP4, Reason::ContentReferenceAmbiguous, "more than one a, e or p tag");
+        report.fail(ProofEventStep::Author, Reason::ContentReferenceAmbiguous, "more than one a, e or p tag");
         return;
     }
     if a.is_empty() && p.is_empty() {
-        report.fail(4, STEP4, Reason::AuthorMissing, "an e tag without the p tag naming the author");
+        report.fail(
+            ProofEventStep::Author,
+            Reason::AuthorMissing,
+            "an e tag without the p tag naming the author",
+        );
         return;
     }
     let mut authors = Vec::new();
@@ -234,7 +244,11 @@ fn step4_author(report: &mut Report, event: &Event, embedded: &Event) {
         match a.get(1).and_then(|coordinate| crate::proof_event::split_coordinate(coordinate)) {
             Some((_, author, _)) => authors.push(author),
             None => {
-                report.fail(4, STEP4, Reason::AuthorMalformed, "the a tag is not KIND:PUBKEY:D");
+                report.fail(
+                    ProofEventStep::Author,
+                    Reason::AuthorMalformed,
+                    "the a tag is not KIND:PUBKEY:D",
+                );
                 return;
             }
         }
@@ -243,7 +257,11 @@ fn step4_author(report: &mut Report, event: &Event, embedded: &Event) {
         match p.get(1).filter(|author| crate::hex::is_lower_hex(author, 64)) {
             Some(author) => authors.push(author),
             None => {
-                report.fail(4, STEP4, Reason::AuthorMalformed, "the p tag is not a 64-hex pubkey");
+                report.fail(
+                    ProofEventStep::Author,
+                    Reason::AuthorMalformed,
+                    "the p tag is not a 64-hex pubkey",
+                );
                 return;
             }
         }
@@ -251,12 +269,11 @@ fn step4_author(report: &mut Report, event: &Event, embedded: &Event) {
     let attesting = embedded.pubkey.to_hex();
     match authors.iter().find(|author| **author != attesting) {
         Some(other) => report.fail(
-            4,
-            STEP4,
+            ProofEventStep::Author,
             Reason::AuthorMismatch,
             format!("the content author is {other} but the attestation is by {attesting}"),
         ),
-        None => report.pass(4, STEP4, format!("author {attesting}")),
+        None => report.pass(ProofEventStep::Author, format!("author {attesting}")),
     }
 }
 
@@ -264,30 +281,33 @@ fn step4_author(report: &mut Report, event: &Event, embedded: &Event) {
 /// but only warned about.
 fn step5_fingerprint(report: &mut Report, event: &Event, attestation: &Attestation) {
     let x = match tags_named(event, "X").as_slice() {
-        [] => return report.fail(5, STEP5, Reason::XMissing, "the 1041 has no X tag"),
+        [] => return report.fail(ProofEventStep::Fingerprint, Reason::XMissing, "the 1041 has no X tag"),
         [x] => *x,
-        _ => return report.fail(5, STEP5, Reason::XRepeated, "the 1041 has more than one X tag"),
+        _ => {
+            return report.fail(
+                ProofEventStep::Fingerprint,
+                Reason::XRepeated,
+                "the 1041 has more than one X tag",
+            );
+        }
     };
     match attestation::x_tag_fingerprint(x) {
         Err(XTagError::Malformed) => report.fail(
-            5,
-            STEP5,
+            ProofEventStep::Fingerprint,
             Reason::XMalformed,
             "the 1041's X tag is not [\"X\", <64 lowercase hex>, <algorithm>]",
         ),
         Err(XTagError::WrongAlgorithm(found)) => report.fail(
-            5,
-            STEP5,
+            ProofEventStep::Fingerprint,
             Reason::XWrongAlgorithm,
             format!("the 1041's X tag names {found:?}, not \"minhash-equality-v1\""),
         ),
         Ok(fingerprint) if fingerprint != attestation.fingerprint() => report.fail(
-            5,
-            STEP5,
+            ProofEventStep::Fingerprint,
             Reason::XMismatch,
             format!("the 1041 says X = {fingerprint} but the attestation says {}", attestation.fingerprint()),
         ),
-        Ok(fingerprint) => report.pass(5, STEP5, format!("X = {fingerprint}")),
+        Ok(fingerprint) => report.pass(ProofEventStep::Fingerprint, format!("X = {fingerprint}")),
     }
     let k: Vec<Option<u16>> = tags_named(event, "k").into_iter().map(attestation::k_tag_kind).collect();
     match (k.as_slice(), attestation.content_kind()) {
@@ -312,24 +332,27 @@ fn steps7_8_proof(
 ) {
     let proof = match proof_check::decode(content) {
         Ok(proof) => {
-            report.pass(7, STEP7, format!("{} bytes of proof", content.len()));
+            report.pass(ProofEventStep::ProofDecodes, format!("{} bytes of proof", content.len()));
             proof
         }
         Err(failure) => {
-            report.fail(7, STEP7, failure.reason(), error_chain(&failure));
-            report.skip(8, STEP8, "skipped: needs a parseable proof (step 7)");
+            report.fail(ProofEventStep::ProofDecodes, failure.reason(), error_chain(&failure));
+            report.skip(ProofEventStep::ProofVerifies, "skipped: needs a parseable proof (step 7)");
             return;
         }
     };
     let Some(digest) = digest else {
-        report.skip(8, STEP8, "skipped: needs the commitment (step 6)");
+        report.skip(ProofEventStep::ProofVerifies, "skipped: needs the commitment (step 6)");
         return;
     };
     match proof_check::verify(&proof, &digest, headers, network) {
         Ok(anchor) => {
-            report.pass(8, STEP8, format!("Bitcoin block {} (time {})", anchor.height, anchor.time));
+            report.pass(
+                ProofEventStep::ProofVerifies,
+                format!("Bitcoin block {} (time {})", anchor.height, anchor.time),
+            );
             report.bitcoin = Some(anchor);
         }
-        Err(failure) => report.fail(8, STEP8, failure.reason(), error_chain(&failure)),
+        Err(failure) => report.fail(ProofEventStep::ProofVerifies, failure.reason(), error_chain(&failure)),
     }
 }
