@@ -67,6 +67,9 @@ mod simhash_tokens;
 mod unicode;
 
 pub use explain::{Bucket, Explanation};
+// lookup3 is simhash-doc's token hash; exported for the tests that compare
+// it with Bob Jenkins' C code, not as an API of this crate.
+#[doc(hidden)]
 pub use jenkins::{Lookup3, hashlittle2};
 pub use json_string::decode_json_string;
 pub use scheme::{Scheme, UnknownScheme};
@@ -317,7 +320,8 @@ pub fn explain(text: &str, scheme: Scheme) -> Option<Explanation> {
 /// reads: the whole text normalized first, then scanned character by
 /// character, without the fast path's shortcuts. Several times slower than
 /// [`simhash_doc`] and always equal to it; a yardstick for tests, fuzzing
-/// and ports.
+/// and ports (hidden from the docs: not an API to compute with).
+#[doc(hidden)]
 pub fn simhash_doc_by_definition(text: &str) -> SimhashDoc {
     simhash_doc::by_definition(text)
 }
