@@ -111,6 +111,11 @@ const CLOSERS: &[char] = &[')', ']', '}', '>', '"', '\'', '”', '’', '»', '.
 
 /// Is `word` (one whitespace-delimited token) a URL, DOI, e-mail address or other
 /// identifier, whose tokens the lsh-interop spec says not to hash?
+///
+/// The first of two layers: simhash-doc drops identifier chunks again by its
+/// own definition (`priorart-fingerprint`'s `simhash_tokens.rs`), for text that
+/// did not come through extraction. This one drops a superset; the shared cases
+/// are in `crates/cli/tests/identifier_layers.rs`.
 pub(crate) fn is_identifier(word: &str) -> bool {
     let core = word.trim_start_matches(OPENERS).trim_end_matches(CLOSERS);
     if core.is_empty() {

@@ -14,9 +14,6 @@ use std::collections::HashMap;
 use std::io::{Cursor, Read};
 use zip::ZipArchive;
 
-/// Below this size a member may be compressed at any ratio (small repetitive files are normal).
-const RATIO_FREE_BYTES: u64 = 1 << 20;
-
 pub(crate) fn extract(bytes: &[u8], limits: &Limits, budget: &Budget) -> Result<String, ExtractError> {
     let mut book = Book::open(bytes, limits)?;
     let container = book.read_text("META-INF/container.xml")?;
@@ -84,10 +81,7 @@ impl<'a> Book<'a> {
             return Err(ExtractError::Encrypted("EPUB"));
         }
         let compressed = entry.compressed_size();
-        let budget = self.limits.max_decompressed_bytes.saturating_sub(self.inflated);
-        let ratio_cap =
-            compressed.max(1).saturating_mul(self.limits.max_decompression_ratio).max(RATIO_FREE_BYTES);
-        let cap = budget.min(ratio_cap);
+        let what = format!("zip entry {name}");
         let mut out = Vec::new();
         let mut chunk = [0u8; 1 << 16];
         loop {
@@ -98,24 +92,10 @@ impl<'a> Book<'a> {
                 break;
             }
             out.extend_from_slice(&chunk[..n]);
-            if out.len() as u64 > cap {
-                return Err(ExtractError::DecompressionBomb {
-                    what: format!("zip entry {name}"),
-                    compressed,
-                    limit: bomb_limit(cap == budget, self.limits),
-                });
-            }
+            self.limits.check_inflation(&what, out.len() as u64, compressed, self.inflated)?;
         }
         self.inflated += out.len() as u64;
         Ok(out)
-    }
-}
-
-fn bomb_limit(by_size: bool, limits: &Limits) -> String {
-    if by_size {
-        format!("{} bytes in total", limits.max_decompressed_bytes)
-    } else {
-        format!("{}:1", limits.max_decompression_ratio)
     }
 }
 

@@ -19,7 +19,7 @@ pub enum ExtractError {
     TooDeep { limit: usize },
     /// A compressed member expands beyond the size or ratio limits (zip or gzip bomb).
     #[error("decompression bomb: {what} expands beyond {limit} (compressed {compressed} bytes)")]
-    DecompressionBomb { what: String, compressed: u64, limit: String },
+    DecompressionBomb { what: String, compressed: u64, limit: crate::InflationLimit },
     /// The work took longer than the time budget.
     #[error("time budget of {limit:?} exhausted")]
     Timeout { limit: Duration },

@@ -163,6 +163,53 @@ impl Default for Limits {
     }
 }
 
+/// Below this size a compressed member may expand at any ratio: small
+/// repetitive files (a stylesheet, a table of zeros) are normal.
+const RATIO_FREE_BYTES: u64 = 1 << 20;
+
+/// Which decompression limit a zip or gzip member broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InflationLimit {
+    /// More bytes inflated from one input than [`Limits::max_decompressed_bytes`].
+    TotalBytes(u64),
+    /// A member over 1 MiB inflated more than
+    /// [`Limits::max_decompression_ratio`] times its compressed size.
+    Ratio(u64),
+}
+
+impl std::fmt::Display for InflationLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InflationLimit::TotalBytes(limit) => write!(f, "{limit} bytes in total"),
+            InflationLimit::Ratio(ratio) => write!(f, "{ratio}:1"),
+        }
+    }
+}
+
+impl Limits {
+    /// The one decompression-bomb check (zip entries and gzip members):
+    /// `inflated` bytes so far of the member `what`, from `compressed`
+    /// bytes, after `earlier` bytes inflated from the same input.
+    pub(crate) fn check_inflation(
+        &self,
+        what: &str,
+        inflated: u64,
+        compressed: u64,
+        earlier: u64,
+    ) -> Result<(), ExtractError> {
+        let limit = if inflated > RATIO_FREE_BYTES
+            && inflated > compressed.max(1).saturating_mul(self.max_decompression_ratio)
+        {
+            InflationLimit::Ratio(self.max_decompression_ratio)
+        } else if earlier.saturating_add(inflated) > self.max_decompressed_bytes {
+            InflationLimit::TotalBytes(self.max_decompressed_bytes)
+        } else {
+            return Ok(());
+        };
+        Err(ExtractError::DecompressionBomb { what: what.to_owned(), compressed, limit })
+    }
+}
+
 /// The text of one document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Document {

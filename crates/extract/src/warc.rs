@@ -233,21 +233,7 @@ fn read_bounded<R: Read>(
             return Ok(out);
         }
         out.extend_from_slice(&chunk[..n]);
-        let size = out.len() as u64;
-        let compressed = consumed(reader) as u64;
-        let ratio_exceeded =
-            size > (1 << 20) && size > compressed.saturating_mul(limits.max_decompression_ratio);
-        if size > limits.max_decompressed_bytes || ratio_exceeded {
-            return Err(ExtractError::DecompressionBomb {
-                what: what.to_owned(),
-                compressed,
-                limit: if ratio_exceeded {
-                    format!("{}:1", limits.max_decompression_ratio)
-                } else {
-                    format!("{} bytes", limits.max_decompressed_bytes)
-                },
-            });
-        }
+        limits.check_inflation(what, out.len() as u64, consumed(reader) as u64, 0)?;
     }
 }
 

@@ -659,6 +659,11 @@ impl<'r> Chunk<'r> {
 /// identifier, whose tokens are not hashed: it contains `@`, `://`,
 /// `www.`, `doi:`, `urn:`, `arxiv:`, or a DOI prefix (`10.`, 4 to 9 ASCII
 /// digits, `/`).
+///
+/// Extraction (`priorart-extract`'s `clean.rs`) drops a superset of these
+/// from documents before any fingerprint sees them; this rule is part of
+/// simhash-doc's definition, for raw text. Shared cases:
+/// `crates/cli/tests/identifier_layers.rs`.
 pub(crate) fn is_identifier(chunk: &[u8]) -> bool {
     chunk.iter().enumerate().any(|(i, &b)| match b {
         b'@' => true,
