@@ -2,10 +2,10 @@
 
 use crate::exit::{self, UsageError};
 use crate::input;
-use crate::jsonl::{self, Batch, LineReader};
 use anyhow::{Context, Result, bail};
 use clap::Parser;
 use priorart_fingerprint::{Explanation, Fingerprint, Fingerprinter, Scheme, SimhashDocExplanation};
+use priorart_jsonl::{Batch, LineReader, LineTooLong};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
@@ -153,8 +153,9 @@ fn record(
     args: &Args,
     fingerprinter: &mut Fingerprinter,
     number: u64,
-    line: &[u8],
+    line: Result<&[u8], LineTooLong>,
 ) -> Result<Option<String>, String> {
+    let line = line.map_err(|too_long| too_long.to_string())?;
     let text = std::str::from_utf8(line).map_err(|err| {
         format!(
             "line {number}: not valid UTF-8 (first invalid byte at offset {} of the line)",
@@ -164,7 +165,7 @@ fn record(
     if text.trim().is_empty() {
         return Ok(None);
     }
-    if let Some((mut object, fingerprints)) = jsonl::split_record(text, &args.field, |json| {
+    if let Some((mut object, fingerprints)) = priorart_jsonl::split_record(text, &args.field, |json| {
         fingerprinter.fingerprint_json_string(json, &args.scheme)
     }) {
         return Ok(Some(with_fingerprints(args, &mut object, fingerprints)));

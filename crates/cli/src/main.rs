@@ -15,7 +15,6 @@ mod exit;
 mod extract_cmd;
 mod fingerprint_cmd;
 mod input;
-mod jsonl;
 mod key_cmd;
 mod ots_cmd;
 mod proof_cmd;

@@ -1,14 +1,29 @@
-//! JSON Lines input of `priorart fingerprint --jsonl`: lines read in
+//! JSON Lines input for every command that reads records (`priorart
+//! fingerprint --jsonl`, and the index and dedup inputs): lines read in
 //! batches straight into reused buffers, and records cut into their text
 //! member and the rest.
+//!
+//! Memory stays bounded whatever the input: a line longer than
+//! [`MAX_LINE_BYTES`] is skipped without being held, reported as
+//! [`LineTooLong`] in its place, and the lines after it are read as usual.
+//! A UTF-8 byte order mark at the start of the stream is dropped.
 
-use anyhow::{Result, bail};
 use serde_json::{Map, Value};
 use std::io::Read;
 use std::ops::Range;
 
-/// Longest JSONL line accepted, so that memory stays bounded on any input.
-const MAX_LINE_BYTES: usize = 64 << 20;
+/// Longest JSONL line accepted (64 MiB), so that memory stays bounded on any input.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
+const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// A line over [`MAX_LINE_BYTES`]: skipped, the lines after it are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("line {number}: longer than {MAX_LINE_BYTES} bytes, skipped")]
+pub struct LineTooLong {
+    /// The line's number, from 1.
+    pub number: u64,
+}
 /// Bytes of JSONL read per batch; two batches are in memory at a time.
 const BATCH_BYTES: usize = 8 << 20;
 /// Bytes asked of the reader at a time.
@@ -22,21 +37,30 @@ pub struct Batch {
 }
 
 /// One line, numbered from 1 across batches: a range of [`Batch::bytes`]
-/// (with its newline, if it has one).
+/// (with its newline, if it has one), or `None` for a line too long to keep.
 struct Line {
     number: u64,
-    range: Range<usize>,
+    range: Option<Range<usize>>,
 }
 
 impl Batch {
+    /// Whether the batch has no line (the stream is over).
     pub fn is_empty(&self) -> bool {
         self.lines.is_empty()
     }
 
-    /// The lines, as `(number, bytes)`.
-    pub fn lines(&self) -> impl rayon::iter::IndexedParallelIterator<Item = (u64, &[u8])> {
+    /// The lines, as `(number, bytes or why not)`, for all cores.
+    pub fn lines(
+        &self,
+    ) -> impl rayon::iter::IndexedParallelIterator<Item = (u64, Result<&[u8], LineTooLong>)> {
         use rayon::prelude::*;
-        self.lines.par_iter().map(|line| (line.number, &self.bytes[line.range.clone()]))
+        self.lines.par_iter().map(|line| {
+            let bytes = match &line.range {
+                Some(range) => Ok(&self.bytes[range.clone()]),
+                None => Err(LineTooLong { number: line.number }),
+            };
+            (line.number, bytes)
+        })
     }
 }
 
@@ -51,30 +75,43 @@ pub struct LineReader<R> {
     carry: Vec<u8>,
     next_number: u64,
     at_end: bool,
+    at_start: bool,
+    /// Inside a line too long to keep: its bytes are dropped up to its newline.
+    skipping: bool,
 }
 
 impl<R: Read> LineReader<R> {
+    /// Lines of `reader`, numbered from 1.
     pub fn new(reader: R) -> Self {
-        LineReader { reader, carry: Vec::new(), next_number: 1, at_end: false }
+        LineReader {
+            reader,
+            carry: Vec::new(),
+            next_number: 1,
+            at_end: false,
+            at_start: true,
+            skipping: false,
+        }
     }
 
     /// Refills `batch` with the next lines (none at the end of the stream).
-    pub fn fill(&mut self, batch: &mut Batch) -> Result<()> {
+    pub fn fill(&mut self, batch: &mut Batch) -> std::io::Result<()> {
         batch.bytes.clear();
         batch.lines.clear();
         batch.bytes.append(&mut self.carry);
         let mut cut = 0;
         loop {
-            while let Some(newline) = memchr::memchr(b'\n', &batch.bytes[cut..]) {
-                self.push_line(batch, cut..cut + newline + 1)?;
-                cut += newline + 1;
+            if self.at_start && (batch.bytes.len() >= UTF8_BOM.len() || self.at_end) {
+                self.at_start = false;
+                if batch.bytes.starts_with(UTF8_BOM) {
+                    cut = UTF8_BOM.len();
+                }
             }
-            if batch.bytes.len() - cut > MAX_LINE_BYTES {
-                bail!("line {}: longer than {MAX_LINE_BYTES} bytes", self.next_number);
+            if !self.at_start {
+                cut = self.cut_lines(batch, cut);
             }
             if self.at_end {
-                if cut < batch.bytes.len() {
-                    self.push_line(batch, cut..batch.bytes.len())?;
+                if cut < batch.bytes.len() || self.skipping {
+                    self.push_line(batch, cut..batch.bytes.len());
                     cut = batch.bytes.len();
                 }
                 break;
@@ -90,14 +127,27 @@ impl<R: Read> LineReader<R> {
         Ok(())
     }
 
-    fn push_line(&mut self, batch: &mut Batch, range: Range<usize>) -> Result<()> {
-        let number = self.next_number;
-        if range.len() > MAX_LINE_BYTES + 1 {
-            bail!("line {number}: longer than {MAX_LINE_BYTES} bytes");
+    /// Records every whole line of `batch.bytes` from `cut`; drops the start
+    /// of an unfinished line once it is over the limit. Returns the new cut.
+    fn cut_lines(&mut self, batch: &mut Batch, mut cut: usize) -> usize {
+        while let Some(newline) = memchr::memchr(b'\n', &batch.bytes[cut..]) {
+            self.push_line(batch, cut..cut + newline + 1);
+            cut += newline + 1;
         }
+        if batch.bytes.len() - cut > MAX_LINE_BYTES {
+            // Too long already: keep none of it (the batch ends here, so
+            // nothing after `cut` is referenced), and skip to its newline.
+            self.skipping = true;
+            batch.bytes.truncate(cut);
+        }
+        cut
+    }
+
+    fn push_line(&mut self, batch: &mut Batch, range: Range<usize>) {
+        let number = self.next_number;
         self.next_number += 1;
-        batch.lines.push(Line { number, range });
-        Ok(())
+        let too_long = std::mem::take(&mut self.skipping) || range.len() > MAX_LINE_BYTES + 1;
+        batch.lines.push(Line { number, range: (!too_long).then_some(range) });
     }
 }
 
@@ -408,7 +458,8 @@ mod tests {
                 batches += 1;
                 for line in &batch.lines {
                     assert_eq!(line.number as usize, got.len() + 1);
-                    got.push(String::from_utf8(batch.bytes[line.range.clone()].to_vec()).expect("UTF-8"));
+                    let range = line.range.clone().expect("no line is too long");
+                    got.push(String::from_utf8(batch.bytes[range].to_vec()).expect("UTF-8"));
                 }
                 if step == 3 {
                     break; // enough to see short reads joined into lines
@@ -421,5 +472,58 @@ mod tests {
                 assert_eq!(got, expected[..got.len()]);
             }
         }
+    }
+
+    /// Every line of `input` as `(number, text or too long)`.
+    fn read_all(input: &[u8]) -> Vec<(u64, Result<String, LineTooLong>)> {
+        use rayon::prelude::*;
+        let mut reader = LineReader::new(Trickle { bytes: input, step: 1 << 20 });
+        let (mut batch, mut all) = (Batch::default(), Vec::new());
+        loop {
+            reader.fill(&mut batch).expect("reads");
+            if batch.is_empty() {
+                return all;
+            }
+            let lines: Vec<_> = batch
+                .lines()
+                .map(|(number, line)| (number, line.map(|bytes| String::from_utf8_lossy(bytes).into_owned())))
+                .collect();
+            all.extend(lines);
+        }
+    }
+
+    #[test]
+    fn a_line_over_the_limit_is_reported_and_the_rest_is_read() {
+        let mut input = b"{\"text\":\"first\"}\n".to_vec();
+        input.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES + 10));
+        input.extend(b"\n{\"text\":\"third\"}\n");
+        input.extend(std::iter::repeat_n(b'y', MAX_LINE_BYTES + 1)); // last, no newline
+        let lines = read_all(&input);
+        assert_eq!(lines.len(), 4);
+        assert_eq!(lines[0], (1, Ok("{\"text\":\"first\"}\n".to_owned())));
+        assert_eq!(lines[1], (2, Err(LineTooLong { number: 2 })));
+        assert_eq!(lines[2], (3, Ok("{\"text\":\"third\"}\n".to_owned())));
+        assert_eq!(lines[3], (4, Err(LineTooLong { number: 4 })));
+    }
+
+    #[test]
+    fn a_line_of_exactly_the_limit_is_kept() {
+        let mut input = vec![b'x'; MAX_LINE_BYTES];
+        input.push(b'\n');
+        let lines = read_all(&input);
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].1.as_ref().map(String::len), Ok(MAX_LINE_BYTES + 1));
+    }
+
+    #[test]
+    fn a_byte_order_mark_at_the_start_is_dropped() {
+        let lines = read_all(b"\xef\xbb\xbf{\"text\":\"a\"}\n{\"text\":\"b\"}");
+        assert_eq!(
+            lines,
+            vec![(1, Ok("{\"text\":\"a\"}\n".to_owned())), (2, Ok("{\"text\":\"b\"}".to_owned()))]
+        );
+        // Only at the start of the stream; and a stream shorter than a mark is read as is.
+        assert_eq!(read_all(b"a\n\xef\xbb\xbfb")[1].1.as_deref(), Ok("\u{feff}b"));
+        assert_eq!(read_all(b"a"), vec![(1, Ok("a".to_owned()))]);
     }
 }
