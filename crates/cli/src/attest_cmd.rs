@@ -20,12 +20,14 @@ pub struct Args {
     #[arg(long)]
     created_at: Option<u64>,
     #[command(flatten)]
+    document: input::DocumentArgs,
+    #[command(flatten)]
     key: KeyArgs,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let keys = args.key.require()?;
-    let text = input::read_text(&args.file)?;
+    let text = input::read_document(&args.file, &args.document)?.text;
     let fingerprint = priorart_fingerprint::minhash_equality_v1(&text);
     let created_at = signing_key::created_at(args.created_at);
     let attestation = Attestation::sign(&keys, fingerprint, args.kind, created_at).context("cannot sign")?;

@@ -2,10 +2,9 @@
 //! scheme: the NIP-FF-3 `X` tag (equal or not) and `simhash-doc` (how far).
 
 use crate::exit::UsageError;
-use crate::{extract_cmd, input};
+use crate::input;
 use anyhow::{Result, bail};
 use clap::Parser;
-use priorart_extract::{Document, Format, Limits};
 use priorart_fingerprint::{Fingerprint, Fingerprinter, LOOKUP_DISTANCE, Scheme, SimhashDoc};
 use serde_json::{Value, json};
 use std::io::{self, Write};
@@ -18,10 +17,9 @@ pub struct Args {
     a: String,
     /// The second document (`-`: standard input).
     b: String,
-    /// Read both documents as this format (html, xml, pdf, epub, text);
-    /// by default each one's format is detected from its content.
-    #[arg(long)]
-    format: Option<Format>,
+    /// How both documents are read.
+    #[command(flatten)]
+    document: input::DocumentArgs,
     /// One JSON object instead of text.
     #[arg(long)]
     json: bool,
@@ -39,8 +37,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         bail!(UsageError("standard input (`-`) can be named only once".into()));
     }
     let mut fingerprinter = Fingerprinter::new();
-    let a = side(&mut fingerprinter, &args.a, args.format)?;
-    let b = side(&mut fingerprinter, &args.b, args.format)?;
+    let a = side(&mut fingerprinter, &args.a, &args.document)?;
+    let b = side(&mut fingerprinter, &args.b, &args.document)?;
     let stdout = io::stdout();
     let mut out = stdout.lock();
     if args.json {
@@ -52,22 +50,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The text of a named document, through the same extraction as
-/// `priorart extract`: this is the one place that turns a file into text.
-fn read_document(name: &str, format: Option<Format>) -> Result<String> {
-    let (format, extraction) = extract_cmd::extract_file(name, format, &Limits::default())?;
-    match <[Document; 1]>::try_from(extraction.documents) {
-        Ok([document]) => Ok(document.text),
-        Err(documents) => bail!(
-            "{name}: {format} holds {} documents; compare takes one document per side \
-             (`priorart extract --json` lists them)",
-            documents.len()
-        ),
-    }
-}
-
-fn side(fingerprinter: &mut Fingerprinter, name: &str, format: Option<Format>) -> Result<Side> {
-    let text = read_document(name, format)?;
+/// The fingerprints of one document, read as every command reads one.
+fn side(fingerprinter: &mut Fingerprinter, name: &str, document: &input::DocumentArgs) -> Result<Side> {
+    let text = input::read_document(name, document)?.text;
     let x = fingerprinter.fingerprint(&text, &[Scheme::MinhashEqualityV1])[0];
     let simhash = fingerprinter.simhash_doc(&text);
     Ok(Side { name: name.to_owned(), x, simhash })

@@ -25,12 +25,14 @@ pub struct Args {
     #[arg(long)]
     created_at: Option<u64>,
     #[command(flatten)]
+    document: input::DocumentArgs,
+    #[command(flatten)]
     key: KeyArgs,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let keys = args.key.require()?;
-    let text = input::read_text(&args.file)?;
+    let text = input::read_document(&args.file, &args.document)?.text;
     let spec = ContentEvent {
         kind: args.kind,
         text: &text,

@@ -4,6 +4,7 @@ use crate::exit::{self, UsageError};
 use crate::input;
 use anyhow::{Context, Result, bail};
 use clap::Parser;
+use priorart_extract::{Format, Limits};
 use priorart_fingerprint::{Explanation, Fingerprint, Fingerprinter, Scheme, SimhashDocExplanation};
 use priorart_jsonl::{Batch, LineReader, LineTooLong};
 use rayon::prelude::*;
@@ -40,6 +41,9 @@ pub struct Args {
     /// With `--explain`: one JSON object per file and scheme.
     #[arg(long, requires = "explain")]
     json: bool,
+    /// How files (and, with `--jsonl --format`, each record's text) are read.
+    #[command(flatten)]
+    document: input::DocumentArgs,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -56,33 +60,35 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut fingerprinter = Fingerprinter::new();
     let mut failed = false;
     for name in &files {
-        let text = match input::read_text(name) {
-            Ok(text) => text,
+        let document = match input::read_document(name, &args.document) {
+            Ok(document) => document,
             Err(err) => {
                 eprintln!("priorart: {err:#}");
                 failed = true;
                 continue;
             }
         };
+        let text = document.text.as_str();
         if args.explain {
+            let input = if args.document.raw { "raw UTF-8 bytes (--raw)".to_owned() } else { document.how() };
             for &scheme in &args.scheme {
-                match priorart_fingerprint::explain(&text, scheme) {
+                match priorart_fingerprint::explain(text, scheme) {
                     Some(explanation) if args.json => {
-                        writeln!(out, "{}", explanation_json(name, &explanation))?
+                        writeln!(out, "{}", explanation_json(name, &input, &explanation))?
                     }
-                    Some(explanation) => write_explanation(&mut out, name, &explanation)?,
+                    Some(explanation) => write_explanation(&mut out, name, &input, &explanation)?,
                     None => {
-                        let explanation = priorart_fingerprint::explain_simhash_doc(&text);
+                        let explanation = priorart_fingerprint::explain_simhash_doc(text);
                         if args.json {
-                            writeln!(out, "{}", simhash_doc_json(name, &explanation))?;
+                            writeln!(out, "{}", simhash_doc_json(name, &input, &explanation))?;
                         } else {
-                            write_simhash_doc(&mut out, name, &explanation)?;
+                            write_simhash_doc(&mut out, name, &input, &explanation)?;
                         }
                     }
                 }
             }
         } else {
-            let fingerprints = fingerprinter.fingerprint(&text, &args.scheme);
+            let fingerprints = fingerprinter.fingerprint(text, &args.scheme);
             let shown: Vec<String> = fingerprints.iter().map(ToString::to_string).collect();
             writeln!(out, "{}  {name}", shown.join(" "))?;
         }
@@ -165,9 +171,14 @@ fn record(
     if text.trim().is_empty() {
         return Ok(None);
     }
-    if let Some((mut object, fingerprints)) = priorart_jsonl::split_record(text, &args.field, |json| {
-        fingerprinter.fingerprint_json_string(json, &args.scheme)
-    }) {
+    // Records whose text is a document of another format are extracted
+    // first (the slow path below); plain text is fingerprinted as it is.
+    let plain = matches!(args.document.format, None | Some(Format::Text)) || args.document.raw;
+    if plain
+        && let Some((mut object, fingerprints)) = priorart_jsonl::split_record(text, &args.field, |json| {
+            fingerprinter.fingerprint_json_string(json, &args.scheme)
+        })
+    {
         return Ok(Some(with_fingerprints(args, &mut object, fingerprints)));
     }
     let mut object: Map<String, Value> = match serde_json::from_str(text) {
@@ -180,6 +191,14 @@ fn record(
         Some(Value::String(content)) => content,
         Some(_) => return Err(format!("line {number}: member `{field}` is not a string")),
         None => return Err(format!("line {number}: no string member `{field}`")),
+    };
+    let content = match args.document.format {
+        Some(format) if !plain => {
+            priorart_extract::document_text(content.as_bytes(), Some(format), &Limits::default())
+                .map_err(|err| format!("line {number}: member `{field}` as {format}: {err}"))?
+                .text
+        }
+        _ => content,
     };
     let fingerprints = fingerprinter.fingerprint(&content, &args.scheme);
     Ok(Some(with_fingerprints(args, &mut object, fingerprints)))
@@ -217,7 +236,7 @@ fn with_fingerprints(args: &Args, object: &mut Map<String, Value>, fingerprints:
     line
 }
 
-fn explanation_json(name: &str, e: &Explanation) -> Value {
+fn explanation_json(name: &str, input: &str, e: &Explanation) -> Value {
     let buckets: Vec<Value> = e
         .buckets
         .iter()
@@ -228,6 +247,7 @@ fn explanation_json(name: &str, e: &Explanation) -> Value {
         .collect();
     serde_json::json!({
         "file": name,
+        "input": input,
         "scheme": e.scheme.id(),
         "canonical_text": e.canonical_text,
         "tokens": e.tokens,
@@ -240,8 +260,9 @@ fn explanation_json(name: &str, e: &Explanation) -> Value {
     })
 }
 
-fn write_explanation(out: &mut impl Write, name: &str, e: &Explanation) -> io::Result<()> {
+fn write_explanation(out: &mut impl Write, name: &str, input: &str, e: &Explanation) -> io::Result<()> {
     writeln!(out, "file:           {name}")?;
+    writeln!(out, "input:          {input}")?;
     writeln!(out, "scheme:         {}", e.scheme)?;
     writeln!(out, "canonical text: {:?}", e.canonical_text)?;
     writeln!(out, "tokens ({}):    {}", e.tokens.len(), e.tokens.join(" "))?;
@@ -277,11 +298,12 @@ fn distinct_features(e: &SimhashDocExplanation) -> Vec<(&str, String)> {
         .collect()
 }
 
-fn simhash_doc_json(name: &str, e: &SimhashDocExplanation) -> Value {
+fn simhash_doc_json(name: &str, input: &str, e: &SimhashDocExplanation) -> Value {
     let features: Map<String, Value> =
         distinct_features(e).into_iter().map(|(token, hex)| (token.to_owned(), Value::String(hex))).collect();
     serde_json::json!({
         "file": name,
+        "input": input,
         "scheme": Scheme::SimhashDoc.id(),
         "tokens": e.tokens,
         "features": features,
@@ -293,9 +315,10 @@ fn simhash_doc_json(name: &str, e: &SimhashDocExplanation) -> Value {
     })
 }
 
-fn write_simhash_doc(out: &mut impl Write, name: &str, e: &SimhashDocExplanation) -> io::Result<()> {
+fn write_simhash_doc(out: &mut impl Write, name: &str, input: &str, e: &SimhashDocExplanation) -> io::Result<()> {
     let features = distinct_features(e);
     writeln!(out, "file:           {name}")?;
+    writeln!(out, "input:          {input}")?;
     writeln!(out, "scheme:         {}", Scheme::SimhashDoc)?;
     writeln!(out, "tokens ({}, {} distinct): {}", e.tokens.len(), features.len(), e.tokens.join(" "))?;
     writeln!(out, "numbers dropped ({}): {}", e.numeric.len(), e.numeric.join(" "))?;

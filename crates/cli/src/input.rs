@@ -1,6 +1,7 @@
 //! Reading named inputs: files, or standard input for `-`.
 
 use anyhow::{Context, Result};
+use priorart_extract::{DocumentText, Format, Limits};
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
@@ -38,4 +39,36 @@ pub fn read_proof(path: &Path) -> Result<priorart_ots::DetachedTimestamp> {
 /// The bytes of a `.ots` proof file, under `priorart_ots::MAX_PROOF_BYTES`.
 pub fn read_proof_bytes(path: &Path) -> Result<Vec<u8>> {
     Ok(priorart_files::read_limited(path, priorart_ots::MAX_PROOF_BYTES)?)
+}
+
+/// How a command reads a document: one grammar for every command that
+/// fingerprints a file, so one file has one `X` everywhere.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct DocumentArgs {
+    /// Read the input as this format (html, xml, pdf, epub, text) instead of
+    /// detecting it from the content.
+    #[arg(long, value_name = "FORMAT")]
+    pub format: Option<Format>,
+    /// Take the bytes as UTF-8 text as they are: no format detection, no
+    /// extraction, no character set decoding.
+    #[arg(long, conflicts_with = "format")]
+    pub raw: bool,
+}
+
+/// The text of the document `name` (`-`: standard input) as every command
+/// fingerprints it: see [`priorart_extract::document_text`] (plain text and
+/// Markdown unchanged but for their character set; other formats
+/// extracted), or the bytes as UTF-8 with `--raw`.
+pub fn read_document(name: &str, args: &DocumentArgs) -> Result<DocumentText> {
+    if args.raw {
+        return Ok(DocumentText { format: Format::Text, text: read_text(name)? });
+    }
+    let limits = Limits::default();
+    let mut bytes = Vec::new();
+    open(name)?
+        .take(limits.max_input_bytes + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("{name}: cannot read"))?;
+    priorart_extract::document_text(&bytes, args.format, &limits)
+        .with_context(|| format!("{name}: cannot read as a document"))
 }

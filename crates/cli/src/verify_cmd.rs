@@ -1,7 +1,7 @@
 //! `priorart verify`: run the NIP-FF-3 client verification algorithm on a
 //! kind 1041 (or check a NIP-03 kind 1040) and report every step.
 
-use crate::exit::{self, UsageError};
+use crate::exit;
 use crate::input;
 use crate::ots_cmd::{self, HeaderArgs};
 use anyhow::Result;
@@ -24,18 +24,21 @@ pub struct Args {
     /// Print the report as JSON (format priorart-verify/1).
     #[arg(long)]
     json: bool,
+    /// How `--content` is read.
+    #[command(flatten)]
+    document: input::DocumentArgs,
     #[command(flatten)]
     headers: HeaderArgs,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let unreadable = |err: anyhow::Error| anyhow::Error::new(UsageError(format!("{err:#}")));
-    let json = input::read_text(&args.event).map_err(unreadable)?;
-    let plaintext = args.content.as_deref().map(input::read_text).transpose().map_err(unreadable)?;
+    let json = input::read_text(&args.event)?;
+    let plaintext =
+        args.content.as_deref().map(|name| input::read_document(name, &args.document)).transpose()?;
     let source = ots_cmd::header_source(&args.headers)?;
     let mut report = priorart_nip::verify_event_json(json.trim(), source.as_ref(), args.headers.network());
-    if let Some(text) = &plaintext {
-        report.check_content(text);
+    if let Some(document) = &plaintext {
+        report.check_content(&document.text);
         if report.content.is_none() {
             eprintln!("priorart: --content not checked: the event attests no fingerprint (see step 3)");
         }

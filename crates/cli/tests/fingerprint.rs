@@ -98,11 +98,14 @@ fn invalid_utf8_names_file_and_offset_and_other_files_still_print() {
     let dir = tempfile::tempdir().expect("tempdir");
     let bad = file_with(&dir, "bad.txt", b"abc\xffdef");
     let good = file_with(&dir, "good.txt", b"gm");
-    let output = priorart().args(["fingerprint", &bad, &good]).output().expect("runs");
+    // --raw takes the bytes as UTF-8 and refuses them, naming the offset.
+    let output = priorart().args(["fingerprint", "--raw", &bad, &good]).output().expect("runs");
     assert_eq!(output.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("bad.txt") && stderr.contains("offset 3"), "{stderr}");
     assert_eq!(String::from_utf8_lossy(&output.stdout), format!("{GM_V1}  {good}\n"));
+    // By default the file is text in a legacy character set, decoded as `extract` decodes it.
+    priorart().args(["fingerprint", &bad]).assert().success();
 }
 
 #[test]
@@ -164,4 +167,59 @@ fn explain_json_is_machine_readable_and_agrees() {
     assert_eq!(value["fallback"], true);
     assert_eq!(value["tokens"], serde_json::json!(["gm"]));
     assert_eq!(value["buckets"].as_array().map(Vec::len), Some(8));
+}
+
+/// One file, one X: every command that reads a document reads it the same
+/// way, whatever its format, and plain text is fingerprinted as it is.
+#[test]
+fn documents_have_one_x_in_every_command() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../extract/tests/data");
+    for name in
+        ["article.pdf", "html-utf8.html", "html-utf16.html", "text-koi8r.txt", "jats.xml", "book.epub"]
+    {
+        let path = data.join(name);
+        let output = Command::cargo_bin("priorart").unwrap().arg("fingerprint").arg(&path).output().unwrap();
+        assert!(output.status.success(), "{name}: {}", String::from_utf8_lossy(&output.stderr));
+        let x = String::from_utf8(output.stdout).unwrap()[..64].to_owned();
+        // The same X as the library computes on the text `extract` gives
+        // (documents) or on the decoded text (plain text).
+        let bytes = std::fs::read(&path).unwrap();
+        let document =
+            priorart_extract::document_text(&bytes, None, &priorart_extract::Limits::default()).unwrap();
+        assert_eq!(x, priorart_fingerprint::minhash_equality_v1(&document.text).to_string(), "{name}");
+        // compare sees the same X on both sides of a file against itself.
+        let output = Command::cargo_bin("priorart")
+            .unwrap()
+            .args(["compare", "--json"])
+            .arg(&path)
+            .arg(&path)
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(report["a"]["minhash-equality-v1"], x.as_str(), "{name}: {report}");
+    }
+    // Plain UTF-8 text is unchanged: the X of the file is the X of its bytes as text, URLs included.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("note.md");
+    let text = "# Title\n\nSee https://example.org/x for   the *details*.\n";
+    std::fs::write(&path, text).unwrap();
+    let output = Command::cargo_bin("priorart").unwrap().arg("fingerprint").arg(&path).output().unwrap();
+    assert_eq!(
+        &String::from_utf8(output.stdout).unwrap()[..64],
+        priorart_fingerprint::minhash_equality_v1(text).to_string()
+    );
+    // --raw refuses what is not UTF-8; --format forces a format.
+    Command::cargo_bin("priorart")
+        .unwrap()
+        .args(["fingerprint", "--raw"])
+        .arg(data.join("article.pdf"))
+        .assert()
+        .code(1);
+    let output = Command::cargo_bin("priorart")
+        .unwrap()
+        .args(["fingerprint", "--explain", "--format", "text"])
+        .arg(data.join("html-utf8.html"))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&output.stdout).contains("input:          text (character set decoded"));
 }

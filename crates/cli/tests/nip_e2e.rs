@@ -179,7 +179,8 @@ fn the_e_form_signed_by_a_throwaway_key_verifies_too() {
 #[test]
 fn verify_exit_codes_for_bad_input_and_usage() {
     let world = World::new();
-    world.verify(&world.file("missing.json")).assert().code(2);
+    // An unreadable file is bad input (1), as in `ots verify`, not a usage error.
+    world.verify(&world.file("missing.json")).assert().code(1);
     std::fs::write(world.file("garbage.json"), "{ not json").unwrap();
     world.verify(&world.file("garbage.json")).assert().code(1);
     priorart().args(["verify", "--network", "testnet4", "x.json"]).assert().code(2);

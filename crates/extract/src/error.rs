@@ -20,6 +20,15 @@ pub enum ExtractError {
     /// A compressed member expands beyond the size or ratio limits (zip or gzip bomb).
     #[error("decompression bomb: {what} expands beyond {limit} (compressed {compressed} bytes)")]
     DecompressionBomb { what: String, compressed: u64, limit: crate::InflationLimit },
+    /// A file that holds several documents (a web archive) where one was
+    /// expected.
+    #[error("{format} holds {count} documents where one was expected (`priorart extract --json` lists them)")]
+    ManyDocuments {
+        /// The file's format.
+        format: crate::Format,
+        /// How many documents it holds.
+        count: usize,
+    },
     /// The work took longer than the time budget.
     #[error("time budget of {limit:?} exhausted")]
     Timeout { limit: Duration },

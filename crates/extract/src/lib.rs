@@ -210,6 +210,53 @@ impl Limits {
     }
 }
 
+/// The text priorart fingerprints for one file: what every command that
+/// reads a document (fingerprint, compare, attest, event, verify --content,
+/// index, check) computes its fingerprints over, so one file has one `X`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocumentText {
+    /// The format read: detected from the content, or forced.
+    pub format: Format,
+    /// The text.
+    pub text: String,
+}
+
+impl DocumentText {
+    /// What was done to the bytes, for `--explain`: `text (character set
+    /// decoded, otherwise unchanged)` or `html (extracted)`.
+    pub fn how(&self) -> String {
+        match self.format {
+            Format::Text => "text (character set decoded, otherwise unchanged)".to_owned(),
+            format => format!("{format} (text extracted)"),
+        }
+    }
+}
+
+/// The text of one file as priorart fingerprints it: plain text (and
+/// Markdown, which is plain text) only decoded from its character set and
+/// otherwise unchanged, so that a text's `X` is the one a nostr client
+/// computes on the same text; every other format extracted as [`extract`]
+/// does. `format` forces a format; by default it is detected from the
+/// content. A web archive holds many documents and is refused here
+/// ([`ExtractError::ManyDocuments`]): read it with [`extract`].
+pub fn document_text(
+    bytes: &[u8],
+    format: Option<Format>,
+    limits: &Limits,
+) -> Result<DocumentText, ExtractError> {
+    check_size(bytes.len(), limits)?;
+    let format = format.unwrap_or_else(|| detect(bytes));
+    if format == Format::Text {
+        return Ok(DocumentText { format, text: decode::decode_text(bytes, None)? });
+    }
+    let mut extraction = extract(bytes, format, limits)?;
+    if extraction.documents.len() != 1 || format.is_archive() {
+        return Err(ExtractError::ManyDocuments { format, count: extraction.documents.len() });
+    }
+    let document = extraction.documents.pop().expect("exactly one document");
+    Ok(DocumentText { format: document.format, text: document.text })
+}
+
 /// The text of one document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Document {
