@@ -37,7 +37,7 @@ pub fn report(result: anyhow::Result<ExitCode>) -> ExitCode {
         Ok(code) => code,
         Err(err) if is_broken_pipe(&err) => ExitCode::from(OK),
         Err(err) => {
-            eprintln!("priorart: {err:#}");
+            note!("priorart: {err:#}");
             if err.chain().any(|cause| cause.is::<UsageError>()) {
                 ExitCode::from(USAGE)
             } else {

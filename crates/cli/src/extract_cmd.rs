@@ -65,7 +65,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             }
             Err(err) => {
                 failed = true;
-                eprintln!("priorart: {err:#}");
+                note!("priorart: {err:#}");
                 printer.file_error(&mut out, name, &err)?;
             }
         }
@@ -148,7 +148,7 @@ impl Printer {
     }
 
     fn record_error(&mut self, out: &mut impl Write, name: &str, error: &RecordError) -> Result<()> {
-        eprintln!("priorart: {}", record_error_line(name, error));
+        note!("priorart: {}", record_error_line(name, error));
         if self.json {
             let mut object = Map::new();
             object.insert("file".into(), json!(name));

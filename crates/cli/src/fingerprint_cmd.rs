@@ -63,7 +63,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let document = match input::read_document(name, &args.document) {
             Ok(document) => document,
             Err(err) => {
-                eprintln!("priorart: {err:#}");
+                note!("priorart: {err:#}");
                 failed = true;
                 continue;
             }
@@ -97,11 +97,24 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::from(if failed { exit::BAD_INPUT } else { exit::OK }))
 }
 
+/// Worker threads allowed per core.
+const MAX_THREADS_PER_CORE: usize = 4;
+
 fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool> {
     if threads == Some(0) {
         bail!(UsageError("--threads must be at least 1".into()));
     }
     let mut builder = rayon::ThreadPoolBuilder::new();
+    // More threads than a few per core only cost memory and scheduling
+    // (100,000 asked once took a machine down): cap them, and say so.
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let cap = MAX_THREADS_PER_CORE * cores;
+    let threads = threads.map(|n| {
+        if n > cap {
+            note!("priorart: --threads {n} capped at {cap} ({MAX_THREADS_PER_CORE} per core, {cores} cores)");
+        }
+        n.min(cap)
+    });
     if let Some(n) = threads {
         builder = builder.num_threads(n);
     }
@@ -120,7 +133,7 @@ fn fingerprint_jsonl(args: &Args, files: &[String]) -> Result<ExitCode> {
         let mut reader = match input::open(name) {
             Ok(reader) => LineReader::new(reader),
             Err(err) => {
-                eprintln!("priorart: {err:#}");
+                note!("priorart: {err:#}");
                 failed = true;
                 continue;
             }
@@ -141,7 +154,7 @@ fn fingerprint_jsonl(args: &Args, files: &[String]) -> Result<ExitCode> {
                     Ok(Some(line)) => writeln!(out, "{line}")?,
                     Ok(None) => {}
                     Err(err) => {
-                        eprintln!("priorart: {name}: {err}");
+                        note!("priorart: {name}: {err}");
                         failed = true;
                     }
                 }
@@ -184,6 +197,12 @@ fn record(
     let mut object: Map<String, Value> = match serde_json::from_str(text) {
         Ok(Value::Object(object)) => object,
         Ok(_) => return Err(format!("line {number}: not a JSON object")),
+        Err(_) if let Some(offset) = priorart_jsonl::lone_surrogate_escape(text) => {
+            return Err(format!(
+                "line {number}: a \\u escape at byte {offset} is half of a UTF-16 surrogate pair: not Unicode text \
+                 (JavaScript keeps such strings; priorart refuses them)"
+            ));
+        }
         Err(err) => return Err(format!("line {number}: not JSON: {err}")),
     };
     let field = &args.field;

@@ -32,8 +32,7 @@ pub fn read_text(name: &str) -> Result<String> {
 /// (`priorart_ots::MAX_PROOF_BYTES`), then decodes it.
 pub fn read_proof(path: &Path) -> Result<priorart_ots::DetachedTimestamp> {
     let bytes = read_proof_bytes(path)?;
-    priorart_ots::DetachedTimestamp::from_bytes(&bytes)
-        .with_context(|| format!("{}: not a timestamp proof", path.display()))
+    priorart_ots::DetachedTimestamp::from_bytes(&bytes).with_context(|| path.display().to_string())
 }
 
 /// The bytes of a `.ots` proof file, under `priorart_ots::MAX_PROOF_BYTES`.

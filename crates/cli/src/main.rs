@@ -8,6 +8,16 @@
 //! Exit codes (`EXIT_CODES`, printed by `priorart --help`): 0 success, 1 bad
 //! input or a negative verdict, 2 usage error, 3 unverified.
 
+/// `eprintln!` that cannot panic: messages and progress go to stderr, and a
+/// closed stderr (`priorart … 2>&1 >/dev/null | head -1`) must not turn into
+/// a crash, so a failed write is ignored.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod exit;
 mod input;
 mod signing_key;

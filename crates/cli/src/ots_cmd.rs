@@ -183,11 +183,11 @@ fn stamp(args: StampArgs) -> Result<ExitCode> {
     let options =
         StampOptions { calendars, min_answers: args.min, timeout: Duration::from_secs(args.timeout) };
     for url in &options.calendars {
-        eprintln!("Submitting to remote calendar {url}");
+        note!("Submitting to remote calendar {url}");
     }
     let stamped = priorart_ots_net::stamp_digests(&digests, &options).context("cannot timestamp")?;
     for failure in &stamped.failed {
-        eprintln!("priorart: calendar failed: {failure}");
+        note!("priorart: calendar failed: {failure}");
     }
     let mut outputs = Vec::new();
     for (name, proof) in args.files.iter().zip(&stamped.proofs) {
@@ -199,7 +199,7 @@ fn stamp(args: StampArgs) -> Result<ExitCode> {
     }
     priorart_files::write_all_new(&outputs)?;
     for (path, _) in &outputs {
-        eprintln!("Wrote {} ({} calendar(s))", path.display(), stamped.answered.len());
+        note!("Wrote {} ({} calendar(s))", path.display(), stamped.answered.len());
     }
     Ok(ExitCode::from(exit::OK))
 }
@@ -229,27 +229,27 @@ fn upgrade(args: UpgradeArgs) -> Result<ExitCode> {
         let mut proof = match crate::input::read_proof(path) {
             Ok(proof) => proof,
             Err(err) => {
-                eprintln!("priorart: {err:#}");
+                note!("priorart: {err:#}");
                 incomplete = true;
                 continue;
             }
         };
         let report = priorart_ots_net::upgrade(&mut proof, &options);
         for uri in &report.upgraded {
-            eprintln!("{name}: got attestation(s) from {uri}");
+            note!("{name}: got attestation(s) from {uri}");
         }
         for (uri, message) in &report.still_pending {
-            eprintln!("{name}: {uri}: still pending ({message})");
+            note!("{name}: {uri}: still pending ({message})");
         }
         for uri in &report.not_allowed {
-            eprintln!("{name}: ignoring calendar {uri}: not on the allow-list (see --allow)");
+            note!("{name}: ignoring calendar {uri}: not on the allow-list (see --allow)");
         }
         for err in &report.errors {
-            eprintln!("{name}: calendar failed: {err}");
+            note!("{name}: calendar failed: {err}");
         }
         if report.changed && !args.dry_run {
             let backup = priorart_files::replace_keeping_backup(path, &proof.to_bytes())?;
-            eprintln!("{name}: upgraded; original kept as {}", backup.display());
+            note!("{name}: upgraded; original kept as {}", backup.display());
         }
         if proof.has_bitcoin_attestation() {
             println!("{name}: complete");
@@ -332,15 +332,15 @@ fn report_unverified(json: bool, err: &VerifyError, network: Network) {
             json!({"verified": false, "unverified": true, "network": network.name(), "error": err.to_string()})
         );
     }
-    eprintln!("priorart: UNVERIFIED (not invalid): {err}");
-    eprintln!("priorart: {}", exit::HEADER_SOURCE_HINT);
+    note!("priorart: UNVERIFIED (not invalid): {err}");
+    note!("priorart: {}", exit::HEADER_SOURCE_HINT);
 }
 
 fn report_failure(json: bool, message: &str) {
     if json {
         println!("{}", json!({"verified": false, "error": message}));
     }
-    eprintln!("priorart: verification failed: {message}");
+    note!("priorart: verification failed: {message}");
 }
 
 impl HeaderArgs {
@@ -393,10 +393,10 @@ fn print_verification(json: bool, verification: &Verification, network: Network)
     let utc = DateTime::<Utc>::from_timestamp(i64::from(block.time), 0).context("block time out of range")?;
     let local = utc.with_timezone(&Local);
     for failure in &verification.failures {
-        eprintln!("priorart: block {}: {}", failure.height, failure.reason);
+        note!("priorart: block {}: {}", failure.height, failure.reason);
     }
     for attestation in &verification.unverified {
-        eprintln!("note: also attested by {attestation} (not verified)");
+        note!("note: also attested by {attestation} (not verified)");
     }
     if json {
         let value = json!({
@@ -490,7 +490,7 @@ fn prune(args: PruneArgs) -> Result<ExitCode> {
                 bail!("{name}: nothing to prune");
             }
             let backup = priorart_files::replace_keeping_backup(path, &proof.to_bytes())?;
-            eprintln!(
+            note!(
                 "{name}: dropped {} pending and {} Bitcoin attestation(s); original kept as {}",
                 report.pending_removed,
                 report.bitcoin_removed,
@@ -499,7 +499,7 @@ fn prune(args: PruneArgs) -> Result<ExitCode> {
             Ok(())
         });
         if let Err(err) = outcome {
-            eprintln!("priorart: {err:#}");
+            note!("priorart: {err:#}");
             failed = true;
         }
     }

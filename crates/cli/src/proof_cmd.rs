@@ -67,7 +67,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         | ProofEventError::KindMismatch { .. } => anyhow::Error::new(UsageError(err.to_string())),
         other => anyhow::Error::new(other).context(format!("{}", args.ots.display())),
     })?;
-    eprintln!("priorart: signed the kind 1041 with {which}");
+    note!("priorart: signed the kind 1041 with {which}");
     println!("{}", priorart_nip::to_json(&event));
     Ok(ExitCode::SUCCESS)
 }

@@ -63,7 +63,7 @@ fn parse_secret(text: &str) -> Result<Keys> {
 fn warn_if_readable_by_others(file: &std::fs::File, path: &Path) {
     use std::os::unix::fs::PermissionsExt;
     if file.metadata().is_ok_and(|meta| meta.permissions().mode() & 0o077 != 0) {
-        eprintln!("priorart: warning: {} is readable by other users; `chmod 600` it", path.display());
+        note!("priorart: warning: {} is readable by other users; `chmod 600` it", path.display());
     }
 }
 

@@ -55,7 +55,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     options.min_answers = args.min_answers.unwrap_or(options.min_answers.min(options.calendars.len()));
     let stamped = stamp_digests(&[commitment.0], &options).context("cannot stamp")?;
     for failed in &stamped.failed {
-        eprintln!("priorart: warning: {failed}");
+        note!("priorart: warning: {failed}");
     }
     let proof = stamped.proofs.first().context("the calendars returned no proof")?;
     if args.force {
@@ -63,7 +63,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     } else {
         priorart_files::write_new(&out, &proof.to_bytes())?;
     }
-    eprintln!(
+    note!(
         "priorart: stamped through {}; pending until a Bitcoin block includes it: run `priorart ots upgrade {}` in a few hours",
         stamped.answered.join(", "),
         out.display()

@@ -40,7 +40,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if let Some(document) = &plaintext {
         report.check_content(&document.text);
         if report.content.is_none() {
-            eprintln!("priorart: --content not checked: the event attests no fingerprint (see step 3)");
+            note!("priorart: --content not checked: the event attests no fingerprint (see step 3)");
         }
     }
     let stdout = std::io::stdout();
@@ -52,7 +52,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let content_mismatch = report.content.as_ref().is_some_and(|c| !c.matches_x);
     if report.verdict == Verdict::Unverified {
-        eprintln!("priorart: {}", exit::HEADER_SOURCE_HINT);
+        note!("priorart: {}", exit::HEADER_SOURCE_HINT);
         return Ok(ExitCode::from(if content_mismatch { exit::BAD_INPUT } else { exit::UNVERIFIED }));
     }
     Ok(ExitCode::from(if report.is_valid() && !content_mismatch { exit::OK } else { exit::BAD_INPUT }))

@@ -223,3 +223,40 @@ fn documents_have_one_x_in_every_command() {
         .unwrap();
     assert!(String::from_utf8_lossy(&output.stdout).contains("input:          text (character set decoded"));
 }
+
+#[test]
+fn limits_that_hold() {
+    // Far too many threads are capped, with a note, not spawned.
+    let output = priorart()
+        .args(["fingerprint", "--jsonl", "--threads", "100000"])
+        .write_stdin("{\"text\":\"gm\"}\n")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("capped at"));
+    // A lone surrogate escape is refused with its name and place, and the next line is read.
+    let input = "{\"text\":\"a \\ud800 b\"}\n{\"text\":\"gm\"}\n";
+    let output = priorart().args(["fingerprint", "--jsonl"]).write_stdin(input).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("line 1: a \\u escape at byte 11 is half of a UTF-16 surrogate pair")
+    );
+    assert_eq!(String::from_utf8_lossy(&output.stdout).lines().count(), 1);
+}
+
+#[test]
+fn a_closed_stderr_is_not_a_crash() {
+    // stderr is a pipe whose reader is gone before priorart writes to it.
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("priorart"))
+        .args(["fingerprint", "--jsonl", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    child.stdin.take().unwrap().write_all(b"not json\nnot json either\n").unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "bad input, not a panic (101)");
+}

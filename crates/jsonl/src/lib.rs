@@ -184,6 +184,43 @@ pub fn split_record<T>(
     Some((object, text))
 }
 
+/// The byte offset of the first `\\uXXXX` escape in `line` that is half of
+/// a UTF-16 surrogate pair without its other half, if any.
+///
+/// JSON allows such escapes, and JavaScript keeps them in its strings (the
+/// NIP-FF-3 reference fingerprints them), but they are not Unicode text:
+/// serde_json and priorart refuse them, and this names the cause and the
+/// place instead of a generic parse error.
+pub fn lone_surrogate_escape(line: &str) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let unit = |at: usize| -> Option<u16> {
+        let digits = bytes.get(at + 2..at + 6)?;
+        if bytes.get(at + 1) != Some(&b'u') {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+    };
+    let mut at = 0;
+    while let Some(found) = memchr::memchr(b'\\', &bytes[at..]) {
+        let escape = at + found;
+        match unit(escape) {
+            Some(0xD800..=0xDBFF) => {
+                let low = (bytes.get(escape + 6) == Some(&b'\\')).then(|| unit(escape + 6)).flatten();
+                if !matches!(low, Some(0xDC00..=0xDFFF)) {
+                    return Some(escape);
+                }
+                at = escape + 12;
+            }
+            Some(0xDC00..=0xDFFF) => return Some(escape),
+            Some(_) => at = escape + 6,
+            // Any other escape is two bytes (`\\\\` included, so an escaped
+            // backslash never starts an escape).
+            None => at = escape + 2,
+        }
+    }
+    None
+}
+
 /// A member of a JSON object: its key without the quotes, its raw value.
 struct Member {
     key: Range<usize>,
@@ -525,5 +562,20 @@ mod tests {
         // Only at the start of the stream; and a stream shorter than a mark is read as is.
         assert_eq!(read_all(b"a\n\xef\xbb\xbfb")[1].1.as_deref(), Ok("\u{feff}b"));
         assert_eq!(read_all(b"a"), vec![(1, Ok("a".to_owned()))]);
+    }
+
+    #[test]
+    fn lone_surrogate_escapes_are_found_and_pairs_are_not() {
+        assert_eq!(lone_surrogate_escape(r#"{"text":"a \ud800 b"}"#), Some(11));
+        assert_eq!(lone_surrogate_escape(r#"{"text":"\ude00"}"#), Some(9));
+        assert_eq!(lone_surrogate_escape(r#"{"text":"\ud83d\ude00 \u00e9"}"#), None);
+        assert_eq!(lone_surrogate_escape(r#"{"text":"\\ud800 is text"}"#), None, "an escaped backslash");
+        assert_eq!(lone_surrogate_escape(r#"{"text":"\ud83d\u0041"}"#), Some(9), "high then not low");
+        assert_eq!(lone_surrogate_escape(r#"{"text":"end \ud83d"#), Some(13));
+        // Everything serde_json refuses for a surrogate is found here.
+        for line in [r#"{"t":"\udbff"}"#, r#"{"t":"x\udfff"}"#, r#"{"t":"\ud800\n"}"#] {
+            assert!(serde_json::from_str::<Value>(line).is_err());
+            assert!(lone_surrogate_escape(line).is_some(), "{line}");
+        }
     }
 }
