@@ -5,7 +5,7 @@ use crate::exit::UsageError;
 use crate::input;
 use anyhow::{Result, bail};
 use clap::Parser;
-use priorart_fingerprint::{Fingerprint, Fingerprinter, LOOKUP_DISTANCE, Scheme, SimhashDoc};
+use priorart_fingerprint::{Fingerprint, Fingerprinter, LOOKUP_DISTANCE, SHINGLE_WORDS, Scheme, SimhashDoc, WordShingles};
 use serde_json::{Value, json};
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -30,6 +30,32 @@ struct Side {
     name: String,
     x: Fingerprint,
     simhash: SimhashDoc,
+    shingles: WordShingles,
+}
+
+/// Share of common word 5-grams at or above which two texts are near-identical
+/// (the usual near-duplicate threshold).
+const NEAR_IDENTICAL: f64 = 0.8;
+/// At or below this share, two texts have little wording in common; unrelated
+/// texts share none (0%), apart from boilerplate phrases.
+const LITTLE_IN_COMMON: f64 = 0.1;
+
+/// The sentence a person acts on: what `X` equality means given the
+/// measured overlap of the two texts.
+fn verdict(same_x: bool, overlap: f64) -> String {
+    let share = format!("{:.0}%", overlap * 100.0);
+    match (same_x, overlap) {
+        (true, o) if o >= NEAR_IDENTICAL => format!("same X and {share} of word {SHINGLE_WORDS}-grams shared: near-identical texts"),
+        (true, o) if o <= LITTLE_IN_COMMON => format!(
+            "same X, but the texts share {share} of their word {SHINGLE_WORDS}-grams: an advisory collision, not a copy \
+             (X keeps only a few words; unrelated texts share 0%)"
+        ),
+        (true, _) => format!("same X and {share} of word {SHINGLE_WORDS}-grams shared: much of the wording is common"),
+        (false, o) if o >= NEAR_IDENTICAL => {
+            format!("different X, yet {share} of word {SHINGLE_WORDS}-grams shared: near-identical texts that X does not match")
+        }
+        (false, _) => format!("different X; {share} of word {SHINGLE_WORDS}-grams shared (unrelated texts share 0%)"),
+    }
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -55,7 +81,7 @@ fn side(fingerprinter: &mut Fingerprinter, name: &str, document: &input::Documen
     let text = input::read_document(name, document)?.text;
     let x = fingerprinter.fingerprint(&text, &[Scheme::MinhashEqualityV1])[0];
     let simhash = fingerprinter.simhash_doc(&text);
-    Ok(Side { name: name.to_owned(), x, simhash })
+    Ok(Side { name: name.to_owned(), x, simhash, shingles: WordShingles::of(&text) })
 }
 
 fn side_json(side: &Side) -> Value {
@@ -68,9 +94,12 @@ fn side_json(side: &Side) -> Value {
 
 fn comparison_json(a: &Side, b: &Side) -> Value {
     let distance = a.simhash.distance(b.simhash);
+    let overlap = a.shingles.jaccard(&b.shingles);
     json!({
         "a": side_json(a),
         "b": side_json(b),
+        "overlap": { "measure": format!("jaccard of word {SHINGLE_WORDS}-grams"), "value": overlap },
+        "verdict": verdict(a.x == b.x, overlap),
         Scheme::MinhashEqualityV1.id(): { "equal": a.x == b.x },
         Scheme::SimhashDoc.id(): {
             "distance": distance,
@@ -86,8 +115,8 @@ fn write_comparison(out: &mut impl Write, a: &Side, b: &Side) -> io::Result<()> 
     for side in [a, b] {
         writeln!(out, "{:width$}  {}  {}", side.name, side.x, side.simhash)?;
     }
-    let verdict = if a.x == b.x { "equal" } else { "different" };
-    writeln!(out, "{}: {verdict}", Scheme::MinhashEqualityV1)?;
+    let equality = if a.x == b.x { "equal" } else { "different" };
+    writeln!(out, "{}: {equality}", Scheme::MinhashEqualityV1)?;
     let distance = a.simhash.distance(b.simhash);
     let within = if distance <= LOOKUP_DISTANCE { "yes" } else { "no" };
     writeln!(
@@ -96,5 +125,21 @@ fn write_comparison(out: &mut impl Write, a: &Side, b: &Side) -> io::Result<()> 
         Scheme::SimhashDoc,
         a.simhash.similarity(b.simhash),
         a.simhash.band(b.simhash),
-    )
+    )?;
+    let overlap = a.shingles.jaccard(&b.shingles);
+    writeln!(out, "overlap: {:.4} (jaccard of word {SHINGLE_WORDS}-grams)", overlap)?;
+    writeln!(out, "verdict: {}", verdict(a.x == b.x, overlap))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_verdict_says_what_equal_x_means() {
+        assert!(verdict(true, 0.03).contains("advisory collision, not a copy"));
+        assert!(verdict(true, 0.91).contains("near-identical"));
+        assert!(verdict(false, 0.95).contains("near-identical texts that X does not match"));
+        assert!(verdict(false, 0.0).starts_with("different X; 0%"));
+    }
 }

@@ -116,3 +116,13 @@ fn documents_are_read_through_extraction() {
     assert_eq!(report["simhash-doc"]["distance"], 0, "{report}");
     assert_eq!(report["minhash-equality-v1"]["equal"], true, "{report}");
 }
+
+#[test]
+fn the_report_measures_the_overlap() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let a = write(dir.path(), "a.txt", ORIGINAL);
+    let output = priorart().args(["compare", "--json"]).arg(&a).arg(&a).output().expect("runs");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(report["overlap"]["value"], 1.0);
+    assert!(report["verdict"].as_str().unwrap().contains("near-identical"), "{report}");
+}

@@ -62,6 +62,7 @@ mod explain;
 mod jenkins;
 mod json_string;
 mod scheme;
+mod shingles;
 mod simhash_doc;
 mod simhash_tokens;
 mod unicode;
@@ -73,6 +74,7 @@ pub use explain::{Bucket, Explanation};
 pub use jenkins::{Lookup3, hashlittle2};
 pub use json_string::decode_json_string;
 pub use scheme::{Scheme, UnknownScheme};
+pub use shingles::{SHINGLE_WORDS, WordShingles};
 pub use simhash_doc::{
     BASE32_LEN, Band, CLOSE_SIMILARITY, InvalidSimhashDoc, LOOKUP_DISTANCE, LOOSE_SIMILARITY, SimhashDoc,
     SimhashDocExplanation,
