@@ -71,3 +71,13 @@ pub fn read_document(name: &str, args: &DocumentArgs) -> Result<DocumentText> {
     priorart_extract::document_text(&bytes, args.format, &limits)
         .with_context(|| format!("{name}: cannot read as a document"))
 }
+
+/// Parses `--timeout` values: seconds, decimals allowed (`2.5`), more than
+/// zero. The one grammar for every command's timeouts.
+pub fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .and_then(|seconds| std::time::Duration::try_from_secs_f64(seconds).ok())
+        .filter(|duration| !duration.is_zero())
+        .ok_or_else(|| format!("{text}: expected a positive number of seconds"))
+}

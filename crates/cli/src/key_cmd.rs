@@ -29,7 +29,7 @@ enum KeyCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Print the npub (and hex pubkey) of a secret key.
+    /// Print the npub and the hex pubkey of a secret key (one per line).
     Public {
         #[command(flatten)]
         key: KeyArgs,
@@ -42,6 +42,9 @@ enum KeyCommand {
 pub fn run(args: Args) -> Result<ExitCode> {
     match args.command {
         KeyCommand::Generate { path, force, json } => {
+            if path.as_os_str() == crate::input::STDIN {
+                bail!(UsageError("a secret key is written to a file, never to standard output: give a path".into()));
+            }
             let keys = Keys::generate();
             let nsec = keys.secret_key().to_bech32().context("cannot encode the secret key")?;
             write_secret(&path, &nsec, force)?;
@@ -54,7 +57,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
 fn print_public(keys: &Keys, json: bool, key_file: Option<&Path>) {
     if !json {
+        // The npub for people, the hex key for `priorart proof --a` and NIP-01 tags.
         println!("{}", signing_key::npub(keys));
+        println!("{}", keys.public_key().to_hex());
         return;
     }
     let mut object =

@@ -43,15 +43,43 @@ struct StampArgs {
     /// Files to timestamp.
     #[arg(required = true)]
     files: Vec<String>,
-    /// Calendar URL (repeatable; default: the reference client's four).
+    #[command(flatten)]
+    calendars: CalendarArgs,
+    /// Replace existing FILE.ots proofs (written atomically either way).
+    #[arg(long)]
+    force: bool,
+}
+
+/// Calendar options, shared by `ots stamp` and `timestamp`.
+#[derive(ClapArgs)]
+pub(crate) struct CalendarArgs {
+    /// Calendar URL (repeatable; default: the public OpenTimestamps calendars).
     #[arg(short = 'c', long = "calendar", value_name = "URL")]
     calendars: Vec<String>,
-    /// Calendars that must answer.
-    #[arg(short = 'm', default_value_t = 2)]
-    min: usize,
+    /// How many calendars must answer (default: 2, or every calendar given if fewer).
+    #[arg(short = 'm', long, value_name = "N")]
+    min_answers: Option<usize>,
     /// Seconds each calendar gets.
-    #[arg(long, default_value_t = 5)]
-    timeout: u64,
+    #[arg(long, default_value = "5", value_parser = crate::input::parse_seconds)]
+    timeout: Duration,
+}
+
+impl CalendarArgs {
+    /// The stamp options these arguments ask for; an explicit `-m` that no
+    /// set of calendars can meet is refused, never silently lowered.
+    pub(crate) fn options(&self) -> Result<StampOptions> {
+        let defaults = StampOptions::default();
+        let calendars = if self.calendars.is_empty() { defaults.calendars } else { self.calendars.clone() };
+        let min_answers = match self.min_answers {
+            Some(n) if n == 0 || n > calendars.len() => bail!(UsageError(format!(
+                "-m {n}: must be between 1 and the number of calendars ({})",
+                calendars.len()
+            ))),
+            Some(n) => n,
+            None => defaults.min_answers.min(calendars.len()),
+        };
+        Ok(StampOptions { calendars, min_answers, timeout: self.timeout })
+    }
 }
 
 #[derive(ClapArgs)]
@@ -72,8 +100,8 @@ struct UpgradeArgs {
     #[arg(short = 'n', long)]
     dry_run: bool,
     /// Seconds each calendar gets.
-    #[arg(long, default_value_t = 10)]
-    timeout: u64,
+    #[arg(long, default_value = "10", value_parser = crate::input::parse_seconds)]
+    timeout: Duration,
 }
 
 /// Header source options, shared with `priorart verify`.
@@ -90,10 +118,15 @@ pub(crate) struct HeaderArgs {
     #[arg(long, value_name = "PATH", requires = "bitcoin_rpc")]
     rpc_cookie: Option<PathBuf>,
     /// bitcoind RPC user (with --rpc-password).
-    #[arg(long, requires_all = ["bitcoin_rpc", "rpc_password"], conflicts_with = "rpc_cookie")]
+    #[arg(long, requires = "bitcoin_rpc", conflicts_with = "rpc_cookie")]
     rpc_user: Option<String>,
-    #[arg(long, requires = "rpc_user")]
+    /// bitcoind RPC password (or the environment variable, which keeps it out
+    /// of the process list; or --rpc-password-file).
+    #[arg(long, env = "PRIORART_RPC_PASSWORD", hide_env_values = true, requires = "rpc_user")]
     rpc_password: Option<String>,
+    /// A file holding the bitcoind RPC password (its first line).
+    #[arg(long, value_name = "PATH", requires = "rpc_user", conflicts_with = "rpc_password")]
+    rpc_password_file: Option<PathBuf>,
     /// Directory of cached headers (HEIGHT.hex); default
     /// $XDG_CACHE_HOME/priorart/ots/headers/NETWORK.
     #[arg(long, value_name = "DIR")]
@@ -105,8 +138,8 @@ pub(crate) struct HeaderArgs {
     #[arg(long, default_value = "mainnet")]
     network: Network,
     /// Seconds a header source gets per request.
-    #[arg(long, default_value_t = 10)]
-    timeout: u64,
+    #[arg(long, default_value = "10", value_parser = crate::input::parse_seconds)]
+    timeout: Duration,
 }
 
 #[derive(ClapArgs)]
@@ -159,20 +192,19 @@ fn stamp(args: StampArgs) -> Result<ExitCode> {
     if args.files.iter().filter(|f| *f == crate::input::STDIN).count() > 1 {
         bail!(UsageError("standard input (`-`) can be named only once".into()));
     }
-    let calendars = if args.calendars.is_empty() {
-        priorart_ots::calendar::DEFAULT_CALENDARS.iter().map(|url| url.to_string()).collect()
-    } else {
-        args.calendars
-    };
-    if args.min == 0 || args.min > calendars.len() {
-        bail!(UsageError(format!("-m must be between 1 and the number of calendars ({})", calendars.len())));
+    let options = args.calendars.options()?;
+    let existing: Vec<String> = args
+        .files
+        .iter()
+        .filter(|name| *name != crate::input::STDIN && proof_path(name).exists())
+        .map(|name| proof_path(name).display().to_string())
+        .collect();
+    if !existing.is_empty() && !args.force {
+        // Checked before any calendar is asked, and all named at once.
+        bail!(UsageError(format!("{} already exist(s); use --force to replace", existing.join(", "))));
     }
     let mut digests = Vec::with_capacity(args.files.len());
     for name in &args.files {
-        let target = proof_path(name);
-        if name != crate::input::STDIN && target.exists() {
-            bail!("{}: already exists; not overwriting", target.display());
-        }
         let reader = crate::input::open(name)?;
         let digest = priorart_ots::hash_reader(priorart_ots::HashOp::Sha256, reader)
             .with_context(|| format!("{name}: cannot read"))?;
@@ -180,8 +212,6 @@ fn stamp(args: StampArgs) -> Result<ExitCode> {
         array.copy_from_slice(&digest);
         digests.push(array);
     }
-    let options =
-        StampOptions { calendars, min_answers: args.min, timeout: Duration::from_secs(args.timeout) };
     for url in &options.calendars {
         note!("Submitting to remote calendar {url}");
     }
@@ -197,7 +227,13 @@ fn stamp(args: StampArgs) -> Result<ExitCode> {
             outputs.push((proof_path(name), proof.to_bytes()));
         }
     }
-    priorart_files::write_all_new(&outputs)?;
+    if args.force {
+        for (path, bytes) in &outputs {
+            priorart_files::write_atomic(path, bytes)?;
+        }
+    } else {
+        priorart_files::write_all_new(&outputs)?;
+    }
     for (path, _) in &outputs {
         note!("Wrote {} ({} calendar(s))", path.display(), stamped.answered.len());
     }
@@ -222,7 +258,7 @@ fn upgrade(args: UpgradeArgs) -> Result<ExitCode> {
         };
         calendar_map.push((from.to_owned(), to.to_owned()));
     }
-    let options = UpgradeOptions { allowlist, calendar_map, timeout: Duration::from_secs(args.timeout) };
+    let options = UpgradeOptions { allowlist, calendar_map, timeout: args.timeout };
     let mut incomplete = false;
     for path in &args.files {
         let name = path.display();
@@ -351,11 +387,11 @@ impl HeaderArgs {
 }
 
 pub(crate) fn header_source(args: &HeaderArgs) -> Result<Box<dyn HeaderSource>> {
-    let timeout = Duration::from_secs(args.timeout);
+    let timeout = args.timeout;
     let upstream: Option<Box<dyn HeaderSource>> = if let Some(url) = &args.esplora {
         Some(Box::new(Esplora::new(url, timeout)))
     } else if let Some(url) = &args.bitcoin_rpc {
-        Some(Box::new(BitcoinRpc::new(url, rpc_auth(args), timeout)))
+        Some(Box::new(BitcoinRpc::new(url, rpc_auth(args)?, timeout)))
     } else {
         None
     };
@@ -371,21 +407,31 @@ pub(crate) fn header_source(args: &HeaderArgs) -> Result<Box<dyn HeaderSource>> 
     Ok(Box::new(CachedSource::new(cache, upstream, args.network)))
 }
 
-fn rpc_auth(args: &HeaderArgs) -> RpcAuth {
-    if let (Some(user), Some(password)) = (&args.rpc_user, &args.rpc_password) {
-        return RpcAuth::UserPassword { user: user.clone(), password: password.clone() };
+fn rpc_auth(args: &HeaderArgs) -> Result<RpcAuth> {
+    if let Some(user) = &args.rpc_user {
+        let password = match (&args.rpc_password, &args.rpc_password_file) {
+            (Some(password), _) => password.clone(),
+            (None, Some(path)) => {
+                let bytes = priorart_files::read_limited(path, 4096)?;
+                String::from_utf8_lossy(&bytes).lines().next().unwrap_or_default().to_owned()
+            }
+            (None, None) => bail!(UsageError(
+                "--rpc-user needs a password: --rpc-password, PRIORART_RPC_PASSWORD or --rpc-password-file".into()
+            )),
+        };
+        return Ok(RpcAuth::UserPassword { user: user.clone(), password });
     }
     if let Some(cookie) = &args.rpc_cookie {
-        return RpcAuth::Cookie(cookie.clone());
+        return Ok(RpcAuth::Cookie(cookie.clone()));
     }
     let subdir = match args.network {
         Network::Mainnet => "",
         Network::Regtest => "regtest",
     };
-    match std::env::var_os("HOME") {
+    Ok(match std::env::var_os("HOME") {
         Some(home) => RpcAuth::Cookie(PathBuf::from(home).join(".bitcoin").join(subdir).join(".cookie")),
         None => RpcAuth::None,
-    }
+    })
 }
 
 fn print_verification(json: bool, verification: &Verification, network: Network) -> Result<()> {
@@ -426,7 +472,12 @@ fn print_verification(json: bool, verification: &Verification, network: Network)
 }
 
 fn info(args: InfoArgs) -> Result<ExitCode> {
-    let proof = crate::input::read_proof(&args.proof)?;
+    let proof = if args.proof.as_os_str() == crate::input::STDIN {
+        let bytes = priorart_files::read_stream_limited(std::io::stdin(), &args.proof, priorart_ots::MAX_PROOF_BYTES)?;
+        priorart_ots::DetachedTimestamp::from_bytes(&bytes).context("standard input")?
+    } else {
+        crate::input::read_proof(&args.proof)?
+    };
     if args.json {
         let value = json!({
             "file_hash_op": proof.file_hash_op().name(),

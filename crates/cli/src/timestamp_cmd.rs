@@ -7,24 +7,16 @@ use crate::input;
 use anyhow::{Context, Result, bail};
 use clap::Parser;
 use priorart_nip::Attestation;
-use priorart_ots_net::{StampOptions, stamp_digests};
+use priorart_ots_net::stamp_digests;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 #[derive(Parser)]
 pub struct Args {
     /// The signed kind 1042 attestation (`priorart attest` output; `-`: standard input).
     attestation: String,
-    /// Calendar URL (repeat for several; default: the public OpenTimestamps calendars).
-    #[arg(short = 'c', long = "calendar", value_name = "URL")]
-    calendars: Vec<String>,
-    /// How many calendars must answer.
-    #[arg(short = 'm', long, value_name = "N")]
-    min_answers: Option<usize>,
-    /// Seconds each calendar gets.
-    #[arg(long, default_value_t = 5)]
-    timeout: u64,
+    #[command(flatten)]
+    calendars: crate::ots_cmd::CalendarArgs,
     /// Where to write the proof (default: ATTESTATION.ots; required with `-`).
     #[arg(short, long, value_name = "FILE.ots")]
     out: Option<PathBuf>,
@@ -34,6 +26,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
+    let options = args.calendars.options()?;
     let out = match (&args.out, args.attestation.as_str()) {
         (Some(out), _) => out.clone(),
         (None, input::STDIN) => {
@@ -48,11 +41,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let attestation = Attestation::from_json(json.trim())
         .with_context(|| format!("{}: not a usable attestation", args.attestation))?;
     let commitment = attestation.commitment();
-    let mut options = StampOptions { timeout: Duration::from_secs(args.timeout), ..StampOptions::default() };
-    if !args.calendars.is_empty() {
-        options.calendars = args.calendars.clone();
-    }
-    options.min_answers = args.min_answers.unwrap_or(options.min_answers.min(options.calendars.len()));
     let stamped = stamp_digests(&[commitment.0], &options).context("cannot stamp")?;
     for failed in &stamped.failed {
         note!("priorart: warning: {failed}");

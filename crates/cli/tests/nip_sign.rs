@@ -32,7 +32,10 @@ fn key_generate_writes_an_owner_only_nsec_and_prints_only_the_npub() {
     let answer = json(&out);
     assert!(answer["npub"].as_str().unwrap().starts_with("npub1"));
     let public = stdout(priorart().args(["key", "public", "--key-file"]).arg(&path));
-    assert_eq!(public.trim(), answer["npub"]);
+    let lines: Vec<&str> = public.lines().collect();
+    assert_eq!(lines, [answer["npub"].as_str().unwrap(), answer["pubkey"].as_str().unwrap()]);
+    // The secret key never goes to standard output.
+    priorart().args(["key", "generate", "-"]).assert().code(2).stdout("");
 
     // Never overwritten by accident.
     priorart().args(["key", "generate"]).arg(&path).assert().code(2);

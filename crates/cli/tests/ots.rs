@@ -238,3 +238,36 @@ fn stamp_writes_nothing_when_too_few_calendars_answer() {
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no proof, no temporary file left");
     priorart().args(["ots", "stamp", "-m", "3", "-c", &honest.url()]).arg(&file).assert().code(2);
 }
+
+#[test]
+fn stamp_and_timestamp_share_one_grammar() {
+    let chain = RegtestChain::shared();
+    let calendar = TestCalendar::start(chain);
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+    std::fs::write(&a, "a").unwrap();
+    std::fs::write(&b, "b").unwrap();
+    std::fs::write(dir.path().join("b.txt.ots"), "taken").unwrap();
+    // -m above the calendars given is refused by both, never lowered.
+    priorart().args(["ots", "stamp", "-m", "2", "-c", &calendar.url()]).arg(&a).assert().code(2);
+    priorart().args(["timestamp", "-m", "2", "-c", &calendar.url()]).arg(&a).assert().code(2);
+    // An existing proof is named before any calendar is asked; nothing is written.
+    priorart()
+        .args(["ots", "stamp", "-c", &calendar.url()])
+        .arg(&a)
+        .arg(&b)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("b.txt.ots"));
+    assert_eq!(calendar.submissions(), 0);
+    assert!(!dir.path().join("a.txt.ots").exists());
+    // --force replaces it; the default minimum follows the calendars given.
+    priorart()
+        .args(["ots", "stamp", "--force", "--timeout", "2.5", "-c", &calendar.url()])
+        .arg(&a)
+        .arg(&b)
+        .assert()
+        .success();
+    assert_ne!(std::fs::read(dir.path().join("b.txt.ots")).unwrap(), b"taken");
+    assert_eq!(calendar.submissions(), 1);
+}
