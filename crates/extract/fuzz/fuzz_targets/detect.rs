@@ -1,11 +1,8 @@
 //! Detection, then extraction as the detected format.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use priorart_extract::{Limits, detect, extract};
-use std::time::Duration;
+#[path = "../checks.rs"]
+#[allow(dead_code)] // each target runs one of the checks
+mod checks;
 
-fuzz_target!(|data: &[u8]| {
-    let limits = Limits { max_time: Duration::from_secs(2), max_decompressed_bytes: 8 << 20, ..Limits::default() };
-    let _ = extract(data, detect(data), &limits);
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::detected(data));

@@ -4,25 +4,8 @@
 //! the outer event.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use priorart_ots::{MemoryHeaders, Network};
+#[path = "../checks.rs"]
+#[allow(dead_code)] // each target runs one of the checks
+mod checks;
 
-fuzz_target!(|data: &[u8]| {
-    let (description, content) = data.split_at(data.len() / 2);
-    let (Ok(description), Ok(content)) = (std::str::from_utf8(description), std::str::from_utf8(content))
-    else {
-        return;
-    };
-    let pubkey = "4f355bdcb7cc0af728ef3cceb9615d90684bb5b2ca5f859ab0f0b704075871aa";
-    let event = serde_json::json!({
-        "id": "00".repeat(32), "pubkey": pubkey, "created_at": 1, "kind": 1041, "content": content,
-        "tags": [
-            ["a", format!("30023:{pubkey}:d")], ["k", "30023"],
-            ["X", "ab".repeat(32), "minhash-equality-v1"], ["description", description]
-        ],
-        "sig": "00".repeat(64),
-    });
-    let report =
-        priorart_nip::verify_event_json(&event.to_string(), &MemoryHeaders::new(), Network::Regtest);
-    assert_eq!(report.steps.len(), 8);
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::embedded(data));
