@@ -1,0 +1,325 @@
+//! An index directory: a manifest listing immutable segment files. Adding
+//! writes a new segment and then a new manifest (atomically, through
+//! `priorart-files`), so a build or an add either completes or leaves the
+//! previous index as it was; compacting merges every segment into one the
+//! same way. Queries see every listed segment.
+
+use crate::layout::Layout;
+use crate::segment::{self, Entry, Segment, SegmentError, sketch_jaccard};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+const MANIFEST: &str = "manifest.json";
+const FORMAT: &str = "priorart-index/1";
+const MAX_MANIFEST_BYTES: u64 = 16 << 20;
+
+/// Why an index cannot be opened or changed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum IndexError {
+    /// A segment is refused.
+    #[error(transparent)]
+    Segment(#[from] SegmentError),
+    /// A file could not be read or written.
+    #[error(transparent)]
+    File(#[from] priorart_files::FileError),
+    /// The directory holds no index.
+    #[error("{0}: no priorart index here (no {MANIFEST})")]
+    Missing(PathBuf),
+    /// The manifest is not one this priorart writes.
+    #[error("{path}: not a priorart index manifest ({detail})")]
+    Manifest {
+        /// The manifest file.
+        path: PathBuf,
+        /// What is wrong.
+        detail: String,
+    },
+    /// Segments built with different layouts.
+    #[error("{path}: built with layout {found}, the index uses {expected}")]
+    LayoutMismatch {
+        /// The segment file.
+        path: PathBuf,
+        /// Its layout.
+        found: String,
+        /// The index's.
+        expected: String,
+    },
+    /// A query asks for a distance the layout cannot guarantee.
+    #[error(
+        "k = {k}: the index's layout {layout} finds every pair only within {max}; rebuild with --layout k={k}"
+    )]
+    DistanceTooLarge {
+        /// Asked for.
+        k: u32,
+        /// Guaranteed.
+        max: u32,
+        /// The layout's name.
+        layout: String,
+    },
+    /// The directory could not be created or listed.
+    #[error("{path}: {action}")]
+    Directory {
+        /// The directory.
+        path: PathBuf,
+        /// What failed.
+        action: &'static str,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Manifest {
+    format: String,
+    layout: String,
+    sketch_width: u32,
+    segments: Vec<String>,
+}
+
+/// A document found by a query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Match {
+    /// The user's id.
+    pub id: String,
+    /// Its simhash-doc value.
+    pub simhash: u64,
+    /// Hamming distance to the query (0 for an `X` match).
+    pub distance: u32,
+    /// Jaccard similarity of word shingles estimated from the sketches,
+    /// when the query had a sketch.
+    pub jaccard: Option<f64>,
+}
+
+/// An open index.
+pub struct Index {
+    dir: PathBuf,
+    manifest: Manifest,
+    layout: Layout,
+    segments: Vec<Segment>,
+}
+
+impl Index {
+    /// Builds an index of `entries` in `dir` (created if needed), replacing
+    /// what `dir` held only once the new index is complete.
+    pub fn build(
+        dir: &Path,
+        layout: Layout,
+        sketch_width: u32,
+        entries: &[Entry],
+    ) -> Result<Index, IndexError> {
+        std::fs::create_dir_all(dir).map_err(|source| IndexError::Directory {
+            path: dir.to_owned(),
+            action: "cannot create",
+            source,
+        })?;
+        let previous = read_manifest(dir).ok();
+        let name = next_segment_name(dir)?;
+        segment::write(&dir.join(&name), &layout, entries, sketch_width)?;
+        let manifest = Manifest {
+            format: FORMAT.into(),
+            layout: layout.name.clone(),
+            sketch_width,
+            segments: vec![name],
+        };
+        write_manifest(dir, &manifest)?;
+        if let Some(previous) = previous {
+            remove_segments(dir, &previous.segments);
+        }
+        Index::open(dir)
+    }
+
+    /// Opens and checks the index in `dir`.
+    pub fn open(dir: &Path) -> Result<Index, IndexError> {
+        let manifest = read_manifest(dir)?;
+        let mut segments = Vec::with_capacity(manifest.segments.len());
+        let mut layout: Option<Layout> = None;
+        for name in &manifest.segments {
+            let path = dir.join(name);
+            let segment = Segment::open(&path)?;
+            match &layout {
+                Some(layout) if layout != segment.layout() => {
+                    return Err(IndexError::LayoutMismatch {
+                        path,
+                        found: segment.layout().name.clone(),
+                        expected: layout.name.clone(),
+                    });
+                }
+                Some(_) => {}
+                None => layout = Some(segment.layout().clone()),
+            }
+            segments.push(segment);
+        }
+        let layout = match layout {
+            Some(layout) => layout,
+            None => Layout::parse(&manifest.layout)
+                .map_err(|err| IndexError::Manifest { path: dir.join(MANIFEST), detail: err.to_string() })?,
+        };
+        Ok(Index { dir: dir.to_owned(), manifest, layout, segments })
+    }
+
+    /// Appends `entries` as a new segment.
+    pub fn add(&mut self, entries: &[Entry]) -> Result<(), IndexError> {
+        let name = next_segment_name(&self.dir)?;
+        segment::write(&self.dir.join(&name), &self.layout, entries, self.manifest.sketch_width)?;
+        let mut manifest = self.manifest.clone();
+        manifest.segments.push(name.clone());
+        write_manifest(&self.dir, &manifest)?;
+        self.segments.push(Segment::open(&self.dir.join(&name))?);
+        self.manifest = manifest;
+        Ok(())
+    }
+
+    /// Merges every segment into one.
+    pub fn compact(&mut self) -> Result<(), IndexError> {
+        let entries = self.entries();
+        let old = self.manifest.segments.clone();
+        let name = next_segment_name(&self.dir)?;
+        segment::write(&self.dir.join(&name), &self.layout, &entries, self.manifest.sketch_width)?;
+        let manifest = Manifest { segments: vec![name], ..self.manifest.clone() };
+        write_manifest(&self.dir, &manifest)?;
+        *self = Index::open(&self.dir)?;
+        remove_segments(&self.dir, &old);
+        Ok(())
+    }
+
+    /// Every document, in segment order.
+    pub fn entries(&self) -> Vec<Entry> {
+        self.segments
+            .iter()
+            .flat_map(|segment| {
+                (0..segment.len() as u32).map(move |n| Entry {
+                    id: segment.id(n).to_owned(),
+                    simhash: segment.simhash(n),
+                    x: segment.x(n),
+                    sketch: segment.sketch(n),
+                })
+            })
+            .collect()
+    }
+
+    /// How many documents, over all segments.
+    pub fn len(&self) -> usize {
+        self.segments.iter().map(Segment::len).sum()
+    }
+
+    /// Whether the index holds no document.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// How many segments.
+    pub fn segment_count(&self) -> usize {
+        self.segments.len()
+    }
+
+    /// The layout.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The sketch width (shingle hashes kept per document).
+    pub fn sketch_width(&self) -> u32 {
+        self.manifest.sketch_width
+    }
+
+    /// Every document within distance `k` of `simhash`, with its estimated
+    /// Jaccard similarity when `sketch` is given: most similar first, then
+    /// nearest.
+    pub fn near(&self, simhash: u64, k: u32, sketch: Option<&[u64]>) -> Result<Vec<Match>, IndexError> {
+        if k > self.layout.max_distance {
+            return Err(IndexError::DistanceTooLarge {
+                k,
+                max: self.layout.max_distance,
+                layout: self.layout.name.clone(),
+            });
+        }
+        let width = self.manifest.sketch_width as usize;
+        let mut matches: Vec<Match> = self
+            .segments
+            .iter()
+            .flat_map(|segment| {
+                segment.near(simhash, k).into_iter().map(move |hit| Match {
+                    id: segment.id(hit.number).to_owned(),
+                    simhash: segment.simhash(hit.number),
+                    distance: hit.distance,
+                    jaccard: sketch.map(|sketch| sketch_jaccard(sketch, &segment.sketch(hit.number), width)),
+                })
+            })
+            .collect();
+        matches.sort_by(|a, b| {
+            b.jaccard.unwrap_or(0.0).total_cmp(&a.jaccard.unwrap_or(0.0)).then(a.distance.cmp(&b.distance))
+        });
+        Ok(matches)
+    }
+
+    /// Every document whose `X` is `x`.
+    pub fn same_x(&self, x: &[u8; 32]) -> Vec<Match> {
+        self.segments
+            .iter()
+            .flat_map(|segment| {
+                segment.same_x(x).into_iter().map(move |n| Match {
+                    id: segment.id(n).to_owned(),
+                    simhash: segment.simhash(n),
+                    distance: 0,
+                    jaccard: None,
+                })
+            })
+            .collect()
+    }
+}
+
+fn read_manifest(dir: &Path) -> Result<Manifest, IndexError> {
+    let path = dir.join(MANIFEST);
+    if !path.exists() {
+        return Err(IndexError::Missing(dir.to_owned()));
+    }
+    let bytes = priorart_files::read_limited(&path, MAX_MANIFEST_BYTES)?;
+    let bad = |detail: String| IndexError::Manifest { path: path.clone(), detail };
+    let manifest: Manifest = serde_json::from_slice(&bytes).map_err(|err| bad(err.to_string()))?;
+    if manifest.format != FORMAT {
+        return Err(bad(format!("format {:?}", manifest.format)));
+    }
+    if manifest.segments.iter().any(|name| !is_segment_name(name)) {
+        return Err(bad("a segment name is not seg-NNNNNN.pai".into()));
+    }
+    Ok(manifest)
+}
+
+fn write_manifest(dir: &Path, manifest: &Manifest) -> Result<(), IndexError> {
+    let json = serde_json::to_vec_pretty(manifest).expect("a manifest serializes");
+    priorart_files::write_atomic(&dir.join(MANIFEST), &json)?;
+    Ok(())
+}
+
+/// Segment files are `seg-NNNNNN.pai`; nothing else is ever opened, so a
+/// hostile manifest cannot point outside the directory.
+fn is_segment_name(name: &str) -> bool {
+    name.strip_prefix("seg-")
+        .and_then(|rest| rest.strip_suffix(".pai"))
+        .is_some_and(|digits| digits.len() == 6 && digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// A segment name not used in `dir` yet.
+fn next_segment_name(dir: &Path) -> Result<String, IndexError> {
+    let listing = std::fs::read_dir(dir).map_err(|source| IndexError::Directory {
+        path: dir.to_owned(),
+        action: "cannot list",
+        source,
+    })?;
+    let highest = listing
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| is_segment_name(name))
+        .filter_map(|name| name[4..10].parse::<u32>().ok())
+        .max()
+        .unwrap_or(0);
+    Ok(format!("seg-{:06}.pai", highest + 1))
+}
+
+/// Removes segments no manifest lists any more (a failure only leaves a
+/// stray file, which the next build or compaction ignores).
+fn remove_segments(dir: &Path, names: &[String]) {
+    for name in names {
+        let _ = std::fs::remove_file(dir.join(name));
+    }
+}

@@ -1,0 +1,510 @@
+//! One immutable segment file: documents (ids, simhash-doc values, optional
+//! `X`, shingle sketches) and one sorted permuted table per layout table,
+//! memory-mapped for queries.
+//!
+//! # Format (little-endian)
+//!
+//! A 128-byte header — magic `priorart-index\0\0`, version, table count,
+//! document count, id bytes, sketch width, flags, layout length, SHA-256 of
+//! the rest of the file (header included) — then the body: the layout as JSON; document id offsets and
+//! the id bytes (UTF-8); simhash values; `X` values (if present); sketches
+//! (`width` sorted hashes per document, padded with `u64::MAX`); for each
+//! table the sorted permuted fingerprints and their document numbers; the
+//! document numbers sorted by `X` (if present). Sections start on 8-byte
+//! boundaries.
+//!
+//! Opening checks the magic, the version, that the file has exactly the
+//! length its header implies (so no read past the end can happen), the
+//! checksum (SHA-256 over the body; about a second per 1.5 GB), the layout
+//! and the id offsets: a corrupt, truncated or foreign file is refused with
+//! a [`SegmentError`], never a panic or an out-of-bounds read.
+//!
+//! Segment files are never changed in place: they are written whole under
+//! a new name and then listed (see `crate::Index`). A memory map of a file
+//! that another program truncates while it is open raises SIGBUS on the
+//! next read of a lost page; nothing in priorart truncates them.
+
+use crate::layout::{Layout, LayoutError, Permutation};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+const MAGIC: &[u8; 16] = b"priorart-index\0\0";
+const VERSION: u32 = 1;
+const HEADER_LEN: usize = 128;
+const FLAG_X: u32 = 1;
+/// Bounds on header fields, so that a hostile header cannot make the
+/// expected length overflow or an allocation explode.
+const MAX_DOCS: u64 = u32::MAX as u64;
+const MAX_SKETCH_WIDTH: u32 = 4096;
+const MAX_LAYOUT_BYTES: u64 = 1 << 20;
+
+/// One document as it goes into a segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The user's id for the document.
+    pub id: String,
+    /// Its simhash-doc value.
+    pub simhash: u64,
+    /// Its minhash-equality-v1 value, when known.
+    pub x: Option<[u8; 32]>,
+    /// The smallest shingle hashes of its text, sorted (at most the
+    /// segment's sketch width are kept).
+    pub sketch: Vec<u64>,
+}
+
+/// Why a segment file is refused.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SegmentError {
+    /// The file could not be read or written.
+    #[error(transparent)]
+    File(#[from] priorart_files::FileError),
+    /// The file could not be mapped.
+    #[error("{path}: cannot map")]
+    Map {
+        /// The segment file.
+        path: String,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not a priorart index segment.
+    #[error("{path}: not a priorart index segment (bad magic)")]
+    Foreign {
+        /// The segment file.
+        path: String,
+    },
+    /// A version this build does not read.
+    #[error("{path}: index format version {version}; this priorart reads version {VERSION}")]
+    Version {
+        /// The segment file.
+        path: String,
+        /// The version found.
+        version: u32,
+    },
+    /// The file is shorter or longer than its header says, or a field is out of bounds.
+    #[error("{path}: corrupt or truncated: {detail}")]
+    Corrupt {
+        /// The segment file.
+        path: String,
+        /// What does not hold.
+        detail: String,
+    },
+    /// The body does not match its checksum.
+    #[error("{path}: checksum mismatch: the file is damaged")]
+    Checksum {
+        /// The segment file.
+        path: String,
+    },
+    /// The recorded layout is unusable.
+    #[error("{path}: bad layout")]
+    Layout {
+        /// The segment file.
+        path: String,
+        /// Why.
+        #[source]
+        source: LayoutError,
+    },
+    /// Too many documents for one segment.
+    #[error("{docs} documents: a segment holds at most {MAX_DOCS}")]
+    TooManyDocuments {
+        /// Documents given.
+        docs: usize,
+    },
+}
+
+/// Where each section starts, computed from the header.
+#[derive(Debug, Clone, Copy)]
+struct Sections {
+    layout: usize,
+    id_offsets: usize,
+    ids: usize,
+    simhash: usize,
+    x: Option<usize>,
+    sketch: usize,
+    tables: usize,
+    x_order: Option<usize>,
+    end: usize,
+}
+
+fn align8(n: usize) -> usize {
+    n.div_ceil(8) * 8
+}
+
+impl Sections {
+    fn new(
+        docs: u64,
+        tables: u32,
+        ids_bytes: u64,
+        width: u32,
+        has_x: bool,
+        layout_bytes: u64,
+    ) -> Option<Sections> {
+        let docs = usize::try_from(docs).ok()?;
+        let ids_bytes = usize::try_from(ids_bytes).ok()?;
+        let layout = HEADER_LEN;
+        let id_offsets = align8(layout.checked_add(usize::try_from(layout_bytes).ok()?)?);
+        let ids = id_offsets.checked_add(docs.checked_add(1)?.checked_mul(8)?)?;
+        let simhash = align8(ids.checked_add(ids_bytes)?);
+        let after_simhash = simhash.checked_add(docs.checked_mul(8)?)?;
+        let (x, after_x) = if has_x {
+            (Some(after_simhash), after_simhash.checked_add(docs.checked_mul(32)?)?)
+        } else {
+            (None, after_simhash)
+        };
+        let sketch = after_x;
+        let tables_at = sketch.checked_add(docs.checked_mul(width as usize)?.checked_mul(8)?)?;
+        let after_tables =
+            align8(tables_at.checked_add(docs.checked_mul(12)?.checked_mul(tables as usize)?)?);
+        let (x_order, end) = if has_x {
+            (Some(after_tables), after_tables.checked_add(docs.checked_mul(4)?)?)
+        } else {
+            (None, after_tables)
+        };
+        Some(Sections { layout, id_offsets, ids, simhash, x, sketch, tables: tables_at, x_order, end })
+    }
+}
+
+/// SHA-256 of the whole file but the 32 bytes that hold it (header fields
+/// and reserved bytes included, so no byte escapes the check).
+fn checksum(bytes: &[u8]) -> [u8; 32] {
+    let mut hasher = Sha256::new();
+    hasher.update(&bytes[..56]);
+    hasher.update(&bytes[88..]);
+    hasher.finalize().into()
+}
+
+fn u64_at(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
+}
+
+/// Writes a segment of `entries` under `layout` to `path` (which must not
+/// exist), keeping `sketch_width` sketch hashes per document.
+pub fn write(path: &Path, layout: &Layout, entries: &[Entry], sketch_width: u32) -> Result<(), SegmentError> {
+    priorart_files::write_new(path, &encode(layout, entries, sketch_width)?)?;
+    Ok(())
+}
+
+/// A segment's bytes.
+pub fn encode(layout: &Layout, entries: &[Entry], sketch_width: u32) -> Result<Vec<u8>, SegmentError> {
+    let docs = entries.len();
+    if docs as u64 > MAX_DOCS {
+        return Err(SegmentError::TooManyDocuments { docs });
+    }
+    let has_x = !entries.is_empty() && entries.iter().all(|entry| entry.x.is_some());
+    let layout_json = serde_json::to_vec(layout).expect("a layout serializes");
+    let ids_bytes: usize = entries.iter().map(|entry| entry.id.len()).sum();
+    let width = sketch_width.min(MAX_SKETCH_WIDTH);
+    let sections = Sections::new(
+        docs as u64,
+        layout.tables.len() as u32,
+        ids_bytes as u64,
+        width,
+        has_x,
+        layout_json.len() as u64,
+    )
+    .ok_or(SegmentError::TooManyDocuments { docs })?;
+    let mut out = vec![0u8; sections.end];
+    out[..16].copy_from_slice(MAGIC);
+    out[16..20].copy_from_slice(&VERSION.to_le_bytes());
+    out[20..24].copy_from_slice(&(layout.tables.len() as u32).to_le_bytes());
+    out[24..32].copy_from_slice(&(docs as u64).to_le_bytes());
+    out[32..40].copy_from_slice(&(ids_bytes as u64).to_le_bytes());
+    out[40..44].copy_from_slice(&width.to_le_bytes());
+    out[44..48].copy_from_slice(&(if has_x { FLAG_X } else { 0 }).to_le_bytes());
+    out[48..56].copy_from_slice(&(layout_json.len() as u64).to_le_bytes());
+    out[sections.layout..sections.layout + layout_json.len()].copy_from_slice(&layout_json);
+    let mut offset = 0u64;
+    for (i, entry) in entries.iter().enumerate() {
+        let at = sections.ids + offset as usize;
+        out[at..at + entry.id.len()].copy_from_slice(entry.id.as_bytes());
+        out[sections.id_offsets + 8 * i..][..8].copy_from_slice(&offset.to_le_bytes());
+        offset += entry.id.len() as u64;
+        out[sections.simhash + 8 * i..][..8].copy_from_slice(&entry.simhash.to_le_bytes());
+        if let (Some(x_at), Some(x)) = (sections.x, entry.x) {
+            out[x_at + 32 * i..][..32].copy_from_slice(&x);
+        }
+        for slot in 0..width as usize {
+            let value = entry.sketch.get(slot).copied().unwrap_or(u64::MAX);
+            out[sections.sketch + 8 * (i * width as usize + slot)..][..8]
+                .copy_from_slice(&value.to_le_bytes());
+        }
+    }
+    out[sections.id_offsets + 8 * docs..][..8].copy_from_slice(&offset.to_le_bytes());
+    for (t, table) in layout.tables.iter().enumerate() {
+        let permutation = Permutation::new(table);
+        let mut rows: Vec<(u64, u32)> = entries
+            .iter()
+            .enumerate()
+            .map(|(i, entry)| (permutation.apply(entry.simhash), i as u32))
+            .collect();
+        rows.sort_unstable();
+        let values = sections.tables + t * docs * 12;
+        let numbers = values + docs * 8;
+        for (row, (value, number)) in rows.into_iter().enumerate() {
+            out[values + 8 * row..][..8].copy_from_slice(&value.to_le_bytes());
+            out[numbers + 4 * row..][..4].copy_from_slice(&number.to_le_bytes());
+        }
+    }
+    if let Some(x_order) = sections.x_order {
+        let mut order: Vec<u32> = (0..docs as u32).collect();
+        order.sort_by_key(|&i| entries[i as usize].x);
+        for (row, number) in order.into_iter().enumerate() {
+            out[x_order + 4 * row..][..4].copy_from_slice(&number.to_le_bytes());
+        }
+    }
+    let checksum = checksum(&out);
+    out[56..88].copy_from_slice(&checksum);
+    Ok(out)
+}
+
+/// The bytes of an open segment: a memory map, or a buffer (tests, small
+/// in-memory indexes).
+enum Bytes {
+    Mapped(memmap2::Mmap),
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(map) => map,
+            Bytes::Owned(bytes) => bytes,
+        }
+    }
+}
+
+/// An open, checked segment.
+pub struct Segment {
+    bytes: Bytes,
+    sections: Sections,
+    docs: usize,
+    width: usize,
+    layout: Layout,
+    permutations: Vec<Permutation>,
+}
+
+/// A document found near a query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    /// Its number in the segment.
+    pub number: u32,
+    /// Hamming distance to the query's simhash-doc.
+    pub distance: u32,
+}
+
+impl Segment {
+    /// Maps and checks the segment file at `path`.
+    pub fn open(path: &Path) -> Result<Segment, SegmentError> {
+        let name = path.display().to_string();
+        let file =
+            std::fs::File::open(path).map_err(|source| SegmentError::Map { path: name.clone(), source })?;
+        // SAFETY: segment files are written whole and never modified in
+        // place (see the module docs); the length is checked below before
+        // any read, so every access is within the mapping.
+        let map = unsafe { memmap2::Mmap::map(&file) }
+            .map_err(|source| SegmentError::Map { path: name.clone(), source })?;
+        Segment::check(Bytes::Mapped(map), &name)
+    }
+
+    /// Checks segment bytes held in memory.
+    pub fn from_bytes(bytes: Vec<u8>) -> Result<Segment, SegmentError> {
+        Segment::check(Bytes::Owned(bytes), "(memory)")
+    }
+
+    fn check(bytes: Bytes, name: &str) -> Result<Segment, SegmentError> {
+        let corrupt =
+            |detail: &str| SegmentError::Corrupt { path: name.to_owned(), detail: detail.to_owned() };
+        if bytes.len() < HEADER_LEN || &bytes[..16] != MAGIC {
+            return Err(SegmentError::Foreign { path: name.to_owned() });
+        }
+        let version = u32_at(&bytes, 16);
+        if version != VERSION {
+            return Err(SegmentError::Version { path: name.to_owned(), version });
+        }
+        let (tables, docs, ids_bytes) = (u32_at(&bytes, 20), u64_at(&bytes, 24), u64_at(&bytes, 32));
+        let (width, flags, layout_bytes) = (u32_at(&bytes, 40), u32_at(&bytes, 44), u64_at(&bytes, 48));
+        if docs > MAX_DOCS
+            || width > MAX_SKETCH_WIDTH
+            || layout_bytes > MAX_LAYOUT_BYTES
+            || tables as usize > crate::layout::MAX_TABLES
+        {
+            return Err(corrupt("a header field is out of bounds"));
+        }
+        let sections = Sections::new(docs, tables, ids_bytes, width, flags & FLAG_X != 0, layout_bytes)
+            .ok_or_else(|| corrupt("sizes overflow"))?;
+        if sections.end != bytes.len() {
+            return Err(corrupt(&format!("{} bytes where the header implies {}", bytes.len(), sections.end)));
+        }
+        if checksum(&bytes)[..] != bytes[56..88] {
+            return Err(SegmentError::Checksum { path: name.to_owned() });
+        }
+        let layout: Layout =
+            serde_json::from_slice(&bytes[sections.layout..sections.layout + layout_bytes as usize])
+                .map_err(|_| corrupt("the layout is not JSON"))?;
+        layout.validate().map_err(|source| SegmentError::Layout { path: name.to_owned(), source })?;
+        if layout.tables.len() != tables as usize {
+            return Err(corrupt("the layout's table count differs from the header's"));
+        }
+        let docs = docs as usize;
+        let ids = &bytes[sections.ids..sections.ids + ids_bytes as usize];
+        let ids_text = std::str::from_utf8(ids).map_err(|_| corrupt("document ids are not UTF-8"))?;
+        let mut previous = 0u64;
+        for i in 0..=docs {
+            let offset = u64_at(&bytes, sections.id_offsets + 8 * i);
+            if offset < previous
+                || offset > ids_bytes
+                || !ids_text.is_char_boundary(offset as usize)
+                || (i == 0 && offset != 0)
+            {
+                return Err(corrupt("document id offsets are out of order or out of range"));
+            }
+            previous = offset;
+        }
+        if previous != ids_bytes {
+            return Err(corrupt("document id offsets do not end at the ids' length"));
+        }
+        let permutations = layout.tables.iter().map(Permutation::new).collect();
+        Ok(Segment { bytes, sections, docs, width: width as usize, layout, permutations })
+    }
+
+    /// How many documents.
+    pub fn len(&self) -> usize {
+        self.docs
+    }
+
+    /// Whether the segment holds no document.
+    pub fn is_empty(&self) -> bool {
+        self.docs == 0
+    }
+
+    /// The layout the tables were built with.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// Document `number`'s id.
+    pub fn id(&self, number: u32) -> &str {
+        let i = number as usize;
+        let (start, end) = (
+            u64_at(&self.bytes, self.sections.id_offsets + 8 * i),
+            u64_at(&self.bytes, self.sections.id_offsets + 8 * i + 8),
+        );
+        let ids = &self.bytes[self.sections.ids + start as usize..self.sections.ids + end as usize];
+        // Checked at open: UTF-8, offsets on character boundaries.
+        std::str::from_utf8(ids).unwrap_or_default()
+    }
+
+    /// Document `number`'s simhash-doc value.
+    pub fn simhash(&self, number: u32) -> u64 {
+        u64_at(&self.bytes, self.sections.simhash + 8 * number as usize)
+    }
+
+    /// Document `number`'s `X`, if the segment holds them.
+    pub fn x(&self, number: u32) -> Option<[u8; 32]> {
+        let at = self.sections.x? + 32 * number as usize;
+        Some(self.bytes[at..at + 32].try_into().expect("32 bytes"))
+    }
+
+    /// Document `number`'s sketch (sorted shingle hashes, at most the width).
+    pub fn sketch(&self, number: u32) -> Vec<u64> {
+        let at = self.sections.sketch + 8 * self.width * number as usize;
+        (0..self.width)
+            .map(|slot| u64_at(&self.bytes, at + 8 * slot))
+            .take_while(|&h| h != u64::MAX)
+            .collect()
+    }
+
+    /// The sketch width (hashes kept per document).
+    pub fn sketch_width(&self) -> usize {
+        self.width
+    }
+
+    fn table_value(&self, table: usize, row: usize) -> u64 {
+        u64_at(&self.bytes, self.sections.tables + table * self.docs * 12 + 8 * row)
+    }
+
+    fn table_number(&self, table: usize, row: usize) -> u32 {
+        u32_at(&self.bytes, self.sections.tables + table * self.docs * 12 + self.docs * 8 + 4 * row)
+    }
+
+    /// Every document within Hamming distance `k` of `simhash` (at most the
+    /// layout's guaranteed distance), each once, nearest first.
+    pub fn near(&self, simhash: u64, k: u32) -> Vec<Hit> {
+        let mut hits: Vec<Hit> = Vec::new();
+        for (table, permutation) in self.permutations.iter().enumerate() {
+            let permuted = permutation.apply(simhash);
+            let key = permutation.key(permuted);
+            let first = partition_point(self.docs, |row| permutation.key(self.table_value(table, row)) < key);
+            for row in first..self.docs {
+                let value = self.table_value(table, row);
+                if permutation.key(value) != key {
+                    break;
+                }
+                let distance = (value ^ permuted).count_ones();
+                let number = self.table_number(table, row);
+                if distance <= k && (number as usize) < self.docs {
+                    hits.push(Hit { number, distance });
+                }
+            }
+        }
+        hits.sort_by_key(|hit| (hit.distance, hit.number));
+        hits.dedup_by_key(|hit| hit.number);
+        hits.sort_by_key(|hit| (hit.distance, hit.number));
+        hits
+    }
+
+    /// Every document whose `X` is `x` (none if the segment holds no `X`).
+    pub fn same_x(&self, x: &[u8; 32]) -> Vec<u32> {
+        let Some(order) = self.sections.x_order else { return Vec::new() };
+        let number_at = |row: usize| u32_at(&self.bytes, order + 4 * row);
+        let x_of = |row: usize| {
+            let number = number_at(row);
+            if (number as usize) < self.docs { self.x(number) } else { None }
+        };
+        let first = partition_point(self.docs, |row| x_of(row).is_some_and(|found| &found < x));
+        (first..self.docs).take_while(|&row| x_of(row).as_ref() == Some(x)).map(number_at).collect()
+    }
+}
+
+/// The first index in `0..len` for which `before` is false (`before` is
+/// true for a prefix).
+fn partition_point(len: usize, before: impl Fn(usize) -> bool) -> usize {
+    let (mut low, mut high) = (0, len);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if before(middle) {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    low
+}
+
+/// Jaccard similarity estimated from two bottom-k sketches (Broder): among
+/// the `k` smallest hashes of the union, the share found in both. Exact when
+/// both sets are smaller than `k`; otherwise its standard error is about
+/// `sqrt(J(1 − J)/k)` (0.025 at J = 0.8 with k = 256).
+pub fn sketch_jaccard(a: &[u64], b: &[u64], k: usize) -> f64 {
+    let (mut i, mut j, mut seen, mut common) = (0, 0, 0, 0);
+    while seen < k && (i < a.len() || j < b.len()) {
+        match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if x == y => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+            (Some(x), Some(y)) if x < y => i += 1,
+            (Some(_), None) => i += 1,
+            _ => j += 1,
+        }
+        seen += 1;
+    }
+    if seen == 0 { 1.0 } else { common as f64 / seen as f64 }
+}
