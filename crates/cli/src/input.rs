@@ -68,7 +68,18 @@ pub fn read_document(name: &str, args: &DocumentArgs) -> Result<DocumentText> {
         .take(limits.max_input_bytes + 1)
         .read_to_end(&mut bytes)
         .with_context(|| format!("{name}: cannot read"))?;
-    priorart_extract::document_text(&bytes, args.format, &limits)
+    read_document_bytes(name, &bytes, args)
+}
+
+/// [`read_document`] of bytes already read from `name`.
+pub fn read_document_bytes(name: &str, bytes: &[u8], args: &DocumentArgs) -> Result<DocumentText> {
+    if args.raw {
+        let text = std::str::from_utf8(bytes).map_err(|err| {
+            anyhow::anyhow!("{name}: not valid UTF-8 (first invalid byte at offset {})", err.valid_up_to())
+        })?;
+        return Ok(DocumentText { format: Format::Text, text: text.to_owned() });
+    }
+    priorart_extract::document_text(bytes, args.format, &Limits::default())
         .with_context(|| format!("{name}: cannot read as a document"))
 }
 

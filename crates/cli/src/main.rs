@@ -18,6 +18,7 @@ macro_rules! note {
     }};
 }
 
+mod corpus;
 mod exit;
 mod input;
 mod signing_key;
@@ -58,6 +59,8 @@ subcommands! {
     Compare => compare_cmd: "Compare two documents: NIP-FF-3 `X` equal or not, simhash-doc distance, similarity and band.",
     Ots => ots_cmd: "OpenTimestamps proofs: stamp, upgrade, verify (trusting no header source), info, prune.",
     Extract => extract_cmd: "Print the text of documents (HTML, XML, PDF, EPUB, text, WARC/ARC) as priorart hashes it.",
+    Index => index_cmd: "A persistent near-duplicate index: build, add, query (distance, verified similarity, same X), compact.",
+    Dedup => dedup_cmd: "Every near-duplicate pair of a collection, verified by word 5-gram Jaccard, and their clusters.",
 }
 
 /// What every command's exit code means (shown by `priorart --help`).

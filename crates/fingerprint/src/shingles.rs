@@ -35,6 +35,12 @@ impl WordShingles {
         WordShingles { hashes }
     }
 
+    /// The shingle hashes, sorted and distinct: the first `k` are a
+    /// bottom-k sketch of the set.
+    pub fn hashes(&self) -> &[u64] {
+        &self.hashes
+    }
+
     /// How many distinct shingles.
     pub fn len(&self) -> usize {
         self.hashes.len()
