@@ -185,13 +185,11 @@ fn read_jsonl(
     }
 }
 
-/// `(id, text)` of one JSONL record; an empty error for a blank line.
-fn record(
-    name: &str,
-    args: &CorpusArgs,
-    number: u64,
-    line: Result<&[u8], String>,
-) -> Result<(String, String), String> {
+/// `(id, text)` of one JSONL record, or why not (empty for a blank line).
+type Record = Result<(String, String), String>;
+
+/// One JSONL record's [`Record`].
+fn record(name: &str, args: &CorpusArgs, number: u64, line: Result<&[u8], String>) -> Record {
     let line = line?;
     let text = std::str::from_utf8(line).map_err(|_| "not valid UTF-8".to_owned())?;
     if text.trim().is_empty() {
