@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Near-duplicate quality and speed of `priorart dedup` against a ground truth
+and a peer, in one run, on the Debian corpus (scripts/corpus/build.sh).
+
+Ground truth: pairs whose word 5-gram Jaccard (J5) is at least 0.8, words being
+lowercased `\\w+` runs; candidates from datasketch MinHashLSH at threshold 0.5
+(128 permutations), then exact J5 (as in issue 14). Peer: datasketch MinHashLSH
+at threshold 0.8, its candidates taken as the answer (how it is commonly used),
+timed from text to pairs. priorart: `priorart dedup` end to end (reading JSONL,
+fingerprints, candidates, verification, clusters), timed as a user runs it.
+
+  scripts/dedup-quality.py [CORPUS_DIR] [PRIORART_BINARY]
+
+Installs datasketch into a virtualenv beside the corpus on first use.
+"""
+import json, os, re, subprocess, sys, tempfile, time
+
+corpus = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("PRIORART_CORPUS", "/tmp/priorart-corpus")
+binary = sys.argv[2] if len(sys.argv) > 2 else "target/release/priorart"
+venv = os.path.join(corpus, "bench-venv")
+if not os.path.exists(os.path.join(venv, "bin", "python")):
+    subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+    subprocess.run([os.path.join(venv, "bin", "pip"), "install", "--quiet", "datasketch==1.6.5", "numpy"], check=True)
+if sys.prefix != venv:
+    os.execv(os.path.join(venv, "bin", "python"), [os.path.join(venv, "bin", "python")] + sys.argv)
+
+from datasketch import MinHash, MinHashLSH  # noqa: E402
+
+WORD = re.compile(r"\w+")
+
+def shingles(text):
+    words = WORD.findall(text.lower())
+    if len(words) < 5:
+        return {" ".join(words).encode()} if words else set()
+    return {" ".join(words[i:i + 5]).encode() for i in range(len(words) - 4)}
+
+def jaccard(a, b):
+    return len(a & b) / len(a | b) if a or b else 1.0
+
+def minhashes(sets):
+    hashes = []
+    for s in sets:
+        m = MinHash(num_perm=128, seed=1)
+        m.update_batch(list(s))
+        hashes.append(m)
+    return hashes
+
+def lsh_pairs(hashes, threshold):
+    lsh = MinHashLSH(threshold=threshold, num_perm=128)
+    pairs = set()
+    for i, m in enumerate(hashes):
+        for j in lsh.query(m):
+            pairs.add((j, i))
+        lsh.insert(i, m)
+    return pairs
+
+docs = [json.loads(line) for line in open(os.path.join(corpus, "docs.jsonl"))]
+ids = [str(d["id"]) for d in docs]
+index = {id_: i for i, id_ in enumerate(ids)}
+sets = [shingles(d["text"]) for d in docs]
+truth_path = os.path.join(corpus, "truth-j5-0.8.json")
+if os.path.exists(truth_path):
+    truth = {tuple(p) for p in json.load(open(truth_path))}
+else:
+    candidates = lsh_pairs(minhashes(sets), 0.5)
+    truth = {(a, b) for a, b in candidates if jaccard(sets[a], sets[b]) >= 0.8}
+    json.dump(sorted(truth), open(truth_path, "w"))
+
+def score(name, pairs, seconds):
+    found = len(pairs & truth)
+    recall = found / len(truth) if truth else 1.0
+    precision = found / len(pairs) if pairs else 1.0
+    print(f"| {name} | {len(pairs):,} | {recall:.3f} | {precision:.3f} | {seconds:.1f} |")
+
+print(f"{len(docs):,} documents, {len(truth):,} ground-truth pairs (J5 >= 0.8)\n")
+print("| tool | pairs | recall | precision | wall s |")
+print("|---|---:|---:|---:|---:|")
+start = time.time()
+texts = [d["text"] for d in docs]
+peer = lsh_pairs(minhashes([shingles(t) for t in texts]), 0.8)
+score("datasketch MinHashLSH t=0.8, 128 perm (unverified)", peer, time.time() - start)
+
+def priorart(extra):
+    with tempfile.TemporaryDirectory() as out:
+        start = time.time()
+        subprocess.run([binary, "dedup", "--jsonl", "--id-field", "id", "--out", out, *extra,
+                        os.path.join(corpus, "docs.jsonl")], check=True, stderr=subprocess.DEVNULL)
+        seconds = time.time() - start
+        pairs = set()
+        for line in open(os.path.join(out, "pairs.jsonl")):
+            p = json.loads(line)
+            a, b = index[p["a"]], index[p["b"]]
+            pairs.add((min(a, b), max(a, b)))
+        return pairs, seconds
+
+for k in (3, 6):
+    pairs, seconds = priorart(["-k", str(k), "--min-jaccard", "0"])
+    score(f"simhash-doc within k={k} alone (priorart dedup --min-jaccard 0)", pairs, seconds)
+    pairs, seconds = priorart(["-k", str(k)])
+    score(f"priorart dedup -k {k} (verified, --min-jaccard 0.8)", pairs, seconds)
