@@ -321,10 +321,13 @@ fn verify(args: VerifyArgs) -> Result<ExitCode> {
         report_failure(args.json, &format!("file does not match the proof (expected {op} {expected})"));
         return Ok(ExitCode::from(exit::BAD_INPUT));
     }
+    if let Some(warning) = file_hash_warning(&proof) {
+        note!("priorart: warning: {warning}");
+    }
     let source = header_source(&args.headers)?;
     match priorart_ots::verify(&proof, &source, args.headers.network) {
         Ok(verification) => {
-            print_verification(args.json, &verification, args.headers.network)?;
+            print_verification(args.json, &verification, args.headers.network, file_hash_warning(&proof))?;
             Ok(ExitCode::from(exit::OK))
         }
         Err(err) if lacks_headers(&err) => {
@@ -434,7 +437,23 @@ fn rpc_auth(args: &HeaderArgs) -> Result<RpcAuth> {
     })
 }
 
-fn print_verification(json: bool, verification: &Verification, network: Network) -> Result<()> {
+/// What a person must know about a proof's file hash: SHA-1 and RIPEMD-160
+/// proofs verify, but two different files can be made to share a SHA-1
+/// digest (the `sha1/a` and `sha1/b` fixtures both verify).
+fn file_hash_warning(proof: &priorart_ots::DetachedTimestamp) -> Option<String> {
+    (proof.file_hash_op() == priorart_ots::HashOp::Sha1).then(|| {
+        "the proof's file hash is SHA-1, whose collisions are practical: it shows that a file with this \
+         SHA-1 digest existed, and another file can share the digest"
+            .to_owned()
+    })
+}
+
+fn print_verification(
+    json: bool,
+    verification: &Verification,
+    network: Network,
+    warning: Option<String>,
+) -> Result<()> {
     let block = &verification.earliest;
     let utc = DateTime::<Utc>::from_timestamp(i64::from(block.time), 0).context("block time out of range")?;
     let local = utc.with_timezone(&Local);
@@ -457,11 +476,17 @@ fn print_verification(json: bool, verification: &Verification, network: Network)
             "failures": verification.failures.iter()
                 .map(|f| json!({"height": f.height, "reason": f.reason.to_string()}))
                 .collect::<Vec<_>>(),
+            "warnings": warning.into_iter().collect::<Vec<_>>(),
         });
         println!("{value}");
     } else {
+        // A regtest chain is anyone's: its "success" proves nothing about Bitcoin.
+        let chain = match network {
+            Network::Mainnet => "Bitcoin",
+            Network::Regtest => "REGTEST (a private test chain, not Bitcoin)",
+        };
         println!(
-            "Success! Bitcoin block {} attests existence as of {} ({})",
+            "Success! {chain} block {} attests existence as of {} ({})",
             block.height,
             utc.format("%Y-%m-%d %H:%M:%S UTC"),
             local.format("%Y-%m-%d %H:%M:%S %Z")

@@ -92,7 +92,10 @@ fn write_report(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
         writeln!(out, "commitment:  {commitment}")?;
     }
     if let Some(block) = &report.bitcoin {
-        writeln!(out, "bitcoin:     block {} ({}), time {}", block.height, block.block_hash, block.time)?;
+        let date = chrono::DateTime::<chrono::Utc>::from_timestamp(block.time as i64, 0)
+            .map_or_else(|| "out of range".to_owned(), |utc| utc.format("%Y-%m-%d %H:%M:%S UTC").to_string());
+        let chain = if report.network == Some("regtest") { "REGTEST (not Bitcoin) " } else { "" };
+        writeln!(out, "bitcoin:     {chain}block {} ({}), {date} (time {})", block.height, block.block_hash, block.time)?;
     }
     if let Some(content) = &report.content {
         let verdict = if content.matches_x { "matches X" } else { "DOES NOT match X" };

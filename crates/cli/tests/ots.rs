@@ -210,7 +210,9 @@ fn stamp_upgrade_verify_on_regtest_from_the_cli() {
         .assert()
         .success();
     for proof in &proofs {
-        verify(proof).success().stdout(predicates::str::contains("Bitcoin block 1 attests"));
+        verify(proof)
+            .success()
+            .stdout(predicates::str::contains("REGTEST (a private test chain, not Bitcoin) block 1 attests"));
     }
     // Without --network regtest the header is refused as a mainnet header.
     priorart()
@@ -270,4 +272,20 @@ fn stamp_and_timestamp_share_one_grammar() {
         .success();
     assert_ne!(std::fs::read(dir.path().join("b.txt.ots")).unwrap(), b"taken");
     assert_eq!(calendar.submissions(), 1);
+}
+
+#[test]
+fn sha1_proofs_warn() {
+    let empty = tempfile::tempdir().unwrap();
+    for file in ["a", "b"] {
+        priorart()
+            .args(["ots", "verify", "--header-cache"])
+            .arg(empty.path())
+            .arg(data().join("sha1/a-or-b.ots"))
+            .arg("--file")
+            .arg(data().join("sha1").join(file))
+            .assert()
+            .code(3)
+            .stderr(predicates::str::contains("SHA-1, whose collisions are practical"));
+    }
 }
