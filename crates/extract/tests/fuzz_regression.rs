@@ -6,17 +6,9 @@
 #[allow(dead_code)] // each test replays some of the checks
 mod checks;
 
-use std::path::Path;
-
-/// Runs `check` on every input of `target`'s corpus; a failure names the file.
+/// Runs `check` on every input of `target`'s committed corpus.
 fn replay(target: &str, check: impl Fn(&[u8])) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regression").join(target);
-    let Ok(entries) = std::fs::read_dir(&dir) else { return };
-    for path in entries.map(|entry| entry.expect("readable corpus directory").path()) {
-        let input = std::fs::read(&path).expect("readable corpus file");
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&input)));
-        assert!(outcome.is_ok(), "{} fails its check", path.display());
-    }
+    priorart_testkit::replay_fuzz_corpus(env!("CARGO_MANIFEST_DIR"), target, check);
 }
 
 #[test]

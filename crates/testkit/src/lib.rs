@@ -23,6 +23,7 @@ use priorart_ots::hex::{decode as unhex, encode as hex};
 use priorart_ots::{Attestation, HashOp, MemoryHeaders, MerkleTree, Op, Timestamp, header_to_hex};
 use std::collections::HashMap;
 use std::io::Read;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -447,5 +448,19 @@ fn bitcoind_call(chain: &RegtestChain, call: &serde_json::Value) -> serde_json::
         Err((code, message)) => {
             serde_json::json!({"result": null, "error": {"code": code, "message": message}, "id": id})
         }
+    }
+}
+
+/// Runs `check` on every input of the minimized fuzz corpus
+/// `CRATE/fuzz/regression/TARGET` (written by `scripts/fuzz.sh`), as the
+/// fuzz target would; a failure names the input file. A missing corpus is
+/// nothing to replay.
+pub fn replay_fuzz_corpus(crate_dir: &str, target: &str, check: impl Fn(&[u8])) {
+    let dir = Path::new(crate_dir).join("fuzz/regression").join(target);
+    let Ok(entries) = std::fs::read_dir(&dir) else { return };
+    for path in entries.map(|entry| entry.expect("readable corpus directory").path()) {
+        let input = std::fs::read(&path).expect("readable corpus file");
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&input)));
+        assert!(outcome.is_ok(), "{} fails its check", path.display());
     }
 }
