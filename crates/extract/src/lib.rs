@@ -144,7 +144,8 @@ pub struct Limits {
     pub max_records: usize,
     /// Most PDF pages read.
     pub max_pdf_pages: usize,
-    /// Wall-clock budget for one input (for WARC: for the whole file).
+    /// Wall-clock budget for one document: a file, or one record of a web
+    /// archive (a crawl is read to its end; a slow record fails alone).
     pub max_time: Duration,
 }
 
@@ -307,11 +308,11 @@ pub struct Extraction {
 /// reported in [`Extraction::record_errors`] and the other records are still read.
 pub fn extract(bytes: &[u8], format: Format, limits: &Limits) -> Result<Extraction, ExtractError> {
     check_size(bytes.len(), limits)?;
-    let budget = budget::Budget::start(limits.max_time);
     match format {
-        Format::Warc => Ok(warc::extract_warc(bytes, limits, &budget)),
-        Format::Arc => Ok(warc::extract_arc(bytes, limits, &budget)),
+        Format::Warc => Ok(warc::extract_warc(bytes, limits)),
+        Format::Arc => Ok(warc::extract_arc(bytes, limits)),
         single => {
+            let budget = budget::Budget::start(limits.max_time);
             let text = extract_one(bytes, single, None, limits, &budget)?;
             Ok(Extraction { documents: vec![Document::whole(single, text)], record_errors: Vec::new() })
         }

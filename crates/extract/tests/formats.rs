@@ -283,6 +283,18 @@ fn limits_and_broken_encodings() {
         extract(b"<p>x</p>", Format::Html, &no_time).unwrap_err(),
         ExtractError::Timeout { .. }
     ));
+    // In a web archive the budget is per record: every record is still
+    // reached, each slow one fails alone, at its own offset.
+    let warc = data("sample.warc");
+    let all = extract(&warc, Format::Warc, &Limits::default()).unwrap();
+    let timed_out = extract(&warc, Format::Warc, &no_time).unwrap();
+    assert_eq!(timed_out.record_errors.len() + timed_out.documents.len(), all.documents.len());
+    assert!(!timed_out.record_errors.is_empty());
+    let expected: Vec<u64> = all.documents.iter().map(|d| d.offset.unwrap()).collect();
+    for error in &timed_out.record_errors {
+        assert!(matches!(error.error, ExtractError::Timeout { .. }), "{}", error.error);
+        assert!(expected.contains(&error.offset), "offset {} is no record's", error.offset);
+    }
     assert!(matches!(
         extract(&[0xFE, 0xFF, 0xD8, 0x00, 0x00, 0x41], Format::Text, &Limits::default()).unwrap_err(),
         ExtractError::InvalidEncoding { encoding: "UTF-16BE", .. }
