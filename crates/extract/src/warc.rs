@@ -82,7 +82,8 @@ impl<'a> Reader<'a> {
         if self.records < self.limits.max_records {
             return true;
         }
-        let error = ExtractError::TooLarge { size: self.records as u64 + 1, limit: self.limits.max_records as u64 };
+        let error =
+            ExtractError::TooLarge { size: self.records as u64 + 1, limit: self.limits.max_records as u64 };
         self.fail(Origin { offset, ..Origin::default() }, error);
         false
     }

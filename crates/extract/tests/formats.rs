@@ -288,9 +288,15 @@ fn limits_and_broken_encodings() {
     let warc = data("sample.warc");
     let all = extract(&warc, Format::Warc, &Limits::default()).unwrap();
     let timed_out = extract(&warc, Format::Warc, &no_time).unwrap();
-    assert_eq!(timed_out.record_errors.len() + timed_out.documents.len(), all.documents.len());
+    let records = |e: &priorart_extract::Extraction| e.documents.len() + e.record_errors.len();
+    assert_eq!(records(&timed_out), records(&all));
     assert!(!timed_out.record_errors.is_empty());
-    let expected: Vec<u64> = all.documents.iter().map(|d| d.offset.unwrap()).collect();
+    let expected: Vec<u64> = all
+        .documents
+        .iter()
+        .map(|d| d.offset.unwrap())
+        .chain(all.record_errors.iter().map(|e| e.offset))
+        .collect();
     for error in &timed_out.record_errors {
         assert!(matches!(error.error, ExtractError::Timeout { .. }), "{}", error.error);
         assert!(expected.contains(&error.offset), "offset {} is no record's", error.offset);
