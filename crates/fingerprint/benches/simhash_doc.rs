@@ -7,7 +7,7 @@
 //! runs, which the scheduler serves at once, over a long-running thread;
 //! CPU time compares the work itself.
 //!
-//! The corpus is built by `shared/corpus/build_corpus.sh` (outside the
+//! The corpus is built by `scripts/corpus/build.sh` (outside the
 //! repository); point `PRIORART_CORPUS` at its directory (default
 //! `/tmp/priorart-corpus`). Without it the bench says so and measures
 //! nothing. Run:
@@ -68,7 +68,7 @@ fn all_simhash(fingerprinter: &mut Fingerprinter, docs: &[String]) {
 fn throughput(c: &mut Criterion) {
     let Some(docs) = load() else {
         eprintln!(
-            "simhash_doc bench: no corpus in {} (build it with build_corpus.sh)",
+            "simhash_doc bench: no corpus in {} (build it with scripts/corpus/build.sh)",
             corpus_dir().display()
         );
         return;
