@@ -10,6 +10,7 @@ use thiserror::Error;
 /// which knob of [`crate::Limits`] to turn.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[non_exhaustive]
+#[allow(missing_docs)] // each variant is documented by its #[error] message, which names its fields
 pub enum ExtractError {
     /// The input (or a member of an archive) is larger than allowed.
     #[error("input of {size} bytes exceeds the limit of {limit} bytes")]

@@ -21,6 +21,7 @@ const ACCEPT: (&str, &str) = ("Accept", CALENDAR_MEDIA_TYPE);
 /// Why one calendar failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
+#[allow(missing_docs)] // each variant is documented by its #[error] message, which names its fields
 pub enum CalendarError {
     /// The exchange itself failed (connection, timeout, size).
     #[error(transparent)]
@@ -83,6 +84,7 @@ pub struct Stamped {
 /// Why stamping failed as a whole.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
+#[allow(missing_docs)] // each variant is documented by its #[error] message, which names its fields
 pub enum StampError {
     /// No digest was given.
     #[error("nothing to stamp")]

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 /// Why an HTTP exchange failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[allow(missing_docs)] // each variant is documented by its #[error] message, which names its fields
 pub enum HttpError {
     #[error("{url}: timed out")]
     Timeout { url: String },

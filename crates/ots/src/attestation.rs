@@ -14,9 +14,13 @@ pub const URI_CHARS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvw
 
 /// Type tags of the attestations the reference knows.
 pub mod tags {
+    /// A calendar's promise (`PendingAttestation`).
     pub const PENDING: [u8; 8] = [0x83, 0xdf, 0xe3, 0x0d, 0x2e, 0xf9, 0x0c, 0x8e];
+    /// A Bitcoin block header's merkle root (`BitcoinBlockHeaderAttestation`).
     pub const BITCOIN: [u8; 8] = [0x05, 0x88, 0x96, 0x0d, 0x73, 0xd7, 0x19, 0x01];
+    /// A Litecoin block header's merkle root.
     pub const LITECOIN: [u8; 8] = [0x06, 0x86, 0x9a, 0x0d, 0x73, 0xd7, 0x1b, 0x45];
+    /// An Ethereum block's transactions root.
     pub const ETHEREUM: [u8; 8] = [0x30, 0xfe, 0x80, 0x87, 0xb5, 0xc7, 0xea, 0xd7];
 }
 
@@ -24,18 +28,36 @@ pub mod tags {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Attestation {
     /// The message is the merkle root of the Bitcoin block at this height.
-    Bitcoin { height: u64 },
+    Bitcoin {
+        /// Block height.
+        height: u64,
+    },
     /// The message is the merkle root of the Litecoin block at this height.
-    Litecoin { height: u64 },
+    Litecoin {
+        /// Block height.
+        height: u64,
+    },
     /// The message is the transactions root of the Ethereum block at this height.
-    Ethereum { height: u64 },
+    Ethereum {
+        /// Block number.
+        height: u64,
+    },
     /// A calendar holds the message and will later answer with a complete proof.
-    Pending { uri: String },
+    Pending {
+        /// The calendar's base URL, as the proof records it.
+        uri: String,
+    },
     /// A type no one here knows, kept byte for byte so that it round-trips.
-    Unknown { tag: [u8; 8], payload: Vec<u8> },
+    Unknown {
+        /// Its 8-byte type tag.
+        tag: [u8; 8],
+        /// Its payload, undecoded.
+        payload: Vec<u8>,
+    },
 }
 
 impl Attestation {
+    /// The 8-byte type tag written before the payload.
     pub fn tag(&self) -> [u8; 8] {
         match self {
             Attestation::Bitcoin { .. } => tags::BITCOIN,

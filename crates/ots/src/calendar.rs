@@ -146,7 +146,9 @@ impl StampBatch {
 /// A commitment a proof waits on, and the calendar that holds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingUpgrade {
+    /// The message the calendar was given, to ask it about.
     pub commitment: Vec<u8>,
+    /// The calendar's URL, as the pending attestation records it.
     pub calendar: String,
 }
 

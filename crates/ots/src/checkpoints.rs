@@ -43,6 +43,7 @@ pub enum Network {
 }
 
 impl Network {
+    /// `mainnet` or `regtest`.
     pub fn name(self) -> &'static str {
         match self {
             Network::Mainnet => "mainnet",
@@ -114,6 +115,7 @@ const MAINNET_LIMIT_BITS: u32 = 0x1d00_ffff;
 /// Why a header from a source was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
+#[allow(missing_docs)] // each variant is documented by its #[error] message, which names its fields
 pub enum HeaderError {
     #[error("block {height}: the source named block {asked} but served a header that hashes to {got}")]
     HashMismatch { height: u64, asked: BlockHash, got: BlockHash },

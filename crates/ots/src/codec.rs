@@ -7,6 +7,7 @@ use thiserror::Error;
 /// its own variant so that callers (and tests) can tell them apart; offsets
 /// count bytes from the start of the decoded buffer.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[allow(missing_docs)] // each variant is documented by its #[error] message, which names its fields
 pub enum DecodeError {
     #[error("not an OpenTimestamps proof: the magic bytes are missing")]
     BadMagic,

@@ -61,6 +61,7 @@ impl DetachedTimestamp {
         DetachedTimestamp { file_hash, digest, timestamp }
     }
 
+    /// The hash the file digest was made with.
     pub fn file_hash_op(&self) -> HashOp {
         self.file_hash
     }
@@ -70,6 +71,7 @@ impl DetachedTimestamp {
         &self.digest
     }
 
+    /// The tree over the file digest.
     pub fn timestamp(&self) -> &Timestamp {
         &self.timestamp
     }

@@ -16,7 +16,9 @@ use std::sync::{Arc, Mutex};
 /// the header it gave for that hash.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourcedHeader {
+    /// The hash the source says the block at the height has.
     pub claimed_hash: BlockHash,
+    /// The header it served for that hash (checked against it by the verifier).
     pub header: Header,
 }
 
@@ -29,6 +31,7 @@ pub type Cause = Arc<dyn std::error::Error + Send + Sync>;
 /// "the proof is false": a verifier reports it as unverified.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
+#[allow(missing_docs)] // each variant is documented by its #[error] message, which names its fields
 pub enum SourceError {
     /// The source has no block at that height (yet).
     #[error("{source_name}: no block at height {height}")]

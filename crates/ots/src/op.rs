@@ -15,8 +15,11 @@ pub const MAX_ARG_LEN: usize = 4096;
 /// A hash function usable as an op and as the file hash of a detached proof.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum HashOp {
+    /// SHA-1 (tag 0x02): still read, but collisions are practical.
     Sha1,
+    /// RIPEMD-160 (tag 0x03).
     Ripemd160,
+    /// SHA-256 (tag 0x08): what stamping uses.
     Sha256,
     /// Ethereum's Keccak-256 (not SHA3-256: the original padding), which
     /// Ethereum attestations reach through.
@@ -24,6 +27,7 @@ pub enum HashOp {
 }
 
 impl HashOp {
+    /// The op's tag byte in the proof format.
     pub fn tag(self) -> u8 {
         match self {
             HashOp::Sha1 => 0x02,
@@ -33,6 +37,7 @@ impl HashOp {
         }
     }
 
+    /// The hash op with this tag byte, if any.
     pub fn from_tag(tag: u8) -> Option<Self> {
         match tag {
             0x02 => Some(HashOp::Sha1),
@@ -53,6 +58,7 @@ impl HashOp {
         }
     }
 
+    /// Bytes of its digest.
     pub fn digest_len(self) -> usize {
         match self {
             HashOp::Sha1 | HashOp::Ripemd160 => 20,
@@ -60,6 +66,7 @@ impl HashOp {
         }
     }
 
+    /// The digest of `msg`.
     pub fn hash(self, msg: &[u8]) -> Vec<u8> {
         let mut hasher = self.hasher();
         hasher.update(msg);
@@ -80,13 +87,18 @@ impl HashOp {
 /// An incremental hasher for one [`HashOp`].
 #[derive(Clone)]
 pub enum Hasher {
+    /// SHA-1.
     Sha1(sha1::Sha1),
+    /// RIPEMD-160.
     Ripemd160(ripemd::Ripemd160),
+    /// SHA-256.
     Sha256(sha2::Sha256),
+    /// Keccak-256 (boxed: its state is large).
     Keccak256(Box<sha3::Keccak256>),
 }
 
 impl Hasher {
+    /// Feeds `bytes`.
     pub fn update(&mut self, bytes: &[u8]) {
         match self {
             Hasher::Sha1(h) => h.update(bytes),
@@ -96,6 +108,7 @@ impl Hasher {
         }
     }
 
+    /// The digest of everything fed.
     pub fn finish(self) -> Vec<u8> {
         match self {
             Hasher::Sha1(h) => h.finalize().to_vec(),
@@ -109,11 +122,13 @@ impl Hasher {
 /// One operation of a timestamp tree.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Op {
+    /// The message's digest.
     Hash(HashOp),
     /// `msg ‖ arg`, with 1..=4096 argument bytes.
     Append(Vec<u8>),
     /// `arg ‖ msg`, with 1..=4096 argument bytes.
     Prepend(Vec<u8>),
+    /// The message's bytes in reverse order.
     Reverse,
     /// Lower-case hex of the message (at most 2048 message bytes).
     Hexlify,
@@ -121,6 +136,7 @@ pub enum Op {
 
 /// Why an op cannot be applied to a message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[allow(missing_docs)] // each variant is documented by its #[error] message, which names its fields
 pub enum OpError {
     #[error("message of {len} bytes is too long for {op} (limit {limit})")]
     MessageTooLong { op: &'static str, len: usize, limit: usize },
@@ -133,6 +149,7 @@ pub enum OpError {
 }
 
 impl Op {
+    /// The op's tag byte in the proof format.
     pub fn tag(&self) -> u8 {
         match self {
             Op::Hash(hash) => hash.tag(),

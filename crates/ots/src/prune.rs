@@ -8,11 +8,14 @@ use crate::timestamp::Timestamp;
 /// What [`prune`] removed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PruneReport {
+    /// Pending (calendar) attestations dropped.
     pub pending_removed: usize,
+    /// Bitcoin attestations dropped (later than the one kept).
     pub bitcoin_removed: usize,
 }
 
 impl PruneReport {
+    /// Whether anything was dropped.
     pub fn changed(&self) -> bool {
         self.pending_removed + self.bitcoin_removed > 0
     }
@@ -20,6 +23,7 @@ impl PruneReport {
 
 /// Why nothing was pruned.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[allow(missing_docs)] // each variant is documented by its #[error] message, which names its fields
 pub enum PruneError {
     #[error("the proof has no Bitcoin attestation; its pending attestations are all it has")]
     NoBitcoinAttestation,

@@ -13,6 +13,12 @@ use std::cmp::Ordering;
 /// Deepest nesting of nodes the reference accepts.
 pub const MAX_DEPTH: usize = 256;
 
+/// Written before every item of a node but its last: "another item of this
+/// node follows".
+const MORE_ITEMS: u8 = 0xff;
+/// The tag of an attestation item (any other tag byte is an op's).
+const ATTESTATION_TAG: u8 = 0x00;
+
 /// One node of a timestamp tree and everything below it.
 ///
 /// Items keep the order they were read in, so that decoding and re-encoding
@@ -49,11 +55,13 @@ pub struct AttestationAt {
     /// merkle root in internal byte order; for a calendar, the commitment to
     /// ask it about.
     pub commitment: Vec<u8>,
+    /// The attestation.
     pub attestation: Attestation,
 }
 
 /// Why two timestamps cannot be merged.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[allow(missing_docs)] // each variant is documented by its #[error] message, which names its fields
 pub enum MergeError {
     #[error("merged timestamp would be {depth} levels deep, over the limit of {MAX_DEPTH}")]
     TooDeep { depth: usize },
@@ -325,7 +333,7 @@ impl Timestamp {
         let mut node = Timestamp::default();
         loop {
             let tag = reader.byte()?;
-            if tag == 0xff {
+            if tag == MORE_ITEMS {
                 let tag = reader.byte()?;
                 node.decode_item(reader, tag, msg_len, depth_left)?;
             } else {
@@ -343,7 +351,7 @@ impl Timestamp {
         msg_len: usize,
         depth_left: usize,
     ) -> Result<(), DecodeError> {
-        if tag == 0x00 {
+        if tag == ATTESTATION_TAG {
             self.items.push(Item::Attestation(Attestation::decode(reader)?));
             return Ok(());
         }
@@ -358,11 +366,11 @@ impl Timestamp {
     pub(crate) fn encode(&self, out: &mut Vec<u8>) {
         for (index, item) in self.items.iter().enumerate() {
             if index + 1 < self.items.len() {
-                out.push(0xff);
+                out.push(MORE_ITEMS);
             }
             match item {
                 Item::Attestation(attestation) => {
-                    out.push(0x00);
+                    out.push(ATTESTATION_TAG);
                     attestation.encode(out);
                 }
                 Item::Op(op, child) => {

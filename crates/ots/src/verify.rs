@@ -14,7 +14,9 @@ use bitcoin::hashes::Hash;
 /// A Bitcoin attestation that checked out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VerifiedBlock {
+    /// Block height.
     pub height: u64,
+    /// The block's hash (its header hashed, checked).
     pub block_hash: bitcoin::BlockHash,
     /// The header's time, seconds since the Unix epoch (UTC).
     pub time: u32,
@@ -23,13 +25,16 @@ pub struct VerifiedBlock {
 /// A Bitcoin attestation that did not check out, and why.
 #[derive(Debug, Clone)]
 pub struct AttestationFailure {
+    /// The height the attestation names.
     pub height: u64,
+    /// Why it failed.
     pub reason: AttestationError,
 }
 
 /// Why one Bitcoin attestation failed.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
+#[allow(missing_docs)] // each variant is documented by its #[error] message, which names its fields
 pub enum AttestationError {
     #[error("the proof reaches {found} at block {height}, but that block's merkle root is {merkle_root}")]
     MerkleRootMismatch { height: u64, merkle_root: String, found: String },
@@ -64,6 +69,7 @@ pub struct Verification {
 /// Why a proof did not verify.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
+#[allow(missing_docs)] // each variant is documented by its #[error] message, which names its fields
 pub enum VerifyError {
     #[error("pending: only calendar attestations ({}); upgrade the proof later", calendars.join(", "))]
     Pending { calendars: Vec<String> },
