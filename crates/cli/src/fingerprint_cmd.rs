@@ -270,13 +270,20 @@ fn explanation_json(name: &str, input: &str, e: &Explanation) -> Value {
         "scheme": e.scheme.id(),
         "canonical_text": e.canonical_text,
         "tokens": e.tokens,
+        "tokens_total": e.tokens_total,
         "kept_tokens": e.kept_tokens,
+        "kept_tokens_total": e.kept_tokens_total,
         "fallback": e.fallback,
-        "empty": e.kept_tokens.is_empty(),
+        "empty": e.kept_tokens_total == 0,
         "buckets": buckets,
         "descriptor": e.descriptor,
         "fingerprint": e.fingerprint.to_string(),
     })
+}
+
+/// " … (N more)" when a list shows `shown` of `total` items.
+fn more(total: usize, shown: usize) -> String {
+    if total > shown { format!(" … ({} more)", total - shown) } else { String::new() }
 }
 
 fn write_explanation(out: &mut impl Write, name: &str, input: &str, e: &Explanation) -> io::Result<()> {
@@ -284,14 +291,15 @@ fn write_explanation(out: &mut impl Write, name: &str, input: &str, e: &Explanat
     writeln!(out, "input:          {input}")?;
     writeln!(out, "scheme:         {}", e.scheme)?;
     writeln!(out, "canonical text: {:?}", e.canonical_text)?;
-    writeln!(out, "tokens ({}):    {}", e.tokens.len(), e.tokens.join(" "))?;
+    writeln!(out, "tokens ({}):    {}{}", e.tokens_total, e.tokens.join(" "), more(e.tokens_total, e.tokens.len()))?;
     let fallback = if e.fallback {
         "  [fallback: every token was a stop word or shorter than 4, so all are kept]"
     } else {
         ""
     };
-    writeln!(out, "kept ({}):      {}{fallback}", e.kept_tokens.len(), e.kept_tokens.join(" "))?;
-    if e.kept_tokens.is_empty() {
+    let kept_more = more(e.kept_tokens_total, e.kept_tokens.len());
+    writeln!(out, "kept ({}):      {}{kept_more}{fallback}", e.kept_tokens_total, e.kept_tokens.join(" "))?;
+    if e.kept_tokens_total == 0 {
         writeln!(out, "buckets:        none: no token at all, so the canonical text itself is hashed")?;
     } else {
         writeln!(out, "buckets:        (smallest SHA-256(\"eqs:\" + token) per bucket)")?;

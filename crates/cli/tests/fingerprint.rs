@@ -260,3 +260,13 @@ fn a_closed_stderr_is_not_a_crash() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(1), "bad input, not a panic (101)");
 }
+
+#[test]
+fn explain_lists_a_bounded_number_of_tokens_and_counts_them_all() {
+    let text = "word ".repeat(priorart_fingerprint::MAX_LISTED_TOKENS + 5);
+    let output =
+        priorart().args(["fingerprint", "--explain", "--json", "-"]).write_stdin(text).output().unwrap();
+    let explanation: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(explanation["tokens"].as_array().unwrap().len(), priorart_fingerprint::MAX_LISTED_TOKENS);
+    assert_eq!(explanation["tokens_total"], priorart_fingerprint::MAX_LISTED_TOKENS + 5);
+}

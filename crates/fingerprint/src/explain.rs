@@ -12,11 +12,16 @@ pub struct Explanation {
     pub scheme: Scheme,
     /// The text after step 1 (canonicalization).
     pub canonical_text: String,
-    /// Every token of step 2, in order.
+    /// The tokens of step 2, in order: the first [`MAX_LISTED_TOKENS`].
     pub tokens: Vec<String>,
+    /// How many tokens step 2 found (`tokens` lists at most
+    /// [`MAX_LISTED_TOKENS`] of them).
+    pub tokens_total: usize,
     /// The tokens after stemming and filtering (steps 3–4), in order, with
-    /// repetitions: the shingles that are hashed.
+    /// repetitions: the shingles that are hashed (the first [`MAX_LISTED_TOKENS`]).
     pub kept_tokens: Vec<String>,
+    /// How many tokens steps 3–4 kept.
+    pub kept_tokens_total: usize,
     /// Whether the filters removed everything, so all stemmed tokens were kept.
     pub fallback: bool,
     /// Each bucket's minimum, in bucket order (`None`: no shingle landed there).
@@ -26,6 +31,11 @@ pub struct Explanation {
     /// The fingerprint.
     pub fingerprint: EqualityFingerprint,
 }
+
+/// The most tokens an [`Explanation`] lists (its totals count them all):
+/// an explanation is for reading, and one owned string per token of a
+/// 200 MB text once took 4 GB.
+pub const MAX_LISTED_TOKENS: usize = 10_000;
 
 /// The winning shingle of one bucket.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,8 +73,10 @@ pub(crate) fn explain(text: &str, scheme: Scheme) -> Explanation {
     };
     Explanation {
         scheme,
-        tokens: canonical.token_strs().map(str::to_owned).collect(),
-        kept_tokens: kept.iter().map(|t| (*t).to_owned()).collect(),
+        tokens: canonical.token_strs().take(MAX_LISTED_TOKENS).map(str::to_owned).collect(),
+        tokens_total: canonical.token_strs().count(),
+        kept_tokens: kept.iter().take(MAX_LISTED_TOKENS).map(|t| (*t).to_owned()).collect(),
+        kept_tokens_total: kept.len(),
         canonical_text: canonical.text.clone(),
         fallback,
         buckets,

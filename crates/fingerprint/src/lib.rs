@@ -67,7 +67,7 @@ mod simhash_doc;
 mod simhash_tokens;
 mod unicode;
 
-pub use explain::{Bucket, Explanation};
+pub use explain::{Bucket, Explanation, MAX_LISTED_TOKENS};
 // lookup3 is simhash-doc's token hash; exported for the tests that compare
 // it with Bob Jenkins' C code, not as an API of this crate.
 #[doc(hidden)]
