@@ -28,5 +28,5 @@ for spec in "$@"; do
     rm -rf "$regression.new" && mkdir -p "$regression.new"
     "$bin" -merge=1 "$regression.new" "$corpus" >>"$log" 2>&1
     rm -rf "$regression" && mv "$regression.new" "$regression"
-    echo "$crate/$target: $runs runs in ${seconds}s, corpus $(ls "$corpus" | wc -l) inputs, minimized $(ls "$regression" | wc -l) inputs ($(du -sk "$regression" | cut -f1) KiB), $(date -u +%F)"
+    echo "$crate/$target: $runs runs in ${seconds}s, corpus $(ls "$corpus" | wc -l) inputs, minimized $(ls "$regression" | wc -l) inputs ($(du -sb "$regression" | cut -f1) bytes), $(date -u +%F)"
 done
