@@ -10,7 +10,7 @@ pub fn event_json(data: &[u8]) {
         let report = priorart_nip::verify_event_json(json, &MemoryHeaders::new(), Network::Regtest);
         assert_eq!(
             report.steps.len(),
-            if report.scheme == Some(priorart_nip::Scheme::Nip03) { 4 } else { 8 }
+            if report.scheme == Some(priorart_nip::Specification::Nip03) { 4 } else { 8 }
         );
         let _ = report.to_json();
     }

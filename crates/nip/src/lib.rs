@@ -135,7 +135,7 @@ pub use event_json::{EventJsonError, parse_event, to_json};
 pub use proof_check::ProofFailure;
 pub use proof_event::{ContentRef, ProofEvent, ProofEventError};
 pub use report::{
-    BitcoinAnchor, ContentCheck, REPORT_FORMAT, Reason, Report, Scheme, Status, Step, Verdict, Warning,
+    BitcoinAnchor, ContentCheck, REPORT_FORMAT, Reason, Report, Specification, Status, Step, Verdict, Warning,
 };
 pub use steps::{AlgorithmStep, Nip03Step, ProofEventStep};
 pub use verify::{verify_event, verify_event_json};

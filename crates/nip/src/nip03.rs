@@ -7,14 +7,14 @@
 //! leaks. That pre-stamping attack is why NIP-03 is unrecommended.
 
 use crate::proof_check;
-use crate::report::{Reason, Report, Scheme, Verdict, error_chain};
+use crate::report::{Reason, Report, Specification, Verdict, error_chain};
 use crate::steps::Nip03Step;
 use nostr::prelude::{Event, Tag};
 use priorart_ots::{HeaderSource, Network};
 
 /// Verifies a kind 1040 event.
 pub fn verify(event: &Event, headers: &dyn HeaderSource, network: Network) -> Report {
-    let mut report = Report::describing(Scheme::Nip03, event);
+    let mut report = Report::describing(Specification::Nip03, event);
     report.pass(Nip03Step::Kind, "kind 1040 (NIP-03)");
     let digest = stamped_event_id(&mut report, event);
     let proof = match proof_check::decode(&event.content) {

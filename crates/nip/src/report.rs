@@ -32,7 +32,7 @@ pub enum Verdict {
 /// Which specification the event was checked against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Scheme {
+pub enum Specification {
     /// NIP-FF-3 kind 1041 (commitment to the author's attestation signature).
     #[serde(rename = "nip-ff-3")]
     NipFf3,
@@ -188,7 +188,7 @@ pub struct Report {
     /// The overall answer.
     pub verdict: Verdict,
     /// The specification applied (`null` if the event could not be read).
-    pub scheme: Option<Scheme>,
+    pub scheme: Option<Specification>,
     /// The Bitcoin network the proof was checked against (`mainnet`,
     /// `regtest`): a regtest "valid" proves nothing about the real chain.
     pub network: Option<&'static str>,
@@ -215,7 +215,7 @@ pub struct Report {
 }
 
 impl Report {
-    pub(crate) fn new(scheme: Option<Scheme>) -> Self {
+    pub(crate) fn new(scheme: Option<Specification>) -> Self {
         Self {
             format: REPORT_FORMAT,
             verdict: Verdict::Invalid,
@@ -235,7 +235,7 @@ impl Report {
     }
 
     /// A report on `event`, its id, kind and signer filled in.
-    pub(crate) fn describing(scheme: Scheme, event: &nostr::prelude::Event) -> Self {
+    pub(crate) fn describing(scheme: Specification, event: &nostr::prelude::Event) -> Self {
         let mut report = Report::new(Some(scheme));
         report.event_id = Some(event.id.to_hex());
         report.kind = Some(event.kind.as_u16());

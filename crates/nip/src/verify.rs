@@ -7,7 +7,7 @@ use crate::commitment::Commitment;
 use crate::event_json::{self, EventJsonError};
 use crate::limits::{MAX_DESCRIPTION_BYTES, MAX_EVENT_JSON_BYTES};
 use crate::proof_check;
-use crate::report::{Reason, Report, Scheme, Verdict, error_chain};
+use crate::report::{Reason, Report, Specification, Verdict, error_chain};
 use crate::steps::{AlgorithmStep, ProofEventStep};
 use crate::{NIP03_KIND, PROOF_KIND};
 use nostr::prelude::{Event, Tag};
@@ -52,7 +52,7 @@ fn verify_by_kind(event: &Event, headers: &dyn HeaderSource, network: Network) -
         PROOF_KIND => verify_proof_event(event, headers, network),
         NIP03_KIND => crate::nip03::verify(event, headers, network),
         other => {
-            let mut report = Report::describing(Scheme::NipFf3, event);
+            let mut report = Report::describing(Specification::NipFf3, event);
             report.fail(
                 ProofEventStep::Kind,
                 Reason::WrongKind,
@@ -83,7 +83,7 @@ fn skip_from(report: &mut Report, first: ProofEventStep, why: &str) {
 }
 
 fn verify_proof_event(event: &Event, headers: &dyn HeaderSource, network: Network) -> Report {
-    let mut report = Report::describing(Scheme::NipFf3, event);
+    let mut report = Report::describing(Specification::NipFf3, event);
     if !has_tag(event, "description") && !has_tag(event, "X") {
         report.verdict = Verdict::NotNipFf3;
         report.pass(ProofEventStep::Kind, "kind 1041");

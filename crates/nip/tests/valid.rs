@@ -7,7 +7,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use common::{alice, mallory, peer, signed};
 use priorart_nip::nostr::prelude::*;
-use priorart_nip::{Attestation, ContentRef, ProofEvent, Reason, Scheme, Verdict, verify_event_json};
+use priorart_nip::{Attestation, ContentRef, ProofEvent, Reason, Specification, Verdict, verify_event_json};
 use priorart_ots::Network;
 use priorart_testkit::RegtestChain;
 
@@ -124,7 +124,7 @@ fn a_nip03_proof_is_valid_but_forgeable_never_a_nip_ff_3_proof() {
         verify_event_json(&priorart_nip::to_json(&event), &common::cached_headers(&chain), Network::Regtest);
     assert_eq!(report.verdict, Verdict::ValidButForgeable, "{}", report.to_json());
     assert_ne!(report.verdict, Verdict::Valid);
-    assert_eq!(report.scheme, Some(Scheme::Nip03));
+    assert_eq!(report.scheme, Some(Specification::Nip03));
     assert_eq!(report.bitcoin.as_ref().map(|b| b.height), Some(height));
     assert!(report.warnings.iter().any(|w| w.reason == Reason::ForgeableByPrestamping));
     assert!(report.is_valid());

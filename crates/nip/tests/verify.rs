@@ -349,7 +349,7 @@ fn nip03_events_are_checked_but_never_nip_ff_3() {
     let id = content.id.to_hex();
     let event = signed(&alice(), 1040, &BASE64.encode(&proof), &[&["e", &id], &["k", "1"]]);
     let report = verify(&priorart_nip::to_json(&event));
-    assert_eq!(report.scheme, Some(priorart_nip::Scheme::Nip03));
+    assert_eq!(report.scheme, Some(priorart_nip::Specification::Nip03));
     assert_fails(&report, 4, Reason::ProofPendingOnly);
     let foreign = common::bitcoin_claim(&[1; 32], 5);
     let event = signed(&alice(), 1040, &BASE64.encode(&foreign), &[&["e", &id], &["k", "1"]]);
