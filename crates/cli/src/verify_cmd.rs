@@ -39,6 +39,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut report = priorart_nip::verify_event_json(json.trim(), source.as_ref(), args.headers.network());
     if let Some(document) = &plaintext {
         report.check_content(&document.text);
+        if let Some(warning) = short_content_warning(&document.text) {
+            note!("priorart: note: {warning}");
+        }
         if report.content.is_none() {
             note!("priorart: --content not checked: the event attests no fingerprint (see step 3)");
         }
@@ -105,4 +108,31 @@ fn write_report(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
         writeln!(out, "warning [{}]: {}", warning.reason, warning.detail)?;
     }
     Ok(())
+}
+
+/// What "matches X" is worth for a short text: when the text has fewer
+/// distinct kept words than X has buckets, every word of it is in X, so
+/// one edited word changes X, and any text of the same few words shares it.
+fn short_content_warning(text: &str) -> Option<String> {
+    let explanation = priorart_fingerprint::explain(text, priorart_fingerprint::Scheme::MinhashEqualityV1)?;
+    let filled = explanation.buckets.iter().filter(|bucket| bucket.is_some()).count();
+    (filled < explanation.buckets.len()).then(|| {
+        format!(
+            "the content is short: {filled} of X's {} buckets hold a word, so X is not edit-durable here \
+             (one changed word changes it) and other texts of the same words share it; compare the texts themselves",
+            explanation.buckets.len()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_contents_are_flagged_and_long_ones_are_not() {
+        assert!(short_content_warning("gm nostr").unwrap().contains("not edit-durable"));
+        let long: String = (0..400).map(|i| format!("word{i} ")).collect();
+        assert_eq!(short_content_warning(&long), None);
+    }
 }
