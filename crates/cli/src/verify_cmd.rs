@@ -134,7 +134,7 @@ mod tests {
         assert!(short_content_warning("gm nostr").unwrap().contains("not edit-durable"));
         // 400 distinct letter-only words (digits are not word characters in X).
         let word = |i: u32| -> String {
-            (0..4).map(|d| char::from(b'a' + ((i * 7919 >> (5 * d)) % 26) as u8)).collect::<String>() + "ing "
+            (0..4).map(|d| char::from(b'a' + (((i * 7919) >> (5 * d)) % 26) as u8)).collect::<String>() + "ing "
         };
         let long: String = (0..400).map(word).collect();
         assert_eq!(short_content_warning(&long), None);
