@@ -86,6 +86,12 @@ pub(crate) fn extract_file(
         .read_to_end(&mut bytes)
         .with_context(|| format!("{name}: cannot read"))?;
     let format = format.unwrap_or_else(|| priorart_extract::detect(&bytes));
+    if format == Format::Pdf {
+        // In a child process, so that --timeout really stops the parser.
+        let text = crate::pdf_child::extract(&bytes, limits).with_context(|| format!("{name}: {format}"))?.text;
+        let document = priorart_extract::Document { format, uri: None, record_id: None, offset: None, text };
+        return Ok((format, priorart_extract::Extraction { documents: vec![document], record_errors: Vec::new() }));
+    }
     let extraction = priorart_extract::extract(&bytes, format, limits)
         .map_err(|err: ExtractError| anyhow::anyhow!("{name}: {format}: {err}"))?;
     Ok((format, extraction))

@@ -79,8 +79,14 @@ pub fn read_document_bytes(name: &str, bytes: &[u8], args: &DocumentArgs) -> Res
         })?;
         return Ok(DocumentText { format: Format::Text, text: text.to_owned() });
     }
-    priorart_extract::document_text(bytes, args.format, &Limits::default())
-        .with_context(|| format!("{name}: cannot read as a document"))
+    let limits = Limits::default();
+    let format = args.format.unwrap_or_else(|| priorart_extract::detect(bytes));
+    let document = if format == Format::Pdf {
+        crate::pdf_child::extract(bytes, &limits)
+    } else {
+        priorart_extract::document_text(bytes, Some(format), &limits).map_err(anyhow::Error::from)
+    };
+    document.with_context(|| format!("{name}: cannot read as a document"))
 }
 
 /// Parses `--timeout` values: seconds, decimals allowed (`2.5`), more than

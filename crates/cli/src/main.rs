@@ -21,6 +21,7 @@ macro_rules! note {
 mod corpus;
 mod exit;
 mod input;
+mod pdf_child;
 mod signing_key;
 
 use clap::{Parser, Subcommand};
@@ -87,6 +88,9 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    if std::env::args_os().nth(1).is_some_and(|arg| arg == pdf_child::WORKER_ARG) {
+        return pdf_child::worker();
+    }
     let cli = Cli::parse();
     exit::report(cli.command.run())
 }

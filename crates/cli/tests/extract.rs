@@ -90,3 +90,31 @@ fn usage_errors_exit_2() {
     priorart().args(["extract", "-", "-"]).assert().code(2);
     priorart().args(["extract", "--timeout", "0", "x"]).assert().code(2);
 }
+
+#[test]
+fn a_pdf_timeout_stops_the_parser() {
+    // PDFs given on the command line are parsed in a child process that is
+    // killed at the deadline (a thread could not be stopped).
+    let pdf = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../extract/tests/data/article.pdf");
+    let started = std::time::Instant::now();
+    let output = assert_cmd::Command::cargo_bin("priorart")
+        .unwrap()
+        .args(["extract", "--timeout", "0.001"])
+        .arg(&pdf)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("time budget"), "{output:?}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    // And with time, the child's text is the in-process extraction's.
+    let output =
+        assert_cmd::Command::cargo_bin("priorart").unwrap().arg("extract").arg(&pdf).output().unwrap();
+    let bytes = std::fs::read(&pdf).unwrap();
+    let in_process = priorart_extract::extract(
+        &bytes,
+        priorart_extract::Format::Pdf,
+        &priorart_extract::Limits::default(),
+    )
+    .unwrap();
+    assert_eq!(String::from_utf8(output.stdout).unwrap().trim_end(), in_process.documents[0].text.trim_end());
+}
