@@ -62,6 +62,8 @@ subcommands! {
     Extract => extract_cmd: "Print the text of documents (HTML, XML, PDF, EPUB, text, WARC/ARC) as priorart hashes it.",
     Index => index_cmd: "A persistent near-duplicate index: build, add, query (distance, verified similarity, same X), compact.",
     Dedup => dedup_cmd: "Every near-duplicate pair of a collection, verified by word 5-gram Jaccard, and their clusters.",
+    Publish => publish_cmd: "Send signed events to nostr relays; report each relay's answer per event.",
+    Relay => relay_cmd: "Run a persistent nostr relay (NIP-01, NIP-11) on an LMDB store.",
 }
 
 /// What every command's exit code means (shown by `priorart --help`).

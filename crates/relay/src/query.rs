@@ -1,0 +1,369 @@
+//! One filter asked of many relays at once, each until `EOSE` or its
+//! limits; what each relay sent is verified, and what was skipped is named.
+
+use crate::connection::{self, Socket, excerpt};
+use crate::limits::QueryLimits;
+use crate::message::{self, BadMessage};
+use futures_util::{SinkExt, StreamExt};
+use nostr::filter::MatchEventOptions;
+use nostr::prelude::{ClientMessage, Event, EventId, Filter, RelayMessage, RelayUrl, SubscriptionId};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::time::{Duration, Instant};
+use tokio_tungstenite::tungstenite::Message;
+
+/// The subscription id of every query: the one the NIP's discovery example uses.
+const SUBSCRIPTION: &str = "plagiarism-check";
+/// Notices kept per relay (a relay may send any number).
+const MAX_NOTICES: usize = 10;
+/// Characters of a relay's text quoted in a report.
+const EXCERPT_CHARS: usize = 160;
+/// Time given to the polite `CLOSE` at the end; a relay that does not take
+/// it is dropped anyway.
+const GOODBYE: Duration = Duration::from_millis(300);
+
+/// Why the answer of a relay ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Ending {
+    /// `EOSE`: every stored event it has for the filter was sent.
+    Eose,
+    /// `CLOSED`: the relay refused or ended the subscription, saying why.
+    Closed {
+        /// The relay's message.
+        message: String,
+    },
+    /// No `EOSE` within the time limit: what came before is kept.
+    Timeout,
+    /// The relay could not be reached.
+    Unreachable {
+        /// Why.
+        error: String,
+    },
+    /// The connection ended before `EOSE`.
+    Disconnected {
+        /// Why.
+        error: String,
+    },
+    /// Reading stopped at the event limit (a flood): more may exist.
+    EventLimit {
+        /// The limit.
+        limit: usize,
+    },
+    /// Reading stopped at the byte limit.
+    ByteLimit {
+        /// The limit.
+        limit: usize,
+    },
+}
+
+/// Why something a relay sent was not kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipReason {
+    /// A frame that is not JSON.
+    NotJson,
+    /// JSON, but not a relay message.
+    NotRelayMessage,
+    /// An `EVENT` message whose event is not a NIP-01 event.
+    MalformedEvent,
+    /// A message over [`QueryLimits::max_message_bytes`].
+    TooLarge,
+    /// A message for a subscription we did not open.
+    OtherSubscription,
+    /// An event whose id is not the hash of its fields.
+    BadId,
+    /// An event whose signature does not verify.
+    BadSignature,
+    /// A verified event the filter does not match (wrong kind, no such tag…).
+    NotMatchingFilter,
+    /// The same event again from the same relay.
+    Duplicate,
+    /// A message that has no place in a query (`OK`, `COUNT`, binary frames…).
+    Unexpected,
+}
+
+/// How many messages a relay sent that were skipped for one reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    /// The reason.
+    pub reason: SkipReason,
+    /// How many times.
+    pub count: usize,
+    /// The first one, quoted (cut to a few hundred characters).
+    pub example: String,
+}
+
+/// What one relay answered.
+#[derive(Debug, Clone)]
+pub struct RelayAnswer {
+    /// The relay URL.
+    pub relay: String,
+    /// How its answer ended.
+    pub ending: Ending,
+    /// Whether the relay said anything at all about our subscription
+    /// (an event, `EOSE`, `CLOSED`, a notice): a relay that accepts the
+    /// connection and stays silent did not answer.
+    pub answered: bool,
+    /// Its events that verified and match the filter, each once, in the
+    /// order received.
+    pub events: Vec<Event>,
+    /// What was skipped, by reason.
+    pub skipped: Vec<Skipped>,
+    /// Its `NOTICE`s (the first few, cut short).
+    pub notices: Vec<String>,
+    /// From the start of the connection to the end of the answer.
+    pub elapsed: Duration,
+}
+
+/// An event, once, with every relay that had it.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// The event (id and signature verified, matching the filter).
+    pub event: Event,
+    /// Indexes into the answers of the relays that sent it, in order.
+    pub relays: Vec<usize>,
+}
+
+/// Asks every relay for `filter` at once and waits for all of them, each
+/// within `limits`. One answer per relay, in the order given.
+pub fn query(
+    relays: &[RelayUrl],
+    filter: &Filter,
+    limits: &QueryLimits,
+) -> std::io::Result<Vec<RelayAnswer>> {
+    Ok(crate::runtime()?.block_on(query_async(relays, filter, limits)))
+}
+
+/// [`query`] on the caller's runtime.
+pub async fn query_async(relays: &[RelayUrl], filter: &Filter, limits: &QueryLimits) -> Vec<RelayAnswer> {
+    let asks = relays.iter().map(|relay| ask(relay.clone(), filter.clone(), limits.clone()));
+    futures_util::future::join_all(asks).await
+}
+
+/// Every event of `answers` once, with the relays that had it: by
+/// `created_at`, then id, so that the order does not depend on the relays'.
+pub fn merge(answers: &[RelayAnswer]) -> Vec<Found> {
+    let mut by_id: HashMap<EventId, Found> = HashMap::new();
+    for (index, answer) in answers.iter().enumerate() {
+        for event in &answer.events {
+            let found =
+                by_id.entry(event.id).or_insert_with(|| Found { event: event.clone(), relays: Vec::new() });
+            found.relays.push(index);
+        }
+    }
+    let mut found: Vec<Found> = by_id.into_values().collect();
+    found.sort_by(|a, b| (a.event.created_at, a.event.id).cmp(&(b.event.created_at, b.event.id)));
+    found
+}
+
+async fn ask(url: RelayUrl, filter: Filter, limits: QueryLimits) -> RelayAnswer {
+    let started = Instant::now();
+    let deadline = tokio::time::Instant::now() + limits.timeout;
+    let mut reading = Reading::new(&url, filter, &limits);
+    match connection::connect(&url, limits.timeout, limits.transport_message_bytes()).await {
+        Err(err) => reading.ending = Some(Ending::Unreachable { error: err.to_string() }),
+        Ok(mut socket) => {
+            let subscription = SubscriptionId::new(SUBSCRIPTION);
+            let request = ClientMessage::req(subscription.clone(), vec![reading.filter.clone()]).as_json();
+            match tokio::time::timeout_at(deadline, socket.send(Message::text(request))).await {
+                Ok(Ok(())) => reading.read(&mut socket, &subscription, deadline).await,
+                Ok(Err(err)) => reading.ending = Some(Ending::Disconnected { error: err.to_string() }),
+                Err(_) => reading.ending = Some(Ending::Timeout),
+            }
+            goodbye(&mut socket, subscription).await;
+        }
+    }
+    reading.into_answer(started.elapsed())
+}
+
+/// `CLOSE` and a WebSocket close, briefly: the answer is already complete.
+async fn goodbye(socket: &mut Socket, subscription: SubscriptionId) {
+    let close = async {
+        socket.send(Message::text(ClientMessage::close(subscription).as_json())).await?;
+        socket.close(None).await
+    };
+    let _ = tokio::time::timeout(GOODBYE, close).await;
+}
+
+/// The state of one relay's answer while it is read.
+struct Reading {
+    relay: String,
+    filter: Filter,
+    limits: QueryLimits,
+    ending: Option<Ending>,
+    answered: bool,
+    events: Vec<Event>,
+    seen: HashSet<EventId>,
+    skipped: BTreeMap<SkipReason, Skipped>,
+    notices: Vec<String>,
+    bytes: usize,
+}
+
+impl Reading {
+    fn new(url: &RelayUrl, filter: Filter, limits: &QueryLimits) -> Reading {
+        Reading {
+            relay: url.to_string(),
+            filter,
+            limits: limits.clone(),
+            ending: None,
+            answered: false,
+            events: Vec::new(),
+            seen: HashSet::new(),
+            skipped: BTreeMap::new(),
+            notices: Vec::new(),
+            bytes: 0,
+        }
+    }
+
+    async fn read(
+        &mut self,
+        socket: &mut Socket,
+        subscription: &SubscriptionId,
+        deadline: tokio::time::Instant,
+    ) {
+        while self.ending.is_none() {
+            let frame = match tokio::time::timeout_at(deadline, socket.next()).await {
+                Err(_) => {
+                    self.ending = Some(Ending::Timeout);
+                    break;
+                }
+                Ok(None) => {
+                    self.ending =
+                        Some(Ending::Disconnected { error: "the relay closed the connection".into() });
+                    break;
+                }
+                Ok(Some(Err(err))) => {
+                    self.ending = Some(Ending::Disconnected { error: err.to_string() });
+                    break;
+                }
+                Ok(Some(Ok(frame))) => frame,
+            };
+            self.frame(frame, subscription);
+        }
+    }
+
+    fn frame(&mut self, frame: Message, subscription: &SubscriptionId) {
+        let text = match frame {
+            Message::Text(text) => text,
+            Message::Binary(bytes) => {
+                self.count_bytes(bytes.len());
+                self.skip(SkipReason::Unexpected, format!("a binary frame of {} bytes", bytes.len()));
+                return;
+            }
+            Message::Close(_) => {
+                self.ending = Some(Ending::Disconnected { error: "the relay closed the connection".into() });
+                return;
+            }
+            Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => return,
+        };
+        if !self.count_bytes(text.len()) {
+            return;
+        }
+        if text.len() > self.limits.max_message_bytes {
+            let what = format!("a message of {} bytes (limit {})", text.len(), self.limits.max_message_bytes);
+            self.skip(SkipReason::TooLarge, what);
+            return;
+        }
+        match message::parse(text.as_str()) {
+            Ok(message) => self.message(message, subscription, text.as_str()),
+            Err(bad) => {
+                let reason = match bad {
+                    BadMessage::NotJson => SkipReason::NotJson,
+                    BadMessage::MalformedEvent => SkipReason::MalformedEvent,
+                    BadMessage::NotRelayMessage => SkipReason::NotRelayMessage,
+                };
+                self.skip(reason, excerpt(text.as_str(), EXCERPT_CHARS));
+            }
+        }
+    }
+
+    /// Adds `len` to the bytes read; false (and the answer ends) past the limit.
+    fn count_bytes(&mut self, len: usize) -> bool {
+        self.bytes = self.bytes.saturating_add(len);
+        if self.bytes > self.limits.max_bytes {
+            self.ending = Some(Ending::ByteLimit { limit: self.limits.max_bytes });
+            return false;
+        }
+        true
+    }
+
+    fn message(&mut self, message: RelayMessage<'static>, subscription: &SubscriptionId, text: &str) {
+        match message {
+            RelayMessage::Event { subscription_id, event } => {
+                if subscription_id.as_ref() != subscription {
+                    self.skip(SkipReason::OtherSubscription, excerpt(text, EXCERPT_CHARS));
+                    return;
+                }
+                self.answered = true;
+                self.event(event.into_owned());
+            }
+            RelayMessage::EndOfStoredEvents(id) if id.as_ref() == subscription => {
+                self.answered = true;
+                self.ending = Some(Ending::Eose);
+            }
+            RelayMessage::Closed { subscription_id, message } if subscription_id.as_ref() == subscription => {
+                self.answered = true;
+                self.ending = Some(Ending::Closed { message: excerpt(&message, EXCERPT_CHARS) });
+            }
+            RelayMessage::EndOfStoredEvents(_) | RelayMessage::Closed { .. } => {
+                self.skip(SkipReason::OtherSubscription, excerpt(text, EXCERPT_CHARS));
+            }
+            RelayMessage::Notice(notice) => {
+                self.answered = true;
+                self.notice(excerpt(&notice, EXCERPT_CHARS));
+            }
+            RelayMessage::Auth { .. } => {
+                self.notice(
+                    "the relay asked for authentication (NIP-42); priorart does not authenticate".into(),
+                );
+            }
+            RelayMessage::Ok { .. }
+            | RelayMessage::Count { .. }
+            | RelayMessage::NegMsg { .. }
+            | RelayMessage::NegErr { .. } => self.skip(SkipReason::Unexpected, excerpt(text, EXCERPT_CHARS)),
+        }
+    }
+
+    fn event(&mut self, event: Event) {
+        let reason = if self.seen.contains(&event.id) {
+            SkipReason::Duplicate
+        } else if !event.verify_id() {
+            SkipReason::BadId
+        } else if !event.verify_signature() {
+            SkipReason::BadSignature
+        } else if !self.filter.match_event(&event, MatchEventOptions::new()) {
+            SkipReason::NotMatchingFilter
+        } else {
+            self.seen.insert(event.id);
+            self.events.push(event);
+            if self.events.len() >= self.limits.max_events {
+                self.ending = Some(Ending::EventLimit { limit: self.limits.max_events });
+            }
+            return;
+        };
+        self.skip(reason, format!("event {} (kind {})", event.id, event.kind.as_u16()));
+    }
+
+    fn skip(&mut self, reason: SkipReason, example: String) {
+        self.skipped.entry(reason).or_insert(Skipped { reason, count: 0, example }).count += 1;
+    }
+
+    fn notice(&mut self, notice: String) {
+        if self.notices.len() < MAX_NOTICES {
+            self.notices.push(notice);
+        }
+    }
+
+    fn into_answer(self, elapsed: Duration) -> RelayAnswer {
+        RelayAnswer {
+            relay: self.relay,
+            ending: self.ending.unwrap_or(Ending::Timeout),
+            answered: self.answered,
+            events: self.events,
+            skipped: self.skipped.into_values().collect(),
+            notices: self.notices,
+            elapsed,
+        }
+    }
+}

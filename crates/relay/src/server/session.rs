@@ -1,0 +1,202 @@
+//! One client's NIP-01 session: `EVENT` (verify, store, `OK`), `REQ`
+//! (stored events, `EOSE`, then live ones), `CLOSE`, and NIP-45 `COUNT`.
+
+use super::Shared;
+use futures_util::{SinkExt, StreamExt};
+use nostr::filter::MatchEventOptions;
+use nostr::prelude::{ClientMessage, Event, Filter, RelayMessage, SubscriptionId};
+use nostr_database::{NostrDatabase, RejectedReason, SaveEventStatus};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+use tokio::net::TcpStream;
+use tokio::sync::broadcast::error::RecvError;
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
+
+/// Open subscriptions per connection.
+pub(super) const MAX_SUBSCRIPTIONS: usize = 32;
+/// Filters per `REQ`.
+pub(super) const MAX_FILTERS: usize = 16;
+/// Stored events sent per filter (its `limit`, or this when it has none).
+pub(super) const MAX_LIMIT: usize = 5_000;
+/// NIP-01: subscription ids are at most 64 characters.
+pub(super) const MAX_SUBSCRIPTION_ID_CHARS: usize = 64;
+
+type Socket = WebSocketStream<TcpStream>;
+
+pub(super) async fn run(stream: TcpStream, rest: Vec<u8>, shared: Arc<Shared>) {
+    let max = shared.options.max_message_bytes;
+    let config = WebSocketConfig::default().max_message_size(Some(max)).max_frame_size(Some(max));
+    let socket = WebSocketStream::from_partially_read(stream, rest, Role::Server, Some(config)).await;
+    let _ = Session { socket, shared: shared.clone(), subscriptions: HashMap::new() }.serve().await;
+}
+
+struct Session {
+    socket: Socket,
+    shared: Arc<Shared>,
+    subscriptions: HashMap<SubscriptionId, Vec<Filter>>,
+}
+
+impl Session {
+    async fn serve(mut self) -> Result<(), tokio_tungstenite::tungstenite::Error> {
+        let mut live = self.shared.live.subscribe();
+        loop {
+            tokio::select! {
+                frame = self.socket.next() => match frame {
+                    Some(Ok(Message::Text(text))) => self.message(text.as_str()).await?,
+                    Some(Ok(Message::Binary(_))) => {
+                        self.send(RelayMessage::notice("invalid: binary frames are not nostr messages")).await?;
+                    }
+                    Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return Ok(()),
+                    Some(Ok(_)) => {}
+                },
+                event = live.recv() => match event {
+                    Ok(event) => self.forward(&event).await?,
+                    Err(RecvError::Lagged(missed)) => {
+                        let notice = format!("error: {missed} live events were not delivered (the connection is too slow)");
+                        self.send(RelayMessage::notice(notice)).await?;
+                    }
+                    Err(RecvError::Closed) => return Ok(()),
+                },
+            }
+        }
+    }
+
+    async fn send(&mut self, message: RelayMessage<'_>) -> Result<(), tokio_tungstenite::tungstenite::Error> {
+        self.socket.send(Message::text(message.as_json())).await
+    }
+
+    async fn message(&mut self, text: &str) -> Result<(), tokio_tungstenite::tungstenite::Error> {
+        let message = match ClientMessage::from_json(text) {
+            Ok(message) => message,
+            Err(err) => {
+                return self.send(RelayMessage::notice(format!("invalid: not a client message: {err}"))).await;
+            }
+        };
+        match message {
+            ClientMessage::Event(event) => {
+                let reply = self.store(event.into_owned()).await;
+                self.send(reply).await
+            }
+            ClientMessage::Req { subscription_id, filters } => {
+                let filters = filters.into_iter().map(|f| f.into_owned()).collect();
+                self.subscribe(subscription_id.into_owned(), filters).await
+            }
+            ClientMessage::Close(subscription_id) => {
+                self.subscriptions.remove(subscription_id.as_ref());
+                Ok(())
+            }
+            ClientMessage::Count { subscription_id, filter } => {
+                let reply = match self.shared.store.count(filter.into_owned()).await {
+                    Ok(count) => RelayMessage::count(subscription_id.into_owned(), count),
+                    Err(err) => RelayMessage::closed(subscription_id.into_owned(), format!("error: {err}")),
+                };
+                self.send(reply).await
+            }
+            ClientMessage::Auth(_)
+            | ClientMessage::NegOpen { .. }
+            | ClientMessage::NegMsg { .. }
+            | ClientMessage::NegClose { .. } => {
+                self.send(RelayMessage::notice(
+                    "unsupported: this relay speaks NIP-01, NIP-11 and NIP-45 only",
+                ))
+                .await
+            }
+        }
+    }
+
+    /// Verifies and stores one event; the `OK` goes out only once the store
+    /// has committed it, so an accepted event survives a crash.
+    async fn store(&mut self, event: Event) -> RelayMessage<'static> {
+        let id = event.id;
+        if !event.verify_id() {
+            return RelayMessage::ok(id, false, "invalid: the id is not the hash of the event");
+        }
+        if !event.verify_signature() {
+            return RelayMessage::ok(id, false, "invalid: bad signature");
+        }
+        if event.kind.is_ephemeral() {
+            let _ = self.shared.live.send(Arc::new(event));
+            return RelayMessage::ok(id, true, "");
+        }
+        match self.shared.store.save_event(&event).await {
+            Ok(SaveEventStatus::Success) => {
+                let _ = self.shared.live.send(Arc::new(event));
+                RelayMessage::ok(id, true, "")
+            }
+            Ok(SaveEventStatus::Rejected(reason)) => rejection(id, reason),
+            Err(err) => RelayMessage::ok(id, false, format!("error: could not store: {err}")),
+        }
+    }
+
+    async fn subscribe(
+        &mut self,
+        id: SubscriptionId,
+        filters: Vec<Filter>,
+    ) -> Result<(), tokio_tungstenite::tungstenite::Error> {
+        let refusal = if id.as_str().is_empty() || id.as_str().chars().count() > MAX_SUBSCRIPTION_ID_CHARS {
+            Some(format!("invalid: subscription ids have 1 to {MAX_SUBSCRIPTION_ID_CHARS} characters"))
+        } else if filters.len() > MAX_FILTERS {
+            Some(format!("invalid: at most {MAX_FILTERS} filters per REQ"))
+        } else if !self.subscriptions.contains_key(&id) && self.subscriptions.len() >= MAX_SUBSCRIPTIONS {
+            Some(format!("rate-limited: at most {MAX_SUBSCRIPTIONS} open subscriptions per connection"))
+        } else {
+            None
+        };
+        if let Some(refusal) = refusal {
+            return self.send(RelayMessage::closed(id, refusal)).await;
+        }
+        let stored = match self.stored(&filters).await {
+            Ok(stored) => stored,
+            Err(err) => return self.send(RelayMessage::closed(id, format!("error: {err}"))).await,
+        };
+        for event in stored {
+            self.send(RelayMessage::event(id.clone(), event)).await?;
+        }
+        self.send(RelayMessage::eose(id.clone())).await?;
+        self.subscriptions.insert(id, filters);
+        Ok(())
+    }
+
+    /// The stored events of every filter, each once, newest first (`Event`'s order).
+    async fn stored(&self, filters: &[Filter]) -> Result<BTreeSet<Event>, nostr_database::error::Error> {
+        let mut events = BTreeSet::new();
+        for filter in filters {
+            let limit = filter.limit.map_or(MAX_LIMIT, |limit| limit.min(MAX_LIMIT));
+            if limit == 0 {
+                continue;
+            }
+            events.extend(self.shared.store.query(filter.clone().limit(limit)).await?);
+        }
+        Ok(events)
+    }
+
+    /// A newly stored event, to every subscription of this session that matches it.
+    async fn forward(&mut self, event: &Event) -> Result<(), tokio_tungstenite::tungstenite::Error> {
+        let matching: Vec<SubscriptionId> = self
+            .subscriptions
+            .iter()
+            .filter(|(_, filters)| filters.iter().any(|f| f.match_event(event, MatchEventOptions::new())))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in matching {
+            self.send(RelayMessage::event(id, event.clone())).await?;
+        }
+        Ok(())
+    }
+}
+
+/// NIP-01's `OK` for an event the store did not take.
+fn rejection(id: nostr::prelude::EventId, reason: RejectedReason) -> RelayMessage<'static> {
+    let (accepted, message) = match reason {
+        RejectedReason::Duplicate => (true, "duplicate: already have this event"),
+        RejectedReason::Replaced => (false, "invalid: a newer version of this replaceable event is stored"),
+        RejectedReason::Deleted => (false, "blocked: this event was deleted"),
+        RejectedReason::Expired => (false, "invalid: this event has expired"),
+        RejectedReason::InvalidDelete => (false, "blocked: a deletion may only name its author's events"),
+        RejectedReason::Vanished => (false, "blocked: the author asked to vanish"),
+        RejectedReason::Ephemeral | RejectedReason::Other => (false, "error: not stored"),
+    };
+    RelayMessage::ok(id, accepted, message)
+}
