@@ -63,6 +63,7 @@ subcommands! {
     Index => index_cmd: "A persistent near-duplicate index: build, add, query (distance, verified similarity, same X), compact.",
     Dedup => dedup_cmd: "Every near-duplicate pair of a collection, verified by word 5-gram Jaccard, and their clusters.",
     Publish => publish_cmd: "Send signed events to nostr relays; report each relay's answer per event.",
+    Check => check_cmd: "Ask relays who published a text (its X) first: every proof verified, ranked by Bitcoin block.",
     Relay => relay_cmd: "Run a persistent nostr relay (NIP-01, NIP-11) on an LMDB store.",
 }
 

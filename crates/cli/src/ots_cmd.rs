@@ -387,6 +387,11 @@ impl HeaderArgs {
     pub(crate) fn network(&self) -> Network {
         self.network
     }
+
+    /// Seconds each request gets (also `check`'s per-relay limit).
+    pub(crate) fn timeout(&self) -> Duration {
+        self.timeout
+    }
 }
 
 pub(crate) fn header_source(args: &HeaderArgs) -> Result<Box<dyn HeaderSource>> {

@@ -26,6 +26,10 @@
 //! as [`Verdict::ValidButForgeable`]: an event id can be stamped by anyone
 //! in advance.
 //!
+//! [`rank`] orders the reports of the proofs found for one fingerprint
+//! (earliest Bitcoin block first), the NIP's discovery ranking; it is pure,
+//! the relays are asked elsewhere (`priorart-relay`).
+//!
 //! ```
 //! use priorart_nip::nostr::prelude::{Keys, Timestamp};
 //! use priorart_nip::{Attestation, ContentRef, ProofEvent, Verdict};
@@ -124,6 +128,7 @@ pub mod limits;
 mod nip03;
 mod proof_check;
 mod proof_event;
+mod rank;
 mod report;
 mod steps;
 mod verify;
@@ -134,6 +139,7 @@ pub use content_event::{ContentEvent, ContentEventError};
 pub use event_json::{EventJsonError, parse_event, to_json};
 pub use proof_check::ProofFailure;
 pub use proof_event::{ContentRef, ProofEvent, ProofEventError};
+pub use rank::{Ranking, rank};
 pub use report::{
     BitcoinAnchor, ContentCheck, REPORT_FORMAT, Reason, Report, Specification, Status, Step, Verdict, Warning,
 };

@@ -71,7 +71,9 @@ impl Session {
         let message = match ClientMessage::from_json(text) {
             Ok(message) => message,
             Err(err) => {
-                return self.send(RelayMessage::notice(format!("invalid: not a client message: {err}"))).await;
+                return self
+                    .send(RelayMessage::notice(format!("invalid: not a client message: {err}")))
+                    .await;
             }
         };
         match message {
