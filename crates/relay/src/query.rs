@@ -153,7 +153,7 @@ pub fn merge(answers: &[RelayAnswer]) -> Vec<Found> {
         }
     }
     let mut found: Vec<Found> = by_id.into_values().collect();
-    found.sort_by(|a, b| (a.event.created_at, a.event.id).cmp(&(b.event.created_at, b.event.id)));
+    found.sort_by_key(|found| (found.event.created_at, found.event.id));
     found
 }
 
@@ -326,10 +326,12 @@ impl Reading {
     }
 
     fn event(&mut self, event: Event) {
-        let reason = if self.seen.contains(&event.id) {
-            SkipReason::Duplicate
-        } else if !event.verify_id() {
+        // The id first: a forged copy that reuses a kept event's id is a
+        // bad id, not a duplicate; the costly signature check last.
+        let reason = if !event.verify_id() {
             SkipReason::BadId
+        } else if self.seen.contains(&event.id) {
+            SkipReason::Duplicate
         } else if !event.verify_signature() {
             SkipReason::BadSignature
         } else if !self.filter.match_event(&event, MatchEventOptions::new()) {

@@ -2,7 +2,8 @@
 //! tests and never by a library: a regtest chain of mined headers, a
 //! loopback calendar that aggregates what it is sent into blocks of that
 //! chain, loopback Esplora and bitcoind JSON-RPC servers, and the plain
-//! [`LoopbackServer`] they are built on (for servers that lie or hang).
+//! [`LoopbackServer`] they are built on (for servers that lie or hang);
+//! [`ScriptedRelay`], a nostr relay that answers as a test scripts it.
 //! Everything listens on 127.0.0.1 with an OS-chosen port and stops when
 //! dropped.
 //!
@@ -14,6 +15,10 @@
 //! // stamp_digests(…, calendars: [calendar.url()]) → calendar.mine_block()
 //! // → upgrade(… allow-list [calendar.url()]) → verify(…, Esplora::new(&esplora.url(), …), Network::Regtest)
 //! ```
+
+mod relay;
+
+pub use relay::{Frame, ScriptedRelay};
 
 use priorart_ots::bitcoin::block::{Header, Version};
 use priorart_ots::bitcoin::hashes::Hash;
