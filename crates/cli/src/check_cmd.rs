@@ -15,7 +15,7 @@
 //! | `relays` | per relay: `{"url", "answered", "ending": {"status": "eose"/"closed"/"timeout"/"unreachable"/"disconnected"/"event_limit"/"byte_limit", …}, "events", "skipped": [{"reason", "count", "example"}], "notices", "elapsed_ms"}`; skip reasons: `not_json`, `not_relay_message`, `malformed_event`, `too_large`, `other_subscription`, `bad_id`, `bad_signature`, `not_matching_filter`, `duplicate`, `unexpected` |
 //! | `proofs` | valid proofs, earliest first: `{"rank", "event_id", "author", "npub", "block": {"height", "time", "utc", "block_hash"}, "content": {"tag", "reference", "found"}, "relays", "report"}` (`report`: the `priorart-verify/1` report) |
 //! | `unverified` | proofs that passed every check but the Bitcoin one, for lack of headers: `{"event_id", "author", "npub", "relays", "report"}` |
-//! | `refused` | every other kind 1041, never dropped: `{"event_id", "signer", "verdict", "reasons", "relays", "report"}` (`reasons`: the report's failure names, e.g. `attestation_bad_signature`, `proof_for_other_digest`; `not_nip_ff_3` for other schemes) |
+//! | `refused` | every other kind 1041, never dropped: `{"event_id", "signer", "claimed_author", "verdict", "reasons", "relays", "report"}` (`claimed_author`: the embedded attestation's pubkey, when it could be read) (`reasons`: the report's failure names, e.g. `attestation_bad_signature`, `proof_for_other_digest`; `not_nip_ff_3` for other schemes) |
 //! | `content_events` | `{"event_id", "author", "npub", "kind", "created_at", "created_at_trusted": false, "utc", "x_check", "detail", "relays"}`; `x_check`: `matches`, `does_not_match` (`detail` holds the content's fingerprint) or `cannot_check` (`detail`: `empty` or `encrypted`) |
 
 use crate::exit::{self, UsageError};
@@ -264,7 +264,7 @@ impl Findings {
         }).collect();
         let refused: Vec<Value> = self.ranking.refused.iter().map(|&index| {
             let proof = &self.proofs[index];
-            json!({"event_id": proof.report.event_id, "signer": proof.report.signer, "verdict": proof.report.verdict,
+            json!({"event_id": proof.report.event_id, "signer": proof.report.signer, "claimed_author": proof.report.author, "verdict": proof.report.verdict,
                    "reasons": refusal_reasons(&proof.report, &self.x), "relays": relays_of(&proof.found), "report": proof.report})
         }).collect();
         let contents: Vec<Value> = self.contents.iter().map(|content| {
@@ -347,12 +347,14 @@ impl Findings {
         for &index in &self.ranking.refused {
             let proof = &self.proofs[index];
             let verdict = serde_json::to_value(proof.report.verdict).unwrap_or_default();
+            let claim = proof.report.author.as_deref().map(|author| format!(" claims {}", npub(author)));
             writeln!(
                 out,
-                "  {} {} [{}] on {}",
+                "  {} {} [{}]{} on {}",
                 proof.found.event.id,
                 paint("31", &verdict.as_str().unwrap_or("invalid").to_uppercase()),
                 refusal_reasons(&proof.report, &self.x).join(", "),
+                claim.unwrap_or_default(),
                 relays_of(&proof.found)
             )?;
         }

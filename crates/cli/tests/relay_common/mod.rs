@@ -1,0 +1,157 @@
+//! Relays as child processes for the CLI's relay tests: `priorart relay`,
+//! and the independent relays (PyPI nostr-relay, nostr-rs-relay).
+#![allow(dead_code)] // each test file uses a part
+
+use std::io::{BufRead, BufReader};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// How long a relay gets to start listening.
+const STARTUP: Duration = Duration::from_secs(30);
+
+/// A relay running as a child process; killed when dropped.
+pub struct RelayProcess {
+    child: Child,
+    pub url: String,
+}
+
+impl RelayProcess {
+    /// `priorart relay --db DB --listen 127.0.0.1:0`; its URL read from stderr.
+    pub fn priorart(db: &Path) -> RelayProcess {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("priorart"))
+            .args(["relay", "--listen", "127.0.0.1:0", "--db"])
+            .arg(db)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("priorart relay starts");
+        let stderr = child.stderr.take().expect("stderr");
+        let (sender, receiver) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(at) = line.find("ws://") {
+                    let url = line[at..].split_whitespace().next().unwrap_or_default().to_owned();
+                    let _ = sender.send(url);
+                }
+            }
+        });
+        let url = receiver.recv_timeout(STARTUP).expect("priorart relay prints its URL");
+        RelayProcess { child, url }
+    }
+
+    /// Any program serving a relay on `port` once started by `command`.
+    pub fn spawn(mut command: Command, port: u16) -> RelayProcess {
+        let child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("relay starts");
+        let relay = RelayProcess { child, url: format!("ws://127.0.0.1:{port}") };
+        wait_listening(SocketAddr::from(([127, 0, 0, 1], port)));
+        relay
+    }
+
+    /// kill -9: no chance to close the store.
+    pub fn kill(mut self) {
+        self.child.kill().expect("kill -9");
+        self.child.wait().expect("reaped");
+    }
+
+    /// SIGTERM, and waits for a clean exit.
+    pub fn terminate(mut self) {
+        let pid = self.child.id().to_string();
+        let status = Command::new("kill").args(["-TERM", &pid]).status().expect("kill runs");
+        assert!(status.success());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().expect("waitable") {
+                assert!(status.success(), "priorart relay exits 0 on SIGTERM: {status}");
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("priorart relay did not stop on SIGTERM");
+    }
+}
+
+impl Drop for RelayProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A port free right now (for relays that cannot pick their own).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn wait_listening(addr: SocketAddr) {
+    let deadline = Instant::now() + STARTUP;
+    while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
+        assert!(Instant::now() < deadline, "nothing listens on {addr}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Whether `program` is on PATH; panics if it is required (`variable=1`, or
+/// PRIORART_REQUIRE_PEERS=1 when `variable` is that) and missing.
+pub fn peer_on_path(program: &str, variable: &str, install: &str) -> bool {
+    let found = std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()));
+    if found {
+        return true;
+    }
+    if std::env::var(variable).as_deref() == Ok("1") {
+        panic!("{program} is missing: {install}");
+    }
+    eprintln!("skipped: {program} is not installed ({install})");
+    false
+}
+
+/// PyPI nostr-relay serving an SQLite file in `dir` on a free port.
+pub fn python_relay(dir: &Path) -> RelayProcess {
+    let port = free_port();
+    let config = dir.join("nostr-relay.yaml");
+    let database = dir.join("nostr-relay.sqlite3");
+    std::fs::write(
+        &config,
+        format!(
+            "DEBUG: false\nrelay_name: interop\nstorage:\n  sqlalchemy.url: sqlite+aiosqlite:///{}\n  validators:\n    - nostr_relay.validators.is_not_too_large\n    - nostr_relay.validators.is_signed\ngunicorn:\n  bind: 127.0.0.1:{port}\n  workers: 1\n  loglevel: warning\nauthentication:\n  enabled: false\n",
+            database.display()
+        ),
+    )
+    .unwrap();
+    let mut command = Command::new("nostr-relay");
+    command.arg("-c").arg(&config).arg("serve").current_dir(dir);
+    RelayProcess::spawn(command, port)
+}
+
+/// nostr-rs-relay (SQLite) with its data in `dir`, on a free port.
+pub fn nostr_rs_relay(dir: &Path) -> RelayProcess {
+    let port = free_port();
+    let config = dir.join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[database]\ndata_directory = \"{}\"\n[network]\naddress = \"127.0.0.1\"\nport = {port}\n[limits]\nmessages_per_sec = 100000\nmax_event_bytes = 524288\n",
+            dir.display()
+        ),
+    )
+    .unwrap();
+    let mut command = Command::new("nostr-rs-relay");
+    command.arg("--config").arg(&config).current_dir(dir);
+    RelayProcess::spawn(command, port)
+}
+
+/// Writes `lines` to `dir/name`, one per line, and returns the path.
+pub fn write_lines(dir: &Path, name: &str, lines: &[String]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
