@@ -1,0 +1,144 @@
+//! Relays and clients we did not write: npm nostr-tools publishes to and
+//! queries `priorart relay`; `priorart publish` and `check` talk to PyPI
+//! nostr-relay and (when built: it is an opt-in peer) nostr-rs-relay.
+//! Installed by `.ci/setup.d/nip.sh` and `.ci/setup.d/relay.sh`.
+
+mod nip_common;
+mod relay_common;
+
+use nip_common::{peer, priorart, stdout};
+use priorart_nip::nostr::prelude::{EventBuilder, FinalizeEvent, Keys, Kind, Tag, Timestamp};
+use relay_common::{RelayProcess, peer_on_path, write_lines};
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// A signed note with an `X` tag, as one JSON line.
+fn note(keys: &Keys, x: &str, text: &str, created_at: u64) -> String {
+    let event = EventBuilder::new(Kind::from_u16(1), text)
+        .tag(Tag::parse(["X", x, "minhash-equality-v1"]).unwrap())
+        .custom_created_at(Timestamp::from_secs(created_at))
+        .finalize(keys)
+        .unwrap();
+    priorart_nip::to_json(&event)
+}
+
+fn check_json(relay: &str, x: &str) -> Value {
+    let out = stdout(
+        priorart()
+            .args(["check", "--json", "--no-header-cache", "--esplora", "http://127.0.0.1:9", "--x", x])
+            .args(["--relay", relay]),
+    );
+    serde_json::from_str(&out).unwrap()
+}
+
+fn content_ids(report: &Value) -> Vec<String> {
+    let mut ids: Vec<String> = report["content_events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["event_id"].as_str().unwrap().to_owned())
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// crates/nip/tests/peer, where nostr-tools is installed.
+fn nostr_tools_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../nip/tests/peer")
+}
+
+/// tests/peer/relay-roundtrip.mjs against `relay`, as an ES module read
+/// from stdin so that `nostr-tools` resolves from its install directory.
+fn nostr_tools_roundtrip(relay: &str, x: &str) -> Value {
+    let script = include_str!("peer/relay-roundtrip.mjs");
+    let mut child = Command::new("node")
+        .args(["--experimental-websocket", "--no-warnings", "--input-type=module", "-", relay, x])
+        .current_dir(nostr_tools_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("node runs");
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "relay-roundtrip.mjs failed");
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn nostr_tools_publishes_to_and_queries_priorart_relay() {
+    if !peer::available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let relay = RelayProcess::priorart(&dir.path().join("db"));
+    let x = "7c".repeat(32);
+    let ours = note(&Keys::generate(), &x, "published by priorart", 1_700_000_000);
+    stdout(priorart().args(["publish", "--relay", &relay.url]).arg(write_lines(
+        dir.path(),
+        "ours.json",
+        &[ours.clone()],
+    )));
+
+    let answer = nostr_tools_roundtrip(&relay.url, &x);
+    assert_eq!(answer["accepted"], true, "{answer}");
+    let ours_id = serde_json::from_str::<Value>(&ours).unwrap()["id"].as_str().unwrap().to_owned();
+    let theirs_id = answer["published"].as_str().unwrap().to_owned();
+    let mut received: Vec<String> =
+        answer["received"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap().to_owned()).collect();
+    received.sort();
+    let mut both = vec![ours_id, theirs_id];
+    both.sort();
+    assert_eq!(received, both, "nostr-tools gets both events back");
+    assert!(answer["received"].as_array().unwrap().iter().all(|e| e["valid"] == true));
+    assert_eq!(content_ids(&check_json(&relay.url, &x)), both, "and priorart sees nostr-tools' event");
+}
+
+/// Two authors' notes published to `relay`, then found by `check`, earliest first.
+fn publish_and_check(dir: &Path, relay: &str) {
+    let x = "3d".repeat(32);
+    let (first, second) = (Keys::generate(), Keys::generate());
+    let now = Timestamp::now().as_secs();
+    let events = [note(&first, &x, "the first note", now - 60), note(&second, &x, "a later note", now - 30)];
+    let file = write_lines(dir, "notes.jsonl", &events);
+    let published: Value =
+        serde_json::from_str(&stdout(priorart().args(["publish", "--json", "--relay", relay]).arg(&file)))
+            .unwrap();
+    assert_eq!(published["ok"], true, "{published}");
+    assert!(published["events"].as_array().unwrap().iter().all(|e| e["relays"][0]["status"] == "accepted"));
+    let again: Value =
+        serde_json::from_str(&stdout(priorart().args(["publish", "--json", "--relay", relay]).arg(&file)))
+            .unwrap();
+    assert_eq!(again["ok"], true, "a duplicate is still on the relay: {again}");
+
+    let report = check_json(relay, &x);
+    assert_eq!(report["relays"][0]["ending"]["status"], "eose", "{report}");
+    assert_eq!(report["relays"][0]["skipped"], serde_json::json!([]));
+    assert_eq!(report["content_events"].as_array().unwrap().len(), 2);
+    assert_eq!(report["verdict"]["status"], "unproven");
+    assert_eq!(report["verdict"]["earliest"]["author"], first.public_key().to_hex());
+    assert_eq!(report["verdict"]["other_authors"], 1);
+}
+
+#[test]
+fn publish_and_check_against_pypi_nostr_relay() {
+    if !peer_on_path("nostr-relay", "PRIORART_REQUIRE_PEERS", "run .ci/setup.d/relay.sh") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let relay = relay_common::python_relay(dir.path());
+    publish_and_check(dir.path(), &relay.url);
+}
+
+#[test]
+fn publish_and_check_against_nostr_rs_relay() {
+    let install = "PRIORART_BUILD_NOSTR_RS_RELAY=1 bash .ci/setup.d/relay.sh";
+    if !peer_on_path("nostr-rs-relay", "PRIORART_REQUIRE_NOSTR_RS_RELAY", install) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let relay = relay_common::nostr_rs_relay(dir.path());
+    publish_and_check(dir.path(), &relay.url);
+}
