@@ -79,7 +79,7 @@ fn nostr_tools_publishes_to_and_queries_priorart_relay() {
     stdout(priorart().args(["publish", "--relay", &relay.url]).arg(write_lines(
         dir.path(),
         "ours.json",
-        &[ours.clone()],
+        std::slice::from_ref(&ours),
     )));
 
     let answer = nostr_tools_roundtrip(&relay.url, &x);
