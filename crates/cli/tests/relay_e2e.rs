@@ -212,7 +212,7 @@ fn check_ranks_the_original_first_lists_the_copier_and_refuses_the_stolen_proof(
     assert!(verdict.contains(&format!("at block {alice_height} of REGTEST")), "{verdict}");
     assert!(verdict.contains("1 other author published the same X"), "{verdict}");
     assert!(table.contains("proof_for_other_digest"), "{table}");
-    assert!(table.contains(&format!("#2 npub")), "{table}");
+    assert!(table.contains("#2 npub"), "{table}");
 }
 
 #[test]
