@@ -139,4 +139,12 @@ mod tests {
         std::fs::write(&path, "# shipped with none enabled\n#wss://relay.example\n\n  ws://127.0.0.1:7777  # mine\n").unwrap();
         assert_eq!(read_relay_list(&path).unwrap(), vec!["ws://127.0.0.1:7777"]);
     }
+
+    #[test]
+    fn the_shipped_relay_list_enables_none() {
+        let shipped = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../relay/relays.example");
+        let text = std::fs::read_to_string(&shipped).unwrap();
+        assert!(text.contains("wss://"), "it lists examples");
+        assert_eq!(read_relay_list(&shipped).unwrap(), Vec::<String>::new());
+    }
 }
