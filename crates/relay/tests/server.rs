@@ -122,3 +122,34 @@ fn nip11_document_is_served_over_http() {
     assert!(refused.starts_with("HTTP/1.1 431"), "{refused}");
     relay.stop();
 }
+
+#[test]
+fn events_stored_after_eose_reach_open_subscriptions() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let dir = tempfile::tempdir().unwrap();
+    let relay = InProcessRelay::start(dir.path());
+    let relay_url = relay.url();
+    let x = x_value(0x77);
+    let event = x_event(&Keys::generate(), 1, &x, "arrives live");
+    let received = relay.runtime.block_on(async {
+        let (mut socket, _) = tokio_tungstenite::connect_async(relay_url.as_str()).await.unwrap();
+        let request = serde_json::json!(["REQ", "live", {"#X": [x]}]).to_string();
+        socket.send(Message::text(request)).await.unwrap();
+        let mut next = async || -> serde_json::Value {
+            let frame =
+                tokio::time::timeout(Duration::from_secs(5), socket.next()).await.unwrap().unwrap().unwrap();
+            serde_json::from_str(frame.to_text().unwrap()).unwrap()
+        };
+        assert_eq!(next().await, serde_json::json!(["EOSE", "live"]));
+        let relays = [url(&relay_url)];
+        let published =
+            priorart_relay::publish_async(&relays, std::slice::from_ref(&event), Duration::from_secs(5));
+        assert!(published.await[0].acceptances[0].has_event());
+        next().await
+    });
+    assert_eq!(received[0], "EVENT");
+    assert_eq!(received[1], "live");
+    assert_eq!(received[2]["id"], event.id.to_hex());
+    relay.stop();
+}
