@@ -1,26 +1,32 @@
 #!/usr/bin/env python3
 """Near-duplicate quality and speed of `priorart dedup` against a ground truth
-and a peer, in one run, on the Debian corpus (scripts/corpus/build.sh).
+and peers, in one run, on the Debian corpus (scripts/corpus/build.sh).
 
 Ground truth: pairs whose word 5-gram Jaccard (J5) is at least 0.8, words being
 lowercased `\\w+` runs; candidates from datasketch MinHashLSH at threshold 0.5
-(128 permutations), then exact J5 (as in issue 14). Peer: datasketch MinHashLSH
-at threshold 0.8, its candidates taken as the answer (how it is commonly used),
-timed from text to pairs. priorart: `priorart dedup` end to end (reading JSONL,
-fingerprints, candidates, verification, clusters), timed as a user runs it.
+(128 permutations), then exact J5 (as in issue 14); cached beside the corpus as
+truth-j5-0.8.json. Peers: datasketch MinHashLSH, rensa RMinHashLSH and gaoya
+MinHashStringIndex at threshold 0.8, their candidates taken as the answer (how
+they are commonly used), timed from text to pairs. priorart: `priorart dedup`
+end to end (reading JSONL, fingerprints, candidates, verification, clusters),
+timed as a user runs it.
 
   scripts/dedup-quality.py [CORPUS_DIR] [PRIORART_BINARY]
 
-Installs datasketch into a virtualenv beside the corpus on first use.
+Installs the peers into a virtualenv beside the corpus on first use.
 """
 import json, os, re, subprocess, sys, tempfile, time
 
 corpus = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("PRIORART_CORPUS", "/tmp/priorart-corpus")
 binary = sys.argv[2] if len(sys.argv) > 2 else "target/release/priorart"
 venv = os.path.join(corpus, "bench-venv")
-if not os.path.exists(os.path.join(venv, "bin", "python")):
+# The peers, pinned: MinHash LSH in Python (datasketch) and in Rust with
+# Python bindings (rensa, gaoya).
+PEERS = ["datasketch==1.6.5", "rensa==0.5.0", "gaoya==0.2.2"]
+if not os.path.exists(os.path.join(venv, "bin", "python")) or not os.path.exists(os.path.join(venv, "peers-3")):
     subprocess.run([sys.executable, "-m", "venv", venv], check=True)
-    subprocess.run([os.path.join(venv, "bin", "pip"), "install", "--quiet", "datasketch==1.6.5", "numpy"], check=True)
+    subprocess.run([os.path.join(venv, "bin", "pip"), "install", "--quiet", *PEERS, "numpy"], check=True)
+    open(os.path.join(venv, "peers-3"), "w").close()
 if sys.prefix != venv:
     os.execv(os.path.join(venv, "bin", "python"), [os.path.join(venv, "bin", "python")] + sys.argv)
 
@@ -79,6 +85,35 @@ start = time.time()
 texts = [d["text"] for d in docs]
 peer = lsh_pairs(minhashes([shingles(t) for t in texts]), 0.8)
 score("datasketch MinHashLSH t=0.8, 128 perm (unverified)", peer, time.time() - start)
+
+def rensa_pairs(texts):
+    from rensa import RMinHash, RMinHashLSH
+    lsh = RMinHashLSH(threshold=0.8, num_perm=128, num_bands=16)
+    pairs = set()
+    for i, text in enumerate(texts):
+        m = RMinHash(num_perm=128, seed=1)
+        m.update([s.decode() for s in shingles(text)])
+        for j in lsh.query(m):
+            pairs.add((j, i))
+        lsh.insert(i, m)
+    return pairs
+
+start = time.time()
+score("rensa RMinHashLSH t=0.8, 128 perm, 16 bands (unverified)", rensa_pairs(texts), time.time() - start)
+
+def gaoya_pairs(texts):
+    # Word 5-grams of lowercased words, as the ground truth; both cores (par_bulk_*).
+    from gaoya.minhash import MinHashStringIndex
+    index = MinHashStringIndex(hash_size=32, jaccard_threshold=0.8, num_bands=16, band_size=8,
+                               analyzer="word", lowercase=True, ngram_range=(5, 5))
+    index.par_bulk_insert_docs(list(range(len(texts))), texts)
+    pairs = set()
+    for i, found in enumerate(index.par_bulk_query(texts)):
+        pairs.update((min(i, j), max(i, j)) for j in found if j != i)
+    return pairs
+
+start = time.time()
+score("gaoya MinHashStringIndex t=0.8, 16x8 (both cores)", gaoya_pairs(texts), time.time() - start)
 
 def priorart(extra):
     with tempfile.TemporaryDirectory() as out:

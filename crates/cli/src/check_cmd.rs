@@ -11,20 +11,23 @@
 //! | `format` | `"priorart-check/1"` |
 //! | `x` | the fingerprint asked for (64 lowercase hex) |
 //! | `network` | `"mainnet"` or `"regtest"`: the chain proofs were checked against |
-//! | `verdict` | `{"status", "text", "earliest", "other_authors"}`: `status` is `proven` (a valid proof exists), `unproven` (events, but no valid proof), `nothing_found`, or `no_relay_answered`; `text` the sentence; `earliest` `{"author", "npub", "event_id", "height", "time", "utc"}` of the first proof (or, without one, `{"author", "npub", "event_id", "kind", "created_at", "utc"}` of the earliest event by its untrusted `created_at`), else `null`; `other_authors` how many other pubkeys published or proved the same `X` |
+//! | `verdict` | `{"status", "text", "earliest", "other_authors"}`: `status` is `proven` (a valid proof exists), `unproven` (events, but no valid proof), `nothing_found`, `no_relay_answered`, or `no_relay_asked` (`--index` alone); `text` the sentence; `earliest` `{"author", "npub", "event_id", "height", "time", "utc"}` of the first proof (or, without one, `{"author", "npub", "event_id", "kind", "created_at", "utc"}` of the earliest event by its untrusted `created_at`), else `null`; `other_authors` how many other pubkeys published or proved the same `X` |
 //! | `relays` | per relay: `{"url", "answered", "ending": {"status": "eose"/"closed"/"timeout"/"unreachable"/"disconnected"/"event_limit"/"byte_limit", …}, "events", "skipped": [{"reason", "count", "example"}], "notices", "elapsed_ms"}`; skip reasons: `not_json`, `not_relay_message`, `malformed_event`, `too_large`, `other_subscription`, `bad_id`, `bad_signature`, `not_matching_filter`, `duplicate`, `unexpected` |
 //! | `proofs` | valid proofs, earliest first: `{"rank", "event_id", "author", "npub", "block": {"height", "time", "utc", "block_hash"}, "content": {"tag", "reference", "found"}, "relays", "report"}` (`report`: the `priorart-verify/1` report) |
 //! | `unverified` | proofs that passed every check but the Bitcoin one, for lack of headers: `{"event_id", "author", "npub", "relays", "report"}` |
 //! | `refused` | every other kind 1041, never dropped: `{"event_id", "signer", "claimed_author", "verdict", "reasons", "relays", "report"}` (`claimed_author`: the embedded attestation's pubkey, when it could be read) (`reasons`: the report's failure names, e.g. `attestation_bad_signature`, `proof_for_other_digest`; `not_nip_ff_3` for other schemes) |
+//! | `index` | with `--index`: `{"path", "layout", "k", "documents", "answer"}`, where `answer` is the object `priorart index query --json` prints for FILE (near copies within `k` with their distance and estimated Jaccard, and the documents with the same X); else `null` |
 //! | `content_events` | `{"event_id", "author", "npub", "kind", "created_at", "created_at_trusted": false, "utc", "x_check", "detail", "relays"}`; `x_check`: `matches`, `does_not_match` (`detail` holds the content's fingerprint) or `cannot_check` (`detail`: `empty` or `encrypted`) |
 
 use crate::exit::{self, UsageError};
+use crate::index_cmd::{self, Lookup};
 use crate::input;
 use crate::ots_cmd::{self, HeaderArgs};
 use crate::relay_cmd::RelayListArgs;
 use anyhow::{Result, bail};
 use clap::Parser;
-use priorart_fingerprint::EqualityFingerprint;
+use priorart_fingerprint::{EqualityFingerprint, Fingerprinter};
+use priorart_index::Index;
 use priorart_nip::{Ranking, Report, Verdict};
 use priorart_ots::{HeaderSource, Network};
 use priorart_relay::nostr::prelude::{
@@ -33,6 +36,7 @@ use priorart_relay::nostr::prelude::{
 use priorart_relay::{Ending, Found, QueryLimits, RelayAnswer};
 use serde_json::{Value, json};
 use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// The kinds of the NIP's discovery query: notes, long-form articles, the
@@ -56,6 +60,15 @@ pub struct Args {
     x: Option<String>,
     #[command(flatten)]
     relays: RelayListArgs,
+    /// Also look FILE up in this local index (`priorart index build`): near
+    /// copies within -k bits and documents with the same X. With --index and
+    /// no relay named, no relay is asked.
+    #[arg(long, value_name = "DIR")]
+    index: Option<PathBuf>,
+    /// Largest simhash-doc Hamming distance of a near copy in --index (at
+    /// most what its layout guarantees).
+    #[arg(short, long, default_value_t = 3, requires = "index")]
+    k: u32,
     /// Print one JSON object (format priorart-check/1, see `cargo doc -p priorart-cli`).
     #[arg(long)]
     json: bool,
@@ -70,44 +83,93 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let x = match (&args.file, &args.x) {
-        (_, Some(hex)) => hex.parse::<EqualityFingerprint>().map_err(|err| UsageError(format!("--x {hex}: {err}")))?,
-        (Some(file), None) => document_x(file, &args.document)?,
+    let (x, lookup) = match (&args.file, &args.x) {
+        (_, Some(hex)) => {
+            let x = hex.parse::<EqualityFingerprint>().map_err(|err| UsageError(format!("--x {hex}: {err}")))?;
+            (x, Lookup::of_x(&x))
+        }
+        (Some(file), None) => {
+            let text = input::read_document(file, &args.document)?.text;
+            let x = priorart_fingerprint::minhash_equality_v1(&text);
+            let lookup = if args.index.is_some() {
+                Lookup::of_text(file, &text, &mut Fingerprinter::new())
+            } else {
+                Lookup::of_x(&x)
+            };
+            (x, lookup)
+        }
         (None, None) => bail!(UsageError("give a FILE or --x HEX".into())),
     };
+    let local = match &args.index {
+        Some(path) => Some(LocalIndex::look_up(path, &lookup, args.k)?),
+        None => None,
+    };
     let x = x.to_string();
-    let relays = args.relays.resolve()?;
+    let relays = if local.is_some() { args.relays.resolve_any()? } else { args.relays.resolve()? };
     let source = ots_cmd::header_source(&args.headers)?;
     let limits =
         QueryLimits { timeout: args.headers.timeout(), max_events: args.max_events.max(1), ..QueryLimits::default() };
-    note!("priorart: asking {} relay(s) for events with X {x}", relays.len());
-    let answers = priorart_relay::query(&relays, &discovery_filter(&x), &limits)?;
+    let answers = if relays.is_empty() {
+        Vec::new()
+    } else {
+        note!("priorart: asking {} relay(s) for events with X {x}", relays.len());
+        priorart_relay::query(&relays, &discovery_filter(&x), &limits)?
+    };
     let found = priorart_relay::merge(&answers);
     let findings = Findings::new(&x, found, source.as_ref(), args.headers.network());
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
-        writeln!(out, "{}", findings.to_json(&answers))?;
+        let mut report = findings.to_json(&answers);
+        report["index"] = local.as_ref().map_or(Value::Null, |local| local.to_json(&lookup));
+        writeln!(out, "{report}")?;
     } else {
         let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
         findings.write_table(&mut out, &answers, colour)?;
+        if let Some(local) = &local {
+            local.write(&mut out, &lookup)?;
+        }
+        findings.write_verdict(&mut out, &answers, colour)?;
     }
     if !findings.unverified.is_empty() {
         note!("priorart: {}", exit::HEADER_SOURCE_HINT);
     }
-    if !answers.iter().any(|answer| answer.answered) {
+    if !relays.is_empty() && !answers.iter().any(|answer| answer.answered) {
         note!("priorart: no relay answered");
         return Ok(ExitCode::from(exit::BAD_INPUT));
     }
     Ok(ExitCode::from(exit::OK))
 }
 
-/// The `X` of a document, as `priorart fingerprint` computes it. The one
-/// place `check` reads a document (the CLI's document reading is being
-/// unified; this is the line to switch).
-fn document_x(name: &str, document: &input::DocumentArgs) -> Result<EqualityFingerprint> {
-    let text = input::read_document(name, document)?.text;
-    Ok(priorart_fingerprint::minhash_equality_v1(&text))
+/// What a local index holds near the checked document.
+struct LocalIndex {
+    path: PathBuf,
+    layout: String,
+    k: u32,
+    answer: index_cmd::Answer,
+}
+
+impl LocalIndex {
+    fn look_up(path: &std::path::Path, lookup: &Lookup, k: u32) -> Result<LocalIndex> {
+        let index = Index::open(path)?;
+        let answer = lookup.run(&index, k)?;
+        Ok(LocalIndex { path: path.to_owned(), layout: index.layout().name.clone(), k, answer })
+    }
+
+    fn to_json(&self, lookup: &Lookup) -> Value {
+        json!({
+            "path": self.path.display().to_string(),
+            "layout": self.layout,
+            "k": self.k,
+            "documents": self.answer.documents(),
+            "answer": index_cmd::answer_json(lookup, &self.answer),
+        })
+    }
+
+    fn write(&self, out: &mut impl Write, lookup: &Lookup) -> std::io::Result<()> {
+        writeln!(out, "local index {} (layout {}):", self.path.display(), self.layout)?;
+        index_cmd::write_answer(out, lookup, &self.answer, self.k)
+    }
 }
 
 /// The NIP's discovery query for `x`.
@@ -199,6 +261,9 @@ impl Findings {
 
     /// The verdict: its status, the sentence, and the earliest author.
     fn verdict(&self, answers: &[RelayAnswer]) -> (&'static str, String, Value) {
+        if answers.is_empty() {
+            return ("no_relay_asked", "no relay asked: only the local index was searched".into(), Value::Null);
+        }
         if !answers.iter().any(|answer| answer.answered) {
             return ("no_relay_answered", "no relay answered: nothing is known about this X".into(), Value::Null);
         }
@@ -300,6 +365,9 @@ impl Findings {
             found.relays.iter().map(|&i| answers[i].relay.as_str()).collect::<Vec<_>>().join(", ")
         };
         writeln!(out, "X {} ({})", self.x, self.network.name())?;
+        if answers.is_empty() {
+            return Ok(());
+        }
         writeln!(out, "relays:")?;
         for answer in answers {
             writeln!(
@@ -379,8 +447,13 @@ impl Findings {
                 relays_of(&content.found)
             )?;
         }
+        Ok(())
+    }
+
+    fn write_verdict(&self, out: &mut impl Write, answers: &[RelayAnswer], colour: bool) -> std::io::Result<()> {
         let (_, text, _) = self.verdict(answers);
-        writeln!(out, "verdict: {}", paint("1", &text))
+        let text = if colour { format!("\x1b[1m{text}\x1b[0m") } else { text };
+        writeln!(out, "verdict: {text}")
     }
 }
 

@@ -147,11 +147,51 @@ fn sketch(shingles: &WordShingles) -> Vec<u64> {
 }
 
 /// One lookup: what it is, and what it brings.
-struct Lookup {
+pub(crate) struct Lookup {
     name: String,
     simhash: Option<SimhashDoc>,
     x: Option<[u8; 32]>,
     sketch: Option<Vec<u64>>,
+}
+
+impl Lookup {
+    /// A document's lookup: its simhash-doc, X and shingle sketch.
+    pub(crate) fn of_text(name: &str, text: &str, fingerprinter: &mut Fingerprinter) -> Lookup {
+        Lookup {
+            name: name.to_owned(),
+            simhash: Some(fingerprinter.simhash_doc(text)),
+            x: fingerprinter.equality(text, Scheme::MinhashEqualityV1).map(|x| x.0),
+            sketch: Some(sketch(&WordShingles::of(text))),
+        }
+    }
+
+    /// A lookup of one `X` alone (no text: no near copies, no similarity).
+    pub(crate) fn of_x(x: &EqualityFingerprint) -> Lookup {
+        Lookup { name: x.to_string(), simhash: None, x: Some(x.0), sketch: None }
+    }
+
+    /// The documents of `index` within `k` bits, and those with the same X.
+    pub(crate) fn run(&self, index: &Index, k: u32) -> Result<Answer> {
+        let near = match self.simhash {
+            Some(simhash) => index.near(simhash.0, k, self.sketch.as_deref())?,
+            None => Vec::new(),
+        };
+        let same_x = self.x.map(|x| index.same_x(&x)).unwrap_or_default();
+        Ok(Answer { near, same_x })
+    }
+}
+
+/// What the index holds near one lookup.
+pub(crate) struct Answer {
+    near: Vec<Match>,
+    same_x: Vec<Match>,
+}
+
+impl Answer {
+    /// How many documents the answer names (near or with the same X).
+    pub(crate) fn documents(&self) -> usize {
+        self.near.len() + self.same_x.iter().filter(|x| !self.near.iter().any(|n| n.id == x.id)).count()
+    }
 }
 
 fn query(args: QueryArgs) -> Result<ExitCode> {
@@ -163,39 +203,33 @@ fn query(args: QueryArgs) -> Result<ExitCode> {
     let mut fingerprinter = Fingerprinter::new();
     let mut failed = false;
     for name in &args.files {
-        let text = match input::read_document(name, &args.document) {
-            Ok(document) => document.text,
+        match input::read_document(name, &args.document) {
+            Ok(document) => lookups.push(Lookup::of_text(name, &document.text, &mut fingerprinter)),
             Err(err) => {
                 note!("priorart: {err:#}");
                 failed = true;
-                continue;
             }
-        };
-        let x = fingerprinter.equality(&text, Scheme::MinhashEqualityV1).map(|x| x.0);
-        let simhash = Some(fingerprinter.simhash_doc(&text));
-        lookups.push(Lookup { name: name.clone(), simhash, x, sketch: Some(sketch(&WordShingles::of(&text))) });
+        }
     }
     lookups.extend(args.simhash.iter().map(|&s| Lookup { name: s.to_string(), simhash: Some(s), x: None, sketch: None }));
-    lookups.extend(args.x.iter().map(|x| Lookup { name: x.to_string(), simhash: None, x: Some(x.0), sketch: None }));
+    lookups.extend(args.x.iter().map(Lookup::of_x));
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     for lookup in &lookups {
-        let near = match lookup.simhash {
-            Some(simhash) => index.near(simhash.0, args.k, lookup.sketch.as_deref())?,
-            None => Vec::new(),
-        };
-        let same_x: Vec<Match> = lookup.x.map(|x| index.same_x(&x)).unwrap_or_default();
+        let answer = lookup.run(&index, args.k)?;
         if args.json {
-            writeln!(out, "{}", query_json(lookup, &near, &same_x))?;
+            writeln!(out, "{}", answer_json(lookup, &answer))?;
         } else {
-            write_matches(&mut out, lookup, &near, &same_x, args.k)?;
+            write_answer(&mut out, lookup, &answer, args.k)?;
         }
     }
     out.flush()?;
     Ok(ExitCode::from(if failed { exit::BAD_INPUT } else { exit::OK }))
 }
 
-fn query_json(lookup: &Lookup, near: &[Match], same_x: &[Match]) -> serde_json::Value {
+/// One lookup's answer as the JSON object `index query --json` prints.
+pub(crate) fn answer_json(lookup: &Lookup, answer: &Answer) -> serde_json::Value {
+    let Answer { near, same_x } = answer;
     let near: Vec<_> = near
         .iter()
         .map(|m| {
@@ -218,7 +252,9 @@ fn query_json(lookup: &Lookup, near: &[Match], same_x: &[Match]) -> serde_json::
     })
 }
 
-fn write_matches(out: &mut impl Write, lookup: &Lookup, near: &[Match], same_x: &[Match], k: u32) -> std::io::Result<()> {
+/// One lookup's answer as `index query` prints it.
+pub(crate) fn write_answer(out: &mut impl Write, lookup: &Lookup, answer: &Answer, k: u32) -> std::io::Result<()> {
+    let Answer { near, same_x } = answer;
     writeln!(out, "{}: {} within distance {k}, {} with the same X", lookup.name, near.len(), same_x.len())?;
     for m in near {
         let jaccard = m.jaccard.map(|j| format!("  jaccard {j:.3}")).unwrap_or_default();

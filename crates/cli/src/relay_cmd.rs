@@ -83,6 +83,18 @@ pub(crate) struct RelayListArgs {
 impl RelayListArgs {
     /// The `--relay` URLs, or else the config file's; a usage error if none.
     pub(crate) fn resolve(&self) -> Result<Vec<RelayUrl>> {
+        let relays = self.resolve_any()?;
+        if relays.is_empty() {
+            let file = relay_list_path().map_or_else(|| "~/.config/priorart/relays".into(), |p| p.display().to_string());
+            bail!(UsageError(format!(
+                "no relay named: give --relay URL, or list relays in {file} (one ws:// or wss:// URL per line; none is enabled until you add it)"
+            )));
+        }
+        Ok(relays)
+    }
+
+    /// The `--relay` URLs, or else the config file's, or none.
+    pub(crate) fn resolve_any(&self) -> Result<Vec<RelayUrl>> {
         let (urls, origin) = if self.relays.is_empty() {
             let path = relay_list_path();
             let listed = match &path {
@@ -94,12 +106,6 @@ impl RelayListArgs {
         } else {
             (self.relays.clone(), "--relay".to_owned())
         };
-        if urls.is_empty() {
-            let file = relay_list_path().map_or_else(|| "~/.config/priorart/relays".into(), |p| p.display().to_string());
-            bail!(UsageError(format!(
-                "no relay named: give --relay URL, or list relays in {file} (one ws:// or wss:// URL per line; none is enabled until you add it)"
-            )));
-        }
         let mut parsed: Vec<RelayUrl> = Vec::new();
         for url in urls {
             let relay = priorart_relay::parse_relay_url(&url).map_err(|err| UsageError(format!("{origin}: {err}")))?;

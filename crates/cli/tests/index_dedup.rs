@@ -122,3 +122,57 @@ fn jsonl_collections_with_ids() {
     assert_eq!(pairs.len(), 1);
     assert_eq!((pairs[0]["a"].as_str(), pairs[0]["b"].as_str()), (Some("two"), Some("3")));
 }
+
+#[test]
+fn check_with_a_local_index_needs_no_relay() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("docs.idx");
+    priorart()
+        .args(["index", "build"])
+        .arg(&index)
+        .args(OTHERS.map(data))
+        .arg(data(SAME_ARTICLE[0]))
+        .assert()
+        .success();
+    let probe = data("html-utf8.html");
+    let check = |extra: &[&str]| {
+        let mut command = priorart();
+        // No relay list: only the index is asked.
+        command
+            .env("XDG_CONFIG_HOME", dir.path())
+            .args(["check", "--json", "--index"])
+            .arg(&index)
+            .arg(&probe);
+        command.args(extra).output().unwrap()
+    };
+    let output = check(&[]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["verdict"]["status"], "no_relay_asked");
+    assert_eq!(report["relays"].as_array().unwrap().len(), 0);
+    assert_eq!(report["index"]["documents"], 1, "{report}");
+    let near = &report["index"]["answer"]["near"][0];
+    assert_eq!(near["id"], data(SAME_ARTICLE[0]).display().to_string().as_str());
+    assert_eq!(near["jaccard"], 1.0);
+    assert_eq!(report["index"]["answer"]["minhash-equality-v1"], report["x"]);
+    // Relays named too: both parts in one report (here the relay is down,
+    // so the check exits 1 but still reports the index).
+    let output = check(&["--relay", "ws://127.0.0.1:9", "--timeout", "2"]);
+    assert_eq!(output.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["verdict"]["status"], "no_relay_answered");
+    assert_eq!(report["index"]["documents"], 1);
+    // The human report lists the near copy before the verdict.
+    let output = priorart()
+        .env("XDG_CONFIG_HOME", dir.path())
+        .args(["check", "--index"])
+        .arg(&index)
+        .arg(&probe)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let listed = text.find("within distance 3").expect("the index answer");
+    assert!(listed < text.find("verdict: no relay asked").expect("the verdict"), "{text}");
+    // Without --index, a relay is still required.
+    priorart().env("XDG_CONFIG_HOME", dir.path()).arg("check").arg(&probe).assert().code(2);
+}
