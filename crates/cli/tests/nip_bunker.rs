@@ -188,3 +188,42 @@ fn bunker_options_are_checked() {
     assert_eq!(code, Some(1));
     assert!(err.contains("not a bunker URI"), "{err}");
 }
+
+/// tests/peer/bunker-client.mjs (nostr-tools' `BunkerSigner`) against
+/// `uri`, as an ES module read from stdin so that nostr-tools resolves from
+/// its install directory.
+fn nostr_tools_client(uri: &str) -> Value {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../nip/tests/peer");
+    let mut child = Command::new("node")
+        .args(["--experimental-websocket", "--no-warnings", "--input-type=module", "-", uri])
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("node runs");
+    child.stdin.take().unwrap().write_all(include_str!("peer/bunker-client.mjs").as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "bunker-client.mjs failed");
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// The test bunker speaks NIP-46 as nostr-tools' client does (so the tests
+/// above are not our client agreeing with itself).
+#[test]
+fn nostr_tools_bunker_client_gets_a_signature_from_the_test_bunker() {
+    if !peer::available() {
+        return;
+    }
+    let world = World::new();
+    let bunker = TestBunker::start(&world.relay.url, Behaviour::Honest);
+    let answer = nostr_tools_client(&bunker.uri());
+    let user = bunker.user_public_key().to_hex();
+    assert_eq!(answer["pubkey"], user, "{answer}");
+    assert_eq!(answer["valid"], true, "{answer}");
+    let event = verified(&answer["event"].to_string());
+    assert_eq!((event.pubkey.to_hex(), event.kind.as_u16()), (user, 1042));
+    assert_eq!(bunker.requests(), ["connect", "get_public_key", "sign_event"]);
+}

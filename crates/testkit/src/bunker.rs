@@ -192,18 +192,38 @@ impl State {
         let Ok(plaintext) = nip44::decrypt(self.signer.secret_key(), &client, &request_event.content) else {
             return Vec::new();
         };
-        let Ok(message) = NostrConnectMessage::from_json(&plaintext) else { return Vec::new() };
-        let NostrConnectMessage::Request { id, method, .. } = &message else { return Vec::new() };
-        let id = id.clone();
-        self.requests.lock().unwrap().push(method.to_string());
+        // Read as plain JSON first: nostr's types know only some methods,
+        // and NIP-46 wants every other one answered with an error.
+        let Ok(mut raw) = serde_json::from_str::<serde_json::Value>(&plaintext) else { return Vec::new() };
+        let (Some(id), Some(method)) = (raw["id"].as_str(), raw["method"].as_str()) else {
+            return Vec::new();
+        };
+        let (id, method) = (id.to_owned(), method.to_owned());
+        self.requests.lock().unwrap().push(method.clone());
         if self.behaviour == Behaviour::Silent {
             return Vec::new();
         }
-        let responses = match message.to_request() {
+        if method == "sign_event" {
+            self.complete_template(&mut raw);
+        }
+        let request =
+            NostrConnectMessage::from_json(raw.to_string()).and_then(NostrConnectMessage::to_request);
+        let responses = match request {
             Ok(request) => self.respond(client, request),
             Err(err) => vec![NostrConnectResponse::with_error(format!("unsupported request: {err}"))],
         };
         responses.into_iter().map(|response| self.seal(client, &id, response)).collect()
+    }
+
+    /// NIP-46 clients send `{kind, content, tags, created_at}`: the signer
+    /// adds its user's pubkey (nostr's `UnsignedEvent` needs one).
+    fn complete_template(&self, request: &mut serde_json::Value) {
+        let Some(template) = request["params"][0].as_str() else { return };
+        let Ok(mut template) = serde_json::from_str::<serde_json::Value>(template) else { return };
+        if let Some(fields) = template.as_object_mut() {
+            fields.entry("pubkey").or_insert_with(|| self.user.public_key().to_hex().into());
+        }
+        request["params"][0] = template.to_string().into();
     }
 
     fn respond(&mut self, client: PublicKey, request: NostrConnectRequest) -> Vec<NostrConnectResponse> {
