@@ -227,3 +227,74 @@ fn nostr_tools_bunker_client_gets_a_signature_from_the_test_bunker() {
     assert_eq!((event.pubkey.to_hex(), event.kind.as_u16()), (user, 1042));
     assert_eq!(bunker.requests(), ["connect", "get_public_key", "sign_event"]);
 }
+
+/// NDK's NIP-46 backend on `relay` as a child process; killed when dropped.
+struct NdkSigner {
+    child: std::process::Child,
+    uri: String,
+    pubkey: String,
+}
+
+impl NdkSigner {
+    /// The signer, once it printed its URI; None when NDK is not installed
+    /// (`.ci/setup.d/nip46.sh`), unless PRIORART_REQUIRE_PEERS=1.
+    fn start(relay: &str) -> Option<NdkSigner> {
+        use std::io::{BufRead, BufReader};
+        use std::process::{Command, Stdio};
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peer/nip46-signer");
+        if !dir.join("node_modules/@nostr-dev-kit/ndk").is_dir() {
+            assert_ne!(
+                std::env::var("PRIORART_REQUIRE_PEERS").as_deref(),
+                Ok("1"),
+                "NDK is missing: run .ci/setup.d/nip46.sh"
+            );
+            eprintln!("skipped: NDK is not installed (run .ci/setup.d/nip46.sh)");
+            return None;
+        }
+        let mut child = Command::new("node")
+            .args(["--experimental-websocket", "--no-warnings", "ndk-signer.mjs", relay])
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("node runs");
+        let stdout = child.stdout.take().unwrap();
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            let _ = BufReader::new(stdout).read_line(&mut line);
+            let _ = sender.send(line);
+        });
+        let line = receiver.recv_timeout(Duration::from_secs(30)).expect("the NDK signer starts");
+        let ready: Value = serde_json::from_str(&line).expect("the signer's URI");
+        let (uri, pubkey) =
+            (ready["uri"].as_str().unwrap().to_owned(), ready["pubkey"].as_str().unwrap().to_owned());
+        Some(NdkSigner { child, uri, pubkey })
+    }
+}
+
+impl Drop for NdkSigner {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// priorart's client against a remote signer that is not ours.
+#[test]
+fn event_and_attest_sign_through_ndks_nip46_backend() {
+    let world = World::new();
+    let Some(signer) = NdkSigner::start(&world.relay.url) else { return };
+    for command in [&["attest", "--kind", "1"][..], &["event", "--kind", "1"][..]] {
+        let output = priorart()
+            .args(command)
+            .args(["--timeout", "20", "--bunker", &signer.uri])
+            .arg(world.file("post.md"))
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let event = verified(std::str::from_utf8(&output.stdout).unwrap());
+        assert_eq!(event.pubkey.to_hex(), signer.pubkey);
+    }
+}
