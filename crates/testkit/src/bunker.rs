@@ -134,10 +134,10 @@ fn subscribe(relay: &str, signer: PublicKey) -> Socket {
     socket.send(Message::text(request)).expect("subscribe");
     let started = Instant::now();
     while started.elapsed() < STARTUP {
-        if let Ok(Message::Text(text)) = socket.read() {
-            if let Ok(RelayMessage::EndOfStoredEvents(_)) = RelayMessage::from_json(text.as_str()) {
-                return socket;
-            }
+        if let Ok(Message::Text(text)) = socket.read()
+            && let Ok(RelayMessage::EndOfStoredEvents(_)) = RelayMessage::from_json(text.as_str())
+        {
+            return socket;
         }
     }
     panic!("the bunker's relay sent no EOSE within {STARTUP:?}");
