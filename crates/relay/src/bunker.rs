@@ -43,6 +43,7 @@ use nostr::prelude::{
     ClientMessage, Event, EventId, Filter, FinalizeEvent, Keys, Kind, PublicKey, RelayMessage, RelayUrl,
     SubscriptionId, UnsignedEvent,
 };
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc};
@@ -200,6 +201,8 @@ pub struct Bunker {
     user: PublicKey,
     options: BunkerOptions,
     relay_count: usize,
+    /// Relays whose connection ended (counted across requests).
+    closed: AtomicUsize,
     outgoing: broadcast::Sender<Arc<String>>,
     incoming: Mutex<mpsc::Receiver<Incoming>>,
 }
@@ -248,6 +251,7 @@ impl Bunker {
             user: remote_signer,
             options,
             relay_count,
+            closed: AtomicUsize::new(0),
             outgoing,
             incoming: Mutex::new(incoming),
         };
@@ -312,7 +316,14 @@ impl Bunker {
             .map_err(|err| BunkerError::Request(err.to_string()))?;
         let mut incoming = self.incoming.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         // Answers to earlier requests that came late are dropped unread.
-        while incoming.try_recv().is_ok() {}
+        while let Ok(stale) = incoming.try_recv() {
+            if matches!(stale, Incoming::Closed) {
+                self.closed.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        if self.closed.load(Ordering::Relaxed) >= self.relay_count {
+            return Err(BunkerError::Disconnected { method });
+        }
         let frame = Arc::new(ClientMessage::event(event.clone()).as_json());
         let _ = self.outgoing.send(frame);
         self.runtime.block_on(self.answer(&mut incoming, method, message.id(), event.id))
@@ -327,7 +338,7 @@ impl Bunker {
     ) -> Result<ResponseResult, BunkerError> {
         let after = self.options.timeout;
         let deadline = tokio::time::Instant::now() + after;
-        let (mut refusals, mut closed) = (0, 0);
+        let mut refusals = 0;
         let mut auth_url: Option<String> = None;
         loop {
             let next = match tokio::time::timeout_at(deadline, incoming.recv()).await {
@@ -344,15 +355,14 @@ impl Bunker {
                 Incoming::Event(event) => event,
                 Incoming::Refused { event_id, message } if event_id == request_event => {
                     refusals += 1;
-                    if refusals + closed >= self.relay_count {
+                    if refusals + self.closed.load(Ordering::Relaxed) >= self.relay_count {
                         return Err(BunkerError::RelaysRefused { method, message });
                     }
                     continue;
                 }
                 Incoming::Refused { .. } => continue,
                 Incoming::Closed => {
-                    closed += 1;
-                    if closed >= self.relay_count {
+                    if self.closed.fetch_add(1, Ordering::Relaxed) + 1 >= self.relay_count {
                         return Err(BunkerError::Disconnected { method });
                     }
                     continue;
@@ -463,8 +473,11 @@ fn bad(method: NostrConnectMethod, reason: &str) -> BunkerError {
     BunkerError::BadResponse { method, reason: reason.to_owned() }
 }
 
+/// What a signer or relay said, cut short and with control characters
+/// (terminal escape sequences) replaced: it ends up on the user's terminal.
 fn excerpt(text: &str) -> String {
-    connection::excerpt(text, MESSAGE_CHARS)
+    let printable: String = text.chars().map(|c| if c.is_control() { '\u{fffd}' } else { c }).collect();
+    connection::excerpt(&printable, MESSAGE_CHARS)
 }
 
 /// What one relay passes on to the waiting request.
@@ -629,6 +642,12 @@ mod tests {
         let client =
             format!("nostrconnect://{}?relay=wss://r.example&metadata={{}}&secret=s3cr3t", signer.to_hex());
         assert!(matches!(parse_bunker_uri(&client), Err(BunkerError::BadUri(_))));
+    }
+
+    #[test]
+    fn what_a_signer_says_cannot_drive_the_terminal() {
+        assert_eq!(excerpt("open \u{1b}[2Jhttps://x\n"), "open \u{fffd}[2Jhttps://x\u{fffd}");
+        assert_eq!(excerpt(&"a".repeat(400)).chars().count(), MESSAGE_CHARS + 1);
     }
 
     #[test]

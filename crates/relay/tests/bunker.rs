@@ -156,3 +156,15 @@ fn events_too_large_for_nip44_are_refused_before_sending() {
     assert!(matches!(bunker.sign_event(stranger), Err(BunkerError::NotTheUser { .. })));
     assert_eq!(signer.requests(), ["connect", "get_public_key"]);
 }
+
+#[test]
+fn a_relay_that_goes_away_ends_the_wait_at_once() {
+    let (_dir, relay) = relay();
+    let signer = TestBunker::start(&relay.url(), Behaviour::Honest);
+    let bunker = Bunker::connect(&signer.uri(), Keys::generate(), options()).unwrap();
+    relay.stop();
+    let started = Instant::now();
+    let error = bunker.sign_event(attestation(&bunker)).unwrap_err();
+    assert_eq!(error, BunkerError::Disconnected { method: NostrConnectMethod::SignEvent });
+    assert!(started.elapsed() < TIMEOUT, "{:?}", started.elapsed());
+}
