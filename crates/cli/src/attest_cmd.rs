@@ -2,11 +2,12 @@
 //! the one step of NIP-FF-3 that needs the author's key.
 
 use crate::input;
-use crate::signing_key::{self, KeyArgs};
+use crate::signing_key::{self, SignerArgs};
 use anyhow::{Context, Result};
 use clap::Parser;
 use priorart_nip::Attestation;
 use std::process::ExitCode;
+use std::time::Duration;
 
 #[derive(Parser)]
 pub struct Args {
@@ -22,15 +23,21 @@ pub struct Args {
     #[command(flatten)]
     document: input::DocumentArgs,
     #[command(flatten)]
-    key: KeyArgs,
+    signer: SignerArgs,
+    /// Seconds to wait for the bunker, per step (`--bunker` only).
+    #[arg(long, default_value = "60", value_name = "SECS", value_parser = input::parse_seconds)]
+    timeout: Duration,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let keys = args.key.require()?;
+    let signer = args.signer.require(args.timeout)?;
     let text = input::read_document(&args.file, &args.document)?.text;
     let fingerprint = priorart_fingerprint::minhash_equality_v1(&text);
     let created_at = signing_key::created_at(args.created_at);
-    let attestation = Attestation::sign(&keys, fingerprint, args.kind, created_at).context("cannot sign")?;
+    let unsigned =
+        Attestation::unsigned(signer.public_key(), fingerprint, args.kind, created_at).context("cannot build")?;
+    // What a bunker signed is checked again as a 1042 (NIP-FF-3 step 3).
+    let attestation = Attestation::from_event(signer.sign(unsigned)?).context("the signed attestation")?;
     println!("{}", attestation.to_json());
     Ok(ExitCode::SUCCESS)
 }

@@ -2,11 +2,12 @@
 //! fingerprint of the file's text.
 
 use crate::input;
-use crate::signing_key::{self, KeyArgs};
+use crate::signing_key::{self, SignerArgs};
 use anyhow::Result;
 use clap::Parser;
 use priorart_nip::ContentEvent;
 use std::process::ExitCode;
+use std::time::Duration;
 
 #[derive(Parser)]
 pub struct Args {
@@ -27,11 +28,14 @@ pub struct Args {
     #[command(flatten)]
     document: input::DocumentArgs,
     #[command(flatten)]
-    key: KeyArgs,
+    signer: SignerArgs,
+    /// Seconds to wait for the bunker, per step (`--bunker` only).
+    #[arg(long, default_value = "60", value_name = "SECS", value_parser = input::parse_seconds)]
+    timeout: Duration,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let keys = args.key.require()?;
+    let signer = args.signer.require(args.timeout)?;
     let text = input::read_document(&args.file, &args.document)?.text;
     let spec = ContentEvent {
         kind: args.kind,
@@ -40,7 +44,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         title: args.title.as_deref(),
         created_at: signing_key::created_at(args.created_at),
     };
-    let event = spec.sign(&keys).map_err(|err| crate::exit::UsageError(err.to_string()))?;
+    let unsigned = spec.unsigned(signer.public_key()).map_err(|err| crate::exit::UsageError(err.to_string()))?;
+    let event = signer.sign(unsigned)?;
     println!("{}", priorart_nip::to_json(&event));
     Ok(ExitCode::SUCCESS)
 }

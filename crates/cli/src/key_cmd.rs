@@ -72,7 +72,7 @@ fn print_public(keys: &Keys, json: bool, key_file: Option<&Path>) {
 
 /// Writes the secret with mode 0600 from the first byte on (never world
 /// readable, not even briefly).
-fn write_secret(path: &Path, nsec: &str, force: bool) -> Result<()> {
+pub(crate) fn write_secret(path: &Path, nsec: &str, force: bool) -> Result<()> {
     let name = path.display();
     if force && path.exists() {
         std::fs::remove_file(path).with_context(|| format!("{name}: cannot replace"))?;

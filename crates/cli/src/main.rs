@@ -52,8 +52,8 @@ macro_rules! subcommands {
 subcommands! {
     Fingerprint => fingerprint_cmd: "Print content fingerprints (the NIP-FF-3 `X` tag and others).",
     Key => key_cmd: "Create a nostr secret key file; show a key's npub.",
-    Event => event_cmd: "Sign a content event carrying the NIP-FF-3 `X` tag of a text.",
-    Attest => attest_cmd: "Sign the kind 1042 authorship attestation of a text (needs the author's key).",
+    Event => event_cmd: "Sign a content event carrying the NIP-FF-3 `X` tag of a text (key or bunker).",
+    Attest => attest_cmd: "Sign the kind 1042 authorship attestation of a text (key or NIP-46 bunker).",
     Timestamp => timestamp_cmd: "Stamp an attestation's commitment (SHA-256 of its signature) through OpenTimestamps calendars.",
     Proof => proof_cmd: "Build and sign the kind 1041 proof event from an attestation and its Bitcoin-attested proof.",
     Verify => verify_cmd: "Verify a NIP-FF-3 kind 1041 (or NIP-03 kind 1040) step by step.",

@@ -8,7 +8,10 @@
 use crate::commitment::Commitment;
 use crate::event_json;
 use crate::{ALGORITHM, ATTESTATION_KIND};
-use nostr::prelude::{Event, EventBuilder, FinalizeEvent, Keys, Kind, Tag, Timestamp};
+use nostr::prelude::{
+    Event, EventBuilder, FinalizeUnsignedEvent, Keys, Kind, PublicKey, SignEvent, Tag, Timestamp,
+    UnsignedEvent,
+};
 use priorart_fingerprint::EqualityFingerprint;
 
 /// Why an event is not a valid kind 1042 attestation (NIP-FF-3 step 3).
@@ -62,14 +65,26 @@ impl Attestation {
         content_kind: Option<u16>,
         created_at: Timestamp,
     ) -> Result<Self, nostr::error::Error> {
+        let event =
+            keys.sign_event(Self::unsigned(keys.public_key(), fingerprint, content_kind, created_at)?)?;
+        Ok(Self { event, fingerprint, content_kind })
+    }
+
+    /// The attestation by `author`, unsigned: what a remote signer is asked
+    /// to sign. Check what comes back with [`Attestation::from_event`].
+    pub fn unsigned(
+        author: PublicKey,
+        fingerprint: EqualityFingerprint,
+        content_kind: Option<u16>,
+        created_at: Timestamp,
+    ) -> Result<UnsignedEvent, nostr::error::Error> {
         let x = Tag::parse(["X".to_owned(), fingerprint.to_string(), ALGORITHM.to_owned()])?;
         let k = content_kind.map(|kind| Tag::parse(["k".to_owned(), kind.to_string()])).transpose()?;
-        let event = EventBuilder::new(Kind::from_u16(ATTESTATION_KIND), "")
+        Ok(EventBuilder::new(Kind::from_u16(ATTESTATION_KIND), "")
             .tag(x)
             .tag_maybe(k)
             .custom_created_at(created_at)
-            .finalize(keys)?;
-        Ok(Self { event, fingerprint, content_kind })
+            .finalize_unsigned(author))
     }
 
     /// Checks `event` in the order of the NIP: id, signature, kind, then the

@@ -3,7 +3,10 @@
 //! event sharing a fingerprint.
 
 use crate::ALGORITHM;
-use nostr::prelude::{Event, EventBuilder, FinalizeEvent, Keys, Kind, Tag, Timestamp};
+use nostr::prelude::{
+    Event, EventBuilder, FinalizeUnsignedEvent, Keys, Kind, PublicKey, SignEvent, Tag, Timestamp,
+    UnsignedEvent,
+};
 
 /// Why a content event cannot be built as asked.
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +40,11 @@ pub struct ContentEvent<'a> {
 impl ContentEvent<'_> {
     /// Builds and signs the event: `d` and `title` when given, then `X`.
     pub fn sign(&self, keys: &Keys) -> Result<Event, ContentEventError> {
+        Ok(keys.sign_event(self.unsigned(keys.public_key())?)?)
+    }
+
+    /// The event for `author`, unsigned: what a remote signer is asked to sign.
+    pub fn unsigned(&self, author: PublicKey) -> Result<UnsignedEvent, ContentEventError> {
         let kind = Kind::from_u16(self.kind);
         match (kind.is_addressable(), self.d) {
             (true, None) => return Err(ContentEventError::MissingD(self.kind)),
@@ -47,12 +55,11 @@ impl ContentEvent<'_> {
         let d = self.d.map(|d| Tag::parse(["d", d])).transpose()?;
         let title = self.title.map(|title| Tag::parse(["title", title])).transpose()?;
         let x = Tag::parse(["X".to_owned(), fingerprint.to_string(), ALGORITHM.to_owned()])?;
-        let event = EventBuilder::new(kind, self.text)
+        Ok(EventBuilder::new(kind, self.text)
             .tag_maybe(d)
             .tag_maybe(title)
             .tag(x)
             .custom_created_at(self.created_at)
-            .finalize(keys)?;
-        Ok(event)
+            .finalize_unsigned(author))
     }
 }

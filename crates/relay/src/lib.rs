@@ -1,7 +1,8 @@
 //! Nostr relays for priorart: a client that publishes events to relays and
 //! queries them ([`publish`], [`query`]), trusting none of them, and an
 //! embedded persistent relay ([`RelayServer`]) for offline use and for
-//! archivists who keep their own copy of `X`-tagged events.
+//! archivists who keep their own copy of `X`-tagged events; and a NIP-46
+//! remote signer client ([`Bunker`]) for authors whose key is in a bunker.
 //!
 //! The protocol types are rust-nostr's (`ClientMessage`, `RelayMessage`,
 //! `Filter`, event id and signature checks); this crate adds the network
@@ -19,11 +20,13 @@
 //!
 //! # Blocking API
 //!
-//! [`publish`] and [`query`] build a small tokio runtime for the call, so
+//! [`publish`] and [`query`] build a small tokio runtime for the call (a
+//! [`Bunker`] keeps one for its connection's life), so
 //! that callers (the `priorart` CLI) stay synchronous; nothing async
 //! leaks out. The server needs a runtime of its own: [`RelayServer::start`]
 //! is async.
 
+mod bunker;
 mod connection;
 mod limits;
 mod message;
@@ -31,6 +34,7 @@ mod publish;
 mod query;
 mod server;
 
+pub use bunker::{Bunker, BunkerError, BunkerOptions, MAX_REQUEST_BYTES};
 pub use connection::{ConnectError, parse_relay_url};
 pub use limits::QueryLimits;
 pub use publish::{Acceptance, PublishAnswer, publish, publish_async};

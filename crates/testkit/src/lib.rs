@@ -3,7 +3,8 @@
 //! loopback calendar that aggregates what it is sent into blocks of that
 //! chain, loopback Esplora and bitcoind JSON-RPC servers, and the plain
 //! [`LoopbackServer`] they are built on (for servers that lie or hang);
-//! [`ScriptedRelay`], a nostr relay that answers as a test scripts it.
+//! [`ScriptedRelay`], a nostr relay that answers as a test scripts it;
+//! [`TestBunker`], a NIP-46 remote signer on a real relay.
 //! Everything listens on 127.0.0.1 with an OS-chosen port and stops when
 //! dropped.
 //!
@@ -16,8 +17,10 @@
 //! // → upgrade(… allow-list [calendar.url()]) → verify(…, Esplora::new(&esplora.url(), …), Network::Regtest)
 //! ```
 
+mod bunker;
 mod relay;
 
+pub use bunker::{Behaviour, TestBunker};
 pub use relay::{Frame, ScriptedRelay};
 
 use priorart_ots::bitcoin::block::{Header, Version};
