@@ -244,7 +244,8 @@ async fn submit(
     let counts = &app.requests;
     if !app.allow(peer.ip()) {
         counts.rate_limited.fetch_add(1, Ordering::Relaxed);
-        let detail = format!("more than {} requests in a minute from {}", app.limits.requests_per_minute, peer.ip());
+        let detail =
+            format!("more than {} requests in a minute from {}", app.limits.requests_per_minute, peer.ip());
         return Refusal::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", detail).into_response();
     }
     let body = match body {
@@ -258,8 +259,11 @@ async fn submit(
     let job = match parse_submission(&body, &app.relays) {
         Ok(job) => job,
         Err(refusal) => {
-            let counter =
-                if refusal.status == StatusCode::UNPROCESSABLE_ENTITY { &counts.invalid } else { &counts.malformed };
+            let counter = if refusal.status == StatusCode::UNPROCESSABLE_ENTITY {
+                &counts.invalid
+            } else {
+                &counts.malformed
+            };
             counter.fetch_add(1, Ordering::Relaxed);
             return refusal.into_response();
         }
@@ -267,7 +271,8 @@ async fn submit(
     let id = job.attestation.event().id.to_hex();
     let (reply, answer) = oneshot::channel();
     if app.writer.send(Submission { job, reply }).await.is_err() {
-        return Refusal::new(StatusCode::SERVICE_UNAVAILABLE, "shutting_down", "the service is stopping").into_response();
+        return Refusal::new(StatusCode::SERVICE_UNAVAILABLE, "shutting_down", "the service is stopping")
+            .into_response();
     }
     match answer.await {
         Ok(Ok(Some((_, new)))) => {
@@ -282,7 +287,8 @@ async fn submit(
             Refusal::new(StatusCode::SERVICE_UNAVAILABLE, "queue_full", detail).into_response()
         }
         Ok(Err(err)) => Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "store_failed", err).into_response(),
-        Err(_) => Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "store_failed", "the writer stopped").into_response(),
+        Err(_) => Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "store_failed", "the writer stopped")
+            .into_response(),
     }
 }
 
@@ -306,7 +312,8 @@ impl App {
 
     fn read<T>(&self, read: impl FnOnce(&Store) -> Result<T, StoreError>) -> Result<T, Refusal> {
         let store = self.reader.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        read(&store).map_err(|err| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "store_failed", err.to_string()))
+        read(&store)
+            .map_err(|err| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "store_failed", err.to_string()))
     }
 }
 
@@ -318,14 +325,17 @@ impl App {
 fn parse_submission(body: &[u8], relays: &[String]) -> Result<NewJob, Refusal> {
     let bad = |error: &str, detail: String| Refusal::new(StatusCode::BAD_REQUEST, error, detail);
     let invalid = |error: &str, detail: String| Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, error, detail);
-    let request: Value = serde_json::from_slice(body).map_err(|err| bad("malformed_json", err.to_string()))?;
+    let request: Value =
+        serde_json::from_slice(body).map_err(|err| bad("malformed_json", err.to_string()))?;
     let Some(request) = request.as_object() else {
         return Err(bad("malformed_json", "the body is not a JSON object".into()));
     };
     let attestation_json = match request.get("attestation") {
         Some(Value::String(text)) => text.clone(),
         Some(object @ Value::Object(_)) => object.to_string(),
-        Some(_) => return Err(bad("attestation_malformed", "attestation is an event object or its JSON".into())),
+        Some(_) => {
+            return Err(bad("attestation_malformed", "attestation is an event object or its JSON".into()));
+        }
         None => return Err(bad("attestation_missing", "no attestation member".into())),
     };
     let attestation = Attestation::from_json(&attestation_json).map_err(|err| match err {
@@ -366,7 +376,10 @@ fn parse_submission(body: &[u8], relays: &[String]) -> Result<NewJob, Refusal> {
     };
     match (content_kind, attestation.content_kind()) {
         (None, _) => {
-            return Err(invalid("kind_unknown", "the attestation has no k tag: give the content kind as k".into()));
+            return Err(invalid(
+                "kind_unknown",
+                "the attestation has no k tag: give the content kind as k".into(),
+            ));
         }
         (Some(content), Some(scoped)) if content != scoped => {
             return Err(invalid(
@@ -382,7 +395,9 @@ fn parse_submission(body: &[u8], relays: &[String]) -> Result<NewJob, Refusal> {
             let hint = hints.first().and_then(Value::as_str);
             match hint {
                 Some(url) if priorart_relay::parse_relay_url(url).is_ok() => Some(url.to_owned()),
-                Some(url) => return Err(bad("relays_malformed", format!("{url:?} is not a ws:// or wss:// URL"))),
+                Some(url) => {
+                    return Err(bad("relays_malformed", format!("{url:?} is not a ws:// or wss:// URL")));
+                }
                 None if hints.is_empty() => None,
                 None => return Err(bad("relays_malformed", "relays is an array of URLs".into())),
             }
@@ -403,8 +418,12 @@ fn parse_submission(body: &[u8], relays: &[String]) -> Result<NewJob, Refusal> {
 
 async fn job_status(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
     if EventId::from_hex(&id).is_err() || id.len() != 64 {
-        return Refusal::new(StatusCode::BAD_REQUEST, "id_malformed", "the id is the attestation's 64-hex event id")
-            .into_response();
+        return Refusal::new(
+            StatusCode::BAD_REQUEST,
+            "id_malformed",
+            "the id is the attestation's 64-hex event id",
+        )
+        .into_response();
     }
     let found = tokio::task::spawn_blocking(move || {
         app.read(|store| {
@@ -415,12 +434,17 @@ async fn job_status(State(app): State<Arc<App>>, Path(id): Path<String>) -> Resp
     })
     .await;
     match found {
-        Ok(Ok(Some((job, publications)))) => (StatusCode::OK, axum::Json(job_json(&job, &publications))).into_response(),
+        Ok(Ok(Some((job, publications)))) => {
+            (StatusCode::OK, axum::Json(job_json(&job, &publications))).into_response()
+        }
         Ok(Ok(None)) => {
-            Refusal::new(StatusCode::NOT_FOUND, "unknown_attestation", "no job for this attestation").into_response()
+            Refusal::new(StatusCode::NOT_FOUND, "unknown_attestation", "no job for this attestation")
+                .into_response()
         }
         Ok(Err(refusal)) => refusal.into_response(),
-        Err(err) => Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "store_failed", err.to_string()).into_response(),
+        Err(err) => {
+            Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "store_failed", err.to_string()).into_response()
+        }
     }
 }
 
@@ -452,12 +476,15 @@ pub fn job_json(job: &Job, publications: &[crate::job::Publication]) -> Value {
 
 async fn metrics(State(app): State<Arc<App>>) -> Response {
     let reading = app.clone();
-    let read = tokio::task::spawn_blocking(move || reading.read(|store| Ok((store.counts()?, store.counters()?)))).await;
+    let read =
+        tokio::task::spawn_blocking(move || reading.read(|store| Ok((store.counts()?, store.counters()?))))
+            .await;
     let (counts, counters) = match read {
         Ok(Ok(read)) => read,
         Ok(Err(refusal)) => return refusal.into_response(),
         Err(err) => {
-            return Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "store_failed", err.to_string()).into_response();
+            return Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "store_failed", err.to_string())
+                .into_response();
         }
     };
     let counter = |name: &str| counters.iter().find(|(n, _)| n == name).map_or(0, |(_, v)| *v);
@@ -483,7 +510,10 @@ async fn metrics(State(app): State<Arc<App>>) -> Response {
         ("rate_limited", &requests.rate_limited),
         ("queue_full", &requests.queue_full),
     ] {
-        text.push_str(&format!("priorart_requests_total{{outcome=\"{outcome}\"}} {}\n", count.load(Ordering::Relaxed)));
+        text.push_str(&format!(
+            "priorart_requests_total{{outcome=\"{outcome}\"}} {}\n",
+            count.load(Ordering::Relaxed)
+        ));
     }
     ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
 }

@@ -92,7 +92,8 @@ pub fn run_round(store: &mut Store, settings: &Settings) -> Result<Round, Pipeli
 pub fn stamp(store: &mut Store, options: &StampOptions, round: &mut Round) -> Result<(), PipelineError> {
     let mut groups: BTreeMap<Vec<String>, Vec<Job>> = BTreeMap::new();
     for job in store.jobs_in(JobState::Signed)? {
-        let calendars = if job.calendars.is_empty() { options.calendars.clone() } else { job.calendars.clone() };
+        let calendars =
+            if job.calendars.is_empty() { options.calendars.clone() } else { job.calendars.clone() };
         groups.entry(calendars).or_default().push(job);
     }
     for (calendars, jobs) in groups {
@@ -106,7 +107,12 @@ pub fn stamp(store: &mut Store, options: &StampOptions, round: &mut Round) -> Re
     Ok(())
 }
 
-fn stamp_group(store: &mut Store, options: &StampOptions, jobs: &[Job], round: &mut Round) -> Result<(), PipelineError> {
+fn stamp_group(
+    store: &mut Store,
+    options: &StampOptions,
+    jobs: &[Job],
+    round: &mut Round,
+) -> Result<(), PipelineError> {
     let ids: Vec<i64> = jobs.iter().map(|job| job.id).collect();
     let digests: Vec<[u8; 32]> = jobs.iter().map(|job| job.attestation.commitment().0).collect();
     store.note_stamp_attempt(&ids)?;
@@ -254,7 +260,8 @@ pub fn publish(store: &mut Store, timeout: Duration, round: &mut Round) -> Resul
         }
     }
     for (relays, outgoing) in groups {
-        let urls: Vec<_> = relays.iter().filter_map(|url| priorart_relay::parse_relay_url(url).ok()).collect();
+        let urls: Vec<_> =
+            relays.iter().filter_map(|url| priorart_relay::parse_relay_url(url).ok()).collect();
         if urls.is_empty() {
             round.problems.push(format!("no usable relay among {relays:?}"));
             continue;
@@ -268,7 +275,9 @@ pub fn publish(store: &mut Store, timeout: Duration, round: &mut Round) -> Resul
                         jobs.push(*job);
                         events.push(event);
                     }
-                    Err(err) => round.problems.push(format!("job {job}: a stored event is unreadable: {err}")),
+                    Err(err) => {
+                        round.problems.push(format!("job {job}: a stored event is unreadable: {err}"))
+                    }
                 }
             }
             store.note_publish_attempt(&jobs)?;

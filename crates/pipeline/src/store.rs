@@ -45,7 +45,9 @@ pub enum StoreError {
         found: i32,
     },
     /// The file is ours, written by a newer priorart.
-    #[error("{path}: schema version {found} is newer than this priorart's ({SCHEMA_VERSION}); upgrade priorart")]
+    #[error(
+        "{path}: schema version {found} is newer than this priorart's ({SCHEMA_VERSION}); upgrade priorart"
+    )]
     NewerSchema {
         /// The file.
         path: PathBuf,
@@ -53,7 +55,9 @@ pub enum StoreError {
         found: i32,
     },
     /// The file is damaged or not a database at all: never overwritten.
-    #[error("{path} is damaged or not an SQLite database ({detail}); refusing to touch it: restore a backup or move it away")]
+    #[error(
+        "{path} is damaged or not an SQLite database ({detail}); refusing to touch it: restore a backup or move it away"
+    )]
     Corrupt {
         /// The file.
         path: PathBuf,
@@ -141,20 +145,26 @@ impl Store {
         create_private_dir(dir)?;
         let path = dir.join(STATE_FILE);
         let existing = std::fs::metadata(&path).is_ok_and(|meta| meta.len() > 0);
-        let connection =
-            Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)?;
+        let connection = Connection::open_with_flags(
+            &path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
+        )?;
         connection.busy_timeout(BUSY_TIMEOUT)?;
-        let corrupt = |err: rusqlite::Error| StoreError::Corrupt { path: path.clone(), detail: err.to_string() };
+        let corrupt =
+            |err: rusqlite::Error| StoreError::Corrupt { path: path.clone(), detail: err.to_string() };
         if existing {
-            let found: i32 = connection.pragma_query_value(None, "application_id", |row| row.get(0)).map_err(corrupt)?;
+            let found: i32 =
+                connection.pragma_query_value(None, "application_id", |row| row.get(0)).map_err(corrupt)?;
             if found != APPLICATION_ID {
                 return Err(StoreError::Foreign { path, found });
             }
-            let version: i32 = connection.pragma_query_value(None, "user_version", |row| row.get(0)).map_err(corrupt)?;
+            let version: i32 =
+                connection.pragma_query_value(None, "user_version", |row| row.get(0)).map_err(corrupt)?;
             if version > SCHEMA_VERSION {
                 return Err(StoreError::NewerSchema { path, found: version });
             }
-            let check: String = connection.pragma_query_value(None, "quick_check", |row| row.get(0)).map_err(corrupt)?;
+            let check: String =
+                connection.pragma_query_value(None, "quick_check", |row| row.get(0)).map_err(corrupt)?;
             if check != "ok" {
                 return Err(StoreError::Corrupt { path, detail: check });
             }
@@ -195,10 +205,15 @@ impl Store {
     /// is new (`false`: this attestation was already queued, nothing
     /// changed). `max_open` bounds the jobs not yet published: past it a
     /// new job is refused with `None`.
-    pub fn add_jobs(&mut self, jobs: &[NewJob], max_open: Option<u64>) -> Result<Vec<Option<(i64, bool)>>, StoreError> {
+    pub fn add_jobs(
+        &mut self,
+        jobs: &[NewJob],
+        max_open: Option<u64>,
+    ) -> Result<Vec<Option<(i64, bool)>>, StoreError> {
         let now = now();
         let tx = self.connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let open: i64 = tx.query_row("SELECT count(*) FROM jobs WHERE state != 'published'", [], |row| row.get(0))?;
+        let open: i64 =
+            tx.query_row("SELECT count(*) FROM jobs WHERE state != 'published'", [], |row| row.get(0))?;
         let mut open = open.max(0) as u64;
         let mut added = Vec::with_capacity(jobs.len());
         {
@@ -253,8 +268,9 @@ impl Store {
 
     /// Jobs whose content event has not reached any relay yet.
     pub fn unpublished_content(&self) -> Result<Vec<Job>, StoreError> {
-        let sql =
-            format!("SELECT {JOB_COLUMNS} FROM jobs WHERE content_event IS NOT NULL AND content_published = 0 ORDER BY id");
+        let sql = format!(
+            "SELECT {JOB_COLUMNS} FROM jobs WHERE content_event IS NOT NULL AND content_published = 0 ORDER BY id"
+        );
         self.query_jobs(&sql, [])
     }
 
@@ -280,7 +296,12 @@ impl Store {
             "SELECT event_id, relay, outcome, message FROM publications WHERE job_id = ?1 ORDER BY event_id, relay",
         )?;
         let rows = statement.query_map([job], |row| {
-            Ok(Publication { event_id: row.get(0)?, relay: row.get(1)?, outcome: row.get(2)?, message: row.get(3)? })
+            Ok(Publication {
+                event_id: row.get(0)?,
+                relay: row.get(1)?,
+                outcome: row.get(2)?,
+                message: row.get(3)?,
+            })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
@@ -288,11 +309,18 @@ impl Store {
     /// Before a calendar round: counts the attempt, so that a crash during
     /// it is visible (`stamp_attempts`) and the jobs are stamped again.
     pub fn note_stamp_attempt(&mut self, jobs: &[i64]) -> Result<(), StoreError> {
-        self.each_in_one_transaction(jobs, "UPDATE jobs SET stamp_attempts = stamp_attempts + 1 WHERE id = ?1")
+        self.each_in_one_transaction(
+            jobs,
+            "UPDATE jobs SET stamp_attempts = stamp_attempts + 1 WHERE id = ?1",
+        )
     }
 
     /// signed → stamped: the pending proof and the calendars that answered.
-    pub fn record_stamped(&mut self, stamped: &[(i64, Vec<u8>)], calendars: &[String]) -> Result<(), StoreError> {
+    pub fn record_stamped(
+        &mut self,
+        stamped: &[(i64, Vec<u8>)],
+        calendars: &[String],
+    ) -> Result<(), StoreError> {
         let now = now();
         let calendars = serde_json::to_string(calendars).unwrap_or_default();
         let tx = self.connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -355,7 +383,10 @@ impl Store {
     /// Before sending events: counts the attempt (publishing the same
     /// stored event again is harmless, so a crash only means resending).
     pub fn note_publish_attempt(&mut self, jobs: &[i64]) -> Result<(), StoreError> {
-        self.each_in_one_transaction(jobs, "UPDATE jobs SET publish_attempts = publish_attempts + 1 WHERE id = ?1")
+        self.each_in_one_transaction(
+            jobs,
+            "UPDATE jobs SET publish_attempts = publish_attempts + 1 WHERE id = ?1",
+        )
     }
 
     /// What the relays said about events of jobs; a 1041 on at least one
@@ -411,7 +442,8 @@ impl Store {
 
     /// Jobs per state.
     pub fn counts(&self) -> Result<Vec<(JobState, u64)>, StoreError> {
-        let mut statement = self.connection.prepare_cached("SELECT state, count(*) FROM jobs GROUP BY state")?;
+        let mut statement =
+            self.connection.prepare_cached("SELECT state, count(*) FROM jobs GROUP BY state")?;
         let rows = statement.query_map([], |row| Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?)))?;
         let mut counts: Vec<(JobState, u64)> = JobState::ALL.iter().map(|state| (*state, 0)).collect();
         for row in rows {
@@ -445,13 +477,16 @@ impl Store {
             [fresh.secret_key().to_secret_hex()],
         )?;
         let secret: String =
-            self.connection.query_row("SELECT value FROM settings WHERE name = 'signer'", [], |row| row.get(0))?;
-        Keys::parse(&secret).map_err(|_| StoreError::BadRow { job: 0, detail: "the stored signing key is not a key".into() })
+            self.connection
+                .query_row("SELECT value FROM settings WHERE name = 'signer'", [], |row| row.get(0))?;
+        Keys::parse(&secret)
+            .map_err(|_| StoreError::BadRow { job: 0, detail: "the stored signing key is not a key".into() })
     }
 
     /// Every named counter.
     pub fn counters(&self) -> Result<Vec<(String, u64)>, StoreError> {
-        let mut statement = self.connection.prepare_cached("SELECT name, value FROM counters ORDER BY name")?;
+        let mut statement =
+            self.connection.prepare_cached("SELECT name, value FROM counters ORDER BY name")?;
         let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get::<_, i64>(1)?.max(0) as u64)))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
