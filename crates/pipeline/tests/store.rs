@@ -32,7 +32,11 @@ fn the_same_attestation_twice_is_one_job_and_the_queue_limit_holds() {
     assert_eq!(added[0], Some((added[0].unwrap().0, true)));
     assert_eq!(added[1], Some((added[0].unwrap().0, false)), "the repeat inside one batch is the same job");
     assert!(!store.add_jobs(&[one], None).unwrap()[0].unwrap().1);
-    assert_eq!(store.add_jobs(std::slice::from_ref(&two), Some(1)).unwrap(), vec![None], "one open job is the limit");
+    assert_eq!(
+        store.add_jobs(std::slice::from_ref(&two), Some(1)).unwrap(),
+        vec![None],
+        "one open job is the limit"
+    );
     assert!(store.add_jobs(&[two], Some(2)).unwrap()[0].unwrap().1);
     assert_eq!(store.jobs_in(JobState::Signed).unwrap().len(), 2);
     drop(store);
