@@ -183,9 +183,14 @@ fn write_submissions(mut store: Store, mut submissions: mpsc::Receiver<Submissio
     }
 }
 
-/// The worker: a round every interval until told to stop.
+/// The worker: a round every interval until told to stop (the first after
+/// one interval, so that what arrives meanwhile joins the first batch).
 fn work(mut store: Store, options: &ServiceOptions, stop: &std::sync::mpsc::Receiver<()>) {
     loop {
+        match stop.recv_timeout(options.interval) {
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            _ => return,
+        }
         match run_round(&mut store, &options.settings) {
             Ok(round) => {
                 let done = [
@@ -204,10 +209,6 @@ fn work(mut store: Store, options: &ServiceOptions, stop: &std::sync::mpsc::Rece
                 }
             }
             Err(err) => (options.log)(format!("priorart serve: round failed: {err}")),
-        }
-        match stop.recv_timeout(options.interval) {
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => continue,
-            _ => return,
         }
     }
 }
