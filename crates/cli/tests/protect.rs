@@ -269,3 +269,41 @@ fn a_crash_at_any_side_effect_loses_no_job_and_publishes_one_proof() {
         );
     }
 }
+
+#[test]
+fn protect_wait_stays_until_the_proof_is_published() {
+    let world = World::new();
+    let state = world.dir.join("state");
+    let (key, _) = world.key("author");
+    let file = world.dir.join("waited.md");
+    std::fs::write(&file, ESSAY).unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("priorart"))
+        .args(["protect", "--kind", "30023", "--wait", "--interval", "0.2", "--relay", &world.relay.url])
+        .args(["--calendar", &world.calendar.url(), "--state"])
+        .arg(&state)
+        .arg("--key-file")
+        .arg(&key)
+        .arg(&file)
+        .env_remove("PRIORART_SECRET_KEY")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while world.calendar.mine_block().is_none() {
+        assert!(std::time::Instant::now() < deadline, "never stamped");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(std::time::Instant::now() < deadline, "--wait did not end once the job was published");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert!(status.success());
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    assert!(out.contains("anchored in Bitcoin block") && out.contains("published on"), "{out}");
+    assert_eq!(world.status(&state)[0]["state"], "published");
+}
