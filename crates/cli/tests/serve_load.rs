@@ -1,6 +1,7 @@
 //! Load on `priorart serve`: many attestations from concurrent clients on
 //! loopback, one calendar that hangs (the other answers), the relay down
-//! until every 1041 is built. All accepted, batched into a handful of
+//! until every 1041 is built, the service killed with SIGKILL while it
+//! publishes and restarted. All accepted, batched into a handful of
 //! calendar requests, anchored after one regtest block, published once
 //! each: none lost, none duplicated.
 //!
@@ -96,7 +97,7 @@ fn thousands_of_attestations_are_batched_anchored_and_published_once() {
         "--rate-limit",
         "1000000",
     ];
-    let serve = ServeProcess::start(&dir.path().join("state"), &args, None);
+    let mut serve = ServeProcess::start(&dir.path().join("state"), &args, None);
 
     // Each client signs its share first (authors' work, not the service's).
     let submissions: Vec<Vec<Value>> = std::thread::scope(|scope| {
@@ -170,8 +171,16 @@ fn thousands_of_attestations_are_batched_anchored_and_published_once() {
         assert_eq!(jobs_in(&agent, &serve, "published"), 0);
         relay = Some(start_relay());
         let up = Instant::now();
+        // kill -9 in the middle of publishing, then a restart on the same state.
+        std::thread::sleep(Duration::from_millis(1_500));
+        let before_kill = jobs_in(&agent, &serve, "published");
+        drop(serve);
+        serve = ServeProcess::start(&dir.path().join("state"), &args, None);
         wait_for(&agent, &serve, "published", count as u64, Duration::from_secs(300));
-        eprintln!("relay up → all {count} published: {:.2} s", up.elapsed().as_secs_f64());
+        eprintln!(
+            "relay up → all {count} published: {:.2} s (killed with SIGKILL and restarted after {before_kill})",
+            up.elapsed().as_secs_f64()
+        );
     } else {
         wait_for(&agent, &serve, "published", count as u64, Duration::from_secs(300));
         eprintln!("block → all {count} 1041s published: {:.2} s", mined.elapsed().as_secs_f64());
