@@ -33,13 +33,13 @@ pub struct Args {
     /// event's content; its fingerprint is attested and stamped.
     file: Option<String>,
     /// Content event kind: 1 (note), 30023 (article), …
-    #[arg(long, requires = "file")]
+    #[arg(long)]
     kind: Option<u16>,
     /// `d` identifier for addressable kinds (default: the file name without extension).
-    #[arg(long, requires = "file")]
+    #[arg(long)]
     d: Option<String>,
     /// `title` tag (NIP-23 articles).
-    #[arg(long, requires = "file")]
+    #[arg(long)]
     title: Option<String>,
     #[command(flatten)]
     relays: RelayListArgs,
@@ -80,6 +80,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
             .map(|dir| dir.join("priorart").join("protect"))
             .context("no data directory: give --state DIR (or set XDG_DATA_HOME or HOME)")?,
     };
+    if args.file.is_none() && (args.kind.is_some() || args.d.is_some() || args.title.is_some()) {
+        bail!(UsageError("--kind, --d and --title describe a FILE to protect".into()));
+    }
     if args.status {
         return status(&Store::open(&state)?, args.json);
     }
