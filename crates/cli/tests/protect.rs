@@ -307,3 +307,40 @@ fn protect_wait_stays_until_the_proof_is_published() {
     assert!(out.contains("anchored in Bitcoin block") && out.contains("published on"), "{out}");
     assert_eq!(world.status(&state)[0]["state"], "published");
 }
+
+#[test]
+fn a_relay_down_at_first_gets_the_proof_on_a_later_resume() {
+    let world = World::new();
+    let state = world.dir.join("state");
+    let (key, _) = world.key("author");
+    let port = relay_common::free_port();
+    let late_url = format!("ws://127.0.0.1:{port}");
+    stdout(world.protect(&state, &key, "essay", ESSAY).args(["--relay", &late_url]));
+    world.calendar.mine_block().unwrap();
+    stdout(&mut world.resume(&state));
+    let job = &world.status(&state)[0];
+    assert_eq!(job["state"], "published", "on one relay is published: {job:#}");
+    let outcome = |job: &Value, relay: &str| {
+        let event = job["proof_event"]["id"].clone();
+        job["publications"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["event_id"] == event && p["relay"] == relay)
+            .unwrap()["outcome"]
+            .clone()
+    };
+    assert_eq!(outcome(job, &late_url), "not_sent");
+
+    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("priorart"));
+    command
+        .args(["relay", "--listen", &format!("127.0.0.1:{port}"), "--db"])
+        .arg(world.dir.join("late-relay"));
+    let _late = RelayProcess::spawn(command, port);
+    stdout(&mut world.resume(&state));
+    let job = &world.status(&state)[0];
+    assert_eq!(outcome(job, &late_url), "accepted", "{job:#}");
+    assert_eq!(outcome(job, &world.relay.url), "accepted", "the first answer is kept");
+    let again = stdout(&mut world.resume(&state));
+    assert!(!again.contains("published"), "every relay answered: nothing left to send: {again}");
+}

@@ -28,6 +28,10 @@ use std::time::Duration;
 /// limit per chunk).
 const PUBLISH_CHUNK: usize = 1_000;
 
+/// Times a job's events are sent at most while some of its relays have
+/// not answered (a relay refusal is an answer: it is not asked again).
+pub const MAX_PUBLISH_ATTEMPTS: u32 = 10;
+
 /// Name of the counter of failed calendar requests.
 pub const CALENDAR_ERRORS: &str = "calendar_errors";
 /// Name of the counter of relay answers other than accepted or duplicate.
@@ -254,7 +258,9 @@ pub fn publish(store: &mut Store, timeout: Duration, round: &mut Round) -> Resul
             groups.entry(job.relays).or_default().push((job.id, event));
         }
     }
-    for job in store.jobs_in(JobState::Built)? {
+    let built = store.jobs_in(JobState::Built)?;
+    let missing = store.published_missing_relays(MAX_PUBLISH_ATTEMPTS)?;
+    for job in built.into_iter().chain(missing) {
         if let Some(event) = job.proof_event {
             groups.entry(job.relays).or_default().push((job.id, event));
         }

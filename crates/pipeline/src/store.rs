@@ -274,6 +274,18 @@ impl Store {
         self.query_jobs(&sql, [])
     }
 
+    /// Published jobs whose kind 1041 some of their relays have not answered
+    /// for yet (down, silent), tried at most `max_attempts` times in all.
+    pub fn published_missing_relays(&self, max_attempts: u32) -> Result<Vec<Job>, StoreError> {
+        let sql = format!(
+            "SELECT {JOB_COLUMNS} FROM jobs WHERE state = 'published' AND publish_attempts < ?1 AND EXISTS ( \
+               SELECT 1 FROM json_each(jobs.relays) AS relay WHERE NOT EXISTS ( \
+                 SELECT 1 FROM publications AS p WHERE p.job_id = jobs.id AND p.event_id = jobs.proof_event_id \
+                 AND p.relay = relay.value AND p.outcome IN ('accepted', 'duplicate', 'rejected'))) ORDER BY id"
+        );
+        self.query_jobs(&sql, [max_attempts])
+    }
+
     /// The job of an attestation (its event id in hex).
     pub fn job_by_attestation(&self, attestation_id: &str) -> Result<Option<Job>, StoreError> {
         let sql = format!("SELECT {JOB_COLUMNS} FROM jobs WHERE attestation_id = ?1");
