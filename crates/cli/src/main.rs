@@ -65,6 +65,8 @@ subcommands! {
     Publish => publish_cmd: "Send signed events to nostr relays; report each relay's answer per event.",
     Check => check_cmd: "Ask relays who published a text (its X) first: every proof verified, ranked by Bitcoin block.",
     Relay => relay_cmd: "Run a persistent nostr relay (NIP-01, NIP-11) on an LMDB store.",
+    Protect => protect_cmd: "Protect a text end to end: publish it, attest, stamp; later (--resume) publish its kind 1041 proof.",
+    Serve => serve_cmd: "Run an open timestamping service: authors POST kind 1042 attestations, it publishes their kind 1041s.",
 }
 
 /// What every command's exit code means (shown by `priorart --help`).

@@ -80,6 +80,11 @@ impl CalendarArgs {
         };
         Ok(StampOptions { calendars, min_answers, timeout: self.timeout })
     }
+
+    /// The time each calendar gets.
+    pub(crate) fn timeout(&self) -> Duration {
+        self.timeout
+    }
 }
 
 #[derive(ClapArgs)]

@@ -43,7 +43,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 /// Waits for Ctrl-C, or SIGTERM on Unix.
-async fn stopped() {
+pub(crate) async fn stopped() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
@@ -63,7 +63,7 @@ fn default_db_dir() -> Option<PathBuf> {
 }
 
 /// `$VAR`, or `$HOME/fallback`, as the XDG base directory spec says.
-fn xdg_dir(var: &str, fallback: &str) -> Option<PathBuf> {
+pub(crate) fn xdg_dir(var: &str, fallback: &str) -> Option<PathBuf> {
     match std::env::var_os(var).filter(|dir| !dir.is_empty()) {
         Some(dir) => Some(PathBuf::from(dir)),
         None => std::env::var_os("HOME").filter(|home| !home.is_empty()).map(|home| PathBuf::from(home).join(fallback)),

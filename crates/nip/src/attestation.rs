@@ -49,6 +49,26 @@ pub enum AttestationError {
     UnexpectedTag(String),
 }
 
+impl AttestationError {
+    /// The verifier's name for this failure (step 3 of the report), so that
+    /// a service refusing an attestation names it as `priorart verify` would.
+    pub fn reason(&self) -> crate::Reason {
+        use crate::Reason;
+        match self {
+            AttestationError::IdMismatch => Reason::AttestationIdMismatch,
+            AttestationError::BadSignature => Reason::AttestationBadSignature,
+            AttestationError::WrongKind(_) => Reason::AttestationWrongKind,
+            AttestationError::ContentNotEmpty => Reason::AttestationContentNotEmpty,
+            AttestationError::XMissing => Reason::AttestationXMissing,
+            AttestationError::XRepeated => Reason::AttestationXRepeated,
+            AttestationError::XMalformed => Reason::AttestationXMalformed,
+            AttestationError::WrongAlgorithm(_) => Reason::AttestationWrongAlgorithm,
+            AttestationError::KMalformed => Reason::AttestationKMalformed,
+            AttestationError::UnexpectedTag(_) => Reason::AttestationUnexpectedTag,
+        }
+    }
+}
+
 /// A kind 1042 attestation that passed every check of NIP-FF-3 step 3.
 #[derive(Debug, Clone)]
 pub struct Attestation {

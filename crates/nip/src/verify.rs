@@ -2,7 +2,7 @@
 //! and the NIP-03 check for kind 1040, as one library call returning a
 //! [`Report`].
 
-use crate::attestation::{self, Attestation, AttestationError, XTagError};
+use crate::attestation::{self, Attestation, XTagError};
 use crate::commitment::Commitment;
 use crate::event_json::{self, EventJsonError};
 use crate::limits::{MAX_DESCRIPTION_BYTES, MAX_EVENT_JSON_BYTES};
@@ -202,18 +202,7 @@ fn step3_attestation(report: &mut Report, embedded: &Event) -> Option<Attestatio
             Some(attestation)
         }
         Err(err) => {
-            let reason = match err {
-                AttestationError::IdMismatch => Reason::AttestationIdMismatch,
-                AttestationError::BadSignature => Reason::AttestationBadSignature,
-                AttestationError::WrongKind(_) => Reason::AttestationWrongKind,
-                AttestationError::ContentNotEmpty => Reason::AttestationContentNotEmpty,
-                AttestationError::XMissing => Reason::AttestationXMissing,
-                AttestationError::XRepeated => Reason::AttestationXRepeated,
-                AttestationError::XMalformed => Reason::AttestationXMalformed,
-                AttestationError::WrongAlgorithm(_) => Reason::AttestationWrongAlgorithm,
-                AttestationError::KMalformed => Reason::AttestationKMalformed,
-                AttestationError::UnexpectedTag(_) => Reason::AttestationUnexpectedTag,
-            };
+            let reason = err.reason();
             fail(report, ProofEventStep::Attestation, reason, format!("the embedded event: {err}"))
         }
     }

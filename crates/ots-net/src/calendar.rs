@@ -14,6 +14,7 @@ use priorart_ots::calendar::{
     calendar_answer, pending_upgrades, same_calendar, sanitize_message, url_matches,
 };
 use priorart_ots::{DecodeError, DetachedTimestamp, MergeError, StampBatch, Timestamp};
+use std::collections::HashMap;
 use std::time::Duration;
 
 const ACCEPT: (&str, &str) = ("Accept", CALENDAR_MEDIA_TYPE);
@@ -230,8 +231,29 @@ pub struct UpgradeReport {
 /// Asks the calendar of every pending attestation that has no Bitcoin
 /// attestation below it for the complete proof, and merges the answers.
 pub fn upgrade(proof: &mut DetachedTimestamp, options: &UpgradeOptions) -> UpgradeReport {
-    let mut report = UpgradeReport::default();
+    upgrade_all(std::slice::from_mut(proof), options).pop().unwrap_or_default()
+}
+
+/// [`upgrade`] for many proofs at once, one report per proof. Each
+/// calendar is asked about each pending commitment once: proofs stamped in
+/// one batch share the calendar's commitment, so a batch of any size costs
+/// one request per calendar.
+pub fn upgrade_all(proofs: &mut [DetachedTimestamp], options: &UpgradeOptions) -> Vec<UpgradeReport> {
     let http = Http::new(options.timeout);
+    let mut answers = HashMap::new();
+    proofs.iter_mut().map(|proof| upgrade_one(&http, proof, options, &mut answers)).collect()
+}
+
+/// A calendar's answer about one commitment, kept for the other proofs of a batch.
+type Answers = HashMap<(String, Vec<u8>), Result<Option<Timestamp>, CalendarError>>;
+
+fn upgrade_one(
+    http: &Http,
+    proof: &mut DetachedTimestamp,
+    options: &UpgradeOptions,
+    answers: &mut Answers,
+) -> UpgradeReport {
+    let mut report = UpgradeReport::default();
     for pending in pending_upgrades(proof) {
         let uri = pending.calendar;
         if !options.allowlist.iter().any(|pattern| url_matches(pattern, &uri)) {
@@ -243,7 +265,11 @@ pub fn upgrade(proof: &mut DetachedTimestamp, options: &UpgradeOptions) -> Upgra
             .iter()
             .find(|(from, _)| same_calendar(from, &uri))
             .map_or(uri.as_str(), |(_, to)| to.as_str());
-        match fetch_upgrade(&http, base, &pending.commitment) {
+        let answer = answers
+            .entry((base.to_owned(), pending.commitment.clone()))
+            .or_insert_with(|| fetch_upgrade(http, base, &pending.commitment))
+            .clone();
+        match answer {
             Ok(Some(answer)) => match proof.merge_at(&pending.commitment, answer) {
                 Ok(()) => {
                     report.changed = true;

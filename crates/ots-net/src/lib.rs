@@ -16,7 +16,7 @@ mod http;
 
 pub use calendar::{
     CalendarError, StampError, StampOptions, Stamped, UpgradeOptions, UpgradeReport, stamp_digests,
-    submit_everywhere, upgrade,
+    submit_everywhere, upgrade, upgrade_all,
 };
 pub use headers::{BitcoinRpc, CachedSource, Esplora, HeaderCache, RpcAuth};
 pub use http::HttpError;

@@ -1,0 +1,280 @@
+//! `priorart protect`: the creator's whole NIP-FF-3 workflow on one durable
+//! job store (`priorart_pipeline`). `protect FILE` signs and publishes the
+//! content event, signs the kind 1042 and stamps it; `--resume` (from cron)
+//! upgrades, builds, signs and publishes the kind 1041s; `--status` shows
+//! every job; `--wait` stays until all are published.
+
+use crate::exit::{self, UsageError};
+use crate::input;
+use crate::ots_cmd::CalendarArgs;
+use crate::relay_cmd::RelayListArgs;
+use crate::signing_key::{self, KeyArgs};
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+use priorart_nip::nostr::prelude::{Keys, Kind};
+use priorart_nip::{Attestation, ContentEvent};
+use priorart_pipeline::service::job_json;
+use priorart_pipeline::{ContentTarget, Job, JobState, NewJob, Round, RunLock, Settings, Store};
+use serde_json::json;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+#[derive(Parser)]
+#[command(
+    group = clap::ArgGroup::new("mode").required(true).args(["file", "resume", "status"]),
+    after_help = "A job: signed → stamped → anchored (its Bitcoin block) → built (kind 1041 signed once, stored) → \
+                  published. State: $XDG_DATA_HOME/priorart/protect (--state). Exit codes: 0 done (jobs may still be \
+                  waiting for their block), 1 a step failed (the job is kept; --resume retries), 2 usage."
+)]
+pub struct Args {
+    /// The text to protect (`-`: standard input): it becomes the content
+    /// event's content; its fingerprint is attested and stamped.
+    file: Option<String>,
+    /// Content event kind: 1 (note), 30023 (article), …
+    #[arg(long)]
+    kind: Option<u16>,
+    /// `d` identifier for addressable kinds (default: the file name without extension).
+    #[arg(long)]
+    d: Option<String>,
+    /// `title` tag (NIP-23 articles).
+    #[arg(long)]
+    title: Option<String>,
+    #[command(flatten)]
+    relays: RelayListArgs,
+    #[command(flatten)]
+    calendars: CalendarArgs,
+    #[command(flatten)]
+    document: input::DocumentArgs,
+    #[command(flatten)]
+    key: KeyArgs,
+    /// Upgrade every pending job; build, sign and publish the kind 1041 of
+    /// every anchored one (safe from cron: a lock keeps runs apart).
+    #[arg(long)]
+    resume: bool,
+    /// Show every job: state, block, where its kind 1041 was published.
+    #[arg(long)]
+    status: bool,
+    /// With --status: one JSON object (format priorart-protect-status/1).
+    #[arg(long)]
+    json: bool,
+    /// Stay and resume every --interval until every job is published.
+    #[arg(long, conflicts_with = "status")]
+    wait: bool,
+    /// Seconds between rounds with --wait.
+    #[arg(long, default_value = "600", value_parser = input::parse_seconds)]
+    interval: Duration,
+    /// Seconds each relay gets to answer.
+    #[arg(long, default_value = "10", value_parser = input::parse_seconds)]
+    relay_timeout: Duration,
+    /// State directory (default: $XDG_DATA_HOME/priorart/protect).
+    #[arg(long, value_name = "DIR")]
+    state: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let state = match &args.state {
+        Some(dir) => dir.clone(),
+        None => crate::relay_cmd::xdg_dir("XDG_DATA_HOME", ".local/share")
+            .map(|dir| dir.join("priorart").join("protect"))
+            .context("no data directory: give --state DIR (or set XDG_DATA_HOME or HOME)")?,
+    };
+    if args.file.is_none() && (args.kind.is_some() || args.d.is_some() || args.title.is_some()) {
+        bail!(UsageError("--kind, --d and --title describe a FILE to protect".into()));
+    }
+    if args.status {
+        return status(&Store::open(&state)?, args.json);
+    }
+    let _lock = RunLock::acquire(&state)?;
+    let mut store = Store::open(&state)?;
+    let settings = Settings {
+        stamp: args.calendars.options()?,
+        upgrade_timeout: args.calendars.timeout().max(Duration::from_secs(10)),
+        publish_timeout: args.relay_timeout,
+    };
+    let mut code = exit::OK;
+    if let Some(file) = &args.file {
+        let job = add_job(&args, file, &mut store)?;
+        let round = priorart_pipeline::run_round(&mut store, &settings)?;
+        print_round(&store, &round)?;
+        let job = store.job_by_attestation(&job)?.context("the new job vanished from the store")?;
+        print_new_job(&job, &state)?;
+        if job.state == JobState::Signed {
+            code = exit::BAD_INPUT;
+        }
+    }
+    if args.resume || args.wait {
+        code = code.max(resume(&mut store, &settings, args.wait, args.interval)?);
+    }
+    Ok(ExitCode::from(code))
+}
+
+/// The one place where `protect` signs with the author's key: the content
+/// event and the kind 1042.
+fn author_keys(key: &KeyArgs) -> Result<Keys> {
+    key.require()
+}
+
+/// Signs the content event and the attestation, and stores the job (one
+/// transaction) before anything leaves the machine. Returns its attestation id.
+fn add_job(args: &Args, file: &str, store: &mut Store) -> Result<String> {
+    let kind = args.kind.ok_or_else(|| UsageError("protect FILE needs --kind (1, 30023, …)".into()))?;
+    let relays: Vec<String> = args.relays.resolve()?.iter().map(ToString::to_string).collect();
+    let keys = author_keys(&args.key)?;
+    let text = input::read_document(file, &args.document)?.text;
+    let addressable = Kind::from_u16(kind).is_addressable();
+    let d = match (&args.d, addressable) {
+        (Some(d), _) => Some(d.clone()),
+        (None, true) => Some(default_d(file)?),
+        (None, false) => None,
+    };
+    let created_at = signing_key::created_at(None);
+    let content = ContentEvent { kind, text: &text, d: d.as_deref(), title: args.title.as_deref(), created_at };
+    let event = content.sign(&keys).map_err(|err| UsageError(err.to_string()))?;
+    let fingerprint = priorart_fingerprint::minhash_equality_v1(&text);
+    let attestation = Attestation::sign(&keys, fingerprint, Some(kind), created_at).context("cannot sign")?;
+    let target = match &d {
+        Some(d) if addressable => ContentTarget::Address(format!("{kind}:{}:{d}", keys.public_key().to_hex())),
+        _ => ContentTarget::Event(event.id),
+    };
+    let id = attestation.event().id.to_hex();
+    let job = NewJob {
+        attestation,
+        content: target,
+        content_kind: None,
+        relay_hint: relays.first().cloned(),
+        content_event: Some(event),
+        relays,
+        calendars: args.calendars.options()?.calendars,
+        label: Some(file.to_owned()),
+    };
+    store.add_jobs(&[job], None)?;
+    Ok(id)
+}
+
+/// `essay.md` → `essay`: the `d` of an article protected without `--d`.
+fn default_d(file: &str) -> Result<String> {
+    let stem = std::path::Path::new(file).file_stem().and_then(|stem| stem.to_str()).unwrap_or_default();
+    if file == input::STDIN || stem.is_empty() {
+        bail!(UsageError("an addressable kind needs --d ID when the text comes from standard input".into()));
+    }
+    Ok(stem.to_owned())
+}
+
+fn print_new_job(job: &Job, state: &std::path::Path) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}  job {}  {}", job.attestation_id, job.id, job.state.name())?;
+    match job.state {
+        JobState::Signed => note!(
+            "priorart: the job is stored but no calendar answered ({}); `priorart protect --resume{}` retries",
+            job.last_error.as_deref().unwrap_or("no answer"),
+            state_flag(state)
+        ),
+        _ => note!(
+            "priorart: stamped; calendars put it in a Bitcoin block within a few hours. Then run `priorart protect \
+             --resume{}` (or from cron / a systemd timer, or now with --wait): it upgrades the proof, signs and \
+             publishes the kind 1041",
+            state_flag(state)
+        ),
+    }
+    Ok(())
+}
+
+fn state_flag(state: &std::path::Path) -> String {
+    format!(" --state {}", state.display())
+}
+
+/// Rounds until nothing is left to do now (or, with `wait`, until every
+/// job is published). 0, or 1 when a round left problems.
+fn resume(store: &mut Store, settings: &Settings, wait: bool, interval: Duration) -> Result<u8> {
+    let progress = wait && std::io::stderr().is_terminal();
+    loop {
+        let round = priorart_pipeline::run_round(store, settings)?;
+        print_round(store, &round)?;
+        let counts = store.counts()?;
+        let waiting: u64 = counts.iter().filter(|(state, _)| *state != JobState::Published).map(|(_, n)| n).sum();
+        let summary: Vec<String> =
+            counts.iter().filter(|(_, n)| *n > 0).map(|(state, n)| format!("{n} {}", state.name())).collect();
+        if !wait || waiting == 0 {
+            note!("priorart: jobs: {}", if summary.is_empty() { "none".into() } else { summary.join(", ") });
+            return Ok(if round.problems.is_empty() { exit::OK } else { exit::BAD_INPUT });
+        }
+        let until = Instant::now() + interval;
+        while Instant::now() < until {
+            if progress {
+                let left = until.saturating_duration_since(Instant::now()).as_secs();
+                let _ = write!(std::io::stderr(), "\rpriorart: {}; next round in {left}s   ", summary.join(", "));
+                std::thread::sleep(Duration::from_secs(1).min(interval));
+            } else {
+                note!("priorart: {}; next round in {}s", summary.join(", "), interval.as_secs_f64());
+                std::thread::sleep(interval);
+            }
+        }
+        if progress {
+            note!("");
+        }
+    }
+}
+
+/// What a round did: blocks and publications on stdout, problems on stderr.
+fn print_round(store: &Store, round: &Round) -> Result<()> {
+    for problem in &round.problems {
+        note!("priorart: warning: {problem}");
+    }
+    let mut out = std::io::stdout().lock();
+    for (job, height) in &round.anchored {
+        writeln!(out, "job {job}: anchored in Bitcoin block {height}")?;
+    }
+    if round.published.is_empty() {
+        return Ok(());
+    }
+    for job in store.all_jobs()?.into_iter().filter(|job| round.published.contains(&job.id)) {
+        let event = job.proof_event_id.clone().unwrap_or_default();
+        let publications = store.publications(job.id)?;
+        let on: Vec<&str> =
+            publications.iter().filter(|p| p.event_id == event && p.stored()).map(|p| p.relay.as_str()).collect();
+        writeln!(out, "job {}: kind 1041 {event} published on {}", job.id, on.join(", "))?;
+    }
+    Ok(())
+}
+
+/// Every job, as a table or JSON.
+fn status(store: &Store, json: bool) -> Result<ExitCode> {
+    let jobs = store.all_jobs()?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        let mut listed = Vec::new();
+        for job in &jobs {
+            let mut value = job_json(job, &store.publications(job.id)?);
+            value["file"] = json!(job.label);
+            listed.push(value);
+        }
+        writeln!(out, "{}", json!({"format": "priorart-protect-status/1", "jobs": listed}))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    if jobs.is_empty() {
+        note!("priorart: no job in {}", store.dir().display());
+    }
+    for job in &jobs {
+        let block = job.block_height.map_or_else(|| "-".to_owned(), |height| format!("block {height}"));
+        let publications = store.publications(job.id)?;
+        let on: Vec<&str> = publications
+            .iter()
+            .filter(|p| Some(&p.event_id) == job.proof_event_id.as_ref() && p.stored())
+            .map(|p| p.relay.as_str())
+            .collect();
+        let place = if on.is_empty() { String::new() } else { format!("  on {}", on.join(", ")) };
+        let error = job.last_error.as_ref().map_or_else(String::new, |e| format!("  ({e})"));
+        writeln!(
+            out,
+            "{:>4}  {:<9}  {:<12}  {}  {}{place}{error}",
+            job.id,
+            job.state.name(),
+            block,
+            &job.attestation.fingerprint().to_string()[..16],
+            job.label.as_deref().unwrap_or("-"),
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

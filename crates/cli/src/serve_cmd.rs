@@ -1,0 +1,85 @@
+//! `priorart serve`: the open timestamping service (`priorart_pipeline::service`):
+//! authors POST their signed kind 1042; the service batches the
+//! commitments to the calendars, upgrades, builds and signs the kind 1041
+//! with its own key (the NIP allows any signer) and publishes it.
+
+use crate::input;
+use crate::ots_cmd::CalendarArgs;
+use crate::relay_cmd::RelayListArgs;
+use anyhow::{Context, Result};
+use clap::Parser;
+use priorart_pipeline::service::{Limits, ServiceOptions, serve};
+use priorart_pipeline::{RunLock, Settings};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(after_help = "API: POST /v1/attestations {\"attestation\": <kind 1042>, \"a\": \"KIND:PUBKEY:D\" | \"e\": \
+                        \"<id>\", \"k\": KIND, \"relays\": [\"wss://…\"]} → 202 {\"id\"}; GET /v1/attestations/ID; \
+                        GET /metrics; GET /healthz. Stops on Ctrl-C or SIGTERM; accepted jobs are on disk before \
+                        the 202 (and survive a kill -9).")]
+pub struct Args {
+    /// Address to listen on (port 0: any free port, printed on stderr).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    #[command(flatten)]
+    relays: RelayListArgs,
+    #[command(flatten)]
+    calendars: CalendarArgs,
+    /// State directory (default: $XDG_DATA_HOME/priorart/serve).
+    #[arg(long, value_name = "DIR")]
+    state: Option<PathBuf>,
+    /// Seconds between rounds: every attestation received in one goes to
+    /// each calendar as one merkle tree.
+    #[arg(long, default_value = "60", value_parser = input::parse_seconds)]
+    interval: Duration,
+    /// Seconds each relay gets to answer a batch of events.
+    #[arg(long, default_value = "30", value_parser = input::parse_seconds)]
+    relay_timeout: Duration,
+    /// Largest request body in bytes.
+    #[arg(long, default_value = "16384")]
+    max_body: usize,
+    /// Requests per client address per minute.
+    #[arg(long, default_value = "600")]
+    rate_limit: u32,
+    /// Jobs not yet published, at most (then 503).
+    #[arg(long, default_value = "1000000")]
+    max_queued: u64,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let state = match &args.state {
+        Some(dir) => dir.clone(),
+        None => crate::relay_cmd::xdg_dir("XDG_DATA_HOME", ".local/share")
+            .map(|dir| dir.join("priorart").join("serve"))
+            .context("no data directory: give --state DIR (or set XDG_DATA_HOME or HOME)")?,
+    };
+    let relays: Vec<String> = args.relays.resolve()?.iter().map(ToString::to_string).collect();
+    let _lock = RunLock::acquire(&state)?;
+    let options = ServiceOptions {
+        state_dir: state.clone(),
+        relays,
+        settings: Settings {
+            stamp: args.calendars.options()?,
+            upgrade_timeout: args.calendars.timeout().max(Duration::from_secs(10)),
+            publish_timeout: args.relay_timeout,
+        },
+        interval: args.interval,
+        limits: Limits { max_body_bytes: args.max_body, requests_per_minute: args.rate_limit, max_open_jobs: args.max_queued },
+        log: Arc::new(|line| note!("{line}")),
+    };
+    let runtime = tokio::runtime::Runtime::new().context("cannot start the service's runtime")?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        let address = listener.local_addr()?;
+        note!("priorart: serve listening on http://{address} (state {})", state.display());
+        serve(listener, options, crate::relay_cmd::stopped()).await?;
+        note!("priorart: serve stopped");
+        Ok(ExitCode::SUCCESS)
+    })
+}

@@ -1,0 +1,346 @@
+//! `priorart protect` end to end on regtest: a loopback calendar, mined
+//! blocks, a `priorart relay` process, then `priorart check` ranking the
+//! published proofs. And the crash test: the process aborted at every side
+//! effect boundary (`PRIORART_FAILPOINT`), restarted, every job completed
+//! exactly once, one kind 1041 per attestation on the relay.
+
+mod nip_common;
+mod relay_common;
+
+use nip_common::{priorart, stdout};
+use priorart_nip::nostr::prelude::{Filter, Kind, SingleLetterTag};
+use priorart_testkit::{EsploraServer, RegtestChain, TestCalendar};
+use relay_common::RelayProcess;
+use serde_json::Value;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+
+const ESSAY: &str = "Harbour towns kept their archives in the cellars of customs houses, where damp \
+    ledgers recorded every cargo of salt, timber, wool and copper that crossed the quay. Historians \
+    who read those ledgers today reconstruct trade routes, family fortunes and the slow decline of \
+    sailing ships against steam. A careful reader notices marginal notes written by clerks who \
+    complained about weather, wages, smugglers and the endless arithmetic of tariffs.";
+
+struct World {
+    _dir: tempfile::TempDir,
+    dir: PathBuf,
+    calendar: TestCalendar,
+    esplora: EsploraServer,
+    relay: RelayProcess,
+}
+
+impl World {
+    fn new() -> World {
+        let chain = RegtestChain::shared();
+        chain.lock().unwrap().mine_block([7; 32]);
+        let calendar = TestCalendar::start(chain.clone());
+        let esplora = EsploraServer::from_chain(chain);
+        let dir = tempfile::tempdir().unwrap();
+        let relay = RelayProcess::priorart(&dir.path().join("relay"));
+        World { dir: dir.path().to_owned(), _dir: dir, calendar, esplora, relay }
+    }
+
+    fn key(&self, name: &str) -> (PathBuf, String) {
+        let path = self.dir.join(format!("{name}.key"));
+        stdout(priorart().args(["key", "generate"]).arg(&path));
+        let public = stdout(priorart().args(["key", "public", "--json", "--key-file"]).arg(&path));
+        let pubkey = serde_json::from_str::<Value>(&public).unwrap()["pubkey"].as_str().unwrap().to_owned();
+        (path, pubkey)
+    }
+
+    /// `priorart protect FILE` of `text` as `key`, into `state`.
+    fn protect(&self, state: &Path, key: &Path, name: &str, text: &str) -> assert_cmd::Command {
+        let file = self.dir.join(format!("{name}.md"));
+        std::fs::write(&file, text).unwrap();
+        let mut cmd = priorart();
+        cmd.args(["protect", "--kind", "30023", "--title", "Essay", "--relay", &self.relay.url])
+            .args(["--calendar", &self.calendar.url(), "--state"])
+            .arg(state)
+            .arg("--key-file")
+            .arg(key)
+            .arg(&file);
+        cmd
+    }
+
+    fn resume(&self, state: &Path) -> assert_cmd::Command {
+        let mut cmd = priorart();
+        cmd.args(["protect", "--resume", "--relay-timeout", "10", "--state"]).arg(state);
+        cmd
+    }
+
+    fn status(&self, state: &Path) -> Vec<Value> {
+        let out = stdout(priorart().args(["protect", "--status", "--json", "--state"]).arg(state));
+        let status: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(status["format"], "priorart-protect-status/1");
+        status["jobs"].as_array().unwrap().clone()
+    }
+
+    /// Every kind 1041 on the relay whose embedded attestation is `attestation_id`.
+    fn proofs_on_relay(&self, x: &str, attestation_id: &str) -> Vec<String> {
+        let relay = priorart_relay::parse_relay_url(&self.relay.url).unwrap();
+        let filter = Filter::new().kind(Kind::from_u16(1041)).custom_tag(SingleLetterTag::UPPERCASE_X, x);
+        let answers =
+            priorart_relay::query(&[relay], &filter, &priorart_relay::QueryLimits::default()).unwrap();
+        answers[0]
+            .events
+            .iter()
+            .filter(|event| {
+                event.tags.iter().any(|tag| {
+                    let tag = tag.as_slice();
+                    tag[0] == "description"
+                        && serde_json::from_str::<Value>(&tag[1]).unwrap()["id"] == attestation_id
+                })
+            })
+            .map(|event| event.id.to_hex())
+            .collect()
+    }
+}
+
+#[test]
+fn protect_publishes_the_proof_after_the_block_and_check_ranks_it() {
+    let world = World::new();
+    let state = world.dir.join("state");
+    let (alice, alice_pub) = world.key("alice");
+    let (bob, bob_pub) = world.key("bob");
+
+    let out = stdout(&mut world.protect(&state, &alice, "alice", ESSAY));
+    assert!(out.contains("stamped"), "{out}");
+    let jobs = world.status(&state);
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0]["state"], "stamped");
+    assert_eq!(jobs[0]["file"], world.dir.join("alice.md").display().to_string());
+    assert!(jobs[0]["content_event_id"].is_string());
+
+    let before_block = stdout(&mut world.resume(&state));
+    assert!(!before_block.contains("published"), "nothing before the block: {before_block}");
+    assert_eq!(world.status(&state)[0]["state"], "stamped");
+    let alice_height = world.calendar.mine_block().unwrap();
+
+    // Bob protects the same text later: his proof lands in a later block.
+    // His run also moves Alice's job on (every run does a whole round).
+    let bob_run = stdout(&mut world.protect(&state, &bob, "bob", ESSAY));
+    assert!(bob_run.contains(&format!("job 1: anchored in Bitcoin block {alice_height}")), "{bob_run}");
+    assert!(bob_run.contains("job 1: kind 1041"), "{bob_run}");
+    let bob_height = world.calendar.mine_block().unwrap();
+    assert!(alice_height < bob_height);
+
+    let resumed = stdout(&mut world.resume(&state));
+    assert!(resumed.contains(&format!("job 2: anchored in Bitcoin block {bob_height}")), "{resumed}");
+    assert_eq!(resumed.matches("published on").count(), 1, "{resumed}");
+
+    let jobs = world.status(&state);
+    for (job, height) in jobs.iter().zip([alice_height, bob_height]) {
+        assert_eq!(job["state"], "published", "{job:#}");
+        assert_eq!(job["block"], height);
+        assert!(job["proof"].is_string(), "the proof is shown once anchored");
+        let stored = job["publications"].as_array().unwrap();
+        assert!(
+            stored.iter().any(|p| p["event_id"] == job["proof_event"]["id"] && p["outcome"] == "accepted")
+        );
+        assert!(
+            stored.iter().any(|p| p["event_id"] == job["content_event_id"] && p["outcome"] == "accepted")
+        );
+    }
+    let again = stdout(&mut world.resume(&state));
+    assert!(!again.contains("published"), "a published job is done: {again}");
+
+    let mut check = priorart();
+    check
+        .args([
+            "check",
+            "--json",
+            "--network",
+            "regtest",
+            "--esplora",
+            &world.esplora.url(),
+            "--relay",
+            &world.relay.url,
+        ])
+        .arg("--header-cache")
+        .arg(world.dir.join("headers"))
+        .arg(world.dir.join("alice.md"));
+    let report: Value = serde_json::from_str(&stdout(&mut check)).unwrap();
+    let proofs = report["proofs"].as_array().unwrap();
+    assert_eq!(proofs.len(), 2, "{report:#}");
+    assert_eq!(
+        (&proofs[0]["author"], &proofs[0]["block"]["height"]),
+        (&Value::from(alice_pub.clone()), &alice_height.into())
+    );
+    assert_eq!(
+        (&proofs[1]["author"], &proofs[1]["block"]["height"]),
+        (&Value::from(bob_pub), &bob_height.into())
+    );
+    assert_eq!(proofs[0]["content"]["found"], true, "the content event was published too: {report:#}");
+    assert_eq!(report["verdict"]["status"], "proven");
+    assert!(report["refused"].as_array().unwrap().is_empty());
+
+    let x = jobs[0]["x"].as_str().unwrap();
+    for job in &jobs {
+        let on_relay = world.proofs_on_relay(x, job["id"].as_str().unwrap());
+        assert_eq!(on_relay, vec![job["proof_event"]["id"].as_str().unwrap().to_owned()]);
+    }
+}
+
+#[test]
+fn protect_refuses_a_second_run_and_a_foreign_state_file() {
+    let world = World::new();
+    let state = world.dir.join("state");
+    let _held = priorart_pipeline::RunLock::acquire(&state).unwrap();
+    let out = world.resume(&state).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("holds the lock"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    drop(_held);
+
+    let foreign = world.dir.join("foreign");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join(priorart_pipeline::STATE_FILE), b"SQLite format 3\0 but not really").unwrap();
+    let out = priorart().args(["protect", "--status", "--state"]).arg(&foreign).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to touch it"));
+    assert_eq!(
+        std::fs::read(foreign.join(priorart_pipeline::STATE_FILE)).unwrap(),
+        b"SQLite format 3\0 but not really"
+    );
+}
+
+/// Runs `cmd` with the process set to abort itself at `point`; it must die there.
+fn crash_at(cmd: &mut assert_cmd::Command, point: &str) {
+    let out = cmd.env(priorart_pipeline::failpoint::FAILPOINT_ENV, point).output().unwrap();
+    assert_eq!(out.status.signal(), Some(6), "aborted at {point}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn a_crash_at_any_side_effect_loses_no_job_and_publishes_one_proof() {
+    let world = World::new();
+    let mut expected = Vec::new();
+    // Crashes while protecting a file: around the calendar call.
+    for (n, point) in ["before_stamp", "after_stamp"].into_iter().enumerate() {
+        let state = world.dir.join(format!("state-{point}"));
+        let text = format!("{ESSAY} Crash case {n} {point}.");
+        // One author per case: each case's attestation is its own.
+        let (key, _) = world.key(point);
+        crash_at(&mut world.protect(&state, &key, point, &text), point);
+        let jobs = world.status(&state);
+        assert_eq!(jobs.len(), 1, "the job was stored before the crash");
+        assert_eq!(jobs[0]["state"], "signed");
+        stdout(&mut world.resume(&state));
+        assert_eq!(world.status(&state)[0]["state"], "stamped");
+        expected.push(state);
+    }
+    // Crashes while resuming: around the upgrade, the 1041 store and the publish.
+    let resume_points =
+        ["before_upgrade", "before_store_1041", "after_store_1041", "before_publish", "after_publish"];
+    let mut later = Vec::new();
+    for (n, point) in resume_points.into_iter().enumerate() {
+        let state = world.dir.join(format!("state-{point}"));
+        let (key, _) = world.key(point);
+        stdout(&mut world.protect(&state, &key, point, &format!("{ESSAY} Resume case {n}.")));
+        later.push((state, point));
+    }
+    world.calendar.mine_block().unwrap();
+    for (state, point) in &later {
+        crash_at(&mut world.resume(state), point);
+        let job = &world.status(state)[0];
+        let expected_state = match *point {
+            "before_upgrade" => "stamped",
+            "before_store_1041" => "anchored",
+            _ => "built",
+        };
+        assert_eq!(job["state"], expected_state, "{point}: {job:#}");
+        stdout(&mut world.resume(state));
+        expected.push(state.clone());
+    }
+    for state in &expected {
+        stdout(&mut world.resume(state));
+        let jobs = world.status(state);
+        assert_eq!(jobs.len(), 1);
+        let job = &jobs[0];
+        assert_eq!(job["state"], "published", "{}: {job:#}", state.display());
+        let on_relay = world.proofs_on_relay(job["x"].as_str().unwrap(), job["id"].as_str().unwrap());
+        assert_eq!(
+            on_relay,
+            vec![job["proof_event"]["id"].as_str().unwrap().to_owned()],
+            "{}: exactly the stored 1041 is on the relay",
+            state.display()
+        );
+    }
+}
+
+#[test]
+fn protect_wait_stays_until_the_proof_is_published() {
+    let world = World::new();
+    let state = world.dir.join("state");
+    let (key, _) = world.key("author");
+    let file = world.dir.join("waited.md");
+    std::fs::write(&file, ESSAY).unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("priorart"))
+        .args(["protect", "--kind", "30023", "--wait", "--interval", "0.2", "--relay", &world.relay.url])
+        .args(["--calendar", &world.calendar.url(), "--state"])
+        .arg(&state)
+        .arg("--key-file")
+        .arg(&key)
+        .arg(&file)
+        .env_remove("PRIORART_SECRET_KEY")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while world.calendar.mine_block().is_none() {
+        assert!(std::time::Instant::now() < deadline, "never stamped");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(std::time::Instant::now() < deadline, "--wait did not end once the job was published");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert!(status.success());
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    assert!(out.contains("anchored in Bitcoin block") && out.contains("published on"), "{out}");
+    assert_eq!(world.status(&state)[0]["state"], "published");
+}
+
+#[test]
+fn a_relay_down_at_first_gets_the_proof_on_a_later_resume() {
+    let world = World::new();
+    let state = world.dir.join("state");
+    let (key, _) = world.key("author");
+    let port = relay_common::free_port();
+    let late_url = format!("ws://127.0.0.1:{port}");
+    stdout(world.protect(&state, &key, "essay", ESSAY).args(["--relay", &late_url]));
+    world.calendar.mine_block().unwrap();
+    stdout(&mut world.resume(&state));
+    let job = &world.status(&state)[0];
+    assert_eq!(job["state"], "published", "on one relay is published: {job:#}");
+    let outcome = |job: &Value, relay: &str| {
+        let event = job["proof_event"]["id"].clone();
+        job["publications"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["event_id"] == event && p["relay"] == relay)
+            .unwrap()["outcome"]
+            .clone()
+    };
+    assert_eq!(outcome(job, &late_url), "not_sent");
+
+    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("priorart"));
+    command
+        .args(["relay", "--listen", &format!("127.0.0.1:{port}"), "--db"])
+        .arg(world.dir.join("late-relay"));
+    let _late = RelayProcess::spawn(command, port);
+    stdout(&mut world.resume(&state));
+    let job = &world.status(&state)[0];
+    assert_eq!(outcome(job, &late_url), "accepted", "{job:#}");
+    assert_eq!(outcome(job, &world.relay.url), "accepted", "the first answer is kept");
+    let again = stdout(&mut world.resume(&state));
+    assert!(!again.contains("published"), "every relay answered: nothing left to send: {again}");
+}

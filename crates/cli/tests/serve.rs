@@ -1,0 +1,386 @@
+//! `priorart serve` end to end on regtest (loopback calendars, a mined
+//! block, a `priorart relay` process, `priorart check` afterwards), its
+//! refusals (malformed JSON, every tamper case of the verifier's step 3, an
+//! oversized body, a flood from one client), and crashes: the process
+//! aborted at each side-effect boundary, restarted, every job completed
+//! once, one kind 1041 per attestation on the relay.
+
+mod nip_common;
+mod relay_common;
+mod serve_common;
+
+use nip_common::{priorart, stdout};
+use priorart_nip::nostr::prelude::{
+    EventBuilder, EventId, Filter, FinalizeEvent, Keys, Kind, SingleLetterTag, Tag, Timestamp,
+};
+use priorart_nip::{Attestation, ContentEvent};
+use priorart_testkit::{EsploraServer, RegtestChain, TestCalendar};
+use relay_common::RelayProcess;
+use serde_json::{Value, json};
+use serve_common::{ServeProcess, client, get, post, wait_until};
+use std::path::PathBuf;
+use std::time::Duration;
+
+const TEXT: &str = "Lighthouse keepers logged every ship, storm and lamp change in bound \
+    journals; read together, a century of those entries maps how coastal trade, fuel and \
+    technology changed, one careful night at a time, along an entire shoreline.";
+
+struct World {
+    _dir: tempfile::TempDir,
+    dir: PathBuf,
+    calendar: TestCalendar,
+    esplora: EsploraServer,
+    relay: RelayProcess,
+}
+
+impl World {
+    fn new() -> World {
+        let chain = RegtestChain::shared();
+        chain.lock().unwrap().mine_block([7; 32]);
+        let calendar = TestCalendar::start(chain.clone());
+        let esplora = EsploraServer::from_chain(chain);
+        let dir = tempfile::tempdir().unwrap();
+        let relay = RelayProcess::priorart(&dir.path().join("relay"));
+        World { dir: dir.path().to_owned(), _dir: dir, calendar, esplora, relay }
+    }
+
+    /// `priorart serve` on this world's calendar and relay, a round every `interval` seconds.
+    fn serve(&self, interval: &str, extra: &[&str], failpoint: Option<&str>) -> ServeProcess {
+        let calendar = self.calendar.url();
+        let mut args = vec!["--relay", &self.relay.url, "--calendar", &calendar, "--interval", interval];
+        args.extend_from_slice(extra);
+        ServeProcess::start(&self.dir.join("state"), &args, failpoint)
+    }
+
+    /// Every kind 1041 on the relay for these X values, with the
+    /// attestation id each embeds, sorted.
+    fn proofs_on_relay(&self, xs: &[String]) -> Vec<(String, String)> {
+        let relay = priorart_relay::parse_relay_url(&self.relay.url).unwrap();
+        let filter =
+            Filter::new().kind(Kind::from_u16(1041)).custom_tags(SingleLetterTag::UPPERCASE_X, xs.to_vec());
+        let answers =
+            priorart_relay::query(&[relay], &filter, &priorart_relay::QueryLimits::default()).unwrap();
+        answers[0]
+            .events
+            .iter()
+            .map(|event| {
+                let description = event.tags.iter().find(|tag| tag.as_slice()[0] == "description").unwrap();
+                let attestation: Value = serde_json::from_str(&description.as_slice()[1]).unwrap();
+                (attestation["id"].as_str().unwrap().to_owned(), event.id.to_hex())
+            })
+            .collect::<Vec<_>>()
+            .tap_sort()
+    }
+}
+
+/// An author's article: the content event (published by the author) and
+/// the submission for the service.
+fn article(keys: &Keys, d: &str, text: &str) -> (String, Value) {
+    let content = ContentEvent { kind: 30023, text, d: Some(d), title: None, created_at: Timestamp::now() }
+        .sign(keys)
+        .unwrap();
+    let x = priorart_fingerprint::minhash_equality_v1(text);
+    let attestation = Attestation::sign(keys, x, Some(30023), Timestamp::now()).unwrap();
+    let submission = json!({
+        "attestation": serde_json::from_str::<Value>(&attestation.to_json()).unwrap(),
+        "a": format!("30023:{}:{d}", keys.public_key().to_hex()),
+    });
+    (priorart_nip::to_json(&content), submission)
+}
+
+/// Sorting in place, as an expression.
+trait TapSort {
+    fn tap_sort(self) -> Self;
+}
+
+impl<T: Ord> TapSort for Vec<T> {
+    fn tap_sort(mut self) -> Self {
+        self.sort();
+        self
+    }
+}
+
+/// The X of each job (JSON from the API), each once.
+fn xs_of(jobs: &[Value]) -> Vec<String> {
+    let mut xs: Vec<String> = jobs.iter().map(|job| job["x"].as_str().unwrap().to_owned()).collect();
+    xs.sort();
+    xs.dedup();
+    xs
+}
+
+fn submit(agent: &ureq::Agent, serve: &ServeProcess, submission: &Value) -> (u16, Value) {
+    post(agent, &format!("{}/v1/attestations", serve.url), submission.to_string().as_bytes())
+        .expect("answered")
+}
+
+#[test]
+fn serve_batches_anchors_and_publishes_and_check_finds_the_proofs() {
+    let world = World::new();
+    let serve = world.serve("2", &[], None);
+    let agent = client();
+    let authors: Vec<Keys> = (0..3).map(|_| Keys::generate()).collect();
+    let mut ids = Vec::new();
+    let mut contents = Vec::new();
+    for (n, keys) in authors.iter().enumerate() {
+        let (content, submission) = article(keys, "essay", &format!("{TEXT} Author {n}."));
+        contents.push(content);
+        let (status, answer) = submit(&agent, &serve, &submission);
+        assert_eq!(status, 202, "{answer}");
+        assert_eq!(answer["new"], true);
+        let (again, repeated) = submit(&agent, &serve, &submission);
+        assert_eq!((again, &repeated["id"], &repeated["new"]), (202, &answer["id"], &json!(false)));
+        ids.push(answer["id"].as_str().unwrap().to_owned());
+    }
+    let contents_file = relay_common::write_lines(&world.dir, "contents.jsonl", &contents);
+    stdout(priorart().args(["publish", "--relay", &world.relay.url]).arg(contents_file));
+
+    for id in &ids {
+        let url = format!("{}/v1/attestations/{id}", serve.url);
+        let job = wait_until(&agent, &url, Duration::from_secs(20), |job| job["state"] == "stamped");
+        assert!(job["proof"].is_null(), "no proof shown before the block");
+    }
+    assert!(world.calendar.submissions() <= 2, "one POST per interval, not per attestation");
+    let height = world.calendar.mine_block().unwrap();
+    let mut published = Vec::new();
+    for id in &ids {
+        let url = format!("{}/v1/attestations/{id}", serve.url);
+        let job = wait_until(&agent, &url, Duration::from_secs(30), |job| job["state"] == "published");
+        assert_eq!(job["block"], height);
+        assert!(job["proof"].as_str().is_some_and(|proof| !proof.is_empty()));
+        assert_eq!(job["proof_event"]["kind"], 1041);
+        let on = job["publications"].as_array().unwrap();
+        assert!(on.iter().any(|p| p["relay"] == world.relay.url && p["outcome"] == "accepted"), "{job:#}");
+        published.push(job);
+    }
+    let signers: Vec<&Value> = published.iter().map(|job| &job["proof_event"]["pubkey"]).collect();
+    assert!(signers.iter().all(|signer| *signer == signers[0]), "the service signs with its own key");
+
+    let file = world.dir.join("author0.md");
+    std::fs::write(&file, format!("{TEXT} Author 0.")).unwrap();
+    let mut check = priorart();
+    check
+        .args([
+            "check",
+            "--json",
+            "--network",
+            "regtest",
+            "--esplora",
+            &world.esplora.url(),
+            "--relay",
+            &world.relay.url,
+        ])
+        .arg("--header-cache")
+        .arg(world.dir.join("headers"))
+        .arg(&file);
+    let report: Value = serde_json::from_str(&stdout(&mut check)).unwrap();
+    let proofs = report["proofs"].as_array().unwrap();
+    let same_x = published.iter().filter(|job| job["x"] == published[0]["x"]).count();
+    assert_eq!(proofs.len(), same_x, "every proof of this X: {report:#}");
+    assert!(proofs.iter().all(|proof| proof["block"]["height"] == height));
+    assert!(proofs.iter().all(|proof| proof["content"]["found"] == true), "{report:#}");
+    assert_eq!(report["verdict"]["status"], "proven");
+
+    let expected: Vec<(String, String)> = published
+        .iter()
+        .map(|job| {
+            (job["id"].as_str().unwrap().to_owned(), job["proof_event"]["id"].as_str().unwrap().to_owned())
+        })
+        .collect::<Vec<_>>()
+        .tap_sort();
+    assert_eq!(world.proofs_on_relay(&xs_of(&published)), expected, "one kind 1041 per attestation");
+
+    let (status, metrics) = get(&agent, &format!("{}/metrics", serve.url));
+    assert_eq!(status, 200);
+    let metrics = metrics.as_str().unwrap();
+    assert!(metrics.contains("priorart_jobs{state=\"published\"} 3"), "{metrics}");
+    assert!(metrics.contains("priorart_requests_total{outcome=\"accepted\"} 3"), "{metrics}");
+    assert!(metrics.contains("priorart_requests_total{outcome=\"repeated\"} 3"), "{metrics}");
+    assert_eq!(get(&agent, &format!("{}/healthz", serve.url)), (200, Value::String("ok\n".into())));
+}
+
+fn signed(keys: &Keys, kind: u16, content: &str, tags: &[&[&str]]) -> String {
+    let tags =
+        tags.iter().map(|tag| Tag::parse(tag.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap());
+    priorart_nip::to_json(
+        &EventBuilder::new(Kind::from_u16(kind), content).tags(tags).finalize(keys).unwrap(),
+    )
+}
+
+#[test]
+fn serve_refuses_bad_input_with_named_reasons_and_queues_nothing() {
+    let world = World::new();
+    let serve = world.serve("0.3", &["--rate-limit", "40", "--max-body", "4096"], None);
+    let agent = client();
+    let alice = Keys::generate();
+    let mallory = Keys::generate();
+    let fingerprint = priorart_fingerprint::minhash_equality_v1(TEXT);
+    let x = fingerprint.to_string();
+    let good_event =
+        Attestation::sign(&alice, fingerprint, Some(30023), Timestamp::now()).unwrap().event().clone();
+    let good: Value = serde_json::from_str(&priorart_nip::to_json(&good_event)).unwrap();
+    let tampered = |member: &str, value: Value| {
+        let mut event = good.clone();
+        event[member] = value;
+        event
+    };
+    let with_mallory_key = {
+        let mut event = good_event.clone();
+        event.pubkey = mallory.public_key();
+        event.id =
+            EventId::compute(&event.pubkey, &event.created_at, &event.kind, &event.tags, &event.content);
+        serde_json::from_str::<Value>(&priorart_nip::to_json(&event)).unwrap()
+    };
+    let other_sig = mallory.sign_schnorr(good_event.id.as_bytes()).to_hex();
+    let xt: &[&str] = &["X", &x, "minhash-equality-v1"];
+    let event = |json: String| serde_json::from_str::<Value>(&json).unwrap();
+    let cases = [
+        (tampered("id", json!("00".repeat(32))), "attestation_id_mismatch"),
+        (tampered("sig", json!(other_sig)), "attestation_bad_signature"),
+        (tampered("pubkey", json!(mallory.public_key().to_hex())), "attestation_id_mismatch"),
+        (with_mallory_key, "attestation_bad_signature"),
+        (tampered("content", json!("mine")), "attestation_id_mismatch"),
+        (tampered("kind", json!(1)), "attestation_id_mismatch"),
+        (event(signed(&alice, 1, "", &[xt])), "attestation_wrong_kind"),
+        (event(signed(&alice, 1042, "mine", &[xt])), "attestation_content_not_empty"),
+        (event(signed(&alice, 1042, "", &[xt, xt])), "attestation_x_repeated"),
+        (
+            event(signed(&alice, 1042, "", &[&["X", &x, "simhash-equality-v2"]])),
+            "attestation_wrong_algorithm",
+        ),
+        (event(signed(&alice, 1042, "", &[&["X", "abc", "minhash-equality-v1"]])), "attestation_x_malformed"),
+        (event(signed(&alice, 1042, "", &[])), "attestation_x_missing"),
+        (event(signed(&alice, 1042, "", &[xt, &["k", "article"]])), "attestation_k_malformed"),
+        (event(signed(&alice, 1042, "", &[xt, &["e", &x]])), "attestation_unexpected_tag"),
+    ];
+    let coordinate = format!("30023:{}:essay", alice.public_key().to_hex());
+    for (attestation, reason) in &cases {
+        let (status, answer) = submit(&agent, &serve, &json!({"attestation": attestation, "a": coordinate}));
+        assert_eq!((status, answer["error"].as_str().unwrap()), (422, *reason), "{answer}");
+    }
+    let others = [
+        (
+            json!({"attestation": good, "a": format!("30023:{}:essay", mallory.public_key().to_hex())}),
+            422,
+            "author_mismatch",
+        ),
+        (json!({"attestation": good, "a": "1:abc:essay"}), 422, "author_malformed"),
+        (json!({"attestation": good, "a": coordinate, "e": x}), 400, "content_reference_ambiguous"),
+        (json!({"attestation": good}), 400, "content_reference_missing"),
+        (json!({"a": coordinate}), 400, "attestation_missing"),
+        (json!({"attestation": "{not json", "a": coordinate}), 422, "attestation_not_event"),
+        (
+            json!({"attestation": good, "a": format!("30024:{}:essay", alice.public_key().to_hex())}),
+            422,
+            "k_mismatch",
+        ),
+        (
+            json!({"attestation": good, "a": coordinate, "relays": ["http://example.com"]}),
+            400,
+            "relays_malformed",
+        ),
+        (json!([1, 2, 3]), 400, "malformed_json"),
+    ];
+    for (body, expected_status, reason) in &others {
+        let (status, answer) = submit(&agent, &serve, body);
+        assert_eq!(
+            (status, answer["error"].as_str().unwrap()),
+            (*expected_status, *reason),
+            "{body} → {answer}"
+        );
+    }
+    let url = format!("{}/v1/attestations", serve.url);
+    let (status, answer) = post(&agent, &url, b"{\"attestation\": ").unwrap();
+    assert_eq!((status, answer["error"].as_str().unwrap()), (400, "malformed_json"));
+    let big = format!("{{\"pad\": \"{}\"}}", "x".repeat(5000));
+    let (status, answer) = post(&agent, &url, big.as_bytes()).unwrap();
+    assert_eq!((status, answer["error"].as_str().unwrap()), (413, "body_refused"), "{answer}");
+    let (status, answer) = get(&agent, &format!("{url}/{}", "ab".repeat(32)));
+    assert_eq!((status, answer["error"].as_str().unwrap()), (404, "unknown_attestation"));
+    let (status, answer) = get(&agent, &format!("{url}/not-an-id"));
+    assert_eq!((status, answer["error"].as_str().unwrap()), (400, "id_malformed"));
+
+    // A flood from one client: 40 requests a minute, then 429.
+    let mut refused = 0;
+    for _ in 0..40 {
+        let (status, answer) = post(&agent, &url, b"{}").unwrap();
+        if status == 429 {
+            assert_eq!(answer["error"], "rate_limited");
+            refused += 1;
+        }
+    }
+    assert!(refused > 0, "the flood is refused");
+    std::thread::sleep(Duration::from_millis(800));
+    let (_, metrics) = get(&agent, &format!("{}/metrics", serve.url));
+    let metrics = metrics.as_str().unwrap();
+    for state in ["signed", "stamped", "anchored", "built", "published"] {
+        assert!(
+            metrics.contains(&format!("priorart_jobs{{state=\"{state}\"}} 0")),
+            "nothing queued: {metrics}"
+        );
+    }
+    assert!(metrics.contains(&format!("priorart_requests_total{{outcome=\"invalid\"}} {}", cases.len() + 4)));
+    assert!(metrics.contains(&format!("priorart_requests_total{{outcome=\"rate_limited\"}} {refused}")));
+    assert_eq!(world.calendar.submissions(), 0, "nothing reached a calendar");
+}
+
+#[test]
+fn serve_killed_at_every_side_effect_completes_each_job_once() {
+    let world = World::new();
+    let agent = client();
+    let submissions: Vec<Value> =
+        (0..3).map(|n| article(&Keys::generate(), "essay", &format!("{TEXT} Crash {n}.")).1).collect();
+
+    // Aborts after committing the first job, before answering.
+    let serve = world.serve("0.3", &[], Some("after_accept"));
+    assert!(
+        post(&agent, &format!("{}/v1/attestations", serve.url), submissions[0].to_string().as_bytes())
+            .is_none()
+    );
+    assert_eq!(serve.wait_for_exit(Duration::from_secs(10)), Some(6));
+
+    // The job was kept; the next run aborts after the calendar answered.
+    let serve = world.serve("3", &[], Some("after_stamp"));
+    let (status, answer) = submit(&agent, &serve, &submissions[0]);
+    assert_eq!((status, &answer["new"]), (202, &json!(false)), "{answer}");
+    for submission in &submissions[1..] {
+        assert_eq!(submit(&agent, &serve, submission).0, 202);
+    }
+    assert_eq!(serve.wait_for_exit(Duration::from_secs(20)), Some(6));
+    let ids: Vec<String> =
+        submissions.iter().map(|s| s["attestation"]["id"].as_str().unwrap().to_owned()).collect();
+
+    // Stamped again; then aborted before the 1041s are stored.
+    let serve = world.serve("0.3", &[], Some("before_store_1041"));
+    for id in &ids {
+        wait_until(&agent, &format!("{}/v1/attestations/{id}", serve.url), Duration::from_secs(20), |job| {
+            job["state"] == "stamped"
+        });
+    }
+    world.calendar.mine_block().unwrap();
+    assert_eq!(serve.wait_for_exit(Duration::from_secs(20)), Some(6));
+
+    // Built and stored, sent, then aborted before the answers are recorded.
+    let serve = world.serve("0.3", &[], Some("after_publish"));
+    assert_eq!(serve.wait_for_exit(Duration::from_secs(30)), Some(6));
+
+    // Restarted for good: the stored events are sent again (duplicates).
+    let serve = world.serve("0.3", &[], None);
+    let mut expected = Vec::new();
+    let mut jobs = Vec::new();
+    for id in &ids {
+        let job = wait_until(
+            &agent,
+            &format!("{}/v1/attestations/{id}", serve.url),
+            Duration::from_secs(30),
+            |job| job["state"] == "published",
+        );
+        expected.push((id.clone(), job["proof_event"]["id"].as_str().unwrap().to_owned()));
+        jobs.push(job);
+    }
+    expected.sort();
+    assert_eq!(
+        world.proofs_on_relay(&xs_of(&jobs)),
+        expected,
+        "exactly the stored 1041 of each attestation, once"
+    );
+}

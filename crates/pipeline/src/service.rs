@@ -1,0 +1,520 @@
+//! The open timestamping service behind `priorart serve`: an HTTP API
+//! (axum) that accepts authors' signed kind 1042 attestations and does the
+//! rest for them on the same [`crate::steps`] as `priorart protect`.
+//!
+//! Three parts share one store directory, each with its own SQLite
+//! connection: the HTTP handlers (validation, reads), one writer thread
+//! that commits the submissions waiting at that moment in one transaction
+//! before any of them is answered 202 (group commit: durable and fast),
+//! and one worker thread that runs a round every interval, so every
+//! commitment received in an interval goes to each calendar as one merkle
+//! tree.
+
+use crate::failpoint::failpoint;
+use crate::job::{ContentTarget, Job, JobState, NewJob};
+use crate::steps::{CALENDAR_ERRORS, RELAY_ERRORS, Settings, run_round};
+use crate::store::{Store, StoreError};
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use base64::Engine;
+use priorart_nip::nostr::prelude::EventId;
+use priorart_nip::{Attestation, AttestationParseError, ContentRef};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::future::Future;
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, oneshot};
+
+/// Submissions committed together at most.
+const MAX_GROUP: usize = 2_000;
+/// Submissions waiting for the writer at most (then senders wait).
+const WRITER_QUEUE: usize = 10_000;
+/// Clients remembered by the rate limiter before expired ones are dropped.
+const RATE_TABLE_PRUNE: usize = 10_000;
+
+/// The service's limits.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Largest request body (413 beyond).
+    pub max_body_bytes: usize,
+    /// Requests per client address per minute (429 beyond).
+    pub requests_per_minute: u32,
+    /// Jobs not yet published (503 beyond).
+    pub max_open_jobs: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_body_bytes: 16 * 1024, requests_per_minute: 600, max_open_jobs: 1_000_000 }
+    }
+}
+
+/// How the service runs.
+#[derive(Clone)]
+pub struct ServiceOptions {
+    /// The state directory (the job store).
+    pub state_dir: PathBuf,
+    /// Relays every kind 1041 goes to.
+    pub relays: Vec<String>,
+    /// Calendars and time limits.
+    pub settings: Settings,
+    /// Time between rounds (stamp batch, upgrade, build, publish).
+    pub interval: Duration,
+    /// Request limits.
+    pub limits: Limits,
+    /// Where progress lines go (the CLI: stderr).
+    pub log: Arc<dyn Fn(String) + Send + Sync>,
+}
+
+/// Why the service stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServiceError {
+    /// The store cannot be opened.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The listener failed.
+    #[error("HTTP server: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Requests answered, by outcome (for `/metrics`).
+#[derive(Default)]
+struct RequestCounts {
+    accepted: AtomicU64,
+    repeated: AtomicU64,
+    invalid: AtomicU64,
+    malformed: AtomicU64,
+    too_large: AtomicU64,
+    rate_limited: AtomicU64,
+    queue_full: AtomicU64,
+}
+
+struct Submission {
+    job: NewJob,
+    reply: oneshot::Sender<Result<Option<(i64, bool)>, String>>,
+}
+
+struct App {
+    reader: Mutex<Store>,
+    writer: mpsc::Sender<Submission>,
+    relays: Vec<String>,
+    limits: Limits,
+    rate: Mutex<HashMap<IpAddr, (Instant, u32)>>,
+    requests: RequestCounts,
+}
+
+/// Runs the service on `listener` until `shutdown` completes; the worker
+/// finishes its round first.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    options: ServiceOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServiceError> {
+    let reader = Store::open(&options.state_dir)?;
+    let writer_store = Store::open(&options.state_dir)?;
+    let worker_store = Store::open(&options.state_dir)?;
+    let (writer, submissions) = mpsc::channel(WRITER_QUEUE);
+    let max_open = options.limits.max_open_jobs;
+    let writer_thread = std::thread::spawn(move || write_submissions(writer_store, submissions, max_open));
+    let (stop, stopped) = std::sync::mpsc::channel::<()>();
+    let worker_options = options.clone();
+    let worker_thread = std::thread::spawn(move || work(worker_store, &worker_options, &stopped));
+    let app = Arc::new(App {
+        reader: Mutex::new(reader),
+        writer,
+        relays: options.relays.clone(),
+        limits: options.limits,
+        rate: Mutex::new(HashMap::new()),
+        requests: RequestCounts::default(),
+    });
+    let router = Router::new()
+        .route("/v1/attestations", post(submit))
+        .route("/v1/attestations/{id}", get(job_status))
+        .route("/metrics", get(metrics))
+        .route("/healthz", get(|| async { "ok\n" }))
+        .layer(DefaultBodyLimit::max(options.limits.max_body_bytes))
+        .with_state(app);
+    let served = axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(shutdown)
+        .await;
+    drop(stop);
+    let _ = tokio::task::spawn_blocking(move || {
+        let _ = worker_thread.join();
+        let _ = writer_thread.join();
+    })
+    .await;
+    Ok(served?)
+}
+
+/// The writer: each wake-up commits every submission waiting, then answers them.
+fn write_submissions(mut store: Store, mut submissions: mpsc::Receiver<Submission>, max_open: u64) {
+    while let Some(first) = submissions.blocking_recv() {
+        let mut group = vec![first];
+        while group.len() < MAX_GROUP {
+            match submissions.try_recv() {
+                Ok(next) => group.push(next),
+                Err(_) => break,
+            }
+        }
+        let jobs: Vec<NewJob> = group.iter().map(|submission| submission.job.clone()).collect();
+        match store.add_jobs(&jobs, Some(max_open)) {
+            Ok(added) => {
+                failpoint("after_accept");
+                for (submission, added) in group.into_iter().zip(added) {
+                    let _ = submission.reply.send(Ok(added));
+                }
+            }
+            Err(err) => {
+                for submission in group {
+                    let _ = submission.reply.send(Err(err.to_string()));
+                }
+            }
+        }
+    }
+}
+
+/// The worker: a round every interval until told to stop (the first after
+/// one interval, so that what arrives meanwhile joins the first batch).
+fn work(mut store: Store, options: &ServiceOptions, stop: &std::sync::mpsc::Receiver<()>) {
+    loop {
+        match stop.recv_timeout(options.interval) {
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            _ => return,
+        }
+        match run_round(&mut store, &options.settings) {
+            Ok(round) => {
+                let done = [
+                    (round.stamped, "stamped"),
+                    (round.anchored.len(), "anchored"),
+                    (round.built.len(), "kind 1041 built"),
+                    (round.published.len(), "published"),
+                ];
+                let said: Vec<String> =
+                    done.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{n} {what}")).collect();
+                if !said.is_empty() {
+                    (options.log)(format!("priorart serve: {}", said.join(", ")));
+                }
+                for problem in round.problems.iter().take(5) {
+                    (options.log)(format!("priorart serve: {problem}"));
+                }
+            }
+            Err(err) => (options.log)(format!("priorart serve: round failed: {err}")),
+        }
+    }
+}
+
+/// A refusal: status, a stable snake_case name, and words.
+struct Refusal {
+    status: StatusCode,
+    error: String,
+    detail: String,
+}
+
+impl Refusal {
+    fn new(status: StatusCode, error: impl Into<String>, detail: impl Into<String>) -> Refusal {
+        Refusal { status, error: error.into(), detail: detail.into() }
+    }
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        let mut response =
+            (self.status, axum::Json(json!({"error": self.error, "detail": self.detail}))).into_response();
+        if matches!(self.status, StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE) {
+            response.headers_mut().insert(header::RETRY_AFTER, header::HeaderValue::from_static("60"));
+        }
+        response
+    }
+}
+
+async fn submit(
+    State(app): State<Arc<App>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let counts = &app.requests;
+    if !app.allow(peer.ip()) {
+        counts.rate_limited.fetch_add(1, Ordering::Relaxed);
+        let detail =
+            format!("more than {} requests in a minute from {}", app.limits.requests_per_minute, peer.ip());
+        return Refusal::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited", detail).into_response();
+    }
+    let body = match body {
+        Ok(body) => body,
+        Err(rejection) => {
+            counts.too_large.fetch_add(1, Ordering::Relaxed);
+            let detail = format!("{} (limit {} bytes)", rejection.body_text(), app.limits.max_body_bytes);
+            return Refusal::new(rejection.status(), "body_refused", detail).into_response();
+        }
+    };
+    let job = match parse_submission(&body, &app.relays) {
+        Ok(job) => job,
+        Err(refusal) => {
+            let counter = if refusal.status == StatusCode::UNPROCESSABLE_ENTITY {
+                &counts.invalid
+            } else {
+                &counts.malformed
+            };
+            counter.fetch_add(1, Ordering::Relaxed);
+            return refusal.into_response();
+        }
+    };
+    let id = job.attestation.event().id.to_hex();
+    let (reply, answer) = oneshot::channel();
+    if app.writer.send(Submission { job, reply }).await.is_err() {
+        return Refusal::new(StatusCode::SERVICE_UNAVAILABLE, "shutting_down", "the service is stopping")
+            .into_response();
+    }
+    match answer.await {
+        Ok(Ok(Some((_, new)))) => {
+            let counter = if new { &counts.accepted } else { &counts.repeated };
+            counter.fetch_add(1, Ordering::Relaxed);
+            let body = json!({"id": id, "new": new, "status": format!("/v1/attestations/{id}")});
+            (StatusCode::ACCEPTED, axum::Json(body)).into_response()
+        }
+        Ok(Ok(None)) => {
+            counts.queue_full.fetch_add(1, Ordering::Relaxed);
+            let detail = format!("{} jobs are waiting already; try again later", app.limits.max_open_jobs);
+            Refusal::new(StatusCode::SERVICE_UNAVAILABLE, "queue_full", detail).into_response()
+        }
+        Ok(Err(err)) => Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "store_failed", err).into_response(),
+        Err(_) => Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "store_failed", "the writer stopped")
+            .into_response(),
+    }
+}
+
+impl App {
+    /// Counts a request of `client` and says whether it is within the limit.
+    fn allow(&self, client: IpAddr) -> bool {
+        let now = Instant::now();
+        let minute = Duration::from_secs(60);
+        let mut table = self.rate.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if table.len() > RATE_TABLE_PRUNE {
+            table.retain(|_, (start, _)| now.duration_since(*start) < minute);
+        }
+        let (start, count) = table.entry(client).or_insert((now, 0));
+        if now.duration_since(*start) >= minute {
+            *start = now;
+            *count = 0;
+        }
+        *count += 1;
+        *count <= self.limits.requests_per_minute
+    }
+
+    fn read<T>(&self, read: impl FnOnce(&Store) -> Result<T, StoreError>) -> Result<T, Refusal> {
+        let store = self.reader.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        read(&store)
+            .map_err(|err| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "store_failed", err.to_string()))
+    }
+}
+
+/// `{"attestation": <kind 1042, object or string>, "a": "KIND:PUBKEY:D"}`
+/// or `{"attestation": …, "e": "<id>", "k": KIND}`, with optional
+/// `"relays": ["wss://…"]` (the first becomes the 1041's relay hint). The
+/// attestation goes through the verifier's step 3; the reference through
+/// the checks of step 4.
+fn parse_submission(body: &[u8], relays: &[String]) -> Result<NewJob, Refusal> {
+    let bad = |error: &str, detail: String| Refusal::new(StatusCode::BAD_REQUEST, error, detail);
+    let invalid = |error: &str, detail: String| Refusal::new(StatusCode::UNPROCESSABLE_ENTITY, error, detail);
+    let request: Value =
+        serde_json::from_slice(body).map_err(|err| bad("malformed_json", err.to_string()))?;
+    let Some(request) = request.as_object() else {
+        return Err(bad("malformed_json", "the body is not a JSON object".into()));
+    };
+    let attestation_json = match request.get("attestation") {
+        Some(Value::String(text)) => text.clone(),
+        Some(object @ Value::Object(_)) => object.to_string(),
+        Some(_) => {
+            return Err(bad("attestation_malformed", "attestation is an event object or its JSON".into()));
+        }
+        None => return Err(bad("attestation_missing", "no attestation member".into())),
+    };
+    let attestation = Attestation::from_json(&attestation_json).map_err(|err| match err {
+        AttestationParseError::Invalid(reason) => {
+            let name = serde_json::to_value(reason.reason()).ok().and_then(|v| v.as_str().map(str::to_owned));
+            invalid(name.as_deref().unwrap_or("attestation_invalid"), reason.to_string())
+        }
+        other => invalid("attestation_not_event", other.to_string()),
+    })?;
+    let text = |name: &str| request.get(name).and_then(Value::as_str);
+    let requested_kind = match request.get("k") {
+        None | Some(Value::Null) => None,
+        Some(k) => Some(
+            k.as_u64()
+                .and_then(|k| u16::try_from(k).ok())
+                .ok_or_else(|| bad("k_malformed", "k is a kind number 0-65535".into()))?,
+        ),
+    };
+    let content = match (text("a"), text("e")) {
+        (Some(_), Some(_)) => {
+            return Err(bad("content_reference_ambiguous", "give either a or e, not both".into()));
+        }
+        (None, None) => {
+            return Err(bad("content_reference_missing", "give a (KIND:PUBKEY:D) or e (event id)".into()));
+        }
+        (Some(a), None) => ContentTarget::Address(a.to_owned()),
+        (None, Some(e)) => ContentTarget::Event(
+            EventId::from_hex(e).map_err(|_| bad("e_malformed", "e is a 64-hex event id".into()))?,
+        ),
+    };
+    let reference = content.content_ref(&attestation).map_err(|err| match err {
+        priorart_nip::ProofEventError::AuthorMismatch { .. } => invalid("author_mismatch", err.to_string()),
+        other => invalid("author_malformed", other.to_string()),
+    })?;
+    let content_kind = match reference {
+        ContentRef::Address { kind, .. } => Some(kind),
+        ContentRef::Event { .. } => requested_kind.or(attestation.content_kind()),
+    };
+    match (content_kind, attestation.content_kind()) {
+        (None, _) => {
+            return Err(invalid(
+                "kind_unknown",
+                "the attestation has no k tag: give the content kind as k".into(),
+            ));
+        }
+        (Some(content), Some(scoped)) if content != scoped => {
+            return Err(invalid(
+                "k_mismatch",
+                format!("the content is kind {content} but the attestation is scoped to kind {scoped}"),
+            ));
+        }
+        _ => {}
+    }
+    let relay_hint = match request.get("relays") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(hints)) => {
+            let hint = hints.first().and_then(Value::as_str);
+            match hint {
+                Some(url) if priorart_relay::parse_relay_url(url).is_ok() => Some(url.to_owned()),
+                Some(url) => {
+                    return Err(bad("relays_malformed", format!("{url:?} is not a ws:// or wss:// URL")));
+                }
+                None if hints.is_empty() => None,
+                None => return Err(bad("relays_malformed", "relays is an array of URLs".into())),
+            }
+        }
+        Some(_) => return Err(bad("relays_malformed", "relays is an array of URLs".into())),
+    };
+    Ok(NewJob {
+        attestation,
+        content,
+        content_kind: if matches!(reference, ContentRef::Event { .. }) { content_kind } else { None },
+        relay_hint,
+        content_event: None,
+        relays: relays.to_vec(),
+        calendars: Vec::new(),
+        label: None,
+    })
+}
+
+async fn job_status(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    if EventId::from_hex(&id).is_err() || id.len() != 64 {
+        return Refusal::new(
+            StatusCode::BAD_REQUEST,
+            "id_malformed",
+            "the id is the attestation's 64-hex event id",
+        )
+        .into_response();
+    }
+    let found = tokio::task::spawn_blocking(move || {
+        app.read(|store| {
+            let Some(job) = store.job_by_attestation(&id.to_ascii_lowercase())? else { return Ok(None) };
+            let publications = store.publications(job.id)?;
+            Ok(Some((job, publications)))
+        })
+    })
+    .await;
+    match found {
+        Ok(Ok(Some((job, publications)))) => {
+            (StatusCode::OK, axum::Json(job_json(&job, &publications))).into_response()
+        }
+        Ok(Ok(None)) => {
+            Refusal::new(StatusCode::NOT_FOUND, "unknown_attestation", "no job for this attestation")
+                .into_response()
+        }
+        Ok(Err(refusal)) => refusal.into_response(),
+        Err(err) => {
+            Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "store_failed", err.to_string()).into_response()
+        }
+    }
+}
+
+/// A job as the API and `protect --status --json` show it.
+pub fn job_json(job: &Job, publications: &[crate::job::Publication]) -> Value {
+    let anchored = job.state >= JobState::Anchored;
+    let proof = job
+        .proof
+        .as_ref()
+        .filter(|_| anchored)
+        .map(|proof| base64::engine::general_purpose::STANDARD.encode(proof));
+    let proof_event = job.proof_event.as_deref().and_then(|event| serde_json::from_str::<Value>(event).ok());
+    json!({
+        "id": job.attestation_id,
+        "job": job.id,
+        "state": job.state,
+        "x": job.attestation.fingerprint().to_string(),
+        "author": job.attestation.event().pubkey.to_hex(),
+        "block": job.block_height,
+        "proof": proof,
+        "proof_event": proof_event,
+        "content_event_id": job.content_event_id,
+        "publications": publications,
+        "last_error": job.last_error,
+        "created_at": job.created_at,
+        "updated_at": job.updated_at,
+    })
+}
+
+async fn metrics(State(app): State<Arc<App>>) -> Response {
+    let reading = app.clone();
+    let read =
+        tokio::task::spawn_blocking(move || reading.read(|store| Ok((store.counts()?, store.counters()?))))
+            .await;
+    let (counts, counters) = match read {
+        Ok(Ok(read)) => read,
+        Ok(Err(refusal)) => return refusal.into_response(),
+        Err(err) => {
+            return Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "store_failed", err.to_string())
+                .into_response();
+        }
+    };
+    let counter = |name: &str| counters.iter().find(|(n, _)| n == name).map_or(0, |(_, v)| *v);
+    let mut text = String::from("# HELP priorart_jobs Jobs by state.\n# TYPE priorart_jobs gauge\n");
+    for (state, count) in counts {
+        text.push_str(&format!("priorart_jobs{{state=\"{}\"}} {count}\n", state.name()));
+    }
+    text.push_str("# HELP priorart_calendar_errors_total Calendar requests that failed.\n");
+    text.push_str("# TYPE priorart_calendar_errors_total counter\n");
+    text.push_str(&format!("priorart_calendar_errors_total {}\n", counter(CALENDAR_ERRORS)));
+    text.push_str("# HELP priorart_relay_errors_total Events a relay did not store (refused, no answer, unreachable).\n");
+    text.push_str("# TYPE priorart_relay_errors_total counter\n");
+    text.push_str(&format!("priorart_relay_errors_total {}\n", counter(RELAY_ERRORS)));
+    text.push_str("# HELP priorart_requests_total Attestation submissions by outcome (since start).\n");
+    text.push_str("# TYPE priorart_requests_total counter\n");
+    let requests = &app.requests;
+    for (outcome, count) in [
+        ("accepted", &requests.accepted),
+        ("repeated", &requests.repeated),
+        ("invalid", &requests.invalid),
+        ("malformed", &requests.malformed),
+        ("too_large", &requests.too_large),
+        ("rate_limited", &requests.rate_limited),
+        ("queue_full", &requests.queue_full),
+    ] {
+        text.push_str(&format!(
+            "priorart_requests_total{{outcome=\"{outcome}\"}} {}\n",
+            count.load(Ordering::Relaxed)
+        ));
+    }
+    ([(header::CONTENT_TYPE, "text/plain; version=0.0.4")], text).into_response()
+}
