@@ -8,10 +8,10 @@ use crate::exit::{self, UsageError};
 use crate::input;
 use crate::ots_cmd::CalendarArgs;
 use crate::relay_cmd::RelayListArgs;
-use crate::signing_key::{self, KeyArgs};
+use crate::signing_key::{self, SignerArgs};
 use anyhow::{Context, Result, bail};
 use clap::Parser;
-use priorart_nip::nostr::prelude::{Keys, Kind};
+use priorart_nip::nostr::prelude::Kind;
 use priorart_nip::{Attestation, ContentEvent};
 use priorart_pipeline::service::job_json;
 use priorart_pipeline::{ContentTarget, Job, JobState, NewJob, Round, RunLock, Settings, Store};
@@ -47,8 +47,12 @@ pub struct Args {
     calendars: CalendarArgs,
     #[command(flatten)]
     document: input::DocumentArgs,
+    /// The author's key, or a NIP-46 bunker (`--bunker`).
     #[command(flatten)]
-    key: KeyArgs,
+    signer: SignerArgs,
+    /// Seconds each wait for the bunker gets (a person may have to approve).
+    #[arg(long, default_value = "60", value_parser = input::parse_seconds, requires = "bunker")]
+    bunker_timeout: Duration,
     /// Upgrade every pending job; build, sign and publish the kind 1041 of
     /// every anchored one (safe from cron: a lock keeps runs apart).
     #[arg(long)]
@@ -110,18 +114,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::from(code))
 }
 
-/// The one place where `protect` signs with the author's key: the content
-/// event and the kind 1042.
-fn author_keys(key: &KeyArgs) -> Result<Keys> {
-    key.require()
-}
-
 /// Signs the content event and the attestation, and stores the job (one
 /// transaction) before anything leaves the machine. Returns its attestation id.
 fn add_job(args: &Args, file: &str, store: &mut Store) -> Result<String> {
     let kind = args.kind.ok_or_else(|| UsageError("protect FILE needs --kind (1, 30023, …)".into()))?;
     let relays: Vec<String> = args.relays.resolve()?.iter().map(ToString::to_string).collect();
-    let keys = author_keys(&args.key)?;
+    // One signer for both signatures: a bunker may accept its secret once.
+    let signer = args.signer.require(args.bunker_timeout)?;
+    let author = signer.public_key();
     let text = input::read_document(file, &args.document)?.text;
     let addressable = Kind::from_u16(kind).is_addressable();
     let d = match (&args.d, addressable) {
@@ -131,11 +131,12 @@ fn add_job(args: &Args, file: &str, store: &mut Store) -> Result<String> {
     };
     let created_at = signing_key::created_at(None);
     let content = ContentEvent { kind, text: &text, d: d.as_deref(), title: args.title.as_deref(), created_at };
-    let event = content.sign(&keys).map_err(|err| UsageError(err.to_string()))?;
+    let event = signer.sign(content.unsigned(author).map_err(|err| UsageError(err.to_string()))?)?;
     let fingerprint = priorart_fingerprint::minhash_equality_v1(&text);
-    let attestation = Attestation::sign(&keys, fingerprint, Some(kind), created_at).context("cannot sign")?;
+    let unsigned = Attestation::unsigned(author, fingerprint, Some(kind), created_at).context("cannot build the attestation")?;
+    let attestation = Attestation::from_event(signer.sign(unsigned)?).context("the signed attestation")?;
     let target = match &d {
-        Some(d) if addressable => ContentTarget::Address(format!("{kind}:{}:{d}", keys.public_key().to_hex())),
+        Some(d) if addressable => ContentTarget::Address(format!("{kind}:{}:{d}", author.to_hex())),
         _ => ContentTarget::Event(event.id),
     };
     let id = attestation.event().id.to_hex();

@@ -344,3 +344,44 @@ fn a_relay_down_at_first_gets_the_proof_on_a_later_resume() {
     let again = stdout(&mut world.resume(&state));
     assert!(!again.contains("published"), "every relay answered: nothing left to send: {again}");
 }
+
+#[test]
+fn protect_signs_through_a_bunker_and_publishes_the_proof() {
+    let world = World::new();
+    let state = world.dir.join("state");
+    let bunker = priorart_testkit::TestBunker::start(&world.relay.url, priorart_testkit::Behaviour::Honest);
+    let file = world.dir.join("bunker.md");
+    std::fs::write(&file, ESSAY).unwrap();
+    let uri = bunker.uri();
+    let output = priorart()
+        .args([
+            "protect",
+            "--kind",
+            "30023",
+            "--relay",
+            &world.relay.url,
+            "--calendar",
+            &world.calendar.url(),
+        ])
+        .args(["--bunker", &uri, "--bunker-timeout", "20", "--state"])
+        .arg(&state)
+        .arg(&file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{err}");
+    let secret = uri.rsplit("secret=").next().unwrap();
+    assert!(!err.contains(secret) && !String::from_utf8_lossy(&output.stdout).contains(secret));
+    // One connection signs both events: the secret is spent once.
+    assert_eq!(bunker.requests(), ["connect", "get_public_key", "sign_event", "sign_event"]);
+    let user = bunker.user_public_key().to_hex();
+    assert_eq!(world.status(&state)[0]["author"], user.as_str());
+    world.calendar.mine_block().unwrap();
+    stdout(&mut world.resume(&state));
+    let job = &world.status(&state)[0];
+    assert_eq!(job["state"], "published", "{job}");
+    let x = job["x"].as_str().unwrap();
+    assert_eq!(world.proofs_on_relay(x, job["id"].as_str().unwrap()).len(), 1);
+    // The bunker needs --bunker-timeout only with --bunker.
+    priorart().args(["protect", "--resume", "--bunker-timeout", "5", "--state"]).arg(&state).assert().code(2);
+}
