@@ -192,7 +192,7 @@ def test_the_dedup_command(tmp_path):
     run = subprocess.run(
         [sys.executable, "-m", "priorart.spark", "dedup", "--input", *inputs, "--output", str(out),
          "--master", "local[2]", "--shuffle-partitions", "4", "--format", "jsonl", "--timings"],
-        capture_output=True, text=True, env=env, timeout=300,
+        capture_output=True, text=True, env=env, timeout=1200,
     )
     # sample.warc.gz has a truncated member: reported, exit 1, the rest written.
     assert run.returncode == 1, run.stderr[-3000:]

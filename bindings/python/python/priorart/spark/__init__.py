@@ -267,13 +267,21 @@ def near_duplicates(
     documents with equal fingerprints (distance 0). Rows with a null id or
     fingerprint are ignored. Equal fingerprints give every pair of their
     documents: for clusters alone, :func:`dedup` does not expand them."""
-    docs = (
+    docs = _documents(df, id_col, simhash_col)
+    return _expand(docs, fingerprint_pairs(docs.select("fp").distinct(), k, max_bucket))
+
+
+def _documents(df: DataFrame, id_col: str, simhash_col: str) -> DataFrame:
+    return (
         df.select(F.col(id_col).alias("id"), F.col(simhash_col).alias("fp"))
         .where(F.col("id").isNotNull() & F.col("fp").isNotNull())
         .distinct()
     )
-    distinct = docs.select("fp").distinct()
-    pairs = fingerprint_pairs(distinct, k, max_bucket)
+
+
+def _expand(docs: DataFrame, pairs: DataFrame) -> DataFrame:
+    """Fingerprint pairs as document pairs, plus the pairs of documents
+    sharing a fingerprint."""
     da, db = docs.alias("da"), docs.alias("db")
     across = (
         pairs.join(da, F.col("fp_a") == F.col("da.fp"))
@@ -394,10 +402,13 @@ def dedup(
         return frame
 
     texts = documents.where(F.col("text").isNotNull()).select("id", "text")
-    fingerprints = stage("fingerprint", fingerprint_columns(texts).drop("text"))
+    # Four stages read the fingerprints: computed once.
+    fingerprints = stage("fingerprint", fingerprint_columns(texts).drop("text").cache())
     distinct = stage("distinct fingerprints", fingerprints.select(F.col("simhash_doc").alias("fp")).distinct())
     fp_pairs = stage("16-table join", fingerprint_pairs(distinct, k, max_bucket))
-    pairs = stage("pairs (expanded to documents)", near_duplicates(fingerprints, k, max_bucket=max_bucket))
+    pairs = stage(
+        "pairs (expanded to documents)", _expand(_documents(fingerprints, "id", "simhash_doc"), fp_pairs)
+    )
     components = stage(
         "connected components", clusters(fp_pairs, "fp_a", "fp_b").withColumnRenamed("id", "fp")
     )

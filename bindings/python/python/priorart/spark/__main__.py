@@ -92,7 +92,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         began = time.perf_counter()
         documents.count()
         timings["read"] = time.perf_counter() - began
-    outputs = run_dedup(documents, args.k, args.max_bucket or DEFAULT_MAX_BUCKET, timings)
+    # Written, then counted for the summary: computed once.
+    outputs = {
+        name: frame.cache()
+        for name, frame in run_dedup(documents, args.k, args.max_bucket or DEFAULT_MAX_BUCKET, timings).items()
+    }
     errors = documents.where(F.col("error_reason").isNotNull()).select("id", "error_reason", "error")
 
     def write(frame, name: str) -> None:
