@@ -13,7 +13,8 @@ if [ ! -x "$venv/bin/python" ] || [ bindings/python/requirements-ci.txt -nt "$ve
     "$venv/bin/pip" install --quiet --disable-pip-version-check -r bindings/python/requirements-ci.txt
 fi
 echo "== python: pip install ./bindings/python"
-"$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps ./bindings/python
+# The committed bindings/python/Cargo.lock, as `cargo --locked` elsewhere in CI.
+MATURIN_PEP517_ARGS="--locked" "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps ./bindings/python
 echo "== python: pytest"
 status=0
 (cd bindings/python && exec .venv/bin/python -m pytest -q -p no:cacheprovider tests) || status=$?
