@@ -220,7 +220,7 @@ fn table_keys(py: Python<'_>, value: &Bound<'_, PyAny>, layout: &str) -> PyResul
 #[pyfunction]
 #[pyo3(signature = (values, layout="manku-16x28"))]
 fn table_keys_many_bytes<'py>(py: Python<'py>, values: &[u8], layout: &str) -> PyResult<Bound<'py, PyBytes>> {
-    if values.len() % 8 != 0 {
+    if !values.len().is_multiple_of(8) {
         return Err(PyValueError::new_err("values must be whole 8-byte integers"));
     }
     let keys = TableKeys::new(&self::layout(py, layout)?);
