@@ -74,13 +74,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
             for &scheme in &args.scheme {
                 match priorart_fingerprint::explain(text, scheme) {
                     Some(explanation) if args.json => {
-                        writeln!(out, "{}", explanation_json(name, &input, &explanation))?
+                        writeln!(out, "{}", with_file(name, &input, explanation.to_json()))?
                     }
                     Some(explanation) => write_explanation(&mut out, name, &input, &explanation)?,
                     None => {
                         let explanation = priorart_fingerprint::explain_simhash_doc(text);
                         if args.json {
-                            writeln!(out, "{}", simhash_doc_json(name, &input, &explanation))?;
+                            writeln!(out, "{}", with_file(name, &input, explanation.to_json()))?;
                         } else {
                             write_simhash_doc(&mut out, name, &input, &explanation)?;
                         }
@@ -255,30 +255,15 @@ fn with_fingerprints(args: &Args, object: &mut Map<String, Value>, fingerprints:
     line
 }
 
-fn explanation_json(name: &str, input: &str, e: &Explanation) -> Value {
-    let buckets: Vec<Value> = e
-        .buckets
-        .iter()
-        .map(|bucket| match bucket {
-            None => Value::Null,
-            Some(b) => serde_json::json!({"token": b.token, "min_hash": b.min_hash, "kept_hex": b.kept_hex}),
-        })
-        .collect();
-    serde_json::json!({
-        "file": name,
-        "input": input,
-        "scheme": e.scheme.id(),
-        "canonical_text": e.canonical_text,
-        "tokens": e.tokens,
-        "tokens_total": e.tokens_total,
-        "kept_tokens": e.kept_tokens,
-        "kept_tokens_total": e.kept_tokens_total,
-        "fallback": e.fallback,
-        "empty": e.kept_tokens_total == 0,
-        "buckets": buckets,
-        "descriptor": e.descriptor,
-        "fingerprint": e.fingerprint.to_string(),
-    })
+/// The library's explanation object with the file and how it was read first.
+fn with_file(name: &str, input: &str, explanation: Value) -> Value {
+    let mut object = Map::new();
+    object.insert("file".into(), Value::String(name.to_owned()));
+    object.insert("input".into(), Value::String(input.to_owned()));
+    if let Value::Object(members) = explanation {
+        object.extend(members);
+    }
+    Value::Object(object)
 }
 
 /// " … (N more)" when a list shows `shown` of `total` items.
@@ -315,35 +300,8 @@ fn write_explanation(out: &mut impl Write, name: &str, input: &str, e: &Explanat
     writeln!(out)
 }
 
-/// The distinct tokens with their lookup3 features, in first-seen order.
-fn distinct_features(e: &SimhashDocExplanation) -> Vec<(&str, String)> {
-    let mut seen = std::collections::HashSet::new();
-    e.tokens
-        .iter()
-        .filter(|token| seen.insert(token.as_str()))
-        .map(|token| (token.as_str(), format!("{:016X}", SimhashDocExplanation::feature(token))))
-        .collect()
-}
-
-fn simhash_doc_json(name: &str, input: &str, e: &SimhashDocExplanation) -> Value {
-    let features: Map<String, Value> =
-        distinct_features(e).into_iter().map(|(token, hex)| (token.to_owned(), Value::String(hex))).collect();
-    serde_json::json!({
-        "file": name,
-        "input": input,
-        "scheme": Scheme::SimhashDoc.id(),
-        "tokens": e.tokens,
-        "features": features,
-        "numeric": e.numeric,
-        "identifiers": e.identifiers,
-        "counters": e.counters.to_vec(),
-        "hex": e.fingerprint.to_hex(),
-        "fingerprint": e.fingerprint.to_string(),
-    })
-}
-
 fn write_simhash_doc(out: &mut impl Write, name: &str, input: &str, e: &SimhashDocExplanation) -> io::Result<()> {
-    let features = distinct_features(e);
+    let features = e.distinct_features();
     writeln!(out, "file:           {name}")?;
     writeln!(out, "input:          {input}")?;
     writeln!(out, "scheme:         {}", Scheme::SimhashDoc)?;

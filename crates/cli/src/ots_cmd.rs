@@ -5,14 +5,14 @@ use crate::exit::{self, UsageError};
 use anyhow::{Context, Result, bail};
 use chrono::{DateTime, Local, Utc};
 use clap::{Args as ClapArgs, Parser, Subcommand};
-use priorart_ots::hex::{encode as hex, encode_reversed as hex_reversed};
+use priorart_ots::hex::encode as hex;
 use priorart_ots::{
-    Attestation, AttestationError, HeaderSource, Network, Timestamp, Verification, VerifyError,
+    AttestationError, HeaderSource, Network, Verification, VerifyError,
 };
 use priorart_ots_net::{
     BitcoinRpc, CachedSource, Esplora, HeaderCache, RpcAuth, StampOptions, UpgradeOptions,
 };
-use serde_json::{Value, json};
+use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -482,7 +482,7 @@ fn print_verification(
             "time": block.time,
             "time_utc": utc.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
             "pending": verification.pending,
-            "unverified": verification.unverified.iter().map(attestation_json).collect::<Vec<_>>(),
+            "unverified": verification.unverified.iter().map(priorart_ots::attestation_json).collect::<Vec<_>>(),
             "failures": verification.failures.iter()
                 .map(|f| json!({"height": f.height, "reason": f.reason.to_string()}))
                 .collect::<Vec<_>>(),
@@ -514,55 +514,11 @@ fn info(args: InfoArgs) -> Result<ExitCode> {
         crate::input::read_proof(&args.proof)?
     };
     if args.json {
-        let value = json!({
-            "file_hash_op": proof.file_hash_op().name(),
-            "file_digest": hex(proof.file_digest()),
-            "timestamp": node_json(proof.timestamp(), proof.file_digest()),
-        });
-        println!("{value}");
+        println!("{}", priorart_ots::info_json(&proof));
     } else {
         println!("{}", priorart_ots::info_text(&proof));
     }
     Ok(ExitCode::from(exit::OK))
-}
-
-fn node_json(node: &Timestamp, msg: &[u8]) -> Value {
-    let ops: Vec<Value> = node
-        .ops()
-        .map(|(op, child)| {
-            let result = op.apply(msg).unwrap_or_default();
-            let mut entry =
-                json!({"op": op.name(), "result": hex(&result), "timestamp": node_json(child, &result)});
-            if let Some(arg) = op.arg() {
-                entry["arg"] = Value::String(hex(arg));
-            }
-            entry
-        })
-        .collect();
-    let mut value = json!({
-        "msg": hex(msg),
-        "attestations": node.attestations().map(attestation_json).collect::<Vec<_>>(),
-        "ops": ops,
-    });
-    if let Some(txid) = priorart_ots::transaction_id(msg) {
-        value["transaction_id"] = Value::String(txid);
-    }
-    if node.attestations().any(|a| matches!(a, Attestation::Bitcoin { .. })) {
-        value["merkle_root"] = Value::String(hex_reversed(msg));
-    }
-    value
-}
-
-fn attestation_json(attestation: &Attestation) -> Value {
-    match attestation {
-        Attestation::Bitcoin { height } => json!({"type": "bitcoin", "height": height}),
-        Attestation::Litecoin { height } => json!({"type": "litecoin", "height": height}),
-        Attestation::Ethereum { height } => json!({"type": "ethereum", "height": height}),
-        Attestation::Pending { uri } => json!({"type": "pending", "uri": uri}),
-        Attestation::Unknown { tag, payload } => {
-            json!({"type": "unknown", "tag": hex(tag), "payload": hex(payload)})
-        }
-    }
 }
 
 fn prune(args: PruneArgs) -> Result<ExitCode> {

@@ -48,6 +48,37 @@ pub struct Bucket {
     pub kept_hex: String,
 }
 
+impl Explanation {
+    /// The explanation as the JSON object `priorart fingerprint --explain
+    /// --json` prints (without its `file` and `input` members): one format
+    /// for the CLI and the Python binding.
+    pub fn to_json(&self) -> serde_json::Value {
+        let buckets: Vec<serde_json::Value> = self
+            .buckets
+            .iter()
+            .map(|bucket| match bucket {
+                None => serde_json::Value::Null,
+                Some(b) => {
+                    serde_json::json!({"token": b.token, "min_hash": b.min_hash, "kept_hex": b.kept_hex})
+                }
+            })
+            .collect();
+        serde_json::json!({
+            "scheme": self.scheme.id(),
+            "canonical_text": self.canonical_text,
+            "tokens": self.tokens,
+            "tokens_total": self.tokens_total,
+            "kept_tokens": self.kept_tokens,
+            "kept_tokens_total": self.kept_tokens_total,
+            "fallback": self.fallback,
+            "empty": self.kept_tokens_total == 0,
+            "buckets": buckets,
+            "descriptor": self.descriptor,
+            "fingerprint": self.fingerprint.to_string(),
+        })
+    }
+}
+
 pub(crate) fn explain(text: &str, scheme: Scheme) -> Explanation {
     let params = Params::of(scheme).expect("every scheme is an equality scheme");
     let mut canonical = Canonical::default();

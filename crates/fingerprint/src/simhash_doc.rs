@@ -320,6 +320,38 @@ impl SimhashDocExplanation {
     pub fn feature(token: &str) -> u64 {
         jenkins::hashlittle2(token.as_bytes(), 0, 0).feature()
     }
+
+    /// The distinct tokens with their features (16 uppercase hex digits),
+    /// in first-seen order.
+    pub fn distinct_features(&self) -> Vec<(&str, String)> {
+        let mut seen = std::collections::HashSet::new();
+        self.tokens
+            .iter()
+            .filter(|token| seen.insert(token.as_str()))
+            .map(|token| (token.as_str(), format!("{:016X}", Self::feature(token))))
+            .collect()
+    }
+
+    /// The explanation as the JSON object `priorart fingerprint --scheme
+    /// simhash-doc --explain --json` prints (without its `file` and `input`
+    /// members): one format for the CLI and the Python binding.
+    pub fn to_json(&self) -> serde_json::Value {
+        let features: serde_json::Map<String, serde_json::Value> = self
+            .distinct_features()
+            .into_iter()
+            .map(|(token, hex)| (token.to_owned(), serde_json::Value::String(hex)))
+            .collect();
+        serde_json::json!({
+            "scheme": crate::Scheme::SimhashDoc.id(),
+            "tokens": self.tokens,
+            "features": features,
+            "numeric": self.numeric,
+            "identifiers": self.identifiers,
+            "counters": self.counters.to_vec(),
+            "hex": self.fingerprint.to_hex(),
+            "fingerprint": self.fingerprint.to_string(),
+        })
+    }
 }
 
 /// Collects strings for [`SimhashDocExplanation`] while counting.

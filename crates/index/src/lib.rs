@@ -14,5 +14,5 @@ mod layout;
 mod segment;
 
 pub use index::{Index, IndexError, Match};
-pub use layout::{Layout, LayoutError, MAX_TABLES, Table};
+pub use layout::{Layout, LayoutError, MAX_TABLES, Table, TableKeys};
 pub use segment::{Entry, Hit, Segment, SegmentError, encode, sketch_jaccard, write};

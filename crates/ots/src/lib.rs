@@ -71,7 +71,7 @@ pub use detached::{DetachedTimestamp, MAGIC, MAJOR_VERSION, MAX_PROOF_BYTES, has
 pub use headers::{
     Cause, HeaderSource, MemoryHeaders, SourceError, SourcedHeader, header_from_hex, header_to_hex,
 };
-pub use info::{info_text, transaction_id};
+pub use info::{attestation_json, info_json, info_text, transaction_id};
 pub use op::{HashOp, Hasher, MAX_ARG_LEN, MAX_MSG_LEN, Op, OpError};
 pub use prune::{PruneError, PruneReport, prune};
 pub use timestamp::{AttestationAt, MAX_DEPTH, MergeError, Timestamp};

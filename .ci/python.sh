@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The Python binding's test suite: `pip install ./bindings/python` (maturin
+# builds the extension from the workspace crates) into a virtualenv with
+# the pinned test dependencies, then pytest (fingerprints, extraction,
+# verification, and the Spark job on local[2]). Needs what
+# .ci/setup.d/python.sh and .ci/setup.d/spark.sh install.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv=bindings/python/.venv
+if [ ! -x "$venv/bin/python" ] || [ bindings/python/requirements-ci.txt -nt "$venv/pyvenv.cfg" ]; then
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r bindings/python/requirements-ci.txt
+fi
+echo "== python: pip install ./bindings/python"
+# The committed bindings/python/Cargo.lock, as `cargo --locked` elsewhere in CI.
+MATURIN_PEP517_ARGS="--locked" "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps ./bindings/python
+echo "== python: pytest"
+status=0
+(cd bindings/python && exec .venv/bin/python -m pytest -q -p no:cacheprovider tests) || status=$?
+if [ "$status" -eq 5 ]; then
+    echo "pytest collected no tests: that is a failure" >&2
+    exit 1
+fi
+exit "$status"

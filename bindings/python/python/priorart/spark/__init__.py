@@ -1,0 +1,449 @@
+"""Near-duplicate detection on Apache Spark with priorart's fingerprints.
+
+The fingerprints are computed by priorart's Rust crates through the batch
+API (:func:`priorart.fingerprint_many`, :func:`priorart.simhash_doc_many`)
+in Arrow-based map functions, so a text has the same values here as from
+the ``priorart`` command. Spark only moves rows:
+
+- :func:`read_documents` / :func:`read_web_archives`: files into a
+  DataFrame of documents, one task per file, web archives (WARC/ARC) read
+  by the Rust extractor; a record or file that cannot be read is a row with
+  ``error_reason`` and ``error``, never a failed job.
+- :func:`fingerprint_columns`: ``minhash_equality_v1`` (string) and
+  ``simhash_doc`` (long: the unsigned 64 bits as a signed long) columns.
+- :func:`near_duplicates`: every pair of documents within simhash-doc
+  Hamming distance ``k``, found as the lsh-interop spec's Manku lookup run
+  as a join: identical fingerprints are collapsed first, each distinct
+  fingerprint emits one key per permuted table (keys computed by the index
+  crate, :func:`priorart.table_keys_many`), rows are joined on
+  ``(table, key)`` (large keys split into salted blocks), pairs within
+  ``k`` are kept once whatever the number of tables they meet in, and
+  expanded back to documents.
+- :func:`clusters`: connected components of a pair list by large-star /
+  small-star label propagation; the representative of a cluster is its
+  smallest id.
+- :func:`exact_groups`: documents whose ``minhash-equality-v1`` (``X``)
+  values are equal.
+
+``python -m priorart.spark dedup`` runs it all on files (see
+``__main__.py``); it runs unchanged under ``spark-submit``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Dict, Iterator, List, Optional, Sequence
+
+import numpy as np
+import pyarrow as pa
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+import priorart
+
+__all__ = [
+    "DOCUMENT_SCHEMA",
+    "column_name",
+    "clusters",
+    "exact_groups",
+    "fingerprint_columns",
+    "fingerprint_pairs",
+    "near_duplicates",
+    "read_documents",
+    "read_web_archives",
+    "to_unsigned",
+]
+
+#: Rows of :func:`read_documents`: the id (``FILE``, or ``FILE#OFFSET URI``
+#: for a web-archive record, as ``priorart dedup`` names them), where it
+#: came from, its text, and for a record that could not be read the reason.
+DOCUMENT_SCHEMA = T.StructType(
+    [
+        T.StructField("id", T.StringType(), True),
+        T.StructField("path", T.StringType(), False),
+        T.StructField("uri", T.StringType(), True),
+        T.StructField("record_id", T.StringType(), True),
+        T.StructField("offset", T.LongType(), True),
+        T.StructField("text", T.StringType(), True),
+        T.StructField("error_reason", T.StringType(), True),
+        T.StructField("error", T.StringType(), True),
+    ]
+)
+
+#: Largest number of distinct fingerprints joined with each other under one
+#: table key in one task; a larger key is split into salted blocks.
+DEFAULT_MAX_BUCKET = 10_000
+
+
+def column_name(scheme: str) -> str:
+    """The DataFrame column of a scheme: ``minhash-equality-v1`` →
+    ``minhash_equality_v1``."""
+    return scheme.replace("-", "_")
+
+
+def to_unsigned(value: int) -> int:
+    """A ``simhash_doc`` column value (signed long) as the unsigned 64-bit
+    value :func:`priorart.simhash_doc` returns."""
+    return value & 0xFFFF_FFFF_FFFF_FFFF
+
+
+def _document_rows(path: str) -> Iterator[tuple]:
+    """The documents of one file: a web archive's records (bad ones with
+    their reason), or the file as one document; a file that cannot be read
+    at all is one row with its reason."""
+    try:
+        for record in priorart.web_archive_records(path):
+            offset = record.offset if record.offset is not None else 0
+            doc_id = f"{path}#{offset} {record.uri}" if record.uri else f"{path}#{offset}"
+            yield (doc_id, path, record.uri, record.record_id, record.offset, record.text,
+                   record.error_reason, record.error)
+        return
+    except priorart.ExtractionError as err:
+        if getattr(err, "reason", None) != "unsupported":
+            yield (path, path, None, None, None, None, err.reason, str(err))
+            return
+    except OSError as err:
+        yield (path, path, None, None, None, None, "io", str(err))
+        return
+    try:
+        with open(path, "rb") as file:
+            data = file.read((256 << 20) + 1)
+        yield (path, path, None, None, None, priorart.extract(data), None, None)
+    except priorart.InputError as err:
+        yield (path, path, None, None, None, None, getattr(err, "reason", "invalid"), str(err))
+    except OSError as err:
+        yield (path, path, None, None, None, None, "io", str(err))
+
+
+def read_documents(spark: SparkSession, paths: Sequence[str]) -> DataFrame:
+    """Files as a DataFrame of documents (:data:`DOCUMENT_SCHEMA`), one
+    Spark task per file: web archives (WARC, ARC, gzipped or not) give one
+    row per record, read by priorart's extractor under the CLI's limits;
+    other documents (HTML, XML, PDF, EPUB, text) one row each. A bad record
+    or file is a row with ``text`` null and ``error_reason``/``error`` set.
+    Paths must be readable by the executors (a shared file system)."""
+    paths = list(paths)
+    if not paths:
+        return spark.createDataFrame([], DOCUMENT_SCHEMA)
+    rdd = spark.sparkContext.parallelize(paths, len(paths)).flatMap(_document_rows)
+    return spark.createDataFrame(rdd, DOCUMENT_SCHEMA)
+
+
+#: Web archives are what :func:`read_documents` reads record by record.
+read_web_archives = read_documents
+
+
+def fingerprint_columns(
+    df: DataFrame,
+    text_col: str = "text",
+    schemes: Sequence[str] = ("minhash-equality-v1", "simhash-doc"),
+    threads: Optional[int] = 1,
+) -> DataFrame:
+    """``df`` with one column per scheme (named by :func:`column_name`),
+    computed by the batch API over Arrow batches: strings for the equality
+    schemes, a long for ``simhash-doc`` (its 64 bits; see
+    :func:`to_unsigned`). Null texts get null fingerprints. ``threads``
+    per task: 1 by default, since Spark already runs a task per core."""
+    schemes = list(schemes)
+    unknown = [s for s in schemes if s not in priorart.SCHEMES]
+    if unknown:
+        raise priorart.InputError(f"unknown schemes: {', '.join(unknown)}")
+    equality = [s for s in schemes if s != "simhash-doc"]
+    fields = [
+        T.StructField(column_name(s), T.LongType() if s == "simhash-doc" else T.StringType(), True)
+        for s in schemes
+    ]
+    schema = T.StructType(df.schema.fields + fields)
+    names = [f.name for f in schema.fields]
+
+    def batches(iterator: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in iterator:
+            texts = batch.column(batch.schema.get_field_index(text_col)).to_pylist()
+            present = np.array([t is not None for t in texts], dtype=bool)
+            given = [t for t in texts if t is not None]
+            columns: Dict[str, pa.Array] = {}
+            if equality:
+                values = priorart.fingerprint_many(given, equality, threads) if given else [[] for _ in equality]
+                for scheme, column in zip(equality, values):
+                    it = iter(column)
+                    columns[scheme] = pa.array([next(it) if p else None for p in present], pa.string())
+            if "simhash-doc" in schemes:
+                full = np.zeros(len(texts), dtype=np.uint64)
+                if given:
+                    full[present] = priorart.simhash_doc_many(given, threads)
+                columns["simhash-doc"] = pa.array(full.view(np.int64), mask=~present)
+            yield pa.RecordBatch.from_arrays(list(batch.columns) + [columns[s] for s in schemes], names=names)
+
+    return df.mapInArrow(batches, schema)
+
+
+def _table_key_rows(layout: str) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    tables = priorart.layout_shape(layout)[0]
+
+    def rows(iterator: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in iterator:
+            signed = batch.column(0).to_numpy(zero_copy_only=False).astype(np.int64)
+            keys = priorart.table_keys_many(signed.view(np.uint64), layout)
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.array(np.repeat(signed, tables)),
+                    pa.array(np.tile(np.arange(tables, dtype=np.int32), len(signed))),
+                    pa.array(keys.reshape(-1).view(np.int64)),
+                ],
+                names=["fp", "table", "key"],
+            )
+
+    return rows
+
+
+_KEY_SCHEMA = T.StructType(
+    [
+        T.StructField("fp", T.LongType(), True),
+        T.StructField("table", T.IntegerType(), True),
+        T.StructField("key", T.LongType(), True),
+    ]
+)
+
+
+def fingerprint_pairs(fingerprints: DataFrame, k: int = 3, max_bucket: int = DEFAULT_MAX_BUCKET) -> DataFrame:
+    """Every pair of distinct fingerprints (column ``fp``, distinct values)
+    within Hamming distance ``k``, as ``(fp_a, fp_b, hamming)`` with
+    ``fp_a < fp_b``, each pair once.
+
+    The lookup of the lsh-interop spec as a join: each fingerprint emits
+    its key in each table of the layout for ``k`` (``manku-16x28`` for
+    k ≤ 3: 16 tables keyed on 28 bits), computed by the index crate; rows
+    meeting on ``(table, key)`` are the candidates. A key held by more than
+    ``max_bucket`` fingerprints is split into ``s`` salted groups and
+    joined block by block (each group with each other, ``s(s+1)/2`` tasks
+    of at most ``2 * max_bucket`` rows), so one key never lands whole in
+    one task."""
+    if k < 0 or k > 64:
+        raise priorart.InputError(f"k={k}: expected 0 to 64")
+    if max_bucket < 1:
+        raise priorart.InputError("max_bucket must be at least 1")
+    layout = f"k={k}"
+    keys = fingerprints.select(F.col("fp").cast("long")).mapInArrow(_table_key_rows(layout), _KEY_SCHEMA)
+    sizes = keys.groupBy("table", "key").agg(F.count(F.lit(1)).alias("n"))
+    salted = (
+        keys.join(sizes, ["table", "key"])
+        .withColumn("s", F.greatest(F.lit(1), F.ceil(F.col("n") / F.lit(max_bucket))).cast("int"))
+        .withColumn("g", F.pmod(F.xxhash64("fp"), F.col("s")).cast("int"))
+        .withColumn("b", F.explode(F.sequence(F.lit(0), F.col("s") - 1)))
+        .select("table", "key", "fp", "g", F.least("g", "b").alias("lo"), F.greatest("g", "b").alias("hi"))
+    )
+    a, b = salted.alias("a"), salted.alias("b")
+    joined = a.join(
+        b,
+        (F.col("a.table") == F.col("b.table"))
+        & (F.col("a.key") == F.col("b.key"))
+        & (F.col("a.lo") == F.col("b.lo"))
+        & (F.col("a.hi") == F.col("b.hi"))
+        & (F.col("a.fp") < F.col("b.fp"))
+        # The block of the pair's own two groups, so each pair is met once per table.
+        & (F.least(F.col("a.g"), F.col("b.g")) == F.col("a.lo"))
+        & (F.greatest(F.col("a.g"), F.col("b.g")) == F.col("a.hi")),
+    )
+    return (
+        joined.select(F.col("a.fp").alias("fp_a"), F.col("b.fp").alias("fp_b"))
+        .withColumn("hamming", F.expr("bit_count(fp_a ^ fp_b)").cast("int"))
+        .where(F.col("hamming") <= k)
+        .distinct()
+    )
+
+
+def near_duplicates(
+    df: DataFrame,
+    k: int = 3,
+    id_col: str = "id",
+    simhash_col: str = "simhash_doc",
+    max_bucket: int = DEFAULT_MAX_BUCKET,
+) -> DataFrame:
+    """Every pair of documents whose ``simhash-doc`` values differ in at
+    most ``k`` bits, as ``(a, b, hamming)`` with ``a < b`` (ids), each pair
+    once: the pairs of :func:`fingerprint_pairs` on the distinct
+    fingerprints, expanded to the documents holding them, plus the pairs of
+    documents with equal fingerprints (distance 0). Rows with a null id or
+    fingerprint are ignored. Equal fingerprints give every pair of their
+    documents: for clusters alone, :func:`dedup` does not expand them."""
+    docs = _documents(df, id_col, simhash_col)
+    return _expand(docs, fingerprint_pairs(docs.select("fp").distinct(), k, max_bucket))
+
+
+def _documents(df: DataFrame, id_col: str, simhash_col: str) -> DataFrame:
+    return (
+        df.select(F.col(id_col).alias("id"), F.col(simhash_col).alias("fp"))
+        .where(F.col("id").isNotNull() & F.col("fp").isNotNull())
+        .distinct()
+    )
+
+
+def _expand(docs: DataFrame, pairs: DataFrame) -> DataFrame:
+    """Fingerprint pairs as document pairs, plus the pairs of documents
+    sharing a fingerprint."""
+    da, db = docs.alias("da"), docs.alias("db")
+    across = (
+        pairs.join(da, F.col("fp_a") == F.col("da.fp"))
+        .join(db, F.col("fp_b") == F.col("db.fp"))
+        .select(
+            F.least(F.col("da.id"), F.col("db.id")).alias("a"),
+            F.greatest(F.col("da.id"), F.col("db.id")).alias("b"),
+            F.col("hamming"),
+        )
+    )
+    same = (
+        da.join(db, (F.col("da.fp") == F.col("db.fp")) & (F.col("da.id") < F.col("db.id")))
+        .select(F.col("da.id").alias("a"), F.col("db.id").alias("b"), F.lit(0).alias("hamming"))
+    )
+    return across.unionByName(same)
+
+
+def _edge_signature(edges: DataFrame) -> tuple:
+    # Edges are distinct, so count and XOR of their hashes change when the set does.
+    row = edges.agg(F.count(F.lit(1)).alias("n"), F.bit_xor(F.xxhash64("u", "v")).alias("h")).first()
+    return (row["n"], row["h"])
+
+
+def _large_star(edges: DataFrame) -> DataFrame:
+    both = edges.unionByName(edges.select(F.col("v").alias("u"), F.col("u").alias("v")))
+    smallest = both.groupBy("u").agg(F.least(F.min("v"), F.first("u")).alias("m"))
+    return (
+        both.join(smallest, "u")
+        .where(F.col("v") > F.col("u"))
+        .select(F.col("v").alias("u"), F.col("m").alias("v"))
+        .where(F.col("u") != F.col("v"))
+        .select(F.least("u", "v").alias("u"), F.greatest("u", "v").alias("v"))
+        .distinct()
+    )
+
+
+def _small_star(edges: DataFrame) -> DataFrame:
+    # Edges are (smaller, larger): each node's smaller neighbours, itself included.
+    down = edges.select(F.col("v").alias("node"), F.col("u").alias("w"))
+    smallest = down.groupBy("node").agg(F.min("w").alias("m"))
+    neighbours = down.unionByName(smallest.select("node", F.col("node").alias("w")))
+    return (
+        neighbours.join(smallest, "node")
+        .where(F.col("w") != F.col("m"))
+        .select(F.least("w", "m").alias("u"), F.greatest("w", "m").alias("v"))
+        .distinct()
+    )
+
+
+def clusters(pairs: DataFrame, a: str = "a", b: str = "b", max_rounds: int = 64) -> DataFrame:
+    """Connected components of the graph of ``pairs`` (columns ``a`` and
+    ``b``, ids of any orderable type) as ``(id, representative)``, one row
+    per id that is in some pair; the representative of a component is its
+    smallest id, so the answer does not depend on partitioning or order.
+
+    Large-star and small-star rounds (Kiveris et al., "Connected Components
+    in MapReduce and Beyond", 2014) alternate until the edge set stops
+    changing: then every component is a star around its smallest id.
+    Rounds are O(log² n) at worst, a few in practice; each one is
+    checkpointed so the plan does not grow."""
+    edges = (
+        pairs.select(F.col(a).alias("x"), F.col(b).alias("y"))
+        .where(F.col("x") != F.col("y"))
+        .select(F.least("x", "y").alias("u"), F.greatest("x", "y").alias("v"))
+        .distinct()
+        .localCheckpoint()
+    )
+    signature = _edge_signature(edges)
+    for _ in range(max_rounds):
+        edges = _small_star(_large_star(edges)).localCheckpoint()
+        new_signature = _edge_signature(edges)
+        if new_signature == signature:
+            break
+        signature = new_signature
+    else:
+        raise RuntimeError(f"connected components did not converge in {max_rounds} rounds")
+    members = edges.select(F.col("v").alias("id"), F.col("u").alias("representative"))
+    centres = edges.select(F.col("u").alias("id"), F.col("u").alias("representative")).distinct()
+    return members.unionByName(centres)
+
+
+def exact_groups(df: DataFrame, id_col: str = "id", x_col: str = "minhash_equality_v1") -> DataFrame:
+    """Groups of two or more documents whose ``minhash-equality-v1`` values
+    (NIP-FF-3 ``X``) are equal: ``(x, size, representative, members)``,
+    members sorted, the representative the smallest id."""
+    return (
+        df.where(F.col(x_col).isNotNull() & F.col(id_col).isNotNull())
+        .groupBy(F.col(x_col).alias("x"))
+        .agg(F.count(F.lit(1)).alias("size"), F.array_sort(F.collect_list(F.col(id_col))).alias("members"))
+        .where(F.col("size") > 1)
+        .select("x", "size", F.element_at("members", 1).alias("representative"), "members")
+    )
+
+
+def dedup(
+    documents: DataFrame,
+    k: int = 3,
+    max_bucket: int = DEFAULT_MAX_BUCKET,
+    timings: Optional[Dict[str, float]] = None,
+) -> Dict[str, DataFrame]:
+    """The whole job on a DataFrame of documents (``id``, ``text``):
+    fingerprints, near-duplicate pairs, clusters and exact-X groups, as
+    DataFrames named ``fingerprints``, ``pairs`` (``a, b, hamming``),
+    ``clusters`` (``representative, size, members``) and ``exact_x``.
+
+    Clusters are computed on the distinct fingerprints (documents with
+    equal fingerprints are in one component anyway), so a million copies of
+    one text cost one node, not 5·10¹¹ pairs. With ``timings``, each stage
+    is materialized and its wall time (seconds) recorded there."""
+
+    def stage(name: str, frame: DataFrame) -> DataFrame:
+        if timings is None:
+            return frame
+        started = time.perf_counter()
+        frame = frame.cache()
+        frame.count()
+        timings[name] = time.perf_counter() - started
+        return frame
+
+    texts = documents.where(F.col("text").isNotNull()).select("id", "text")
+    # Four stages read the fingerprints: computed once.
+    fingerprints = stage("fingerprint", fingerprint_columns(texts).drop("text").cache())
+    distinct = stage("distinct fingerprints", fingerprints.select(F.col("simhash_doc").alias("fp")).distinct())
+    fp_pairs = stage("16-table join", fingerprint_pairs(distinct, k, max_bucket))
+    pairs = stage(
+        "pairs (expanded to documents)", _expand(_documents(fingerprints, "id", "simhash_doc"), fp_pairs)
+    )
+    components = stage(
+        "connected components", clusters(fp_pairs, "fp_a", "fp_b").withColumnRenamed("id", "fp")
+    )
+    docs = fingerprints.select("id", F.col("simhash_doc").alias("fp"))
+    labelled = docs.join(components, "fp", "left").select(
+        "id", F.coalesce(F.col("representative"), F.col("fp")).alias("component")
+    )
+    cluster_rows = stage(
+        "clusters",
+        labelled.groupBy("component")
+        .agg(F.count(F.lit(1)).alias("size"), F.array_sort(F.collect_list("id")).alias("members"))
+        .where(F.col("size") > 1)
+        .select(F.element_at("members", 1).alias("representative"), "size", "members"),
+    )
+    exact = stage("exact X groups", exact_groups(fingerprints))
+    return {"fingerprints": fingerprints, "pairs": pairs, "clusters": cluster_rows, "exact_x": exact}
+
+
+def spark_session(master: Optional[str] = None, shuffle_partitions: Optional[int] = None) -> SparkSession:
+    """A session for the job: ``master`` only when given (``spark-submit``
+    sets its own), the Python of this process on the executors in local
+    mode, few shuffle partitions when asked."""
+    import os
+    import sys
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName("priorart-dedup").config("spark.ui.enabled", "false")
+    if master:
+        builder = builder.master(master)
+    if shuffle_partitions:
+        builder = builder.config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+    return builder.getOrCreate()
+
+
+def documents_from_records(spark: SparkSession, records: List[tuple]) -> DataFrame:
+    """A documents DataFrame (``id``, ``text``) from Python tuples."""
+    schema = T.StructType([T.StructField("id", T.StringType(), False), T.StructField("text", T.StringType(), True)])
+    return spark.createDataFrame(records, schema)

@@ -1,0 +1,134 @@
+"""``python -m priorart.spark dedup``: near-duplicate pairs, clusters and
+exact-X groups of a collection, on Spark (runs unchanged under
+``spark-submit``).
+
+Exit codes: 0 ok, 1 some inputs or records could not be read (reported on
+stderr and in DIR/errors, the rest processed), 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import sys
+import time
+from typing import List, Optional
+
+
+def _expand(inputs: List[str]) -> List[str]:
+    """Files named, directories walked, globs expanded (on the driver: the
+    paths must be readable from the executors too)."""
+    paths: List[str] = []
+    for name in inputs:
+        matches = sorted(glob.glob(name)) if glob.has_magic(name) else [name]
+        for match in matches:
+            if os.path.isdir(match):
+                for root, _, files in sorted(os.walk(match)):
+                    paths.extend(os.path.join(root, f) for f in sorted(files))
+            else:
+                paths.append(match)
+    return paths
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m priorart.spark", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    dedup = commands.add_parser(
+        "dedup",
+        help="every pair within simhash-doc distance k, clusters, exact-X groups",
+        description="Writes DIR/pairs (a, b, hamming), DIR/clusters (representative, size, members), "
+        "DIR/exact_x (x, size, representative, members) and DIR/errors (records that could not be read).",
+    )
+    dedup.add_argument("--input", nargs="+", required=True, metavar="PATH",
+                       help="files (web archives: one document per record), directories, globs; "
+                       "*.jsonl files: one document per line (--id-field, --text-field)")
+    dedup.add_argument("--output", required=True, metavar="DIR", help="output directory (must not exist)")
+    dedup.add_argument("-k", "--k", type=int, default=3, help="largest simhash-doc distance of a pair (default 3)")
+    dedup.add_argument("--master", help="Spark master, e.g. local[2] (default: spark-submit's or Spark's)")
+    dedup.add_argument("--format", choices=["parquet", "jsonl"], default="parquet")
+    dedup.add_argument("--id-field", default="id", help="JSONL member holding the id (default id)")
+    dedup.add_argument("--text-field", default="text", help="JSONL member holding the text (default text)")
+    dedup.add_argument("--shuffle-partitions", type=int, help="spark.sql.shuffle.partitions")
+    dedup.add_argument("--max-bucket", type=int, default=None,
+                       help="largest number of fingerprints joined under one table key in one task")
+    dedup.add_argument("--timings", action="store_true",
+                       help="materialize each stage and print its wall time on stderr")
+    args = parser.parse_args(argv)
+
+    if args.k < 0 or args.k > 64:
+        parser.error("--k must be between 0 and 64")
+    if os.path.exists(args.output):
+        parser.error(f"{args.output} exists; not overwriting it")
+    paths = _expand(args.input)
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        parser.error(f"no such file: {missing[0]}")
+    if not paths:
+        parser.error("no input files")
+
+    from pyspark.sql import functions as F
+
+    from . import DEFAULT_MAX_BUCKET, dedup as run_dedup, read_documents, spark_session
+
+    started = time.perf_counter()
+    spark = spark_session(args.master, args.shuffle_partitions)
+    jsonl = [p for p in paths if p.endswith(".jsonl")]
+    others = [p for p in paths if not p.endswith(".jsonl")]
+    documents = read_documents(spark, others)
+    if jsonl:
+        records = spark.read.json(jsonl).select(
+            F.col(args.id_field).cast("string").alias("id"), F.col(args.text_field).alias("text")
+        )
+        documents = documents.select("id", "text", "error_reason", "error").unionByName(
+            records.withColumn("error_reason", F.lit(None).cast("string")).withColumn(
+                "error", F.lit(None).cast("string")
+            )
+        )
+    documents = documents.cache()
+    timings = {} if args.timings else None
+    if timings is not None:
+        began = time.perf_counter()
+        documents.count()
+        timings["read"] = time.perf_counter() - began
+    # Written, then counted for the summary: computed once.
+    outputs = {
+        name: frame.cache()
+        for name, frame in run_dedup(documents, args.k, args.max_bucket or DEFAULT_MAX_BUCKET, timings).items()
+    }
+    errors = documents.where(F.col("error_reason").isNotNull()).select("id", "error_reason", "error")
+
+    def write(frame, name: str) -> None:
+        began = time.perf_counter()
+        path = os.path.join(args.output, name)
+        if args.format == "parquet":
+            frame.write.parquet(path)
+        else:
+            frame.write.json(path)
+        if timings is not None:
+            timings[f"write {name}"] = time.perf_counter() - began
+
+    write(outputs["pairs"].orderBy("a", "b"), "pairs")
+    write(outputs["clusters"].orderBy("representative"), "clusters")
+    write(outputs["exact_x"].orderBy("representative"), "exact_x")
+    write(errors, "errors")
+    bad = errors.count()
+    summary = {
+        "documents": documents.where(F.col("text").isNotNull()).count(),
+        "unreadable": bad,
+        "pairs": outputs["pairs"].count(),
+        "clusters": outputs["clusters"].count(),
+        "exact_x_groups": outputs["exact_x"].count(),
+        "k": args.k,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    if timings is not None:
+        summary["stages"] = {name: round(seconds, 3) for name, seconds in timings.items()}
+    print(json.dumps(summary), file=sys.stderr)
+    spark.stop()
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,154 @@
+"""Fingerprints through the Python API: every shared vector, explain, the
+batch forms, the simhash-doc helpers and the index layout keys."""
+
+import json
+import subprocess
+
+import numpy
+import pytest
+
+import priorart
+from conftest import DATA, VECTORS
+
+EQUALITY = json.loads((VECTORS / "equality-vectors.json").read_text(encoding="utf-8"))["cases"]
+SIMHASH_DOC = json.loads((VECTORS / "simhash-doc.json").read_text(encoding="utf-8"))["cases"]
+
+
+def test_every_equality_vector_of_both_schemes():
+    assert len(EQUALITY) >= 3000
+    for case in EQUALITY:
+        for scheme in ("minhash-equality-v1", "simhash-equality-v2"):
+            assert priorart.fingerprint(case["input"], scheme) == case[scheme], (case["name"], scheme)
+
+
+def test_every_equality_vector_in_one_batch():
+    texts = [case["input"] for case in EQUALITY]
+    minhash, simhash = priorart.fingerprint_many(texts, ["minhash-equality-v1", "simhash-equality-v2"])
+    assert minhash == [case["minhash-equality-v1"] for case in EQUALITY]
+    assert simhash == [case["simhash-equality-v2"] for case in EQUALITY]
+
+
+def test_every_simhash_doc_vector():
+    assert len(SIMHASH_DOC) >= 50
+    for case in SIMHASH_DOC:
+        value = priorart.simhash_doc(case["input"])
+        assert value == int(case["hex"], 16), case["name"]
+        assert 0 <= value < 2**64
+        assert priorart.fingerprint(case["input"], "simhash-doc") == case["base32"], case["name"]
+        assert priorart.simhash_doc_text(value) == case["base32"]
+        assert priorart.simhash_doc_value(case["base32"]) == value
+        assert priorart.simhash_doc_value(case["hex"]) == value
+    values = priorart.simhash_doc_many(case["input"] for case in SIMHASH_DOC)
+    assert isinstance(values, numpy.ndarray) and values.dtype == numpy.uint64
+    assert [int(v) for v in values] == [int(case["hex"], 16) for case in SIMHASH_DOC]
+
+
+def test_hamming_and_similarity_take_ints_and_text():
+    a, b = 0, 0b1011
+    assert priorart.hamming(a, b) == 3
+    assert priorart.hamming(priorart.simhash_doc_text(a), b) == 3
+    assert priorart.similarity(a, b) == 1 - 3 / 64
+    assert priorart.hamming(2**64 - 1, 0) == 64
+    with pytest.raises(priorart.InputError) as caught:
+        priorart.hamming("not a simhash", 0)
+    assert caught.value.reason == "invalid_simhash_doc"
+    assert isinstance(caught.value, ValueError)
+    with pytest.raises(priorart.InputError):
+        priorart.hamming(2**64, 0)
+
+
+def test_unknown_scheme_is_a_value_error_with_its_reason():
+    with pytest.raises(ValueError) as caught:
+        priorart.fingerprint("text", "md5")
+    assert isinstance(caught.value, priorart.InputError)
+    assert caught.value.reason == "unknown_scheme"
+    with pytest.raises(priorart.InputError):
+        priorart.fingerprint_many(["text"], ["minhash-equality-v1", "nope"])
+
+
+def test_explain_agrees_with_the_fingerprint():
+    text = "The quick brown fox jumps over the lazy dog, twice: the quick brown fox!"
+    explanation = priorart.explain(text)
+    assert explanation["scheme"] == "minhash-equality-v1"
+    assert explanation["fingerprint"] == priorart.fingerprint(text)
+    assert explanation["tokens"][:3] == ["the", "quick", "brown"]
+    assert len(explanation["buckets"]) == 8
+    assert not explanation["empty"]
+    legacy = priorart.explain(text, "simhash-equality-v2")
+    assert legacy["fingerprint"] == priorart.fingerprint(text, "simhash-equality-v2")
+    doc = priorart.explain(text, "simhash-doc")
+    assert doc["fingerprint"] == priorart.fingerprint(text, "simhash-doc")
+    assert int(doc["hex"], 16) == priorart.simhash_doc(text)
+    assert len(doc["counters"]) == 64
+    assert priorart.explain("")["empty"]
+
+
+@pytest.mark.parametrize("scheme", ["minhash-equality-v1", "simhash-doc"])
+def test_explain_is_the_clis_explain_json(cli, tmp_path, scheme):
+    text = "Café society: naïve résumés, 3 ships and https://example.org/x in ΣΊΣΥΦΟΣ's harbour."
+    path = tmp_path / "doc.txt"
+    path.write_text(text, encoding="utf-8")
+    out = subprocess.run(
+        [cli, "fingerprint", "--raw", "--scheme", scheme, "--explain", "--json", str(path)],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    from_cli = json.loads(out)
+    del from_cli["file"], from_cli["input"]
+    assert priorart.explain(text, scheme) == from_cli
+
+
+def test_fingerprints_equal_the_clis_on_the_corpus_sample(cli):
+    records = [json.loads(line) for line in (DATA / "debian-copyright.jsonl").read_text(encoding="utf-8").splitlines()]
+    out = subprocess.run(
+        [cli, "fingerprint", "--jsonl", "--scheme", "minhash-equality-v1,simhash-doc",
+         str(DATA / "debian-copyright.jsonl")],
+        check=True, capture_output=True, text=True,
+    ).stdout.splitlines()
+    from_cli = [json.loads(line) for line in out]
+    texts = [r["text"] for r in records]
+    x, doc = priorart.fingerprint_many(texts, ["minhash-equality-v1", "simhash-doc"])
+    assert x == [r["minhash-equality-v1"] for r in from_cli]
+    assert doc == [r["simhash-doc"] for r in from_cli]
+
+
+def corpus_texts():
+    lines = (DATA / "debian-copyright.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line)["text"] for line in lines]
+
+
+def test_a_batch_on_four_threads_is_the_one_by_one_answer():
+    texts = corpus_texts()
+    schemes = ["minhash-equality-v1", "simhash-equality-v2", "simhash-doc"]
+    batch = priorart.fingerprint_many(iter(texts), schemes, threads=4)
+    one_by_one = [[priorart.fingerprint(t, s) for t in texts] for s in schemes]
+    assert batch == one_by_one
+    assert list(priorart.simhash_doc_many(texts, threads=4)) == [priorart.simhash_doc(t) for t in texts]
+    assert priorart.fingerprint_many([], schemes) == [[], [], []]
+    with pytest.raises(ValueError):
+        priorart.fingerprint_many(texts, schemes, threads=0)
+    with pytest.raises(TypeError):
+        priorart.fingerprint_many(["a", 3], schemes)
+
+
+def test_table_keys_find_every_pair_within_three_bits():
+    tables, distance, key_bits = priorart.layout_shape()
+    assert (tables, distance, set(key_bits)) == (16, 3, {28})
+    values = priorart.simhash_doc_many(corpus_texts())
+    keys = priorart.table_keys_many(values)
+    assert keys.shape == (len(values), 16)
+    assert all(int(k) < 2**28 for k in keys.reshape(-1))
+    for value, row in zip(values[:20], keys[:20]):
+        assert priorart.table_keys(int(value)) == [int(k) for k in row]
+    # Pigeonhole: every value within 3 bits of another shares a key with it.
+    rng = numpy.random.default_rng(7)
+    for value in values[:200]:
+        value = int(value)
+        bits = rng.choice(64, size=int(rng.integers(0, 4)), replace=False)
+        other = value
+        for bit in bits:
+            other ^= 1 << int(bit)
+        assert set(enumerate(priorart.table_keys(value))) & set(enumerate(priorart.table_keys(other)))
+    with pytest.raises(priorart.InputError) as caught:
+        priorart.table_keys(0, "nonsense")
+    assert caught.value.reason == "unknown_layout"
+    assert priorart.layout_shape("k=5")[1] == 5
