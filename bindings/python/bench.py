@@ -120,6 +120,10 @@ def main():
                seconds=round(seconds, 3), mib_per_s=round(peer_mib / seconds, 1))
     except ImportError:
         report(what="simhash not installed")
+    except OverflowError as err:
+        # simhash 2.1.2 multiplies uint8 arrays by token weights, which
+        # numpy 2 refuses; it runs only beside numpy < 2.
+        report(what="simhash (PyPI) needs numpy < 2", error=str(err))
     return 0
 
 
