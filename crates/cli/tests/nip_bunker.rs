@@ -9,7 +9,7 @@ mod relay_common;
 
 use nip_common::{TEXT, peer, priorart, stdout};
 use priorart_nip::nostr::prelude::Event;
-use priorart_testkit::{Behaviour, EsploraServer, RegtestChain, TestBunker, TestCalendar};
+use priorart_testkit::{Behaviour, TestBunker};
 use relay_common::RelayProcess;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -102,10 +102,7 @@ fn event_and_attest_sign_through_the_bunker_and_the_attestation_verifies() {
 
     // The regtest flow: timestamp, a block, upgrade, proof, verify: valid,
     // and the author is the bunker's user.
-    let chain = RegtestChain::shared();
-    chain.lock().unwrap().mine_block([7; 32]);
-    let calendar = TestCalendar::start(chain.clone());
-    let esplora = EsploraServer::from_chain(chain);
+    let (calendar, esplora) = nip_common::regtest_chain();
     let attestation_file = world.file("attestation.json");
     std::fs::write(&attestation_file, &attestation).unwrap();
     stdout(priorart().args(["timestamp", "-m", "1", "--calendar", &calendar.url()]).arg(&attestation_file));

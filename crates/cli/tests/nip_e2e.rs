@@ -7,7 +7,7 @@ mod nip_common;
 
 use assert_cmd::Command;
 use nip_common::{TEXT, peer, priorart, stdout};
-use priorart_testkit::{EsploraServer, RegtestChain, TestCalendar};
+use priorart_testkit::{EsploraServer, TestCalendar};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -22,10 +22,7 @@ struct World {
 
 impl World {
     fn new() -> World {
-        let chain = RegtestChain::shared();
-        chain.lock().unwrap().mine_block([7; 32]);
-        let calendar = TestCalendar::start(chain.clone());
-        let esplora = EsploraServer::from_chain(chain);
+        let (calendar, esplora) = nip_common::regtest_chain();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().to_owned();
         let key = path.join("alice.key");

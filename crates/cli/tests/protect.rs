@@ -9,7 +9,7 @@ mod relay_common;
 
 use nip_common::{priorart, stdout};
 use priorart_nip::nostr::prelude::{Filter, Kind, SingleLetterTag};
-use priorart_testkit::{EsploraServer, RegtestChain, TestCalendar};
+use priorart_testkit::{EsploraServer, TestCalendar};
 use relay_common::RelayProcess;
 use serde_json::Value;
 use std::os::unix::process::ExitStatusExt;
@@ -31,10 +31,7 @@ struct World {
 
 impl World {
     fn new() -> World {
-        let chain = RegtestChain::shared();
-        chain.lock().unwrap().mine_block([7; 32]);
-        let calendar = TestCalendar::start(chain.clone());
-        let esplora = EsploraServer::from_chain(chain);
+        let (calendar, esplora) = nip_common::regtest_chain();
         let dir = tempfile::tempdir().unwrap();
         let relay = RelayProcess::priorart(&dir.path().join("relay"));
         World { dir: dir.path().to_owned(), _dir: dir, calendar, esplora, relay }

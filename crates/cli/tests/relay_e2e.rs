@@ -9,7 +9,7 @@ mod relay_common;
 
 use nip_common::{priorart, stdout};
 use priorart_nip::nostr::prelude::{Event, EventBuilder, FinalizeEvent, Keys, Kind, Tag};
-use priorart_testkit::{EsploraServer, Frame, RegtestChain, ScriptedRelay, TestCalendar};
+use priorart_testkit::{EsploraServer, Frame, ScriptedRelay, TestCalendar};
 use relay_common::{RelayProcess, write_lines};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -50,10 +50,7 @@ struct World {
 
 impl World {
     fn new() -> World {
-        let chain = RegtestChain::shared();
-        chain.lock().unwrap().mine_block([7; 32]);
-        let calendar = TestCalendar::start(chain.clone());
-        let esplora = EsploraServer::from_chain(chain);
+        let (calendar, esplora) = nip_common::regtest_chain();
         let dir = tempfile::tempdir().unwrap();
         World { dir: dir.path().to_owned(), _dir: dir, calendar, esplora }
     }

@@ -14,7 +14,7 @@ use priorart_nip::nostr::prelude::{
     EventBuilder, EventId, Filter, FinalizeEvent, Keys, Kind, SingleLetterTag, Tag, Timestamp,
 };
 use priorart_nip::{Attestation, ContentEvent};
-use priorart_testkit::{EsploraServer, RegtestChain, TestCalendar};
+use priorart_testkit::{EsploraServer, TestCalendar};
 use relay_common::RelayProcess;
 use serde_json::{Value, json};
 use serve_common::{ServeProcess, client, get, post, wait_until};
@@ -35,10 +35,7 @@ struct World {
 
 impl World {
     fn new() -> World {
-        let chain = RegtestChain::shared();
-        chain.lock().unwrap().mine_block([7; 32]);
-        let calendar = TestCalendar::start(chain.clone());
-        let esplora = EsploraServer::from_chain(chain);
+        let (calendar, esplora) = nip_common::regtest_chain();
         let dir = tempfile::tempdir().unwrap();
         let relay = RelayProcess::priorart(&dir.path().join("relay"));
         World { dir: dir.path().to_owned(), _dir: dir, calendar, esplora, relay }

@@ -5,12 +5,23 @@
 pub mod peer;
 
 use assert_cmd::Command;
+use priorart_testkit::{EsploraServer, RegtestChain, TestCalendar};
 
 /// The binary, with no secret key inherited from the environment.
 pub fn priorart() -> Command {
     let mut cmd = Command::cargo_bin("priorart").expect("binary");
     cmd.env_remove("PRIORART_SECRET_KEY");
     cmd
+}
+
+/// A regtest chain with one block, a calendar that commits into it and an
+/// Esplora that serves its headers: what every regtest CLI test stands on.
+pub fn regtest_chain() -> (TestCalendar, EsploraServer) {
+    let chain = RegtestChain::shared();
+    chain.lock().unwrap().mine_block([7; 32]);
+    let calendar = TestCalendar::start(chain.clone());
+    let esplora = EsploraServer::from_chain(chain);
+    (calendar, esplora)
 }
 
 /// Runs `cmd`, which must succeed, and returns its stdout.
