@@ -24,7 +24,7 @@ use crate::index_cmd::{self, Lookup};
 use crate::input;
 use crate::ots_cmd::{self, HeaderArgs};
 use crate::relay_cmd::RelayListArgs;
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use clap::Parser;
 use priorart_fingerprint::{EqualityFingerprint, Fingerprinter};
 use priorart_index::Index;
@@ -90,13 +90,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         (Some(file), None) => {
             let text = input::read_document(file, &args.document)?.text;
-            let x = priorart_fingerprint::minhash_equality_v1(&text);
-            let lookup = if args.index.is_some() {
-                Lookup::of_text(file, &text, &mut Fingerprinter::new())
+            if args.index.is_some() {
+                // The index lookup computes X with everything else: once.
+                let lookup = Lookup::of_text(file, &text, &mut Fingerprinter::new());
+                (lookup.x().context("a document's lookup has its X")?, lookup)
             } else {
-                Lookup::of_x(&x)
-            };
-            (x, lookup)
+                let x = priorart_fingerprint::minhash_equality_v1(&text);
+                (x, Lookup::of_x(&x))
+            }
         }
         (None, None) => bail!(UsageError("give a FILE or --x HEX".into())),
     };

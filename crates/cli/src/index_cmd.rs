@@ -170,6 +170,11 @@ impl Lookup {
         Lookup { name: x.to_string(), simhash: None, x: Some(x.0), sketch: None }
     }
 
+    /// The X looked up, if any (a document's lookup always has one).
+    pub(crate) fn x(&self) -> Option<EqualityFingerprint> {
+        self.x.map(EqualityFingerprint)
+    }
+
     /// The documents of `index` within `k` bits, and those with the same X.
     pub(crate) fn run(&self, index: &Index, k: u32) -> Result<Answer> {
         let near = match self.simhash {
