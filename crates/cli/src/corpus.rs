@@ -45,8 +45,8 @@ pub struct Fingerprinted {
     pub id: String,
     /// Its simhash-doc value.
     pub simhash: SimhashDoc,
-    /// Its minhash-equality-v1 value.
-    pub x: [u8; 32],
+    /// Its minhash-equality-v1 value, when asked for.
+    pub x: Option<[u8; 32]>,
     /// Its word shingles.
     pub shingles: WordShingles,
 }
@@ -57,11 +57,22 @@ struct Pending {
     text: String,
 }
 
+/// Whether documents get their `X` besides simhash-doc and shingles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WithX {
+    /// Computed (an index answers "same X" queries).
+    Yes,
+    /// Not computed: minhash-equality-v1 costs about five times simhash-doc
+    /// (BENCHMARKS.md), and `dedup` does not use it.
+    No,
+}
+
 /// Reads every document of `args.inputs`, fingerprints them on all cores,
 /// and hands each batch to `sink` in input order. Unreadable inputs and
 /// records are reported on stderr and skipped; the answer says how many.
 pub fn fingerprint_all(
     args: &CorpusArgs,
+    with_x: WithX,
     mut sink: impl FnMut(Vec<Fingerprinted>) -> Result<()>,
 ) -> Result<usize> {
     let progress = ProgressBar::new_spinner().with_style(
@@ -74,7 +85,10 @@ pub fn fingerprint_all(
     let mut pending_bytes = 0usize;
     let mut flush = |pending: &mut Vec<Pending>, pending_bytes: &mut usize| -> Result<()> {
         let batch: Vec<Fingerprinted> =
-            std::mem::take(pending).into_par_iter().map_init(Fingerprinter::new, fingerprint).collect();
+            std::mem::take(pending)
+            .into_par_iter()
+            .map_init(Fingerprinter::new, |fingerprinter, pending| fingerprint(fingerprinter, pending, with_x))
+            .collect();
         progress.inc(batch.len() as u64);
         *pending_bytes = 0;
         sink(batch)
@@ -106,12 +120,15 @@ pub fn fingerprint_all(
     Ok(skipped)
 }
 
-fn fingerprint(fingerprinter: &mut Fingerprinter, pending: Pending) -> Fingerprinted {
-    let schemes = [Scheme::MinhashEqualityV1, Scheme::SimhashDoc];
-    let (mut x, mut simhash) = ([0u8; 32], SimhashDoc(0));
-    for found in fingerprinter.fingerprint(&pending.text, &schemes) {
+fn fingerprint(fingerprinter: &mut Fingerprinter, pending: Pending, with_x: WithX) -> Fingerprinted {
+    let schemes: &[Scheme] = match with_x {
+        WithX::Yes => &[Scheme::MinhashEqualityV1, Scheme::SimhashDoc],
+        WithX::No => &[Scheme::SimhashDoc],
+    };
+    let (mut x, mut simhash) = (None, SimhashDoc(0));
+    for found in fingerprinter.fingerprint(&pending.text, schemes) {
         match found {
-            Fingerprint::Equality(value) => x = value.0,
+            Fingerprint::Equality(value) => x = Some(value.0),
             Fingerprint::SimhashDoc(value) => simhash = value,
             _ => {}
         }
@@ -191,7 +208,7 @@ type Record = Result<(String, String), String>;
 /// One JSONL record's [`Record`].
 fn record(name: &str, args: &CorpusArgs, number: u64, line: Result<&[u8], String>) -> Record {
     let line = line?;
-    let text = std::str::from_utf8(line).map_err(|_| "not valid UTF-8".to_owned())?;
+    let text = crate::fingerprint_cmd::utf8(line).map_err(|_| "not valid UTF-8".to_owned())?;
     if text.trim().is_empty() {
         return Err(String::new());
     }

@@ -9,8 +9,9 @@
 //! collection deterministically.
 //!
 //! Memory: the shingle sets of every document (8 bytes per distinct word
-//! 5-gram, about 1.5 times the text's size for prose) plus 16 table rows
-//! (12 bytes each) per document.
+//! 5-gram, about 1.5 times the text's size for prose), plus, while
+//! candidates are found, one sorted table (16 bytes per document) per
+//! thread.
 
 use crate::corpus::{self, CorpusArgs, Fingerprinted};
 use crate::exit::{self, UsageError};
@@ -18,7 +19,7 @@ use anyhow::{Context, Result, bail};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use priorart_fingerprint::SimhashDoc;
-use priorart_index::{Entry, Layout, Segment};
+use priorart_index::Layout;
 use rayon::prelude::*;
 use serde_json::json;
 use std::io::Write;
@@ -58,7 +59,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let layout = Layout::for_distance(args.k).map_err(|err| UsageError(err.to_string()))?;
     let mut documents: Vec<Fingerprinted> = Vec::new();
-    let skipped = corpus::fingerprint_all(&args.corpus, |batch| {
+    let skipped = corpus::fingerprint_all(&args.corpus, corpus::WithX::No, |batch| {
         documents.extend(batch);
         Ok(())
     })?;
@@ -88,27 +89,15 @@ fn bar(len: usize, what: &str) -> ProgressBar {
     bar
 }
 
-/// Every pair `(a, b)`, `a < b`, within distance `k`, with its distance.
+/// Every pair `(a, b)`, `a < b`, within distance `k`, with its distance
+/// (a self-join of the layout's tables, every table on rayon's pool).
 fn candidate_pairs(documents: &[Fingerprinted], layout: &Layout, k: u32) -> Result<Vec<(u32, u32, u32)>> {
-    let entries: Vec<Entry> = documents
-        .iter()
-        .map(|d| Entry { id: String::new(), simhash: d.simhash.0, x: None, sketch: Vec::new() })
-        .collect();
-    let segment = Segment::from_bytes(priorart_index::encode(layout, &entries, 0)?).context("in-memory tables")?;
-    let progress = bar(documents.len(), "candidates");
-    let pairs: Vec<(u32, u32, u32)> = (0..documents.len() as u32)
-        .into_par_iter()
-        .flat_map_iter(|a| {
-            progress.inc(1);
-            segment
-                .near(documents[a as usize].simhash.0, k)
-                .into_iter()
-                .filter(move |hit| hit.number > a)
-                .map(move |hit| (a, hit.number, hit.distance))
-        })
-        .collect();
+    let values: Vec<u64> = documents.iter().map(|d| d.simhash.0).collect();
+    let progress = ProgressBar::new_spinner().with_message("candidates");
+    progress.enable_steady_tick(std::time::Duration::from_millis(200));
+    let pairs = priorart_index::all_pairs(&values, layout, k)?;
     progress.finish_and_clear();
-    Ok(pairs)
+    Ok(pairs.into_iter().map(|pair| (pair.a, pair.b, pair.distance)).collect())
 }
 
 /// The candidates whose exact word 5-gram Jaccard is at least `min`.

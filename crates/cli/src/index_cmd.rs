@@ -126,7 +126,7 @@ fn summary(index: &Index, added: usize, skipped: usize) {
 
 fn entries(corpus: &CorpusArgs) -> Result<(Vec<Entry>, usize)> {
     let mut entries = Vec::new();
-    let skipped = corpus::fingerprint_all(corpus, |batch| {
+    let skipped = corpus::fingerprint_all(corpus, corpus::WithX::Yes, |batch| {
         entries.extend(batch.into_iter().map(entry));
         Ok(())
     })?;
@@ -137,7 +137,7 @@ fn entry(document: Fingerprinted) -> Entry {
     Entry {
         id: document.id,
         simhash: document.simhash.0,
-        x: Some(document.x),
+        x: document.x,
         sketch: sketch(&document.shingles),
     }
 }

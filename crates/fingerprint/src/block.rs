@@ -12,8 +12,33 @@ pub(crate) fn block_at(bytes: &[u8], at: usize) -> Option<&[u8; BLOCK]> {
     bytes.get(at..)?.first_chunk::<BLOCK>()
 }
 
+/// 64 bytes of 0 or 1 as 64 bits (byte `j` → bit `j`). On x86-64 (where
+/// SSE2 is always present) each 16 bytes are shifted so that the 1 lands in
+/// the sign bit, and `pmovmskb` gathers the 16 sign bits: the multiplication
+/// form below compiled to 40 scalar multiplies per block of the
+/// `simhash-doc` scanner, which was 11% of `fingerprint --scheme
+/// simhash-doc --jsonl` (perf, measured).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn pack(bytes: &[u8; BLOCK]) -> u64 {
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_movemask_epi8, _mm_slli_epi16};
+    let mut mask = 0;
+    for k in 0..BLOCK / 16 {
+        // SAFETY: SSE2 is part of the x86-64 baseline, so every x86-64
+        // CPU has these instructions; bytes 16k..16k+16 of a 64-byte array
+        // are in bounds, and an unaligned load has no alignment requirement.
+        let signs = unsafe {
+            let sixteen = _mm_loadu_si128(bytes.as_ptr().add(16 * k).cast::<__m128i>());
+            _mm_movemask_epi8(_mm_slli_epi16::<7>(sixteen)) as u16
+        };
+        mask |= u64::from(signs) << (16 * k);
+    }
+    mask
+}
+
 /// 64 bytes of 0 or 1 as 64 bits (byte `j` → bit `j`). The multiplier puts
 /// byte `i` of each 8-byte word at bit `56 + i`, without carries.
+#[cfg(not(target_arch = "x86_64"))]
 #[inline(always)]
 pub(crate) fn pack(bytes: &[u8; BLOCK]) -> u64 {
     let mut mask = 0;
@@ -57,6 +82,14 @@ mod tests {
             assert_eq!(pack(&bytes), 1 << j);
         }
         assert_eq!(pack(&[1; BLOCK]), u64::MAX);
+        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..1_000 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let bytes: [u8; BLOCK] = std::array::from_fn(|j| (rng >> j & 1) as u8);
+            assert_eq!(pack(&bytes), rng);
+        }
     }
 
     #[test]

@@ -11,23 +11,8 @@ use priorart_index::{Entry, Layout, Segment, encode};
 use std::hint::black_box;
 use std::time::Instant;
 
-fn docs() -> usize {
-    std::env::var("PRIORART_INDEX_BENCH_DOCS").ok().and_then(|n| n.parse().ok()).unwrap_or(1_000_000)
-}
-
-fn fingerprints(count: usize) -> Vec<u64> {
-    let mut rng = fastrand::Rng::with_seed(42);
-    let mut values: Vec<u64> = (0..count).map(|_| rng.u64(..)).collect();
-    // Every tenth is a near copy (1 to 3 bits flipped) of an earlier one.
-    for i in (10..count).step_by(10) {
-        let mut near = values[rng.usize(..i)];
-        for _ in 0..rng.u32(1..=3) {
-            near ^= 1 << rng.u32(0..64);
-        }
-        values[i] = near;
-    }
-    values
-}
+mod common;
+use common::{docs, fingerprints};
 
 fn bench_layouts(c: &mut Criterion) {
     let count = docs();

@@ -8,11 +8,15 @@
 //! unrelated texts often land within a few bits. A query with text verifies
 //! each candidate with the Jaccard similarity of word shingles (estimated
 //! from the stored sketches), and `priorart dedup` with exact shingle sets.
+//! [`all_pairs`] finds every pair of a collection within `k` (a self-join
+//! of the tables, for batch deduplication).
 
 mod index;
 mod layout;
+mod pairs;
 mod segment;
 
 pub use index::{Index, IndexError, Match};
 pub use layout::{Layout, LayoutError, MAX_TABLES, Table, TableKeys};
+pub use pairs::{DistanceTooLarge, Pair, all_pairs};
 pub use segment::{Entry, Hit, Segment, SegmentError, encode, sketch_jaccard, write};
