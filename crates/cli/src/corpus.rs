@@ -84,10 +84,11 @@ pub fn fingerprint_all(
     let mut pending: Vec<Pending> = Vec::new();
     let mut pending_bytes = 0usize;
     let mut flush = |pending: &mut Vec<Pending>, pending_bytes: &mut usize| -> Result<()> {
-        let batch: Vec<Fingerprinted> =
-            std::mem::take(pending)
+        let batch: Vec<Fingerprinted> = std::mem::take(pending)
             .into_par_iter()
-            .map_init(Fingerprinter::new, |fingerprinter, pending| fingerprint(fingerprinter, pending, with_x))
+            .map_init(Fingerprinter::new, |fingerprinter, pending| {
+                fingerprint(fingerprinter, pending, with_x)
+            })
             .collect();
         progress.inc(batch.len() as u64);
         *pending_bytes = 0;

@@ -47,13 +47,28 @@ fn main() {
     let sample = &values[..SAMPLE.min(count)];
     let started = Instant::now();
     let truth = brute_force(sample, 8);
-    println!("brute force over {} fingerprints (k <= 8): {} pairs in {:.2?}", sample.len(), truth.len(), started.elapsed());
+    println!(
+        "brute force over {} fingerprints (k <= 8): {} pairs in {:.2?}",
+        sample.len(),
+        truth.len(),
+        started.elapsed()
+    );
     for layout in &layouts {
         for k in 0..=layout.max_distance {
             let expected: Vec<Pair> = truth.iter().copied().filter(|pair| pair.distance <= k).collect();
             let found = all_pairs(sample, layout, k).expect("k is the layout's");
-            let recall = if expected.is_empty() { 1.0 } else { common_count(&found, &expected) as f64 / expected.len() as f64 };
-            println!("{} k={k}: {} pairs, brute force {}, recall {recall:.6}, exact: {}", layout.name, found.len(), expected.len(), found == expected);
+            let recall = if expected.is_empty() {
+                1.0
+            } else {
+                common_count(&found, &expected) as f64 / expected.len() as f64
+            };
+            println!(
+                "{} k={k}: {} pairs, brute force {}, recall {recall:.6}, exact: {}",
+                layout.name,
+                found.len(),
+                expected.len(),
+                found == expected
+            );
             assert_eq!(found, expected, "{} k={k}", layout.name);
         }
     }

@@ -69,7 +69,8 @@ fn key_mask(table: &Table) -> u64 {
 fn pairs_in_table(values: &[u64], masks: &[u64], table: usize, k: u32) -> Vec<Pair> {
     let mask = masks[table];
     let earlier = &masks[..table];
-    let mut rows: Vec<(u64, u32)> = values.iter().zip(0u32..).map(|(&value, number)| (value & mask, number)).collect();
+    let mut rows: Vec<(u64, u32)> =
+        values.iter().zip(0u32..).map(|(&value, number)| (value & mask, number)).collect();
     rows.sort_unstable();
     let mut pairs = Vec::new();
     for run in rows.chunk_by(|x, y| x.0 == y.0).filter(|run| run.len() > 1) {
@@ -125,11 +126,17 @@ mod tests {
 
     #[test]
     fn the_self_join_equals_brute_force_for_every_layout_and_distance() {
-        let layouts = [Layout::manku_16x28(), Layout::for_distance(5).unwrap(), Layout::for_distance(8).unwrap()];
+        let layouts =
+            [Layout::manku_16x28(), Layout::for_distance(5).unwrap(), Layout::for_distance(8).unwrap()];
         for (seed, layout) in layouts.iter().enumerate() {
             let values = planted(1_500, layout.max_distance, seed as u64);
             for k in 0..=layout.max_distance {
-                assert_eq!(all_pairs(&values, layout, k).unwrap(), brute_force(&values, k), "{} k={k}", layout.name);
+                assert_eq!(
+                    all_pairs(&values, layout, k).unwrap(),
+                    brute_force(&values, k),
+                    "{} k={k}",
+                    layout.name
+                );
             }
         }
     }
