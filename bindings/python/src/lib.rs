@@ -237,6 +237,39 @@ fn table_keys_many_bytes<'py>(py: Python<'py>, values: &[u8], layout: &str) -> P
     Ok(PyBytes::new(py, &out))
 }
 
+/// Every pair of `values` (native-endian 8-byte integers) within Hamming
+/// distance `k`, each once, sorted: `(a, b, distance)` triples as
+/// native-endian 4-byte integers, `a < b` by position (the index crate's
+/// self-join of the layout's tables, on all cores or `threads`).
+#[pyfunction]
+#[pyo3(signature = (values, k=3, layout=None, threads=None))]
+fn near_pairs_bytes<'py>(
+    py: Python<'py>,
+    values: &[u8],
+    k: u32,
+    layout: Option<&str>,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    if !values.len().is_multiple_of(8) {
+        return Err(PyValueError::new_err("values must be whole 8-byte integers"));
+    }
+    if values.len() / 8 >= u32::MAX as usize {
+        return Err(PyValueError::new_err("at most 2^32 - 2 values"));
+    }
+    let layout = match layout {
+        Some(name) => self::layout(py, name)?,
+        None => Layout::for_distance(k).map_err(|err| PyValueError::new_err(err.to_string()))?,
+    };
+    let values: Vec<u64> =
+        values.chunks_exact(8).map(|chunk| u64::from_ne_bytes(chunk.try_into().expect("8 bytes"))).collect();
+    let pairs = py
+        .detach(|| on_threads(threads, || priorart_index::all_pairs(&values, &layout, k)))?
+        .map_err(|err| with_reason::<InputError>(py, "distance_too_large", err.to_string()))?;
+    let out: Vec<u8> =
+        pairs.iter().flat_map(|pair| [pair.a, pair.b, pair.distance]).flat_map(u32::to_ne_bytes).collect();
+    Ok(PyBytes::new(py, &out))
+}
+
 /// Tables and guaranteed distance of a layout.
 #[pyfunction]
 #[pyo3(signature = (layout="manku-16x28"))]
@@ -545,6 +578,7 @@ fn _priorart(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(simhash_doc_many_bytes, module)?)?;
     module.add_function(wrap_pyfunction!(table_keys, module)?)?;
     module.add_function(wrap_pyfunction!(table_keys_many_bytes, module)?)?;
+    module.add_function(wrap_pyfunction!(near_pairs_bytes, module)?)?;
     module.add_function(wrap_pyfunction!(layout_shape, module)?)?;
     module.add_function(wrap_pyfunction!(extract, module)?)?;
     module.add_function(wrap_pyfunction!(web_archive_records, module)?)?;

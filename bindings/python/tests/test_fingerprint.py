@@ -152,3 +152,37 @@ def test_table_keys_find_every_pair_within_three_bits():
         priorart.table_keys(0, "nonsense")
     assert caught.value.reason == "unknown_layout"
     assert priorart.layout_shape("k=5")[1] == 5
+
+
+def _brute_force_pairs(values, k):
+    values = [int(v) for v in values]
+    return [
+        (a, b, bin(values[a] ^ values[b]).count("1"))
+        for a in range(len(values))
+        for b in range(a + 1, len(values))
+        if bin(values[a] ^ values[b]).count("1") <= k
+    ]
+
+
+def test_near_pairs_are_the_brute_force_pairs():
+    # Corpus fingerprints plus planted near copies (0 to 8 flipped bits).
+    rng = numpy.random.default_rng(11)
+    values = list(int(v) for v in priorart.simhash_doc_many(corpus_texts()))[:300]
+    for i in range(300):
+        value = values[int(rng.integers(0, len(values)))]
+        for bit in rng.choice(64, size=int(rng.integers(0, 9)), replace=False):
+            value ^= 1 << int(bit)
+        values.append(value)
+    array = numpy.array(values, dtype=numpy.uint64)
+    for k in (0, 3, 5, 8):
+        expected = _brute_force_pairs(values, k)
+        found = priorart.near_pairs(array, k, threads=2)
+        assert found.dtype == numpy.uint32 and found.shape == (len(expected), 3)
+        assert [tuple(int(x) for x in row) for row in found] == expected, k
+    assert [tuple(int(x) for x in row) for row in priorart.near_pairs(values[:50], 3)] == _brute_force_pairs(
+        values[:50], 3
+    )
+    with pytest.raises(priorart.InputError) as caught:
+        priorart.near_pairs(array, 4, layout="manku-16x28")
+    assert caught.value.reason == "distance_too_large"
+    assert priorart.near_pairs(numpy.array([], dtype=numpy.uint64)).shape == (0, 3)

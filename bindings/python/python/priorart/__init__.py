@@ -36,6 +36,7 @@ __all__ = [
     "fingerprint_many",
     "hamming",
     "layout_shape",
+    "near_pairs",
     "similarity",
     "simhash_doc",
     "simhash_doc_many",
@@ -151,6 +152,33 @@ def table_keys_many(values: Any, layout: str = "manku-16x28") -> Any:
     tables = _priorart.layout_shape(layout)[0]
     raw = _priorart.table_keys_many_bytes(values.tobytes(), layout)
     return numpy.frombuffer(raw, dtype=numpy.uint64).reshape(len(values), tables)
+
+
+def near_pairs(
+    values: Any, k: int = 3, layout: Optional[str] = None, threads: Optional[int] = None
+) -> Any:
+    """Every pair of ``simhash-doc`` values (a numpy ``uint64`` array or a
+    sequence of ints) within Hamming distance ``k``, each once, sorted by
+    position: ``(a, b, distance)`` with ``a < b`` indexes into ``values``.
+    The layout is the cheapest exact one for ``k`` (the spec's for k <= 3)
+    unless named; a ``k`` beyond the named layout's distance is an
+    :class:`InputError`. Runs on all cores (GIL released), each table
+    sorted once and joined with itself: all pairs within k = 3 of ten
+    million values take seconds. A ``(pairs, 3)`` ``uint32`` array when
+    numpy is installed, else a list of tuples."""
+    try:
+        import numpy
+    except ImportError:
+        numpy = None
+    if numpy is not None:
+        raw_values = numpy.ascontiguousarray(values, dtype=numpy.uint64).tobytes()
+    else:
+        raw_values = b"".join(int(v).to_bytes(8, _native_order()) for v in values)
+    raw = _priorart.near_pairs_bytes(raw_values, k, layout, threads)
+    if numpy is not None:
+        return numpy.frombuffer(raw, dtype=numpy.uint32).reshape(-1, 3)
+    words = [int.from_bytes(raw[i : i + 4], _native_order()) for i in range(0, len(raw), 4)]
+    return [tuple(words[i : i + 3]) for i in range(0, len(words), 3)]
 
 
 def layout_shape(layout: str = "manku-16x28") -> Tuple[int, int, List[int]]:
