@@ -190,21 +190,7 @@ fn bunker_options_are_checked() {
 /// `uri`, as an ES module read from stdin so that nostr-tools resolves from
 /// its install directory.
 fn nostr_tools_client(uri: &str) -> Value {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../nip/tests/peer");
-    let mut child = Command::new("node")
-        .args(["--experimental-websocket", "--no-warnings", "--input-type=module", "-", uri])
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("node runs");
-    child.stdin.take().unwrap().write_all(include_str!("peer/bunker-client.mjs").as_bytes()).unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(output.status.success(), "bunker-client.mjs failed");
-    serde_json::from_slice(&output.stdout).unwrap()
+    peer::run_module(include_str!("peer/bunker-client.mjs"), &[uri])
 }
 
 /// The test bunker speaks NIP-46 as nostr-tools' client does (so the tests

@@ -10,9 +10,7 @@ use nip_common::{peer, priorart, stdout};
 use priorart_nip::nostr::prelude::{EventBuilder, FinalizeEvent, Keys, Kind, Tag, Timestamp};
 use relay_common::{RelayProcess, peer_on_path, write_lines};
 use serde_json::Value;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 
 /// A signed note with an `X` tag, as one JSON line.
 fn note(keys: &Keys, x: &str, text: &str, created_at: u64) -> String {
@@ -44,27 +42,9 @@ fn content_ids(report: &Value) -> Vec<String> {
     ids
 }
 
-/// crates/nip/tests/peer, where nostr-tools is installed.
-fn nostr_tools_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../nip/tests/peer")
-}
-
-/// tests/peer/relay-roundtrip.mjs against `relay`, as an ES module read
-/// from stdin so that `nostr-tools` resolves from its install directory.
+/// tests/peer/relay-roundtrip.mjs against `relay`.
 fn nostr_tools_roundtrip(relay: &str, x: &str) -> Value {
-    let script = include_str!("peer/relay-roundtrip.mjs");
-    let mut child = Command::new("node")
-        .args(["--experimental-websocket", "--no-warnings", "--input-type=module", "-", relay, x])
-        .current_dir(nostr_tools_dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("node runs");
-    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(output.status.success(), "relay-roundtrip.mjs failed");
-    serde_json::from_slice(&output.stdout).unwrap()
+    peer::run_module(include_str!("peer/relay-roundtrip.mjs"), &[relay, x])
 }
 
 #[test]

@@ -39,6 +39,25 @@ pub fn run(script: &str, input: &str) -> String {
     String::from_utf8(output.stdout).expect("UTF-8")
 }
 
+/// `module` (an ES module's source, read from stdin so that nostr-tools
+/// resolves from the peer directory) run with `args` and Node's WebSocket;
+/// its stdout as JSON.
+pub fn run_module(module: &str, args: &[&str]) -> serde_json::Value {
+    let mut child = Command::new("node")
+        .args(["--experimental-websocket", "--no-warnings", "--input-type=module", "-"])
+        .args(args)
+        .current_dir(peer_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("node runs");
+    child.stdin.take().expect("stdin").write_all(module.as_bytes()).expect("write to node");
+    let output = child.wait_with_output().expect("node finishes");
+    assert!(output.status.success(), "node module {args:?} failed");
+    serde_json::from_slice(&output.stdout).expect("JSON")
+}
+
 /// nostr-tools' `verifyEvent` of each event, and of the event in its
 /// `description` tag (None when it has none).
 pub fn verify(events: &[String]) -> Vec<(bool, Option<bool>)> {
