@@ -209,7 +209,7 @@ type Record = Result<(String, String), String>;
 /// One JSONL record's [`Record`].
 fn record(name: &str, args: &CorpusArgs, number: u64, line: Result<&[u8], String>) -> Record {
     let line = line?;
-    let text = crate::fingerprint_cmd::utf8(line).map_err(|_| "not valid UTF-8".to_owned())?;
+    let text = input::utf8(line).map_err(|_| "not valid UTF-8".to_owned())?;
     if text.trim().is_empty() {
         return Err(String::new());
     }

@@ -19,7 +19,7 @@ use anyhow::{Context, Result, bail};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use priorart_fingerprint::SimhashDoc;
-use priorart_index::Layout;
+use priorart_index::{Layout, Pair};
 use rayon::prelude::*;
 use serde_json::json;
 use std::io::Write;
@@ -91,21 +91,21 @@ fn bar(len: usize, what: &str) -> ProgressBar {
 
 /// Every pair `(a, b)`, `a < b`, within distance `k`, with its distance
 /// (a self-join of the layout's tables, every table on rayon's pool).
-fn candidate_pairs(documents: &[Fingerprinted], layout: &Layout, k: u32) -> Result<Vec<(u32, u32, u32)>> {
+fn candidate_pairs(documents: &[Fingerprinted], layout: &Layout, k: u32) -> Result<Vec<Pair>> {
     let values: Vec<u64> = documents.iter().map(|d| d.simhash.0).collect();
     let progress = ProgressBar::new_spinner().with_message("candidates");
     progress.enable_steady_tick(std::time::Duration::from_millis(200));
     let pairs = priorart_index::all_pairs(&values, layout, k)?;
     progress.finish_and_clear();
-    Ok(pairs.into_iter().map(|pair| (pair.a, pair.b, pair.distance)).collect())
+    Ok(pairs)
 }
 
 /// The candidates whose exact word 5-gram Jaccard is at least `min`.
-fn verify(documents: &[Fingerprinted], candidates: &[(u32, u32, u32)], min: f64) -> Vec<(u32, u32, u32, f64)> {
+fn verify(documents: &[Fingerprinted], candidates: &[Pair], min: f64) -> Vec<(u32, u32, u32, f64)> {
     let progress = bar(candidates.len(), "verifying");
     let pairs = candidates
         .par_iter()
-        .filter_map(|&(a, b, distance)| {
+        .filter_map(|&Pair { a, b, distance }| {
             progress.inc(1);
             let jaccard = documents[a as usize].shingles.jaccard(&documents[b as usize].shingles);
             (jaccard >= min).then_some((a, b, distance, jaccard))

@@ -175,7 +175,7 @@ fn record(
     line: Result<&[u8], LineTooLong>,
 ) -> Result<Option<String>, String> {
     let line = line.map_err(|too_long| too_long.to_string())?;
-    let text = utf8(line).map_err(|offset| {
+    let text = input::utf8(line).map_err(|offset| {
         format!("line {number}: not valid UTF-8 (first invalid byte at offset {offset} of the line)")
     })?;
     if text.trim().is_empty() {
@@ -218,15 +218,6 @@ fn record(
     };
     let fingerprints = fingerprinter.fingerprint(&content, &args.scheme);
     Ok(Some(with_fingerprints(args, &mut object, fingerprints)))
-}
-
-/// `line` as text, or the offset of its first invalid byte. simdutf8
-/// checks valid text several times as fast as `std` (which was 7% of
-/// `fingerprint --jsonl --scheme simhash-doc`, measured); `std` then only
-/// locates the error.
-pub(crate) fn utf8(line: &[u8]) -> Result<&str, usize> {
-    simdutf8::basic::from_utf8(line)
-        .map_err(|_| std::str::from_utf8(line).err().map_or(0, |err| err.valid_up_to()))
 }
 
 /// `object` (the record without its text) with one member per scheme, as

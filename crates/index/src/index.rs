@@ -4,7 +4,7 @@
 //! previous index as it was; compacting merges every segment into one the
 //! same way. Queries see every listed segment.
 
-use crate::layout::Layout;
+use crate::layout::{DistanceTooLarge, Layout};
 use crate::segment::{self, Entry, Segment, SegmentError, sketch_jaccard};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -45,17 +45,8 @@ pub enum IndexError {
         expected: String,
     },
     /// A query asks for a distance the layout cannot guarantee.
-    #[error(
-        "k = {k}: the index's layout {layout} finds every pair only within {max}; rebuild with --layout k={k}"
-    )]
-    DistanceTooLarge {
-        /// Asked for.
-        k: u32,
-        /// Guaranteed.
-        max: u32,
-        /// The layout's name.
-        layout: String,
-    },
+    #[error("{0}; rebuild with --layout k={k}", k = .0.k)]
+    DistanceTooLarge(#[from] DistanceTooLarge),
     /// The directory could not be created or listed.
     #[error("{path}: {action}")]
     Directory {
@@ -227,13 +218,7 @@ impl Index {
     /// Jaccard similarity when `sketch` is given: most similar first, then
     /// nearest.
     pub fn near(&self, simhash: u64, k: u32, sketch: Option<&[u64]>) -> Result<Vec<Match>, IndexError> {
-        if k > self.layout.max_distance {
-            return Err(IndexError::DistanceTooLarge {
-                k,
-                max: self.layout.max_distance,
-                layout: self.layout.name.clone(),
-            });
-        }
+        self.layout.check_distance(k)?;
         let width = self.manifest.sketch_width as usize;
         let mut matches: Vec<Match> = self
             .segments

@@ -64,6 +64,18 @@ pub enum LayoutError {
     Unknown(String),
 }
 
+/// The layout does not guarantee every pair within the distance asked for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("k = {k}: layout {layout} finds every pair only within {max}")]
+pub struct DistanceTooLarge {
+    /// Asked for.
+    pub k: u32,
+    /// Guaranteed by the layout.
+    pub max: u32,
+    /// The layout's name.
+    pub layout: String,
+}
+
 /// The most tables a layout may have (C(10, 5) = 252 covers k = 5 with
 /// ten blocks; more only costs space).
 pub const MAX_TABLES: usize = 256;
@@ -139,6 +151,14 @@ impl Layout {
         let shape = name.strip_prefix("pigeonhole-").ok_or_else(unknown)?;
         let (b, t) = shape.split_once('-').ok_or_else(unknown)?;
         Layout::pigeonhole(b.parse().map_err(|_| unknown())?, t.parse().map_err(|_| unknown())?)
+    }
+
+    /// Whether the layout finds every pair within `k`.
+    pub fn check_distance(&self, k: u32) -> Result<(), DistanceTooLarge> {
+        if k > self.max_distance {
+            return Err(DistanceTooLarge { k, max: self.max_distance, layout: self.name.clone() });
+        }
+        Ok(())
     }
 
     /// Checks a layout read from a file: every table a permutation of the

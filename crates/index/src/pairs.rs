@@ -13,7 +13,7 @@
 //! and memory is one sorted table (16 bytes per fingerprint) per thread
 //! plus the pairs found.
 
-use crate::layout::{Layout, Table};
+use crate::layout::{DistanceTooLarge, Layout, Table};
 use rayon::prelude::*;
 
 /// Two fingerprints of the collection, by position (`a < b`), within the
@@ -28,27 +28,13 @@ pub struct Pair {
     pub distance: u32,
 }
 
-/// The layout does not guarantee every pair within the distance asked for.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("k = {k}: layout {layout} finds every pair only within {max}")]
-pub struct DistanceTooLarge {
-    /// Asked for.
-    pub k: u32,
-    /// Guaranteed by the layout.
-    pub max: u32,
-    /// The layout's name.
-    pub layout: String,
-}
-
 /// Every pair of `values` within Hamming distance `k`, each once, sorted by
 /// `(a, b)`. Tables are joined in parallel (rayon's pool).
 ///
 /// # Panics
 /// If `values` has more than `u32::MAX` fingerprints.
 pub fn all_pairs(values: &[u64], layout: &Layout, k: u32) -> Result<Vec<Pair>, DistanceTooLarge> {
-    if k > layout.max_distance {
-        return Err(DistanceTooLarge { k, max: layout.max_distance, layout: layout.name.clone() });
-    }
+    layout.check_distance(k)?;
     assert!(u32::try_from(values.len()).is_ok(), "at most 2^32 - 1 fingerprints");
     let masks: Vec<u64> = layout.tables.iter().map(key_mask).collect();
     let mut pairs: Vec<Pair> = (0..masks.len())
