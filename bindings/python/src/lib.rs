@@ -207,6 +207,15 @@ fn layout(py: Python<'_>, name: &str) -> PyResult<Layout> {
     Layout::parse(name).map_err(|err| with_reason::<InputError>(py, "unknown_layout", err.to_string()))
 }
 
+/// `values` as native-endian 8-byte integers (what numpy's `tobytes`
+/// gives for a `uint64` array).
+fn native_u64s(values: &[u8]) -> PyResult<Vec<u64>> {
+    if !values.len().is_multiple_of(8) {
+        return Err(PyValueError::new_err("values must be whole 8-byte integers"));
+    }
+    Ok(values.chunks_exact(8).map(|chunk| u64::from_ne_bytes(chunk.try_into().expect("8 bytes"))).collect())
+}
+
 /// The keys of `value` in each table of `layout` (the index crate's).
 #[pyfunction]
 #[pyo3(signature = (value, layout="manku-16x28"))]
@@ -220,17 +229,12 @@ fn table_keys(py: Python<'_>, value: &Bound<'_, PyAny>, layout: &str) -> PyResul
 #[pyfunction]
 #[pyo3(signature = (values, layout="manku-16x28"))]
 fn table_keys_many_bytes<'py>(py: Python<'py>, values: &[u8], layout: &str) -> PyResult<Bound<'py, PyBytes>> {
-    if !values.len().is_multiple_of(8) {
-        return Err(PyValueError::new_err("values must be whole 8-byte integers"));
-    }
+    let values = native_u64s(values)?;
     let keys = TableKeys::new(&self::layout(py, layout)?);
     let out: Vec<u8> = py.detach(|| {
         values
-            .chunks_exact(8)
-            .flat_map(|chunk| {
-                let value = u64::from_ne_bytes(chunk.try_into().expect("8 bytes"));
-                keys.keys(value).collect::<Vec<_>>()
-            })
+            .iter()
+            .flat_map(|&value| keys.keys(value).collect::<Vec<_>>())
             .flat_map(u64::to_ne_bytes)
             .collect()
     });
@@ -250,18 +254,14 @@ fn near_pairs_bytes<'py>(
     layout: Option<&str>,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    if !values.len().is_multiple_of(8) {
-        return Err(PyValueError::new_err("values must be whole 8-byte integers"));
-    }
-    if values.len() / 8 >= u32::MAX as usize {
+    let values = native_u64s(values)?;
+    if values.len() >= u32::MAX as usize {
         return Err(PyValueError::new_err("at most 2^32 - 2 values"));
     }
     let layout = match layout {
         Some(name) => self::layout(py, name)?,
         None => Layout::for_distance(k).map_err(|err| PyValueError::new_err(err.to_string()))?,
     };
-    let values: Vec<u64> =
-        values.chunks_exact(8).map(|chunk| u64::from_ne_bytes(chunk.try_into().expect("8 bytes"))).collect();
     let pairs = py
         .detach(|| on_threads(threads, || priorart_index::all_pairs(&values, &layout, k)))?
         .map_err(|err| with_reason::<InputError>(py, "distance_too_large", err.to_string()))?;
