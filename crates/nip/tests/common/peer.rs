@@ -25,8 +25,23 @@ pub fn available() -> bool {
 
 /// Runs `script` of the peer directory with `input` on stdin; its stdout.
 pub fn run(script: &str, input: &str) -> String {
-    let mut child = Command::new("node")
-        .arg(peer_dir().join(script))
+    let stdout = node(Command::new("node").arg(peer_dir().join(script)), input);
+    String::from_utf8(stdout).expect("UTF-8")
+}
+
+/// `module` (an ES module's source, read from stdin so that nostr-tools
+/// resolves from the peer directory) run with `args` and Node's WebSocket;
+/// its stdout as JSON.
+pub fn run_module(module: &str, args: &[&str]) -> serde_json::Value {
+    let mut command = Command::new("node");
+    command.args(["--experimental-websocket", "--no-warnings", "--input-type=module", "-"]).args(args);
+    serde_json::from_slice(&node(&mut command, module)).expect("JSON")
+}
+
+/// `command` (node and its arguments) run in the peer directory with
+/// `input` on stdin; it must succeed; its stdout.
+fn node(command: &mut Command, input: &str) -> Vec<u8> {
+    let mut child = command
         .current_dir(peer_dir())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -35,27 +50,8 @@ pub fn run(script: &str, input: &str) -> String {
         .expect("node runs");
     child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("write to node");
     let output = child.wait_with_output().expect("node finishes");
-    assert!(output.status.success(), "node {script} failed");
-    String::from_utf8(output.stdout).expect("UTF-8")
-}
-
-/// `module` (an ES module's source, read from stdin so that nostr-tools
-/// resolves from the peer directory) run with `args` and Node's WebSocket;
-/// its stdout as JSON.
-pub fn run_module(module: &str, args: &[&str]) -> serde_json::Value {
-    let mut child = Command::new("node")
-        .args(["--experimental-websocket", "--no-warnings", "--input-type=module", "-"])
-        .args(args)
-        .current_dir(peer_dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("node runs");
-    child.stdin.take().expect("stdin").write_all(module.as_bytes()).expect("write to node");
-    let output = child.wait_with_output().expect("node finishes");
-    assert!(output.status.success(), "node module {args:?} failed");
-    serde_json::from_slice(&output.stdout).expect("JSON")
+    assert!(output.status.success(), "{command:?} failed");
+    output.stdout
 }
 
 /// nostr-tools' `verifyEvent` of each event, and of the event in its
