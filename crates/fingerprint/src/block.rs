@@ -58,10 +58,13 @@ pub(crate) fn bits(from: u32, to: u32) -> u64 {
     below(to) & !below(from)
 }
 
-/// Bits `0..n` (`n <= 64`).
+/// Bits `0..n` (`n <= 64`). Not `(1u128 << n) - 1`: 128-bit shifts
+/// compile to a shift pair and conditional moves, which made this one line
+/// 7% of `simhash-doc` (perf, measured).
 #[inline(always)]
 pub(crate) fn below(n: u32) -> u64 {
-    ((1u128 << n) - 1) as u64
+    let all_if_64 = 0u64.wrapping_sub(u64::from(n >> 6));
+    ((1u64 << (n & 63)) - 1) | all_if_64
 }
 
 /// The bits of `mask` where a run of set bits starts.
@@ -98,6 +101,9 @@ mod tests {
         assert_eq!(bits(3, 3), 0);
         assert_eq!(bits(5, 2), 0);
         assert_eq!(bits(1, 4), 0b1110);
+        for n in 0..=64 {
+            assert_eq!(below(n), ((1u128 << n) - 1) as u64, "{n}");
+        }
         assert_eq!(run_starts(0b0111_0110), 0b0001_0010);
     }
 }

@@ -97,8 +97,8 @@ pub(crate) struct ShortKeys {
     c: [u32; BATCH],
 }
 
-/// Keys per [`ShortKeys`] batch.
-pub(crate) const BATCH: usize = 8;
+/// Keys per [`ShortKeys`] batch: as many as the counters take at once.
+pub(crate) const BATCH: usize = crate::bit_counts::BATCH;
 
 impl ShortKeys {
     /// Adds the first `len` (1..=12) bytes of `padded` (which has 12 more),
@@ -115,16 +115,69 @@ impl ShortKeys {
         self.count == BATCH
     }
 
-    /// The features `(c << 32) | b` of the keys added, in order; empties the
-    /// batch.
+    /// The features `(c << 32) | b` of the keys added, in order, and how
+    /// many there are (the lanes after them are zero); empties the batch.
     #[inline]
-    pub(crate) fn features(&mut self) -> impl Iterator<Item = u64> + use<> {
+    pub(crate) fn features(&mut self) -> ([u64; BATCH], usize) {
         let (mut a, mut b, mut c) = (self.a, self.b, self.c);
-        for lane in 0..BATCH {
-            final_mix(&mut a[lane], &mut b[lane], &mut c[lane]);
-        }
+        final_mix_lanes(&mut a, &mut b, &mut c);
         let count = std::mem::take(&mut self.count);
-        (0..count).map(move |lane| Lookup3 { c: c[lane], b: b[lane] }.feature())
+        let features =
+            std::array::from_fn(
+                |lane| {
+                    if lane < count { Lookup3 { c: c[lane], b: b[lane] }.feature() } else { 0 }
+                },
+            );
+        (features, count)
+    }
+}
+
+/// [`final_mix`] on every lane. On x86-64 with SSE2 (always present) four
+/// lanes per instruction: the compiler leaves the lane loops below scalar,
+/// as SSE2 has no rotation (measured: 7% of `simhash-doc` on the corpus).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn final_mix_lanes(a: &mut [u32; BATCH], b: &mut [u32; BATCH], c: &mut [u32; BATCH]) {
+    use std::arch::x86_64::{
+        __m128i, _mm_loadu_si128, _mm_or_si128, _mm_slli_epi32, _mm_srli_epi32, _mm_storeu_si128,
+        _mm_sub_epi32, _mm_xor_si128,
+    };
+    /// `x = (x ^ y) - rotate_left(y, L)`, with `R = 32 - L`.
+    #[inline(always)]
+    fn step<const L: i32, const R: i32>(x: &mut __m128i, y: __m128i) {
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe {
+            let rotated = _mm_or_si128(_mm_slli_epi32::<L>(y), _mm_srli_epi32::<R>(y));
+            *x = _mm_sub_epi32(_mm_xor_si128(*x, y), rotated);
+        }
+    }
+    for half in 0..BATCH / 4 {
+        // SAFETY: SSE2 is part of the x86-64 baseline; lanes 4 * half..+4 of
+        // an 8-lane array are in bounds, and these loads and stores have no
+        // alignment requirement.
+        unsafe {
+            let lanes = |x: &[u32; BATCH]| _mm_loadu_si128(x.as_ptr().add(4 * half).cast::<__m128i>());
+            let (mut va, mut vb, mut vc) = (lanes(a), lanes(b), lanes(c));
+            step::<14, 18>(&mut vc, vb);
+            step::<11, 21>(&mut va, vc);
+            step::<25, 7>(&mut vb, va);
+            step::<16, 16>(&mut vc, vb);
+            step::<4, 28>(&mut va, vc);
+            step::<14, 18>(&mut vb, va);
+            step::<24, 8>(&mut vc, vb);
+            for (x, v) in [(&mut *a, va), (&mut *b, vb), (&mut *c, vc)] {
+                _mm_storeu_si128(x.as_mut_ptr().add(4 * half).cast::<__m128i>(), v);
+            }
+        }
+    }
+}
+
+/// [`final_mix`] on every lane.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn final_mix_lanes(a: &mut [u32; BATCH], b: &mut [u32; BATCH], c: &mut [u32; BATCH]) {
+    for lane in 0..BATCH {
+        final_mix(&mut a[lane], &mut b[lane], &mut c[lane]);
     }
 }
 
@@ -273,11 +326,14 @@ mod tests {
             for len in 1..=12 {
                 want.push(hashlittle2(&text[round..round + len], 0, 0).feature());
                 if batch.push(&text[round..], len) {
-                    got.extend(batch.features());
+                    let (features, count) = batch.features();
+                    got.extend_from_slice(&features[..count]);
                 }
             }
         }
-        got.extend(batch.features());
+        let (features, count) = batch.features();
+        assert!(features[count..].iter().all(|&f| f == 0));
+        got.extend_from_slice(&features[..count]);
         assert_eq!(got, want);
     }
 

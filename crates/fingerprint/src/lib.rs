@@ -55,6 +55,7 @@
 //! assert_eq!(both.len(), 2);
 //! ```
 
+mod bit_counts;
 mod block;
 mod canonical;
 mod equality;

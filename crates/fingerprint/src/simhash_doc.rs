@@ -17,10 +17,12 @@
 //! # Speed
 //!
 //! Most text needs no normalization beyond ASCII lowercasing, and its
-//! tokens are hashed where they lie (see `simhash_tokens.rs`). The counters
-//! are kept as byte lanes ([`Counters`]), so adding a feature costs eight
-//! table lookups and additions instead of 64 counter updates.
+//! tokens are hashed where they lie (see `simhash_tokens.rs`), short ones
+//! eight at a time, and the counters are bit-sliced ([`BitCounts`]), so
+//! counting a feature costs a few logical operations instead of 64 counter
+//! updates.
 
+use crate::bit_counts::BitCounts;
 use crate::jenkins;
 use crate::simhash_tokens::{Scanner, Sink};
 use std::fmt;
@@ -162,83 +164,33 @@ impl FromStr for SimhashDoc {
 }
 
 /// The 64 counters, kept as counts of one-bits: counter *i* of the spec is
-/// `2 * ones[i] - features`. Features are added eight bits at a time into
-/// byte lanes (`lanes[k]` byte `m` counts bit `8k + m`), a table lookup and
-/// an addition per byte of the feature; the lanes are flushed into `ones`
-/// before a byte can overflow.
-#[derive(Debug, Clone)]
+/// `2 * ones[i] - features` (see [`BitCounts`]).
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Counters {
-    lanes: [u64; 8],
-    in_lanes: u32,
-    ones: [u64; 64],
-    features: u64,
+    counts: BitCounts,
     /// Short tokens not hashed yet.
     short: jenkins::ShortKeys,
 }
 
-/// `SPREAD[b]` has byte `m` equal to bit `m` of `b`.
-const SPREAD: [u64; 256] = {
-    let mut table = [0u64; 256];
-    let mut b = 0;
-    while b < 256 {
-        let mut m = 0;
-        while m < 8 {
-            table[b] |= ((b as u64 >> m) & 1) << (8 * m);
-            m += 1;
-        }
-        b += 1;
-    }
-    table
-};
-
-impl Default for Counters {
-    fn default() -> Self {
-        Counters {
-            lanes: [0; 8],
-            in_lanes: 0,
-            ones: [0; 64],
-            features: 0,
-            short: jenkins::ShortKeys::default(),
-        }
-    }
-}
-
 impl Counters {
-    #[inline]
-    fn add(&mut self, feature: u64) {
-        for (k, lane) in self.lanes.iter_mut().enumerate() {
-            *lane += SPREAD[usize::from((feature >> (8 * k)) as u8)];
-        }
-        self.in_lanes += 1;
-        if self.in_lanes == u32::from(u8::MAX) {
-            self.flush();
-        }
-    }
-
     /// Hashes and counts the short tokens waiting.
+    #[inline]
     fn add_short(&mut self) {
-        for feature in self.short.features() {
-            self.add(feature);
-        }
+        let (features, count) = self.short.features();
+        self.counts.add_batch(features, count);
     }
 
-    fn flush(&mut self) {
-        for (k, lane) in self.lanes.iter().enumerate() {
-            for m in 0..8 {
-                self.ones[8 * k + m] += lane >> (8 * m) & 0xff;
-            }
-        }
-        self.features += u64::from(self.in_lanes);
-        self.lanes = [0; 8];
-        self.in_lanes = 0;
+    /// The features counted, and the one-bits at each bit position.
+    fn totals(&mut self) -> (u64, [u64; 64]) {
+        self.add_short();
+        self.counts.totals()
     }
 
     /// The spec's signed counters, index = bit number (0 = least significant).
     pub(crate) fn signed(&mut self) -> [i64; 64] {
-        self.add_short();
-        self.flush();
-        let features = i128::from(self.features);
-        self.ones.map(|ones| {
+        let (features, ones) = self.totals();
+        let features = i128::from(features);
+        ones.map(|ones| {
             let counter = 2 * i128::from(ones) - features;
             counter.clamp(i64::MIN.into(), i64::MAX.into()) as i64
         })
@@ -247,11 +199,10 @@ impl Counters {
     /// Bit `i` is 1 iff more than half of the features have bit `i` set
     /// (counter `i` positive; a zero counter gives 0).
     fn finish(&mut self) -> SimhashDoc {
-        self.add_short();
-        self.flush();
+        let (features, ones) = self.totals();
         let mut value = 0u64;
-        for (bit, &ones) in self.ones.iter().enumerate() {
-            if u128::from(ones) * 2 > u128::from(self.features) {
+        for (bit, &ones) in ones.iter().enumerate() {
+            if u128::from(ones) * 2 > u128::from(features) {
                 value |= 1 << bit;
             }
         }
@@ -262,7 +213,7 @@ impl Counters {
 impl Sink for Counters {
     #[inline]
     fn token(&mut self, token: &[u8]) {
-        self.add(jenkins::hashlittle2(token, 0, 0).feature());
+        self.counts.add(jenkins::hashlittle2(token, 0, 0).feature());
     }
 
     #[inline(always)]
@@ -272,7 +223,7 @@ impl Sink for Counters {
                 self.add_short();
             }
         } else {
-            self.add(jenkins::hashlittle2_padded(padded, len, 0, 0).feature());
+            self.counts.add(jenkins::hashlittle2_padded(padded, len, 0, 0).feature());
         }
     }
 }
@@ -484,16 +435,16 @@ mod tests {
     }
 
     #[test]
-    fn counters_match_a_plain_count_across_flushes() {
+    fn counters_match_a_plain_count() {
         let mut counters = Counters::default();
         let mut plain = [0i64; 64];
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        for _ in 0..1000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let feature = x & (x >> 3); // biased: about one bit in four set
-            counters.add(feature);
+        let mut rng = fastrand::Rng::with_seed(3);
+        for k in 0..5000 {
+            let token: Vec<u8> = (0..1 + k % 20).map(|_| rng.u8(b'a'..=b'z')).collect();
+            let mut padded = token.clone();
+            padded.extend_from_slice(&[0; crate::simhash_tokens::PAD]);
+            counters.padded_token(&padded, token.len());
+            let feature = jenkins::hashlittle2(&token, 0, 0).feature();
             for (bit, counter) in plain.iter_mut().enumerate() {
                 *counter += if feature >> bit & 1 == 1 { 1 } else { -1 };
             }

@@ -18,7 +18,7 @@
 //! buffers, and scanned character by character. The tests compare both
 //! paths on every BMP character in several contexts.
 
-use crate::block::{BLOCK, bits, block_at, pack};
+use crate::block::{BLOCK, below, bits, block_at, pack};
 use icu_casemap::{CaseMapper, CaseMapperBorrowed};
 use icu_normalizer::{ComposingNormalizer, ComposingNormalizerBorrowed};
 use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory, GeneralCategoryGroup, WhiteSpace};
@@ -328,61 +328,103 @@ struct Pass<'a, 'r> {
 }
 
 impl Pass<'_, '_> {
-    /// Bytes `0..limit` of the block at `base`, all ASCII: runs, spaces and
-    /// markers found from the masks, a few bit operations per token instead
-    /// of a branch per byte. A run reaching `limit` stays open.
+    /// Bytes `0..limit` of the block at `base`, all ASCII. The tokens of
+    /// chunks that lie between two spaces of the block and carry no marker
+    /// (most of them) are reported straight from the masks, a few bit
+    /// operations each and no branch on their shape; a marked chunk is
+    /// checked as a whole first. The chunk still open at either end of the
+    /// block keeps its runs until it ends, as on the character path.
     #[inline]
     fn block(&mut self, base: usize, masks: &Masks, limit: u32, sink: &mut impl Sink) {
-        let known = bits(0, limit);
-        let (word, letter) = (masks.word & known, masks.letter);
-        let (space, marker) = (masks.space & known, masks.marker & known);
-        let mut p = 0u32;
+        let space = masks.space & below(limit);
+        let mut p = 0;
         if self.run.start.is_some() {
             // A run open from before continues through the first word bytes.
-            let end = (!word).trailing_zeros().min(limit);
-            self.run.flags |= if letter & bits(0, end) != 0 { LETTER } else { 0 };
+            let end = (!masks.word).trailing_zeros().min(limit);
+            self.run.flags |= if masks.letter & below(end) != 0 { LETTER } else { 0 };
             if end == limit {
                 return;
             }
             self.run.close(base + end as usize, self.chunk.runs);
             p = end;
         }
-        loop {
-            let ahead = word & !bits(0, p);
-            let start = if ahead == 0 { limit } else { ahead.trailing_zeros() };
-            self.gap(base, p, start, space, marker, sink);
-            if start == limit {
-                return;
+        let spaces_ahead = space & !below(p);
+        if spaces_ahead == 0 {
+            self.chunk.marked |= masks.marker & bits(p, limit) != 0;
+            self.hold_runs(base, masks, p, limit, limit);
+            return;
+        }
+        let (first, last) = (spaces_ahead.trailing_zeros(), 63 - spaces_ahead.leading_zeros());
+        self.chunk.marked |= masks.marker & bits(p, first) != 0;
+        self.hold_runs(base, masks, p, first, limit);
+        self.chunk.end(self.padded, base + first as usize, sink);
+        self.inner_chunks(base, masks, first, last, sink);
+        self.chunk.start = base + last as usize + 1;
+        self.segment_start = self.chunk.start;
+        self.chunk.marked = masks.marker & bits(last + 1, limit) != 0;
+        self.hold_runs(base, masks, last + 1, limit, limit);
+    }
+
+    /// The chunks between the spaces at `first` and `last` of the block.
+    #[inline(always)]
+    fn inner_chunks(&mut self, base: usize, masks: &Masks, first: u32, last: u32, sink: &mut impl Sink) {
+        let mut p = first + 1;
+        let mut markers = masks.marker & bits(p, last);
+        while markers != 0 {
+            // The chunk of the first marker left: between the spaces around it.
+            let marker = markers.trailing_zeros();
+            let start = 64 - (masks.space & below(marker)).leading_zeros();
+            let end = (masks.space & !below(marker)).trailing_zeros();
+            self.tokens(base, masks, p, start, sink);
+            let chunk = &self.padded[base + start as usize..base + end as usize];
+            if masks.word & bits(start, end) == 0 {
+                // No run: nothing to hash, and not reported (as `Chunk::end`).
+            } else if is_identifier(chunk) {
+                sink.identifier(chunk);
+            } else {
+                self.tokens(base, masks, start, end, sink);
             }
-            let after = !word & known & !bits(0, start);
-            let end = if after == 0 { limit } else { after.trailing_zeros() };
-            let flags = if letter & bits(start, end) != 0 { LETTER } else { 0 };
-            if end == limit {
-                self.run = OpenRun { start: Some(base + start as usize), flags };
-                return;
+            p = end + 1;
+            markers &= !below(end);
+        }
+        self.tokens(base, masks, p, last, sink);
+    }
+
+    /// Reports the runs of bytes `from..to` of the block, which are whole
+    /// (bytes `from - 1` and `to` are not word bytes).
+    #[inline(always)]
+    fn tokens(&self, base: usize, masks: &Masks, from: u32, to: u32, sink: &mut impl Sink) {
+        let word = masks.word & bits(from, to);
+        let (mut starts, mut lasts) = (word & !(word << 1), word & !(word >> 1));
+        while starts != 0 {
+            let (start, last) = (starts.trailing_zeros(), lasts.trailing_zeros());
+            starts &= starts - 1;
+            lasts &= lasts - 1;
+            let (at, len) = (base + start as usize, (last + 1 - start) as usize);
+            if masks.letter & bits(start, last + 1) != 0 {
+                sink.padded_token(&self.padded[at..], len);
+            } else {
+                sink.numeric(&self.padded[at..at + len]);
             }
-            let range = base + start as usize..base + end as usize;
-            self.chunk.runs.push(Run { range, letter: flags != 0 });
-            p = end;
         }
     }
 
-    /// The non-word bytes `from..to` of a block: a space ends the chunk; a
-    /// marker marks the chunk it falls in.
+    /// Adds the runs of bytes `from..to` of the block to the open chunk; a
+    /// run reaching `limit` (the end of the ASCII bytes) stays open.
     #[inline(always)]
-    fn gap(&mut self, base: usize, from: u32, to: u32, space: u64, marker: u64, sink: &mut impl Sink) {
-        let gap = bits(from, to);
-        let (spaces, markers) = (space & gap, marker & gap);
-        if spaces == 0 {
-            self.chunk.marked |= markers != 0;
-            return;
+    fn hold_runs(&mut self, base: usize, masks: &Masks, from: u32, to: u32, limit: u32) {
+        let word = masks.word & bits(from, to);
+        let (mut starts, mut lasts) = (word & !(word << 1), word & !(word >> 1));
+        while starts != 0 {
+            let (start, last) = (starts.trailing_zeros(), lasts.trailing_zeros());
+            starts &= starts - 1;
+            lasts &= lasts - 1;
+            let flags = if masks.letter & bits(start, last + 1) != 0 { LETTER } else { 0 };
+            self.run = OpenRun { start: Some(base + start as usize), flags };
+            if last + 1 < limit {
+                self.run.close(base + last as usize + 1, self.chunk.runs);
+            }
         }
-        let (first, last) = (spaces.trailing_zeros(), 63 - spaces.leading_zeros());
-        self.chunk.marked |= markers & bits(from, first) != 0;
-        self.chunk.end(self.padded, base + first as usize, sink);
-        self.chunk.start = base + last as usize + 1;
-        self.segment_start = self.chunk.start;
-        self.chunk.marked = markers & bits(last + 1, to) != 0;
     }
 
     /// Character by character from `i` until at least `limit`; returns
