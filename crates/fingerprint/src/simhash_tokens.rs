@@ -258,20 +258,16 @@ impl Scanner {
                 i = pass.characters(i, len, sink);
                 continue;
             };
-            let masks = Masks::of(block);
-            // The ASCII bytes before the first non-ASCII one go by the masks.
-            let ascii = masks.non_ascii.trailing_zeros();
-            pass.block(i, &masks, ascii, sink);
-            i += ascii as usize;
-            if ascii == 64 {
-                continue;
+            let mut masks = Masks::of(block);
+            let covered =
+                if masks.non_ascii == 0 { BLOCK as u32 } else { pass.classify_characters(i, &mut masks) };
+            pass.block(i, &masks, covered, sink);
+            i += covered as usize;
+            if covered < BLOCK as u32 {
+                // A character that normalization may change, or one across
+                // the block's end: the character path takes it.
+                i = pass.characters(i, i + 1, sink);
             }
-            // Then characters: to the block's end where non-ASCII is dense
-            // (Cyrillic, CJK), else just this character, so that mostly
-            // ASCII text returns to the masks at once.
-            let dense = masks.non_ascii.count_ones() >= 16;
-            let until = if dense { i - ascii as usize + BLOCK } else { i + 1 };
-            i = pass.characters(i, until, sink);
         }
         pass.run.close(len, pass.chunk.runs);
         pass.chunk.end(pass.padded, len, sink);
@@ -328,7 +324,37 @@ struct Pass<'a, 'r> {
 }
 
 impl Pass<'_, '_> {
-    /// Bytes `0..limit` of the block at `base`, all ASCII. The tokens of
+    /// Adds the non-ASCII characters of the block at `base` to its masks
+    /// (which classify ASCII bytes only), each character's class on all its
+    /// bytes, up to the first character that is not stable (whose segment
+    /// must be normalized) or that does not end in the block. Returns how
+    /// many bytes the masks now describe.
+    #[inline]
+    fn classify_characters(&mut self, base: usize, masks: &mut Masks) -> u32 {
+        let mut left = masks.non_ascii;
+        while left != 0 {
+            let at = left.trailing_zeros();
+            let (c, len) = decode(self.lowered, base + at as usize);
+            let end = at + len as u32;
+            if end > BLOCK as u32 {
+                return at;
+            }
+            let Some(class) = stable_class(self.bmp, c) else {
+                return at;
+            };
+            // Only ASCII characters are spaces or markers (the others are
+            // not stable), so a stable one is a letter, another word
+            // character, or neither.
+            let span = bits(at, end);
+            let flags = class_flags(class);
+            masks.word |= if flags & WORD != 0 { span } else { 0 };
+            masks.letter |= if flags & LETTER != 0 { span } else { 0 };
+            left &= !below(end);
+        }
+        BLOCK as u32
+    }
+
+    /// Bytes `0..limit` of the block at `base`, classified in `masks`. The tokens of
     /// chunks that lie between two spaces of the block and carry no marker
     /// (most of them) are reported straight from the masks, a few bit
     /// operations each and no branch on their shape; a marked chunk is
