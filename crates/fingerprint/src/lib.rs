@@ -169,6 +169,8 @@ pub struct Fingerprinter {
     canonical: Canonical,
     shingle_hashes: equality::ShingleHashes,
     simhash_doc: simhash_doc::Buffers,
+    /// The text of a JSON string with escapes.
+    json_text: Vec<u8>,
 }
 
 /// What [`Fingerprinter::equality_minima`] reads.
@@ -218,8 +220,17 @@ impl Fingerprinter {
             return Some((self.finish(Some(minima), schemes, ""), body_len + 2));
         }
         // `simhash-doc`, no token, or not a valid string.
-        let (text, len) = decode_json_string(json)?;
-        Some((self.fingerprint(&text, schemes), len))
+        let mut json_text = std::mem::take(&mut self.json_text);
+        let decoded = json_string::decode_json_string_reusing(json, &mut json_text);
+        let fingerprints = decoded.map(|(decoded, len)| {
+            let text = match decoded {
+                json_string::Decoded::Borrowed(text) => text,
+                json_string::Decoded::Buffer => json_string::buffer_text(&json_text),
+            };
+            (self.fingerprint(text, schemes), len)
+        });
+        self.json_text = json_text;
+        fingerprints
     }
 
     /// The fingerprints under `schemes` from the equality minima of `text`

@@ -403,9 +403,16 @@ impl Pass<'_, '_> {
             let end = (masks.space & !below(marker)).trailing_zeros();
             self.tokens(base, masks, p, start, sink);
             let chunk = &self.padded[base + start as usize..base + end as usize];
+            // Only its markers can make the chunk an identifier.
+            let mut chunk_markers = markers & bits(start, end);
+            let mut identifier = false;
+            while chunk_markers != 0 && !identifier {
+                identifier = marks_identifier(chunk, (chunk_markers.trailing_zeros() - start) as usize);
+                chunk_markers &= chunk_markers - 1;
+            }
             if masks.word & bits(start, end) == 0 {
                 // No run: nothing to hash, and not reported (as `Chunk::end`).
-            } else if is_identifier(chunk) {
+            } else if identifier {
                 sink.identifier(chunk);
             } else {
                 self.tokens(base, masks, start, end, sink);
@@ -733,18 +740,20 @@ impl<'r> Chunk<'r> {
 /// simhash-doc's definition, for raw text. Shared cases:
 /// `crates/cli/tests/identifier_layers.rs`.
 pub(crate) fn is_identifier(chunk: &[u8]) -> bool {
-    chunk.iter().enumerate().any(|(i, &b)| match b {
+    (0..chunk.len()).any(|i| marks_identifier(chunk, i))
+}
+
+/// Whether byte `i` of `chunk` is a marker that makes it an identifier
+/// (see [`is_identifier`]).
+#[inline]
+fn marks_identifier(chunk: &[u8], i: usize) -> bool {
+    let (before, after) = (&chunk[..i], &chunk[i + 1..]);
+    match chunk[i] {
         b'@' => true,
-        b':' => {
-            let (before, after) = (&chunk[..i], &chunk[i + 1..]);
-            after.starts_with(b"//") || [&b"doi"[..], b"urn", b"arxiv"].iter().any(|p| before.ends_with(p))
-        }
-        b'.' => {
-            let (before, after) = (&chunk[..i], &chunk[i + 1..]);
-            before.ends_with(b"www") || (before.ends_with(b"10") && is_doi_suffix(after))
-        }
+        b':' => after.starts_with(b"//") || [&b"doi"[..], b"urn", b"arxiv"].iter().any(|p| before.ends_with(p)),
+        b'.' => before.ends_with(b"www") || (before.ends_with(b"10") && is_doi_suffix(after)),
         _ => false,
-    })
+    }
 }
 
 /// After `10.`: 4 to 9 ASCII digits, then `/`.
