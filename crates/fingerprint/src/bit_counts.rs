@@ -64,7 +64,7 @@ fn carry_save(a: u64, b: u64, c: u64) -> (u64, u64) {
 
 impl BitCounts {
     /// Counts one word.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn add(&mut self, word: u64) {
         self.pending[self.pending_len] = word;
         self.pending_len += 1;
@@ -75,7 +75,7 @@ impl BitCounts {
     }
 
     /// Counts the first `len` words of `batch`; the others must be zero.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn add_batch(&mut self, batch: [u64; BATCH], len: usize) {
         debug_assert!(batch[len..].iter().all(|&w| w == 0));
         let [w0, w1, w2, w3, w4, w5, w6, w7] = batch;

