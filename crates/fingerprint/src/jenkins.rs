@@ -101,16 +101,16 @@ pub(crate) struct ShortKeys {
 pub(crate) const BATCH: usize = crate::bit_counts::BATCH;
 
 impl ShortKeys {
-    /// Adds the first `len` (1..=12) bytes of `padded` (which has 12 more),
-    /// seeds 0/0. Returns whether the batch is full.
+    /// Adds the first `len` (1..=12) bytes of `key` (whatever follows them
+    /// in it is masked off), seeds 0/0. Returns whether the batch is full.
     #[inline(always)]
-    pub(crate) fn push(&mut self, padded: &[u8], len: usize) -> bool {
+    pub(crate) fn push(&mut self, key: &[u8; 12], len: usize) -> bool {
         let [ma, mb, mc] = LAST_BLOCK_MASKS[len];
         let init = 0xdead_beef_u32.wrapping_add(len as u32);
-        let lane = self.count;
-        self.a[lane] = init.wrapping_add(word(padded, 0) & ma);
-        self.b[lane] = init.wrapping_add(word(padded, 4) & mb);
-        self.c[lane] = init.wrapping_add(word(padded, 8) & mc);
+        let lane = self.count % BATCH;
+        self.a[lane] = init.wrapping_add(word(key, 0) & ma);
+        self.b[lane] = init.wrapping_add(word(key, 4) & mb);
+        self.c[lane] = init.wrapping_add(word(key, 8) & mc);
         self.count += 1;
         self.count == BATCH
     }
@@ -226,7 +226,12 @@ fn tail_bytes(bytes: &[u8]) -> u32 {
 /// The little-endian 32-bit word at `at`; `bytes` has at least `at + 4`.
 #[inline(always)]
 fn word(bytes: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+    // One bounds check and one load; indexing the four bytes one by one
+    // compiled to four checks and four loads (perf: 6% of `simhash-doc`).
+    let Some(four) = bytes[at..].first_chunk::<4>() else {
+        panic!("a word at {at} of {} bytes", bytes.len());
+    };
+    u32::from_le_bytes(*four)
 }
 
 /// lookup3's `mix(a,b,c)`.
@@ -325,7 +330,7 @@ mod tests {
         for round in 0..3 {
             for len in 1..=12 {
                 want.push(hashlittle2(&text[round..round + len], 0, 0).feature());
-                if batch.push(&text[round..], len) {
+                if batch.push(text[round..].first_chunk().expect("12 bytes"), len) {
                     let (features, count) = batch.features();
                     got.extend_from_slice(&features[..count]);
                 }

@@ -218,8 +218,10 @@ impl Sink for Counters {
 
     #[inline(always)]
     fn padded_token(&mut self, padded: &[u8], len: usize) {
-        if (1..=12).contains(&len) {
-            if self.short.push(padded, len) {
+        if (1..=12).contains(&len)
+            && let Some(key) = padded.first_chunk::<12>()
+        {
+            if self.short.push(key, len) {
                 self.add_short();
             }
         } else {

@@ -266,8 +266,8 @@ impl Scanner {
             self.bmp = vec![0; 0x1_0000];
         }
         self.lowered.clear();
-        self.lowered.extend_from_slice(text.as_bytes());
-        self.lowered.make_ascii_lowercase();
+        // One pass, not a copy and then a lowering pass over the copy.
+        self.lowered.extend(text.bytes().map(|b| b.to_ascii_lowercase()));
         self.lowered.extend_from_slice(&[0; PAD]);
         let Scanner { lowered, runs, normalized, scratch, bmp, mappings } = self;
         let mut pass = Pass {
