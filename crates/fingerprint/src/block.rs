@@ -67,6 +67,23 @@ pub(crate) fn below(n: u32) -> u64 {
     ((1u64 << (n & 63)) - 1) | all_if_64
 }
 
+/// The runs of set bits of `mask`, in order, as `(start, end)` bit
+/// positions (`end` exclusive): the k-th run start pairs with the k-th run
+/// end, so each run costs two `trailing_zeros` and no search.
+#[inline(always)]
+pub(crate) fn runs(mask: u64) -> impl Iterator<Item = (u32, u32)> {
+    let (mut starts, mut lasts) = (mask & !(mask << 1), mask & !(mask >> 1));
+    std::iter::from_fn(move || {
+        if starts == 0 {
+            return None;
+        }
+        let (start, last) = (starts.trailing_zeros(), lasts.trailing_zeros());
+        starts &= starts - 1;
+        lasts &= lasts - 1;
+        Some((start, last + 1))
+    })
+}
+
 /// The bits of `mask` where a run of set bits starts.
 #[inline(always)]
 pub(crate) fn run_starts(mask: u64) -> u64 {
@@ -105,5 +122,9 @@ mod tests {
             assert_eq!(below(n), ((1u128 << n) - 1) as u64, "{n}");
         }
         assert_eq!(run_starts(0b0111_0110), 0b0001_0010);
+        assert_eq!(runs(0b0111_0110).collect::<Vec<_>>(), [(1, 3), (4, 7)]);
+        assert_eq!(runs(u64::MAX).collect::<Vec<_>>(), [(0, 64)]);
+        assert_eq!(runs(1 << 63 | 1).collect::<Vec<_>>(), [(0, 1), (63, 64)]);
+        assert_eq!(runs(0).count(), 0);
     }
 }

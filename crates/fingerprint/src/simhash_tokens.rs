@@ -18,7 +18,7 @@
 //! buffers, and scanned character by character. The tests compare both
 //! paths on every BMP character in several contexts.
 
-use crate::block::{BLOCK, below, bits, block_at, pack};
+use crate::block::{BLOCK, below, bits, block_at, pack, runs};
 use icu_casemap::{CaseMapper, CaseMapperBorrowed};
 use icu_normalizer::{ComposingNormalizer, ComposingNormalizerBorrowed};
 use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory, GeneralCategoryGroup, WhiteSpace};
@@ -458,14 +458,9 @@ impl Pass<'_, '_> {
     /// (bytes `from - 1` and `to` are not word bytes).
     #[inline(always)]
     fn tokens(&self, base: usize, masks: &Masks, from: u32, to: u32, sink: &mut impl Sink) {
-        let word = masks.word & bits(from, to);
-        let (mut starts, mut lasts) = (word & !(word << 1), word & !(word >> 1));
-        while starts != 0 {
-            let (start, last) = (starts.trailing_zeros(), lasts.trailing_zeros());
-            starts &= starts - 1;
-            lasts &= lasts - 1;
-            let (at, len) = (base + start as usize, (last + 1 - start) as usize);
-            if masks.letter & bits(start, last + 1) != 0 {
+        for (start, end) in runs(masks.word & bits(from, to)) {
+            let (at, len) = (base + start as usize, (end - start) as usize);
+            if masks.letter & bits(start, end) != 0 {
                 sink.padded_token(&self.padded[at..], len);
             } else {
                 sink.numeric(&self.padded[at..at + len]);
@@ -477,16 +472,11 @@ impl Pass<'_, '_> {
     /// run reaching `limit` (the end of the ASCII bytes) stays open.
     #[inline(always)]
     fn hold_runs(&mut self, base: usize, masks: &Masks, from: u32, to: u32, limit: u32) {
-        let word = masks.word & bits(from, to);
-        let (mut starts, mut lasts) = (word & !(word << 1), word & !(word >> 1));
-        while starts != 0 {
-            let (start, last) = (starts.trailing_zeros(), lasts.trailing_zeros());
-            starts &= starts - 1;
-            lasts &= lasts - 1;
-            let flags = if masks.letter & bits(start, last + 1) != 0 { LETTER } else { 0 };
+        for (start, end) in runs(masks.word & bits(from, to)) {
+            let flags = if masks.letter & bits(start, end) != 0 { LETTER } else { 0 };
             self.run = OpenRun { start: Some(base + start as usize), flags };
-            if last + 1 < limit {
-                self.run.close(base + last as usize + 1, self.chunk.runs);
+            if end < limit {
+                self.run.close(base + end as usize, self.chunk.runs);
             }
         }
     }
