@@ -80,10 +80,42 @@ impl RelayProcess {
 }
 
 impl Drop for RelayProcess {
+    /// Kills the relay and every process it started. PyPI nostr-relay runs
+    /// gunicorn, whose worker outlives a killed master (orphans piled up
+    /// across test runs before this), so the descendants are found first,
+    /// while they are still the relay's, and killed after it.
     fn drop(&mut self) {
+        let descendants = descendants(self.child.id());
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if !descendants.is_empty() {
+            let pids: Vec<String> = descendants.iter().map(u32::to_string).collect();
+            let _ = Command::new("kill").arg("-KILL").args(&pids).stderr(Stdio::null()).status();
+        }
     }
+}
+
+/// Every process below `pid` in the process tree, from `/proc` (Linux).
+fn descendants(pid: u32) -> Vec<u32> {
+    let parents: Vec<(u32, u32)> = std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| {
+            let child: u32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).ok()?;
+            // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
+            let parent = stat.get(stat.rfind(')')? + 2..)?.split(' ').nth(1)?.parse().ok()?;
+            Some((child, parent))
+        })
+        .collect();
+    let mut found = vec![pid];
+    let mut next = 0;
+    while next < found.len() {
+        let parent = found[next];
+        found.extend(parents.iter().filter(|&&(_, p)| p == parent).map(|&(child, _)| child));
+        next += 1;
+    }
+    found.split_off(1)
 }
 
 /// A port free right now (for relays that cannot pick their own).
