@@ -35,7 +35,7 @@ pub(crate) struct BitCounts {
     pending_len: usize,
     /// Counts flushed out of the slices, index = bit number.
     flushed: [u64; 64],
-    /// Words counted (pending ones included).
+    /// Words in the batches added (`totals` adds the pending ones).
     words: u64,
 }
 

@@ -21,27 +21,36 @@ pub fn decode_json_string(json: &str) -> Option<(Cow<'_, str>, usize)> {
     let (decoded, len) = decode_json_string_reusing(json, &mut buffer)?;
     let text = match decoded {
         Decoded::Borrowed(text) => Cow::Borrowed(text),
-        Decoded::Buffer => Cow::Owned(buffer_text(&buffer).to_owned()),
+        Decoded::Unescaped(text) => Cow::Owned(text.to_owned()),
     };
     Some((text, len))
 }
 
-/// Where [`decode_json_string_reusing`] left the text.
-pub(crate) enum Decoded<'a> {
+/// The text of a JSON string, from [`decode_json_string_reusing`].
+pub(crate) enum Decoded<'json, 'buffer> {
     /// The string has no escape: its body is the text.
-    Borrowed(&'a str),
-    /// Decoded into the buffer.
-    Buffer,
+    Borrowed(&'json str),
+    /// The string had escapes: decoded into the caller's buffer.
+    Unescaped(&'buffer str),
+}
+
+impl Decoded<'_, '_> {
+    /// The text, wherever it is.
+    pub(crate) fn text(&self) -> &str {
+        match self {
+            Decoded::Borrowed(text) | Decoded::Unescaped(text) => text,
+        }
+    }
 }
 
 /// [`decode_json_string`], decoding a string with escapes into `buffer`
 /// (cleared first), which the caller keeps from one string to the next: a
 /// fresh buffer per string grows by copying, several times per document
 /// (measured: allocation and copies were 4% of `fingerprint --jsonl`).
-pub(crate) fn decode_json_string_reusing<'a>(
-    json: &'a str,
-    buffer: &mut Vec<u8>,
-) -> Option<(Decoded<'a>, usize)> {
+pub(crate) fn decode_json_string_reusing<'json, 'buffer>(
+    json: &'json str,
+    buffer: &'buffer mut Vec<u8>,
+) -> Option<(Decoded<'json, 'buffer>, usize)> {
     let body = json.strip_prefix('"')?;
     let bytes = body.as_bytes();
     let plain = quote_escape_or_control(bytes);
@@ -55,19 +64,15 @@ pub(crate) fn decode_json_string_reusing<'a>(
             // the benchmark corpus (measured), and it cannot fail; debug
             // builds (every test) still check it.
             debug_assert!(std::str::from_utf8(buffer).is_ok());
-            Some((Decoded::Buffer, end + 2))
+            // SAFETY: `buffer` holds valid UTF-8: a concatenation of pieces
+            // of `body` (a `str`) that start and end next to ASCII bytes
+            // (backslashes, escape sequences, the closing quote) or at its
+            // start, so on character boundaries, and of encoded `char`s.
+            let text = unsafe { std::str::from_utf8_unchecked(buffer) };
+            Some((Decoded::Unescaped(text), end + 2))
         }
         _ => None,
     }
-}
-
-/// The text in a buffer filled by [`decode_json_string_reusing`].
-pub(crate) fn buffer_text(buffer: &[u8]) -> &str {
-    // SAFETY: the buffer holds valid UTF-8: a concatenation of pieces of a
-    // JSON body (a `str`) that start and end next to ASCII bytes
-    // (backslashes, escape sequences, the closing quote) or at its start,
-    // so on character boundaries, and of encoded `char`s.
-    unsafe { std::str::from_utf8_unchecked(buffer) }
 }
 
 /// Appends the value of the rest of a JSON string body, from the escape at

@@ -220,15 +220,10 @@ impl Fingerprinter {
             return Some((self.finish(Some(minima), schemes, ""), body_len + 2));
         }
         // `simhash-doc`, no token, or not a valid string.
+        // The buffer is taken out while `self` fingerprints what it holds.
         let mut json_text = std::mem::take(&mut self.json_text);
-        let decoded = json_string::decode_json_string_reusing(json, &mut json_text);
-        let fingerprints = decoded.map(|(decoded, len)| {
-            let text = match decoded {
-                json_string::Decoded::Borrowed(text) => text,
-                json_string::Decoded::Buffer => json_string::buffer_text(&json_text),
-            };
-            (self.fingerprint(text, schemes), len)
-        });
+        let fingerprints = json_string::decode_json_string_reusing(json, &mut json_text)
+            .map(|(decoded, len)| (self.fingerprint(decoded.text(), schemes), len));
         self.json_text = json_text;
         fingerprints
     }

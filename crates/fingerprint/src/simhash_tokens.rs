@@ -316,8 +316,8 @@ struct Masks {
 
 impl Masks {
     /// Classifies 64 bytes: first one byte (0 or 1) per class and input
-    /// byte, with comparisons the compiler turns into vector code, then eight
-    /// bytes at a time packed into bits by one multiplication.
+    /// byte, with comparisons the compiler turns into vector code, then
+    /// packed into bits ([`pack`]).
     #[inline(always)]
     fn of(block: &[u8; BLOCK]) -> Masks {
         let mut classes = [[0u8; BLOCK]; 5];
@@ -385,12 +385,12 @@ impl Pass<'_, '_> {
         BLOCK as u32
     }
 
-    /// Bytes `0..limit` of the block at `base`, classified in `masks`. The tokens of
-    /// chunks that lie between two spaces of the block and carry no marker
-    /// (most of them) are reported straight from the masks, a few bit
-    /// operations each and no branch on their shape; a marked chunk is
-    /// checked as a whole first. The chunk still open at either end of the
-    /// block keeps its runs until it ends, as on the character path.
+    /// Bytes `0..limit` of the block at `base`, classified in `masks`. The
+    /// tokens of chunks that lie between two spaces of the block and carry
+    /// no marker (most of them) are reported straight from the masks, a few
+    /// bit operations each and no branch on their shape; a marked chunk is
+    /// checked at its markers first. The chunk still open at either end of
+    /// the block keeps its runs until it ends, as on the character path.
     #[inline(always)]
     fn block(&mut self, base: usize, masks: &Masks, limit: u32, sink: &mut impl Sink) {
         let space = masks.space & below(limit);
@@ -433,20 +433,22 @@ impl Pass<'_, '_> {
             let start = 64 - (masks.space & below(marker)).leading_zeros();
             let end = (masks.space & !below(marker)).trailing_zeros();
             self.tokens(base, masks, p, start, sink);
-            let chunk = &self.padded[base + start as usize..base + end as usize];
-            // Only its markers can make the chunk an identifier.
-            let mut chunk_markers = markers & bits(start, end);
-            let mut identifier = false;
-            while chunk_markers != 0 && !identifier {
-                identifier = marks_identifier(chunk, (chunk_markers.trailing_zeros() - start) as usize);
-                chunk_markers &= chunk_markers - 1;
-            }
-            if masks.word & bits(start, end) == 0 {
-                // No run: nothing to hash, and not reported (as `Chunk::end`).
-            } else if identifier {
-                sink.identifier(chunk);
-            } else {
-                self.tokens(base, masks, start, end, sink);
+            // A chunk without runs has nothing to hash and is not reported
+            // (as in `Chunk::end`); only its markers can make one with runs
+            // an identifier.
+            if masks.word & bits(start, end) != 0 {
+                let chunk = &self.padded[base + start as usize..base + end as usize];
+                let mut chunk_markers = markers & bits(start, end);
+                let mut identifier = false;
+                while chunk_markers != 0 && !identifier {
+                    identifier = marks_identifier(chunk, (chunk_markers.trailing_zeros() - start) as usize);
+                    chunk_markers &= chunk_markers - 1;
+                }
+                if identifier {
+                    sink.identifier(chunk);
+                } else {
+                    self.tokens(base, masks, start, end, sink);
+                }
             }
             p = end + 1;
             markers &= !below(end);
