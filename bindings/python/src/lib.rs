@@ -4,18 +4,19 @@
 //! errors, and releases the GIL around the work. The `priorart` package
 //! (`python/priorart/`) wraps it with docstrings, dicts and iterators.
 
-use priorart_extract::{ExtractError, Format, Limits};
-use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, SimhashDoc};
-use priorart_index::{Layout, TableKeys};
+use priorart_extract::{ArchiveRecords, ExtractError, Format, Limits};
+use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, SimhashDoc, WordShingles};
+use priorart_index::{Entry, Layout, Segment, TableKeys};
 use priorart_ots::{AttestationError, DetachedTimestamp, HeaderSource, Network, VerifyError};
 use priorart_ots_net::{BitcoinRpc, CachedSource, Esplora, HeaderCache, RpcAuth};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyBytes;
 use rayon::prelude::*;
-use std::path::PathBuf;
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 create_exception!(_priorart, InputError, PyValueError, "Bad input; `reason` names the typed reason.");
@@ -94,11 +95,44 @@ fn texts_of(texts: &Bound<'_, PyAny>) -> PyResult<Vec<PyBackedStr>> {
     texts.try_iter()?.map(|item| item?.extract::<PyBackedStr>()).collect()
 }
 
+/// An integer argument checked against its range: a negative or too large
+/// value (of any size) is an [`InputError`] (reason `out_of_range`) naming
+/// the argument, not the `OverflowError` of a conversion to an unsigned type.
+fn in_range(py: Python<'_>, name: &str, value: &Bound<'_, PyAny>, min: u32, max: u32) -> PyResult<u32> {
+    let number = match value.extract::<i64>() {
+        Ok(number) => Some(number),
+        Err(err) if err.is_instance_of::<PyOverflowError>(py) => None,
+        Err(err) => return Err(err),
+    };
+    match number.and_then(|n| u32::try_from(n).ok()).filter(|n| (min..=max).contains(n)) {
+        Some(number) => Ok(number),
+        None => Err(with_reason::<InputError>(
+            py,
+            "out_of_range",
+            format!("{name}={value}: expected {min} to {max}"),
+        )),
+    }
+}
+
+/// The largest Hamming distance between two 64-bit values.
+const MAX_DISTANCE: u32 = 64;
+/// The most worker threads a call may ask for.
+const MAX_THREADS: u32 = 1 << 16;
+
+/// A `k` argument: a Hamming distance, 0 to 64 (3 when not given).
+fn distance(py: Python<'_>, k: Option<&Bound<'_, PyAny>>) -> PyResult<u32> {
+    k.map_or(Ok(3), |k| in_range(py, "k", k, 0, MAX_DISTANCE))
+}
+
+/// A `threads` argument: `None` for all cores, else 1 to 65536.
+fn thread_count(py: Python<'_>, threads: Option<&Bound<'_, PyAny>>) -> PyResult<Option<usize>> {
+    threads.map(|n| in_range(py, "threads", n, 1, MAX_THREADS).map(|n| n as usize)).transpose()
+}
+
 /// Runs `work` on a pool of `threads` workers (all cores when `None`).
 fn on_threads<T: Send>(threads: Option<usize>, work: impl FnOnce() -> T + Send) -> PyResult<T> {
     match threads {
         None => Ok(work()),
-        Some(0) => Err(PyValueError::new_err("threads must be at least 1")),
         Some(n) => {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(n)
@@ -167,8 +201,9 @@ fn fingerprint_many(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
     schemes: Vec<String>,
-    threads: Option<usize>,
+    threads: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<Vec<String>>> {
+    let threads = thread_count(py, threads)?;
     let schemes: Vec<Scheme> = schemes.iter().map(|name| scheme(py, name)).collect::<PyResult<_>>()?;
     let texts = texts_of(texts)?;
     py.detach(|| {
@@ -184,6 +219,32 @@ fn fingerprint_many(
     })
 }
 
+/// `simhash-doc` values of many texts on all cores.
+fn simhash_docs(
+    py: Python<'_>,
+    texts: &Bound<'_, PyAny>,
+    threads: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<u64>> {
+    let threads = thread_count(py, threads)?;
+    let texts = texts_of(texts)?;
+    py.detach(|| {
+        on_threads(threads, || {
+            texts.par_iter().map_init(Fingerprinter::new, |f, text| f.simhash_doc(text).0).collect()
+        })
+    })
+}
+
+/// `simhash-doc` values of many texts on all cores, as a list of ints.
+#[pyfunction]
+#[pyo3(signature = (texts, threads=None))]
+fn simhash_doc_many(
+    py: Python<'_>,
+    texts: &Bound<'_, PyAny>,
+    threads: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<u64>> {
+    simhash_docs(py, texts, threads)
+}
+
 /// `simhash-doc` values of many texts on all cores, as native-endian
 /// 8-byte integers (numpy reads them without a copy).
 #[pyfunction]
@@ -191,14 +252,9 @@ fn fingerprint_many(
 fn simhash_doc_many_bytes<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
-    threads: Option<usize>,
+    threads: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let texts = texts_of(texts)?;
-    let values: Vec<u64> = py.detach(|| {
-        on_threads(threads, || {
-            texts.par_iter().map_init(Fingerprinter::new, |f, text| f.simhash_doc(text).0).collect()
-        })
-    })?;
+    let values = simhash_docs(py, texts, threads)?;
     let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
     Ok(PyBytes::new(py, &bytes))
 }
@@ -246,21 +302,24 @@ fn table_keys_many_bytes<'py>(py: Python<'py>, values: &[u8], layout: &str) -> P
 /// native-endian 4-byte integers, `a < b` by position (the index crate's
 /// self-join of the layout's tables, on all cores or `threads`).
 #[pyfunction]
-#[pyo3(signature = (values, k=3, layout=None, threads=None))]
+#[pyo3(signature = (values, k=None, layout=None, threads=None))]
 fn near_pairs_bytes<'py>(
     py: Python<'py>,
     values: &[u8],
-    k: u32,
+    k: Option<&Bound<'py, PyAny>>,
     layout: Option<&str>,
-    threads: Option<usize>,
+    threads: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
+    let k = distance(py, k)?;
+    let threads = thread_count(py, threads)?;
     let values = native_u64s(values)?;
     if values.len() >= u32::MAX as usize {
-        return Err(PyValueError::new_err("at most 2^32 - 2 values"));
+        return Err(with_reason::<InputError>(py, "too_large", "at most 2^32 - 2 values".into()));
     }
     let layout = match layout {
         Some(name) => self::layout(py, name)?,
-        None => Layout::for_distance(k).map_err(|err| PyValueError::new_err(err.to_string()))?,
+        None => Layout::for_distance(k)
+            .map_err(|err| with_reason::<InputError>(py, "distance_too_large", err.to_string()))?,
     };
     let pairs = py
         .detach(|| on_threads(threads, || priorart_index::all_pairs(&values, &layout, k)))?
@@ -277,6 +336,250 @@ fn layout_shape(py: Python<'_>, layout: &str) -> PyResult<(usize, u32, Vec<u8>)>
     let layout = self::layout(py, layout)?;
     let key_bits = layout.tables.iter().map(|table| table.key_bits).collect();
     Ok((layout.tables.len(), layout.max_distance, key_bits))
+}
+
+/// Shingle hashes kept per document, as `priorart index` keeps them (the
+/// Jaccard estimate's standard error is about 0.025 at J = 0.8).
+const SKETCH_WIDTH: u32 = 256;
+
+fn index_error(py: Python<'_>, err: priorart_index::IndexError) -> PyErr {
+    use priorart_index::IndexError;
+    match err {
+        IndexError::File(err) => file_error(py, err),
+        IndexError::Directory { .. } => PyOSError::new_err(err.to_string()),
+        other => with_reason::<InputError>(py, &reason_of(&format!("{other:?}")), other.to_string()),
+    }
+}
+
+/// What a query looks up: a text brings its `X` and shingle sketch, a
+/// value only itself.
+struct Lookup {
+    simhash: u64,
+    x: Option<[u8; 32]>,
+    sketch: Option<Vec<u64>>,
+}
+
+impl Lookup {
+    fn of(py: Python<'_>, item: &Bound<'_, PyAny>) -> PyResult<Lookup> {
+        if let Ok(text) = item.extract::<PyBackedStr>() {
+            let entry = py.detach(|| entry_of_text(String::new(), &text));
+            return Ok(Lookup { simhash: entry.simhash, x: entry.x, sketch: Some(entry.sketch) });
+        }
+        let simhash = item.extract::<u64>().map_err(|_| {
+            with_reason::<InputError>(
+                py,
+                "invalid_simhash_doc",
+                "expected a text (str) or a simhash-doc value (int in 0..2**64)".into(),
+            )
+        })?;
+        Ok(Lookup { simhash, x: None, sketch: None })
+    }
+}
+
+/// An index entry of a text, as `priorart index` makes one.
+fn entry_of_text(id: String, text: &str) -> Entry {
+    let mut fingerprinter = Fingerprinter::new();
+    let x = fingerprinter.equality(text, Scheme::MinhashEqualityV1).map(|x| x.0);
+    let simhash = fingerprinter.simhash_doc(text).0;
+    let sketch = WordShingles::of(text).hashes().iter().take(SKETCH_WIDTH as usize).copied().collect();
+    Entry { id, simhash, x, sketch }
+}
+
+/// One document found by a query: `(id, simhash, distance, jaccard_estimate, same_x)`.
+type IndexHit = (String, u64, u32, Option<f64>, bool);
+
+/// A near-duplicate index (the index crate's permuted simhash-doc tables,
+/// exact `X` and shingle sketches): documents inserted in memory, saved to
+/// and opened from the directory format of `priorart index`.
+#[pyclass(module = "priorart")]
+struct Index {
+    layout: Layout,
+    /// The index on disk this one was opened from or last saved to.
+    saved: Option<(PathBuf, priorart_index::Index)>,
+    /// Documents inserted since, and their segment (built at the next query).
+    pending: Vec<Entry>,
+    pending_segment: Option<Segment>,
+    ids: HashSet<String>,
+}
+
+#[pymethods]
+impl Index {
+    #[new]
+    #[pyo3(signature = (layout="manku-16x28"))]
+    fn new(py: Python<'_>, layout: &str) -> PyResult<Self> {
+        let layout = self::layout(py, layout)?;
+        Ok(Index { layout, saved: None, pending: Vec::new(), pending_segment: None, ids: HashSet::new() })
+    }
+
+    /// Opens the index directory `path` (as `priorart index build` writes it).
+    #[staticmethod]
+    fn open(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let index = py.detach(|| priorart_index::Index::open(&path)).map_err(|err| index_error(py, err))?;
+        let ids = index.entries().into_iter().map(|entry| entry.id).collect();
+        let layout = index.layout().clone();
+        Ok(Index { layout, saved: Some((path, index)), pending: Vec::new(), pending_segment: None, ids })
+    }
+
+    /// Adds a document: a text, or a simhash-doc value (an int).
+    fn insert(&mut self, py: Python<'_>, id: String, item: &Bound<'_, PyAny>) -> PyResult<()> {
+        if self.ids.contains(&id) {
+            return Err(with_reason::<InputError>(py, "duplicate_id", format!("{id}: already in the index")));
+        }
+        let entry = if let Ok(text) = item.extract::<PyBackedStr>() {
+            py.detach(|| entry_of_text(id.clone(), &text))
+        } else {
+            let simhash = item.extract::<u64>().map_err(|_| {
+                with_reason::<InputError>(
+                    py,
+                    "invalid_simhash_doc",
+                    "expected a text (str) or a simhash-doc value (int in 0..2**64)".into(),
+                )
+            })?;
+            Entry { id: id.clone(), simhash, x: None, sketch: Vec::new() }
+        };
+        self.ids.insert(id);
+        self.pending.push(entry);
+        self.pending_segment = None;
+        Ok(())
+    }
+
+    /// Documents within Hamming distance `k` of a text or value, and for a
+    /// text those with the same `X`.
+    #[pyo3(signature = (item, k=None))]
+    fn query(
+        &mut self,
+        py: Python<'_>,
+        item: &Bound<'_, PyAny>,
+        k: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Vec<IndexHit>> {
+        let k = distance(py, k)?;
+        self.layout
+            .check_distance(k)
+            .map_err(|err| with_reason::<InputError>(py, "distance_too_large", err.to_string()))?;
+        let lookup = Lookup::of(py, item)?;
+        self.build_pending_segment(py)?;
+        let pending = self.pending_segment.as_ref();
+        let saved = self.saved.as_ref().map(|(_, index)| index);
+        py.detach(|| query_all(saved, pending, &lookup, k)).map_err(|err| index_error(py, err))
+    }
+
+    /// Writes the index to the directory `path`: appends what was inserted
+    /// as a new segment when `path` is where the index was opened from or
+    /// last saved to, else writes a whole new index there (replacing what
+    /// `path` held once the new one is complete). On an error nothing is
+    /// lost: the inserted documents stay pending.
+    fn save(&mut self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let (pending, layout) = (&self.pending, &self.layout);
+        match &mut self.saved {
+            Some((dir, index)) if same_dir(dir, &path) => {
+                if !pending.is_empty() {
+                    py.detach(|| index.add(pending)).map_err(|err| index_error(py, err))?;
+                }
+            }
+            saved => {
+                let previous = saved.as_ref().map(|(_, index)| index);
+                let index = py
+                    .detach(|| {
+                        let mut entries = previous.map(priorart_index::Index::entries).unwrap_or_default();
+                        entries.extend(pending.iter().cloned());
+                        priorart_index::Index::build(&path, layout.clone(), SKETCH_WIDTH, &entries)
+                    })
+                    .map_err(|err| index_error(py, err))?;
+                *saved = Some((path, index));
+            }
+        }
+        self.pending.clear();
+        self.pending_segment = None;
+        Ok(())
+    }
+
+    /// The layout's name.
+    #[getter]
+    fn layout(&self) -> String {
+        self.layout.name.clone()
+    }
+
+    fn __len__(&self) -> usize {
+        self.ids.len()
+    }
+
+    fn __contains__(&self, id: &str) -> bool {
+        self.ids.contains(id)
+    }
+}
+
+impl Index {
+    /// Builds the segment of the documents inserted since the last save,
+    /// unless it is built or there are none.
+    fn build_pending_segment(&mut self, py: Python<'_>) -> PyResult<()> {
+        if !self.pending.is_empty() && self.pending_segment.is_none() {
+            let (layout, pending) = (&self.layout, &self.pending);
+            let segment = py
+                .detach(|| {
+                    priorart_index::encode(layout, pending, SKETCH_WIDTH).and_then(Segment::from_bytes)
+                })
+                .map_err(|err| {
+                    with_reason::<InputError>(py, &reason_of(&format!("{err:?}")), err.to_string())
+                })?;
+            self.pending_segment = Some(segment);
+        }
+        Ok(())
+    }
+}
+
+/// Whether two paths name one directory.
+fn same_dir(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// The documents of `saved` and `pending` near `lookup`: most similar
+/// first (by the Jaccard estimate, when the lookup is a text), then
+/// nearest; then those with the same `X` that are not near.
+fn query_all(
+    saved: Option<&priorart_index::Index>,
+    pending: Option<&Segment>,
+    lookup: &Lookup,
+    k: u32,
+) -> Result<Vec<IndexHit>, priorart_index::IndexError> {
+    let sketch = lookup.sketch.as_deref();
+    let mut near: Vec<priorart_index::Match> = match saved {
+        Some(index) => index.near(lookup.simhash, k, sketch)?,
+        None => Vec::new(),
+    };
+    let mut same_x: Vec<(String, u64)> = match (saved, &lookup.x) {
+        (Some(index), Some(x)) => index.same_x(x).into_iter().map(|m| (m.id, m.simhash)).collect(),
+        _ => Vec::new(),
+    };
+    if let Some(segment) = pending {
+        let width = SKETCH_WIDTH as usize;
+        near.extend(segment.near(lookup.simhash, k).into_iter().map(|hit| priorart_index::Match {
+            id: segment.id(hit.number).to_owned(),
+            simhash: segment.simhash(hit.number),
+            distance: hit.distance,
+            jaccard: sketch.map(|s| priorart_index::sketch_jaccard(s, &segment.sketch(hit.number), width)),
+        }));
+        if let Some(x) = &lookup.x {
+            same_x.extend(
+                segment.same_x(x).into_iter().map(|n| (segment.id(n).to_owned(), segment.simhash(n))),
+            );
+        }
+    }
+    near.sort_by(|a, b| {
+        b.jaccard.unwrap_or(0.0).total_cmp(&a.jaccard.unwrap_or(0.0)).then(a.distance.cmp(&b.distance))
+    });
+    let has_same_x = |id: &str| same_x.iter().any(|(other, _)| other == id);
+    let mut hits: Vec<IndexHit> =
+        near.iter().map(|m| (m.id.clone(), m.simhash, m.distance, m.jaccard, has_same_x(&m.id))).collect();
+    hits.extend(
+        same_x
+            .iter()
+            .filter(|(id, _)| !near.iter().any(|m| &m.id == id))
+            .map(|(id, simhash)| (id.clone(), *simhash, (simhash ^ lookup.simhash).count_ones(), None, true)),
+    );
+    Ok(hits)
 }
 
 fn format_of(py: Python<'_>, format: Option<&str>) -> PyResult<Option<Format>> {
@@ -298,41 +601,91 @@ fn extract(py: Python<'_>, data: &[u8], format: Option<&str>) -> PyResult<String
         .map_err(|err| extract_error(py, &err))
 }
 
+/// The format `data` is read as (`html`, `pdf`, ...): `format` when given
+/// (checked, aliases resolved), else the one detected from the content.
+#[pyfunction]
+#[pyo3(signature = (data, format=None))]
+fn detect_format(py: Python<'_>, data: &[u8], format: Option<&str>) -> PyResult<&'static str> {
+    Ok(format_of(py, format)?.unwrap_or_else(|| priorart_extract::detect(data)).name())
+}
+
 /// One web-archive record: `(uri, record_id, offset, text, error_reason, error)`.
 type Record = (Option<String>, Option<String>, Option<u64>, Option<String>, Option<String>, Option<String>);
 
-/// Every record of a WARC or ARC file (gzipped or not) under the CLI's
-/// limits, in file order: documents with their text, bad records with
-/// their reason and message.
-#[pyfunction]
-fn web_archive_records(py: Python<'_>, path: PathBuf) -> PyResult<Vec<Record>> {
-    let limits = Limits::default();
-    let outcome = py.detach(|| {
-        let bytes = priorart_files::read_limited(&path, limits.max_input_bytes).map_err(Err)?;
-        let format = priorart_extract::detect(&bytes);
-        if !format.is_archive() {
-            return Err(Ok(ExtractError::Unsupported(format!(
-                "{}: a {format} file, not a web archive (WARC or ARC)",
-                path.display()
-            ))));
+/// A file's bytes through a read-only memory map (an empty file maps
+/// nothing), so that an archive of any size is read page by page.
+enum FileBytes {
+    Mapped(memmap2::Mmap),
+    Empty,
+}
+
+impl AsRef<[u8]> for FileBytes {
+    fn as_ref(&self) -> &[u8] {
+        match self {
+            FileBytes::Mapped(map) => map,
+            FileBytes::Empty => &[],
         }
-        priorart_extract::extract(&bytes, format, &limits).map_err(Ok)
-    });
-    let extraction = outcome.map_err(|err| match err {
-        Ok(err) => extract_error(py, &err),
-        Err(err) => file_error(py, err),
+    }
+}
+
+impl FileBytes {
+    fn open(path: &Path) -> std::io::Result<FileBytes> {
+        let file = std::fs::File::open(path)?;
+        if file.metadata()?.len() == 0 {
+            return Ok(FileBytes::Empty);
+        }
+        // SAFETY: the map is read-only and only ever read as bytes, which
+        // any content is valid as. The one hazard of a map, another process
+        // truncating the file while it is read (the lost pages fault), is
+        // the caller's to avoid, as the documentation of
+        // `web_archive_records` says; appending, what a crawler does, is safe.
+        let map = unsafe { memmap2::Mmap::map(&file) }?;
+        Ok(FileBytes::Mapped(map))
+    }
+}
+
+/// The records of a WARC or ARC file, read one at a time as Python
+/// iterates (what is held at once: one record, or one gzip member).
+#[pyclass(module = "priorart")]
+struct WebArchiveReader {
+    records: ArchiveRecords<FileBytes>,
+}
+
+#[pymethods]
+impl WebArchiveReader {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(mut slf: PyRefMut<'_, Self>) -> Option<Record> {
+        let py = slf.py();
+        let records = &mut slf.records;
+        Some(match py.detach(|| records.next())? {
+            Ok(d) => (d.uri, d.record_id, d.offset, Some(d.text), None, None),
+            Err(e) => {
+                let reason = reason_of(&format!("{:?}", e.error));
+                (e.uri, e.record_id, Some(e.offset), None, Some(reason), Some(e.error.to_string()))
+            }
+        })
+    }
+}
+
+/// Every record of a WARC or ARC file (gzipped or not) under the CLI's
+/// per-record limits, in file order, read lazily: documents with their
+/// text, bad records with their reason and message.
+#[pyfunction]
+fn web_archive_records(py: Python<'_>, path: PathBuf) -> PyResult<WebArchiveReader> {
+    let bytes = FileBytes::open(&path).map_err(|err| {
+        let err = PyErr::from(err);
+        let _ = err.value(py).setattr("filename", path.display().to_string());
+        err
     })?;
-    let mut records: Vec<(u64, Record)> = extraction
-        .documents
-        .into_iter()
-        .map(|d| (d.offset.unwrap_or(0), (d.uri, d.record_id, d.offset, Some(d.text), None, None)))
-        .collect();
-    records.extend(extraction.record_errors.into_iter().map(|e| {
-        let reason = reason_of(&format!("{:?}", e.error));
-        (e.offset, (e.uri, e.record_id, Some(e.offset), None, Some(reason), Some(e.error.to_string())))
-    }));
-    records.sort_by_key(|(offset, _)| *offset);
-    Ok(records.into_iter().map(|(_, record)| record).collect())
+    let format = priorart_extract::detect(bytes.as_ref());
+    let records = priorart_extract::archive_records(bytes, format, &Limits::default()).map_err(|err| {
+        let message = format!("{}: {err}", path.display());
+        with_reason::<ExtractionError>(py, &reason_of(&format!("{err:?}")), message)
+    })?;
+    Ok(WebArchiveReader { records })
 }
 
 /// Where block headers come from, as the CLI's header options say.
@@ -582,6 +935,10 @@ fn _priorart(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(layout_shape, module)?)?;
     module.add_function(wrap_pyfunction!(extract, module)?)?;
     module.add_function(wrap_pyfunction!(web_archive_records, module)?)?;
+    module.add_function(wrap_pyfunction!(detect_format, module)?)?;
+    module.add_function(wrap_pyfunction!(simhash_doc_many, module)?)?;
+    module.add_class::<WebArchiveReader>()?;
+    module.add_class::<Index>()?;
     module.add_function(wrap_pyfunction!(ots_info_json, module)?)?;
     module.add_function(wrap_pyfunction!(ots_verify_json, module)?)?;
     module.add_function(wrap_pyfunction!(nip_verify_json, module)?)?;

@@ -1,6 +1,10 @@
 """Extraction through the Python API on the extractor's own fixtures
 (crates/extract/tests/data), with the CLI's limits and typed errors."""
 
+import itertools
+import os
+import time
+
 import pytest
 
 import priorart
@@ -86,3 +90,120 @@ def test_a_file_that_is_not_a_web_archive_or_not_there():
     assert caught.value.reason == "unsupported"
     with pytest.raises(OSError):
         list(priorart.warc_records(EXTRACT_DATA / "no-such-file.warc"))
+
+
+def resource_record(number):
+    body = f"Record {number}: tidal mills ground grain in the estuaries.\n".encode()
+    head = (
+        "WARC/1.0\r\nWARC-Type: resource\r\n"
+        f"WARC-Target-URI: http://example.org/{number}\r\n"
+        f"WARC-Record-ID: <urn:uuid:{number:08d}-0000-0000-0000-000000000000>\r\n"
+        f"Content-Type: text/plain\r\nContent-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    return head + body + b"\r\n\r\n"
+
+
+def resident_bytes():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def test_web_archive_records_stream_a_large_archive(tmp_path):
+    """400,000 records (about 100 MB): the first record comes at once and
+    reading it holds a few pages, not the file and every record's text (the
+    old reader built the whole list before returning anything)."""
+    records = 400_000
+    path = tmp_path / "large.warc"
+    with open(path, "wb") as out:
+        for start in range(0, records, 50_000):
+            out.write(b"".join(resource_record(n) for n in range(start, start + 50_000)))
+    size = path.stat().st_size
+    assert size > 90 << 20
+    before = resident_bytes()
+    started = time.monotonic()
+    reader = priorart.web_archive_records(path)
+    first = next(reader)
+    elapsed = time.monotonic() - started
+    grown = resident_bytes() - before
+    assert first.uri == "http://example.org/0" and first.offset == 0
+    assert first.text == "Record 0: tidal mills ground grain in the estuaries."
+    assert elapsed < 2.0, elapsed
+    assert grown < 16 << 20, f"{grown} bytes resident after one record of a {size}-byte archive"
+    # It goes on lazily, in file order.
+    for expected, record in zip(range(1, 1000), reader):
+        assert record.uri == f"http://example.org/{expected}"
+    uris = [uri for uri, _, _, _ in itertools.islice(priorart.warc_records(path), 3)]
+    assert uris == ["http://example.org/0", "http://example.org/1", "http://example.org/2"]
+
+
+def minimal_pdf(pages, lines_per_page):
+    """A valid PDF of `pages` pages of text (xref offsets computed)."""
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", None, b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    kids = []
+    for page in range(pages):
+        lines = b"".join(
+            b"(Page %d line %d: tidal mills ground grain in the estuaries of Europe.) Tj T* " % (page, line)
+            for line in range(lines_per_page)
+        )
+        stream = b"BT /F1 10 Tf 12 TL 40 800 Td " + lines + b"ET"
+        objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
+        content = len(objects)
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> "
+            b"/Contents %d 0 R >>" % content
+        )
+        kids.append(len(objects))
+    objects[1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b" ".join(b"%d 0 R" % k for k in kids), pages)
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def child_processes():
+    """The pids of this process's children (Linux)."""
+    children = set()
+    for task in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{task}/children") as listed:
+            children.update(int(pid) for pid in listed.read().split())
+    return children
+
+
+def test_a_pdf_is_read_in_a_child_process():
+    pdf = minimal_pdf(2, 3)
+    text = priorart.extract(pdf)
+    assert "Page 1 line 2: tidal mills" in text
+    assert priorart.extract(pdf, format="pdf") == text
+    with pytest.raises(priorart.ExtractionError) as caught:
+        priorart.extract(read("no-text.pdf"))
+    assert caught.value.reason == "no_text_layer"
+    assert child_processes() == set()
+
+
+def test_a_pdf_past_the_time_limit_is_killed_with_its_child():
+    """A PDF that takes longer than the limit: the call returns a typed
+    error at the limit, and the child reading it is gone (killed, not left
+    spinning as an in-process parser thread would be)."""
+    pdf = minimal_pdf(200, 40)
+    started = time.monotonic()
+    complete = priorart.extract(pdf, time_limit=600)
+    full = time.monotonic() - started
+    assert "Page 199 line 30" in complete
+    limit = min(0.5, full / 4)
+    started = time.monotonic()
+    with pytest.raises(priorart.ExtractionError) as caught:
+        priorart.extract(pdf, time_limit=limit)
+    stopped = time.monotonic() - started
+    assert caught.value.reason == "timeout"
+    assert isinstance(caught.value, priorart.InputError)
+    assert limit <= stopped < limit + 1.0, (limit, stopped, full)
+    assert child_processes() == set()
+    with pytest.raises(priorart.InputError) as caught:
+        priorart.extract(pdf, time_limit=0)
+    assert caught.value.reason == "out_of_range"

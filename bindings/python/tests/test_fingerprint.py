@@ -1,6 +1,7 @@
 """Fingerprints through the Python API: every shared vector, explain, the
 batch forms, the simhash-doc helpers and the index layout keys."""
 
+import dataclasses
 import json
 import subprocess
 
@@ -38,9 +39,12 @@ def test_every_simhash_doc_vector():
         assert priorart.simhash_doc_text(value) == case["base32"]
         assert priorart.simhash_doc_value(case["base32"]) == value
         assert priorart.simhash_doc_value(case["hex"]) == value
+    expected = [int(case["hex"], 16) for case in SIMHASH_DOC]
     values = priorart.simhash_doc_many(case["input"] for case in SIMHASH_DOC)
-    assert isinstance(values, numpy.ndarray) and values.dtype == numpy.uint64
-    assert [int(v) for v in values] == [int(case["hex"], 16) for case in SIMHASH_DOC]
+    assert type(values) is list and values == expected
+    array = priorart.simhash_doc_array(case["input"] for case in SIMHASH_DOC)
+    assert isinstance(array, numpy.ndarray) and array.dtype == numpy.uint64
+    assert array.tolist() == expected
 
 
 def test_hamming_and_similarity_take_ints_and_text():
@@ -69,18 +73,23 @@ def test_unknown_scheme_is_a_value_error_with_its_reason():
 def test_explain_agrees_with_the_fingerprint():
     text = "The quick brown fox jumps over the lazy dog, twice: the quick brown fox!"
     explanation = priorart.explain(text)
-    assert explanation["scheme"] == "minhash-equality-v1"
-    assert explanation["fingerprint"] == priorart.fingerprint(text)
-    assert explanation["tokens"][:3] == ["the", "quick", "brown"]
-    assert len(explanation["buckets"]) == 8
-    assert not explanation["empty"]
+    assert isinstance(explanation, priorart.results.Explanation)
+    assert explanation.scheme == "minhash-equality-v1"
+    assert explanation.fingerprint == priorart.fingerprint(text)
+    assert explanation.tokens[:3] == ("the", "quick", "brown")
+    assert len(explanation.buckets) == 8
+    assert all(isinstance(b, priorart.results.Bucket) for b in explanation.buckets if b is not None)
+    assert not explanation.empty
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        explanation.fingerprint = "changed"
     legacy = priorart.explain(text, "simhash-equality-v2")
-    assert legacy["fingerprint"] == priorart.fingerprint(text, "simhash-equality-v2")
+    assert legacy.fingerprint == priorart.fingerprint(text, "simhash-equality-v2")
     doc = priorart.explain(text, "simhash-doc")
-    assert doc["fingerprint"] == priorart.fingerprint(text, "simhash-doc")
-    assert int(doc["hex"], 16) == priorart.simhash_doc(text)
-    assert len(doc["counters"]) == 64
-    assert priorart.explain("")["empty"]
+    assert isinstance(doc, priorart.results.SimhashDocExplanation)
+    assert doc.fingerprint == priorart.fingerprint(text, "simhash-doc")
+    assert int(doc.hex, 16) == priorart.simhash_doc(text)
+    assert len(doc.counters) == 64
+    assert priorart.explain("").empty
 
 
 @pytest.mark.parametrize("scheme", ["minhash-equality-v1", "simhash-doc"])
@@ -94,7 +103,7 @@ def test_explain_is_the_clis_explain_json(cli, tmp_path, scheme):
     ).stdout
     from_cli = json.loads(out)
     del from_cli["file"], from_cli["input"]
-    assert priorart.explain(text, scheme) == from_cli
+    assert priorart.explain(text, scheme).to_json() == from_cli
 
 
 def test_fingerprints_equal_the_clis_on_the_corpus_sample(cli):
@@ -122,10 +131,14 @@ def test_a_batch_on_four_threads_is_the_one_by_one_answer():
     batch = priorart.fingerprint_many(iter(texts), schemes, threads=4)
     one_by_one = [[priorart.fingerprint(t, s) for t in texts] for s in schemes]
     assert batch == one_by_one
-    assert list(priorart.simhash_doc_many(texts, threads=4)) == [priorart.simhash_doc(t) for t in texts]
+    assert priorart.simhash_doc_many(texts, threads=4) == [priorart.simhash_doc(t) for t in texts]
     assert priorart.fingerprint_many([], schemes) == [[], [], []]
-    with pytest.raises(ValueError):
-        priorart.fingerprint_many(texts, schemes, threads=0)
+    for threads in (0, -1, 2**70):
+        with pytest.raises(priorart.InputError) as caught:
+            priorart.fingerprint_many(texts, schemes, threads=threads)
+        assert caught.value.reason == "out_of_range" and "threads" in str(caught.value)
+        with pytest.raises(priorart.InputError):
+            priorart.simhash_doc_many(texts, threads=threads)
     with pytest.raises(TypeError):
         priorart.fingerprint_many(["a", 3], schemes)
 
@@ -133,7 +146,7 @@ def test_a_batch_on_four_threads_is_the_one_by_one_answer():
 def test_table_keys_find_every_pair_within_three_bits():
     tables, distance, key_bits = priorart.layout_shape()
     assert (tables, distance, set(key_bits)) == (16, 3, {28})
-    values = priorart.simhash_doc_many(corpus_texts())
+    values = priorart.simhash_doc_array(corpus_texts())
     keys = priorart.table_keys_many(values)
     assert keys.shape == (len(values), 16)
     assert all(int(k) < 2**28 for k in keys.reshape(-1))
@@ -167,7 +180,7 @@ def _brute_force_pairs(values, k):
 def test_near_pairs_are_the_brute_force_pairs():
     # Corpus fingerprints plus planted near copies (0 to 8 flipped bits).
     rng = numpy.random.default_rng(11)
-    values = list(int(v) for v in priorart.simhash_doc_many(corpus_texts()))[:300]
+    values = priorart.simhash_doc_many(corpus_texts())[:300]
     for i in range(300):
         value = values[int(rng.integers(0, len(values)))]
         for bit in rng.choice(64, size=int(rng.integers(0, 9)), replace=False):
@@ -176,13 +189,37 @@ def test_near_pairs_are_the_brute_force_pairs():
     array = numpy.array(values, dtype=numpy.uint64)
     for k in (0, 3, 5, 8):
         expected = _brute_force_pairs(values, k)
-        found = priorart.near_pairs(array, k, threads=2)
+        found = priorart.near_pairs_array(array, k, threads=2)
         assert found.dtype == numpy.uint32 and found.shape == (len(expected), 3)
         assert [tuple(int(x) for x in row) for row in found] == expected, k
-    assert [tuple(int(x) for x in row) for row in priorart.near_pairs(values[:50], 3)] == _brute_force_pairs(
-        values[:50], 3
-    )
+        # One type per function: a list of NearPair, whatever the input.
+        listed = priorart.near_pairs(values, k)
+        assert all(isinstance(pair, priorart.NearPair) for pair in listed)
+        assert listed == expected == priorart.near_pairs(array, k)
+    assert [(p.a, p.b, p.distance) for p in priorart.near_pairs(values[:50], 3)] == _brute_force_pairs(values[:50], 3)
     with pytest.raises(priorart.InputError) as caught:
         priorart.near_pairs(array, 4, layout="manku-16x28")
     assert caught.value.reason == "distance_too_large"
-    assert priorart.near_pairs(numpy.array([], dtype=numpy.uint64)).shape == (0, 3)
+    assert priorart.near_pairs_array(numpy.array([], dtype=numpy.uint64)).shape == (0, 3)
+    assert priorart.near_pairs([]) == []
+
+
+@pytest.mark.parametrize("call", [priorart.near_pairs, priorart.near_pairs_array])
+def test_out_of_range_arguments_are_input_errors(call):
+    """k=-1 used to raise OverflowError (a failed conversion to an unsigned
+    type): every negative or too large integer is an InputError naming it."""
+    values = [0, 1, 3]
+    for k in (-1, 65, 2**70, -(2**70)):
+        with pytest.raises(priorart.InputError) as caught:
+            call(values, k=k)
+        assert caught.value.reason == "out_of_range", k
+        assert f"k={k}" in str(caught.value)
+        assert isinstance(caught.value, ValueError)
+    for threads in (0, -1):
+        with pytest.raises(priorart.InputError) as caught:
+            call(values, k=3, threads=threads)
+        assert caught.value.reason == "out_of_range"
+    with pytest.raises(priorart.InputError) as caught:
+        priorart.near_pairs([-1, 0])
+    assert caught.value.reason == "out_of_range"
+    assert len(call(values, k=10, threads=1)) == 3

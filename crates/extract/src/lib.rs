@@ -52,6 +52,7 @@ mod xml;
 
 pub use detect::detect;
 pub use error::ExtractError;
+pub use warc::ArchiveRecords;
 
 use std::fmt;
 use std::str::FromStr;
@@ -309,14 +310,39 @@ pub struct Extraction {
 pub fn extract(bytes: &[u8], format: Format, limits: &Limits) -> Result<Extraction, ExtractError> {
     check_size(bytes.len(), limits)?;
     match format {
-        Format::Warc => Ok(warc::extract_warc(bytes, limits)),
-        Format::Arc => Ok(warc::extract_arc(bytes, limits)),
+        Format::Warc | Format::Arc => {
+            let mut extraction = Extraction::default();
+            for item in warc::ArchiveRecords::new(bytes, format, limits) {
+                match item {
+                    Ok(document) => extraction.documents.push(document),
+                    Err(error) => extraction.record_errors.push(error),
+                }
+            }
+            Ok(extraction)
+        }
         single => {
             let budget = budget::Budget::start(limits.max_time);
             let text = extract_one(bytes, single, None, limits, &budget)?;
             Ok(Extraction { documents: vec![Document::whole(single, text)], record_errors: Vec::new() })
         }
     }
+}
+
+/// The records of a web archive (`format` [`Format::Warc`] or
+/// [`Format::Arc`]), read one at a time as the iterator is advanced: what
+/// [`extract`] collects, without holding more than one record (one gzip
+/// member) at once. `bytes` may be a memory map; the whole-input size limit
+/// does not apply (every record and member is bounded by `limits`), so an
+/// archive of any size can be read.
+pub fn archive_records<B: AsRef<[u8]>>(
+    bytes: B,
+    format: Format,
+    limits: &Limits,
+) -> Result<ArchiveRecords<B>, ExtractError> {
+    if !format.is_archive() {
+        return Err(ExtractError::Unsupported(format!("a {format} file, not a web archive (WARC or ARC)")));
+    }
+    Ok(ArchiveRecords::new(bytes, format, limits))
 }
 
 /// Extracts one non-archive document; `charset` is a transport-level declaration

@@ -12,9 +12,10 @@
 //! skipped silently.
 
 use crate::budget::Budget;
-use crate::{Document, ExtractError, Extraction, Format, Limits, RecordError, decode, detect, extract_one};
+use crate::{Document, ExtractError, Format, Limits, RecordError, decode, detect, extract_one};
 use encoding_rs::Encoding;
 use flate2::bufread::{DeflateDecoder, GzDecoder, ZlibDecoder};
+use std::collections::VecDeque;
 use std::io::Read;
 
 const GZIP_MAGIC: &[u8] = &[0x1f, 0x8b, 0x08];
@@ -30,18 +31,95 @@ enum Kind {
     Arc,
 }
 
-pub(crate) fn extract_warc(bytes: &[u8], limits: &Limits) -> Extraction {
-    Reader::new(limits).read(bytes, Kind::Warc)
+/// The records of a WARC or ARC file (plain, or one gzip member per
+/// record), read one at a time: each item is a document or a record that
+/// could not be read, in file order. What is held at once is one inflated
+/// gzip member and the records it held, so `bytes` may be a memory map of
+/// a file of any size. Made by [`crate::archive_records`].
+pub struct ArchiveRecords<B> {
+    bytes: B,
+    kind: Kind,
+    gzip: bool,
+    /// Where the next gzip member, or the next record of a plain archive, starts.
+    pos: usize,
+    /// The inflated gzip member being read, if any.
+    member: Option<Member>,
+    reader: Reader,
+    done: bool,
 }
 
-pub(crate) fn extract_arc(bytes: &[u8], limits: &Limits) -> Extraction {
-    Reader::new(limits).read(bytes, Kind::Arc)
+/// One inflated gzip member and where its next record starts.
+struct Member {
+    data: Vec<u8>,
+    offset: u64,
+    pos: usize,
 }
 
-struct Reader<'a> {
-    limits: &'a Limits,
+impl<B: AsRef<[u8]>> ArchiveRecords<B> {
+    /// `format` must be [`Format::Warc`] or [`Format::Arc`].
+    pub(crate) fn new(bytes: B, format: Format, limits: &Limits) -> Self {
+        let kind = if format == Format::Arc { Kind::Arc } else { Kind::Warc };
+        let gzip = bytes.as_ref().starts_with(GZIP_MAGIC);
+        let reader = Reader { limits: limits.clone(), records: 0, ready: VecDeque::new(), stopped: false };
+        ArchiveRecords { bytes, kind, gzip, pos: 0, member: None, reader, done: false }
+    }
+
+    /// Reads on until at least one item is ready or the archive ends.
+    fn step(&mut self) {
+        let bytes = self.bytes.as_ref();
+        if let Some(member) = &mut self.member {
+            match self.reader.read_record(&member.data, &mut member.pos, Some(member.offset), self.kind) {
+                Next::More => {}
+                Next::EndOfUnit => self.member = None,
+                Next::Stop => self.done = true,
+            }
+        } else if !self.gzip {
+            match self.reader.read_record(bytes, &mut self.pos, None, self.kind) {
+                Next::More => {}
+                Next::EndOfUnit | Next::Stop => self.done = true,
+            }
+        } else {
+            match self.reader.read_member(bytes, &mut self.pos) {
+                Some(member) => self.member = Some(member),
+                None => self.done = self.pos >= bytes.len() || self.reader.stopped,
+            }
+        }
+    }
+}
+
+impl<B: AsRef<[u8]>> Iterator for ArchiveRecords<B> {
+    type Item = Result<Document, RecordError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(item) = self.reader.ready.pop_front() {
+                return Some(item);
+            }
+            if self.done {
+                return None;
+            }
+            self.step();
+        }
+    }
+}
+
+/// What reading one record left to do in its unit.
+enum Next {
+    /// More records may follow in this unit.
+    More,
+    /// The unit (a member, or the plain file) is read.
+    EndOfUnit,
+    /// The record limit is reached: reading stops.
+    Stop,
+}
+
+struct Reader {
+    limits: Limits,
     records: usize,
-    out: Extraction,
+    /// Items read and not yet handed out.
+    ready: VecDeque<Result<Document, RecordError>>,
+    /// Whether the record limit stopped reading.
+    stopped: bool,
 }
 
 /// Where a record came from, for documents and error reports.
@@ -52,27 +130,14 @@ struct Origin {
     record_id: Option<String>,
 }
 
-impl<'a> Reader<'a> {
-    fn new(limits: &'a Limits) -> Self {
-        Reader { limits, records: 0, out: Extraction::default() }
-    }
-
-    fn read(mut self, bytes: &[u8], kind: Kind) -> Extraction {
-        if bytes.starts_with(GZIP_MAGIC) {
-            self.read_members(bytes, kind);
-        } else {
-            self.read_records(bytes, 0, None, kind);
-        }
-        self.out
-    }
-
+impl Reader {
     fn fail(&mut self, origin: Origin, error: ExtractError) {
-        self.out.record_errors.push(RecordError {
+        self.ready.push_back(Err(RecordError {
             offset: origin.offset,
             uri: origin.uri,
             record_id: origin.record_id,
             error,
-        });
+        }));
     }
 
     /// Checks the record count; false when reading must stop. (Time is
@@ -85,74 +150,75 @@ impl<'a> Reader<'a> {
         let error =
             ExtractError::TooLarge { size: self.records as u64 + 1, limit: self.limits.max_records as u64 };
         self.fail(Origin { offset, ..Origin::default() }, error);
+        self.stopped = true;
         false
     }
 
-    /// Inflates one gzip member at a time; a bad member is reported and skipped.
-    fn read_members(&mut self, bytes: &[u8], kind: Kind) {
-        let mut pos = 0;
-        while pos < bytes.len() {
-            let offset = pos as u64;
-            if !self.may_continue(offset) {
-                return;
+    /// Inflates the gzip member at `*pos` and moves `*pos` past it; a bad
+    /// member is reported and `*pos` moves to the next gzip header (or the
+    /// end). `None` when there is no member to read.
+    fn read_member(&mut self, bytes: &[u8], pos: &mut usize) -> Option<Member> {
+        if *pos >= bytes.len() {
+            return None;
+        }
+        let offset = *pos as u64;
+        if !self.may_continue(offset) {
+            return None;
+        }
+        if !bytes[*pos..].starts_with(GZIP_MAGIC) {
+            let error = ExtractError::malformed("gzip", "bytes between members are not a gzip header");
+            self.fail(Origin { offset, ..Origin::default() }, error);
+            *pos = next_gzip_member(bytes, *pos + 1).unwrap_or(bytes.len());
+            return None;
+        }
+        match inflate_member(&bytes[*pos..], &self.limits) {
+            Ok((data, consumed)) => {
+                *pos += consumed;
+                Some(Member { data, offset, pos: 0 })
             }
-            if !bytes[pos..].starts_with(GZIP_MAGIC) {
-                let error = ExtractError::malformed("gzip", "bytes between members are not a gzip header");
+            Err(error) => {
                 self.fail(Origin { offset, ..Origin::default() }, error);
-                match next_gzip_member(bytes, pos + 1) {
-                    Some(next) => pos = next,
-                    None => return,
-                }
-                continue;
-            }
-            match inflate_member(&bytes[pos..], self.limits) {
-                Ok((data, consumed)) => {
-                    self.read_records(&data, offset, Some(offset), kind);
-                    pos += consumed;
-                }
-                Err(error) => {
-                    self.fail(Origin { offset, ..Origin::default() }, error);
-                    match next_gzip_member(bytes, pos + 1) {
-                        Some(next) => pos = next,
-                        None => return,
-                    }
-                }
+                *pos = next_gzip_member(bytes, *pos + 1).unwrap_or(bytes.len());
+                None
             }
         }
     }
 
-    /// Reads the records of a plain archive or of one inflated member. Offsets are
-    /// `base + position`, or the member's offset when `member` is given (that is
-    /// where an index such as CDX points).
-    fn read_records(&mut self, data: &[u8], base: u64, member: Option<u64>, kind: Kind) {
-        let mut pos = 0;
-        loop {
-            pos += data[pos..].iter().take_while(|b| b.is_ascii_whitespace()).count();
-            if pos >= data.len() {
-                return;
+    /// Reads the record at `*pos` of a plain archive or of one inflated
+    /// member, and moves `*pos` past it (or to the next record header after
+    /// a malformed one). Offsets are positions in `data`, or the member's
+    /// offset when `member` is given (that is where an index such as CDX
+    /// points).
+    fn read_record(&mut self, data: &[u8], pos: &mut usize, member: Option<u64>, kind: Kind) -> Next {
+        *pos += data[*pos..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+        if *pos >= data.len() {
+            return Next::EndOfUnit;
+        }
+        let offset = member.unwrap_or(*pos as u64);
+        if !self.may_continue(offset) {
+            return Next::Stop;
+        }
+        self.records += 1;
+        let parsed = match kind {
+            Kind::Warc => parse_warc_record(&data[*pos..]),
+            Kind::Arc => parse_arc_record(&data[*pos..]),
+        };
+        match parsed {
+            Ok(record) => {
+                let consumed = record.consumed;
+                self.take_record(record, offset);
+                *pos += consumed;
+                Next::More
             }
-            let offset = member.unwrap_or(base + pos as u64);
-            if !self.may_continue(offset) {
-                return;
-            }
-            self.records += 1;
-            let parsed = match kind {
-                Kind::Warc => parse_warc_record(&data[pos..]),
-                Kind::Arc => parse_arc_record(&data[pos..]),
-            };
-            match parsed {
-                Ok(record) => {
-                    let consumed = record.consumed;
-                    self.take_record(record, offset);
-                    pos += consumed;
-                }
-                Err((error, uri, record_id)) => {
-                    self.fail(Origin { offset, uri, record_id }, error);
-                    let resync: &[u8] = if kind == Kind::Warc { b"\nWARC/" } else { b"\nhttp" };
-                    match decode::find(&data[pos..], resync) {
-                        Some(at) => pos += at + 1,
-                        None => return,
+            Err((error, uri, record_id)) => {
+                self.fail(Origin { offset, uri, record_id }, error);
+                let resync: &[u8] = if kind == Kind::Warc { b"\nWARC/" } else { b"\nhttp" };
+                match decode::find(&data[*pos..], resync) {
+                    Some(at) => {
+                        *pos += at + 1;
+                        Next::More
                     }
+                    None => Next::EndOfUnit,
                 }
             }
         }
@@ -161,7 +227,7 @@ impl<'a> Reader<'a> {
     fn take_record(&mut self, record: Record<'_>, offset: u64) {
         let origin = Origin { offset, uri: record.uri.clone(), record_id: record.record_id.clone() };
         let payload = match record.content {
-            Content::Http => http_payload(record.block, self.limits),
+            Content::Http => http_payload(record.block, &self.limits),
             Content::Payload(content_type) => Ok(Some(Payload { content_type, body: record.block.to_vec() })),
             Content::None => Ok(None),
         };
@@ -170,7 +236,7 @@ impl<'a> Reader<'a> {
             None => Ok(None),
         });
         match result {
-            Ok(Some(document)) => self.out.documents.push(document),
+            Ok(Some(document)) => self.ready.push_back(Ok(document)),
             Ok(None) => {}
             Err(error) => self.fail(origin, error),
         }
@@ -180,7 +246,7 @@ impl<'a> Reader<'a> {
         let (mime, charset) = parse_content_type(&payload.content_type);
         let Some(format) = payload_format(&mime, &payload.body) else { return Ok(None) };
         let budget = Budget::start(self.limits.max_time);
-        let text = extract_one(&payload.body, format, charset, self.limits, &budget)?;
+        let text = extract_one(&payload.body, format, charset, &self.limits, &budget)?;
         Ok(Some(Document {
             format,
             uri: origin.uri.clone(),

@@ -8,26 +8,48 @@ Bad input raises :class:`InputError` (a :class:`ValueError`) or one of its
 subclasses, whose ``reason`` attribute names the typed reason
 (``too_large``, ``unknown_scheme``, ...).
 
+Structured answers are typed (frozen dataclasses of
+:mod:`priorart.results`, named as the CLI's JSON members); every function
+returns one type.
+
 Submodules: :mod:`priorart.ots` (OpenTimestamps proofs), :mod:`priorart.nip`
-(NIP-FF-3 events), :mod:`priorart.spark` (near-duplicate detection on
-Apache Spark; needs ``pyspark``).
+(NIP-FF-3 events), :mod:`priorart.results` (the result types),
+:mod:`priorart.spark` (near-duplicate detection on Apache Spark; install
+``priorart[spark]``).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from typing import Any, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
+import subprocess
+import sys
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import _priorart
 from ._priorart import ExtractionError, InputError, ProofError
+from .results import (
+    Explained,
+    Explanation,
+    IndexMatch,
+    NearPair,
+    SimhashDocExplanation,
+    WebArchiveRecord,
+)
+
+if TYPE_CHECKING:
+    import numpy
 
 __all__ = [
     "EQUALITY_SCHEMES",
     "SCHEMES",
     "ExtractionError",
     "HeaderSource",
+    "Index",
+    "IndexMatch",
     "InputError",
+    "NearPair",
+    "PDF_TIME_LIMIT",
     "ProofError",
     "WebArchiveRecord",
     "explain",
@@ -37,8 +59,10 @@ __all__ = [
     "hamming",
     "layout_shape",
     "near_pairs",
+    "near_pairs_array",
     "similarity",
     "simhash_doc",
+    "simhash_doc_array",
     "simhash_doc_many",
     "simhash_doc_text",
     "simhash_doc_value",
@@ -73,13 +97,17 @@ def fingerprint(text: str, scheme: str = "minhash-equality-v1") -> str:
     return _priorart.fingerprint(text, scheme)
 
 
-def explain(text: str, scheme: str = "minhash-equality-v1") -> dict:
-    """Every intermediate value behind ``fingerprint(text, scheme)``: the
-    object ``priorart fingerprint --explain --json`` prints, without its
-    ``file`` and ``input`` members (canonical text, tokens, kept tokens,
-    bucket minima, descriptor for the equality schemes; tokens, features
-    and counters for ``simhash-doc``)."""
-    return json.loads(_priorart.explain_json(text, scheme))
+def explain(text: str, scheme: str = "minhash-equality-v1") -> Explained:
+    """Every intermediate value behind ``fingerprint(text, scheme)``, with
+    the members of ``priorart fingerprint --explain --json`` (less ``file``
+    and ``input``): an :class:`~priorart.results.Explanation` (canonical
+    text, tokens, kept tokens, bucket minima, descriptor) for the equality
+    schemes, a :class:`~priorart.results.SimhashDocExplanation` (tokens,
+    features, counters) for ``simhash-doc``."""
+    value = json.loads(_priorart.explain_json(text, scheme))
+    if value["scheme"] == "simhash-doc":
+        return SimhashDocExplanation.from_json(value)
+    return Explanation.from_json(value)
 
 
 def simhash_doc(text: str) -> int:
@@ -122,16 +150,28 @@ def fingerprint_many(
     return _priorart.fingerprint_many(texts, list(schemes), threads)
 
 
-def simhash_doc_many(texts: Iterable[str], threads: Optional[int] = None) -> Any:
-    """The ``simhash-doc`` values of many texts on all cores (GIL
-    released): a ``numpy.ndarray`` of ``uint64`` when numpy is installed,
-    else a list of ints."""
-    raw = _priorart.simhash_doc_many_bytes(texts, threads)
+def simhash_doc_many(texts: Iterable[str], threads: Optional[int] = None) -> List[int]:
+    """The ``simhash-doc`` values of many texts, as a list of ints, computed
+    on ``threads`` cores (all by default) with the GIL released. For a
+    numpy array without a copy: :func:`simhash_doc_array`."""
+    return _priorart.simhash_doc_many(texts, threads)
+
+
+def simhash_doc_array(texts: Iterable[str], threads: Optional[int] = None) -> "numpy.ndarray":
+    """:func:`simhash_doc_many` as a ``numpy.ndarray`` of ``uint64`` (read
+    from the extension's buffer without a copy). Needs numpy
+    (``pip install priorart[numpy]``)."""
+    numpy = _numpy("simhash_doc_array")
+    return numpy.frombuffer(_priorart.simhash_doc_many_bytes(texts, threads), dtype=numpy.uint64)
+
+
+def _numpy(function: str) -> Any:
+    """numpy, or an ImportError that names the extra to install."""
     try:
         import numpy
-    except ImportError:
-        return [int.from_bytes(raw[i : i + 8], _native_order()) for i in range(0, len(raw), 8)]
-    return numpy.frombuffer(raw, dtype=numpy.uint64)
+    except ImportError as err:
+        raise ImportError(f"priorart.{function} needs numpy: pip install 'priorart[numpy]'") from err
+    return numpy
 
 
 def table_keys(value: SimhashLike, layout: str = "manku-16x28") -> List[int]:
@@ -145,8 +185,9 @@ def table_keys(value: SimhashLike, layout: str = "manku-16x28") -> List[int]:
 
 def table_keys_many(values: Any, layout: str = "manku-16x28") -> Any:
     """:func:`table_keys` of many values (a numpy ``uint64`` array): a
-    ``(len(values), tables)`` ``uint64`` array. Needs numpy."""
-    import numpy
+    ``(len(values), tables)`` ``uint64`` array. Needs numpy
+    (``pip install priorart[numpy]``)."""
+    numpy = _numpy("table_keys_many")
 
     values = numpy.ascontiguousarray(values, dtype=numpy.uint64)
     tables = _priorart.layout_shape(layout)[0]
@@ -155,30 +196,50 @@ def table_keys_many(values: Any, layout: str = "manku-16x28") -> Any:
 
 
 def near_pairs(
+    values: Iterable[int], k: int = 3, layout: Optional[str] = None, threads: Optional[int] = None
+) -> List[NearPair]:
+    """Every pair of ``simhash-doc`` values (ints, or a numpy ``uint64``
+    array) within Hamming distance ``k``, each once, sorted by position:
+    :class:`~priorart.results.NearPair` ``(a, b, distance)`` with ``a < b``
+    indexes into ``values``. The layout is the cheapest exact one for ``k``
+    (the spec's for k <= 3) unless named; a ``k`` outside 0..64 or beyond
+    the named layout's distance is an :class:`InputError`. Runs on all
+    cores (GIL released), each table sorted once and joined with itself:
+    all pairs within k = 3 of ten million values take seconds. For a
+    ``(pairs, 3)`` numpy array instead of a list: :func:`near_pairs_array`."""
+    raw = _priorart.near_pairs_bytes(_u64_bytes(values), k, layout, threads)
+    words = memoryview(raw).cast("I")
+    return [NearPair(words[i], words[i + 1], words[i + 2]) for i in range(0, len(words), 3)]
+
+
+def near_pairs_array(
     values: Any, k: int = 3, layout: Optional[str] = None, threads: Optional[int] = None
-) -> Any:
-    """Every pair of ``simhash-doc`` values (a numpy ``uint64`` array or a
-    sequence of ints) within Hamming distance ``k``, each once, sorted by
-    position: ``(a, b, distance)`` with ``a < b`` indexes into ``values``.
-    The layout is the cheapest exact one for ``k`` (the spec's for k <= 3)
-    unless named; a ``k`` beyond the named layout's distance is an
-    :class:`InputError`. Runs on all cores (GIL released), each table
-    sorted once and joined with itself: all pairs within k = 3 of ten
-    million values take seconds. A ``(pairs, 3)`` ``uint32`` array when
-    numpy is installed, else a list of tuples."""
-    try:
-        import numpy
-    except ImportError:
-        numpy = None
-    if numpy is not None:
-        raw_values = numpy.ascontiguousarray(values, dtype=numpy.uint64).tobytes()
-    else:
-        raw_values = b"".join(int(v).to_bytes(8, _native_order()) for v in values)
+) -> "numpy.ndarray":
+    """:func:`near_pairs` as a ``(pairs, 3)`` ``uint32`` numpy array (rows
+    ``a, b, distance``). Needs numpy (``pip install priorart[numpy]``)."""
+    numpy = _numpy("near_pairs_array")
+    raw_values = numpy.ascontiguousarray(values, dtype=numpy.uint64).tobytes()
     raw = _priorart.near_pairs_bytes(raw_values, k, layout, threads)
-    if numpy is not None:
-        return numpy.frombuffer(raw, dtype=numpy.uint32).reshape(-1, 3)
-    words = [int.from_bytes(raw[i : i + 4], _native_order()) for i in range(0, len(raw), 4)]
-    return [tuple(words[i : i + 3]) for i in range(0, len(words), 3)]
+    return numpy.frombuffer(raw, dtype=numpy.uint32).reshape(-1, 3)
+
+
+def _u64_bytes(values: Any) -> bytes:
+    """Values as native-endian 8-byte integers: a numpy array's buffer, or
+    each int converted (an int outside 0..2**64 is an :class:`InputError`)."""
+    if hasattr(values, "dtype") and hasattr(values, "tobytes"):
+        import numpy
+
+        return numpy.ascontiguousarray(values, dtype=numpy.uint64).tobytes()
+    try:
+        return b"".join(int(v).to_bytes(8, sys.byteorder) for v in values)
+    except OverflowError:
+        raise _input_error("out_of_range", "a simhash-doc value is an int in 0..2**64") from None
+
+
+def _input_error(reason: str, message: str) -> InputError:
+    err = InputError(message)
+    err.reason = reason
+    return err
 
 
 def layout_shape(layout: str = "manku-16x28") -> Tuple[int, int, List[int]]:
@@ -186,48 +247,157 @@ def layout_shape(layout: str = "manku-16x28") -> Tuple[int, int, List[int]]:
     return _priorart.layout_shape(layout)
 
 
-def extract(data: bytes, format: Optional[str] = None) -> str:
+#: Seconds a PDF may take to read (the CLI's limit): past it the child
+#: process reading it is killed.
+PDF_TIME_LIMIT = 60.0
+
+
+def extract(data: bytes, format: Optional[str] = None, *, time_limit: float = PDF_TIME_LIMIT) -> str:
     """The text of one document (HTML, XML, PDF, EPUB, text; detected from
     the content unless ``format`` is given), exactly as every priorart
     command reads a file before fingerprinting it, under the same limits.
     A web archive holds many documents: read it with
     :func:`warc_records`. Raises :class:`ExtractionError` with the
-    extractor's ``reason``."""
+    extractor's ``reason``.
+
+    A PDF is read as the CLI reads one: in a child process, killed when it
+    runs longer than ``time_limit`` seconds (then the reason is
+    ``timeout``), so that a hostile PDF cannot keep a thread of this
+    process (or of a Spark executor) busy after the call returned."""
+    if _priorart.detect_format(data, format) == "pdf":
+        return _pdf_in_child(data, time_limit)
     return _priorart.extract(data, format)
 
 
-class WebArchiveRecord(NamedTuple):
-    """One record of a WARC or ARC file: a document (``text`` set) or a
-    record that could not be read (``error_reason`` and ``error`` set)."""
+def _pdf_in_child(data: bytes, time_limit: float) -> str:
+    """The text of a PDF, read by ``python -m priorart._pdf_worker``."""
+    if not time_limit > 0:
+        raise _input_error("out_of_range", f"time_limit={time_limit}: expected a positive number of seconds")
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "priorart._pdf_worker"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    try:
+        out, err = child.communicate(data, timeout=time_limit)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        raise _extraction_error("timeout", f"reading the PDF took longer than {time_limit:g} s: stopped") from None
+    except BaseException:
+        child.kill()
+        child.communicate()
+        raise
+    try:
+        answer = json.loads(out.decode("utf-8"))
+    except ValueError:
+        tail = err.decode("utf-8", "replace").strip()[-2000:]
+        raise _extraction_error("worker_failed", f"the PDF worker ended with status {child.returncode}: {tail}") from None
+    if "text" in answer:
+        return answer["text"]
+    raise _extraction_error(answer["reason"], answer["message"])
 
-    uri: Optional[str]
-    record_id: Optional[str]
-    offset: Optional[int]
-    text: Optional[str]
-    error_reason: Optional[str]
-    error: Optional[str]
+
+def _extraction_error(reason: str, message: str) -> ExtractionError:
+    err = ExtractionError(message)
+    err.reason = reason
+    return err
 
 
 def web_archive_records(path: Union[str, "os.PathLike[str]"]) -> Iterator[WebArchiveRecord]:
     """Every record of a WARC or ARC file (gzipped or not), in file order,
     bad ones included with their reason: one bad record does not stop the
-    others. Raises :class:`ExtractionError` if the file is not a web
-    archive or is too large, :class:`OSError` if it cannot be read."""
-    return (WebArchiveRecord(*record) for record in _priorart.web_archive_records(os.fspath(path)))
+    others. The file is read lazily (memory-mapped; one record or gzip
+    member is held at a time), so an archive of any size streams; it must
+    not be truncated while it is read (appending is fine). Raises
+    :class:`ExtractionError` if the file is not a web archive,
+    :class:`OSError` if it cannot be read."""
+    reader = _priorart.web_archive_records(os.fspath(path))
+    return (WebArchiveRecord(*record) for record in reader)
 
 
 def warc_records(
     path: Union[str, "os.PathLike[str]"],
 ) -> Iterator[Tuple[Optional[str], Optional[str], Optional[int], str]]:
     """``(uri, record_id, offset, text)`` of every document of a WARC or
-    ARC file, the way ``priorart dedup`` and ``priorart index`` read one
-    (records that fail are skipped: see :func:`web_archive_records`)."""
+    ARC file, the way ``priorart dedup`` and ``priorart index`` read one,
+    lazily (records that fail are skipped: see :func:`web_archive_records`)."""
     for record in web_archive_records(path):
         if record.text is not None:
             yield (record.uri, record.record_id, record.offset, record.text)
 
 
-def _native_order() -> str:
-    import sys
+class Index:
+    """A near-duplicate index of documents, as datasketch's ``MinHashLSH``
+    is one of MinHash signatures: the index crate's permuted
+    ``simhash-doc`` tables (every document within Hamming distance ``k``
+    is found, none missed, for any ``k`` up to the layout's), exact
+    ``minhash-equality-v1`` (``X``) equality, and a shingle sketch of each
+    text for an estimate of its Jaccard similarity.
 
-    return sys.byteorder
+    >>> index = Index()
+    >>> index.insert("a", "Tidal mills ground grain in the estuaries of Europe for eight centuries.")
+    >>> index.insert("b", "Tidal mills ground grain in the estuaries of Europe for eight centuries!")
+    >>> [m.id for m in index.query("Tidal mills ground grain in the estuaries of Europe for eight centuries.")]
+    ['a', 'b']
+
+    ``save(path)`` writes the directory ``priorart index`` reads and writes
+    (``priorart index query PATH FILE`` answers from it), and
+    ``Index.open(path)`` opens one built by either."""
+
+    __slots__ = ("_index",)
+
+    def __init__(self, layout: str = "manku-16x28") -> None:
+        """An empty index with table ``layout``: ``manku-16x28`` (the
+        lsh-interop spec's 16 tables, exact for k <= 3), ``k=N`` (exact for
+        k <= N, more tables) or ``pigeonhole-B-T``."""
+        self._index = _priorart.Index(layout)
+
+    @classmethod
+    def open(cls, path: Union[str, "os.PathLike[str]"]) -> "Index":
+        """The index in directory ``path`` (written by :meth:`save` or
+        ``priorart index build``). Raises :class:`InputError` for a
+        directory that holds no index or a damaged one."""
+        index = cls.__new__(cls)
+        index._index = _priorart.Index.open(os.fspath(path))
+        return index
+
+    def insert(self, id: str, document: Union[str, int]) -> None:
+        """Adds a document under ``id``: a text (``str``: its
+        ``simhash-doc``, ``X`` and shingle sketch are kept) or a
+        ``simhash-doc`` value (``int``: found by distance alone). An ``id``
+        already in the index is an :class:`InputError` (``duplicate_id``)."""
+        self._index.insert(id, document)
+
+    def query(self, document: Union[str, int], k: int = 3) -> List[IndexMatch]:
+        """The documents within Hamming distance ``k`` of a text or
+        ``simhash-doc`` value, most similar first (by Jaccard estimate for
+        a text), then nearest; for a text, also those with the same ``X``.
+        ``k`` beyond the layout's distance is an :class:`InputError`."""
+        return [IndexMatch(*hit) for hit in self._index.query(document, k)]
+
+    def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
+        """Writes the index to directory ``path``: a new segment of what
+        was inserted when ``path`` is where it was opened from or last
+        saved to, else a whole index (replacing what ``path`` held once the
+        new one is complete)."""
+        self._index.save(os.fspath(path))
+
+    @property
+    def layout(self) -> str:
+        """The table layout's name."""
+        return self._index.layout
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def __contains__(self, id: object) -> bool:
+        return isinstance(id, str) and id in self._index
+
+    def __repr__(self) -> str:
+        return f"Index(layout={self.layout!r}, documents={len(self)})"

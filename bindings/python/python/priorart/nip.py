@@ -7,12 +7,17 @@ import json
 from typing import Optional
 
 from . import HeaderSource, _priorart
+from .results import VerifyReport
 
 __all__ = ["verify"]
 
 
-def verify(event_json: str, header_source: Optional[HeaderSource] = None, content: Optional[str] = None) -> dict:
-    """The ``priorart-verify/1`` report of an event (its JSON text): the
+def verify(
+    event_json: str, header_source: Optional[HeaderSource] = None, content: Optional[str] = None
+) -> VerifyReport:
+    """The ``priorart-verify/1`` report of an event (its JSON text), a
+    :class:`~priorart.results.VerifyReport` with the members of ``priorart
+    verify --json``: the
     ``verdict`` (``valid``, ``invalid``, ``unverified``, ...), every step
     with its status and named reason, the author, fingerprint, commitment
     and Bitcoin block. With ``content``, also whether the text's
@@ -20,4 +25,4 @@ def verify(event_json: str, header_source: Optional[HeaderSource] = None, conten
     ``invalid``, not an exception. ``header_source`` defaults to the header
     cache directory alone."""
     source = header_source if header_source is not None else HeaderSource()
-    return json.loads(_priorart.nip_verify_json(event_json, source, content))
+    return VerifyReport.from_json(json.loads(_priorart.nip_verify_json(event_json, source, content)))

@@ -10,6 +10,7 @@ import json
 from typing import Optional, Union
 
 from . import HeaderSource, _priorart
+from .results import OtsVerification, ProofInfo
 
 __all__ = ["MAX_PROOF_BYTES", "info", "verify"]
 
@@ -17,22 +18,24 @@ __all__ = ["MAX_PROOF_BYTES", "info", "verify"]
 MAX_PROOF_BYTES: int = _priorart.MAX_PROOF_BYTES
 
 
-def info(proof: bytes) -> dict:
-    """The proof's tree as ``priorart ots info --json`` prints it: the file
-    hash op and digest, then every node with its message, attestations and
-    ops. Raises :class:`priorart.ProofError` (``reason``: the decoder's,
+def info(proof: bytes) -> ProofInfo:
+    """The proof's tree, with the members of ``priorart ots info --json``:
+    the file hash op and digest, then every node
+    (:class:`~priorart.results.TimestampNode`) with its message,
+    attestations and ops. Raises :class:`priorart.ProofError` (``reason``: the decoder's,
     e.g. ``bad_magic``) for bytes that are not a proof."""
-    return json.loads(_priorart.ots_info_json(proof))
+    return ProofInfo.from_json(json.loads(_priorart.ots_info_json(proof)))
 
 
 def verify(
     proof: bytes,
     digest: Union[bytes, str],
     header_source: Optional[HeaderSource] = None,
-) -> dict:
+) -> OtsVerification:
     """Verifies that ``proof`` timestamps ``digest`` (bytes, or hex) in
-    Bitcoin: the object ``priorart ots verify --json`` prints (without the
-    local ``time_utc``). ``verified`` is true with the earliest block's
+    Bitcoin: an :class:`~priorart.results.OtsVerification` with the
+    members of ``priorart ots verify --json`` (without the local
+    ``time_utc``). ``verified`` is true with the earliest block's
     ``height``, ``block_hash`` and ``time``; otherwise ``error`` and
     ``reason`` say why, and ``unverified`` is true when only block headers
     were missing (no judgement on the proof). ``header_source`` defaults to
@@ -41,6 +44,8 @@ def verify(
         try:
             digest = bytes.fromhex(digest.strip())
         except ValueError:
-            raise _priorart.InputError("digest must be hexadecimal") from None
+            err = _priorart.InputError("digest must be hexadecimal")
+            err.reason = "invalid_digest"
+            raise err from None
     source = header_source if header_source is not None else HeaderSource()
-    return json.loads(_priorart.ots_verify_json(proof, digest, source))
+    return OtsVerification.from_json(json.loads(_priorart.ots_verify_json(proof, digest, source)))

@@ -1,7 +1,7 @@
 """Near-duplicate detection on Apache Spark with priorart's fingerprints.
 
 The fingerprints are computed by priorart's Rust crates through the batch
-API (:func:`priorart.fingerprint_many`, :func:`priorart.simhash_doc_many`)
+API (:func:`priorart.fingerprint_many`, :func:`priorart.simhash_doc_array`)
 in Arrow-based map functions, so a text has the same values here as from
 the ``priorart`` command. Spark only moves rows:
 
@@ -34,11 +34,17 @@ from __future__ import annotations
 import time
 from typing import Callable, Dict, Iterator, List, Optional, Sequence
 
-import numpy as np
-import pyarrow as pa
-from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as F
-from pyspark.sql import types as T
+try:
+    import numpy as np
+    import pyarrow as pa
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+except ImportError as err:  # pragma: no cover - what a bare install sees
+    raise ImportError(
+        f"priorart.spark needs pyspark, pyarrow, pandas and numpy ({err.name} is missing): "
+        "pip install 'priorart[spark]'"
+    ) from err
 
 import priorart
 
@@ -171,7 +177,7 @@ def fingerprint_columns(
             if "simhash-doc" in schemes:
                 full = np.zeros(len(texts), dtype=np.uint64)
                 if given:
-                    full[present] = priorart.simhash_doc_many(given, threads)
+                    full[present] = priorart.simhash_doc_array(given, threads)
                 columns["simhash-doc"] = pa.array(full.view(np.int64), mask=~present)
             yield pa.RecordBatch.from_arrays(list(batch.columns) + [columns[s] for s in schemes], names=names)
 

@@ -1,0 +1,451 @@
+"""The typed results of :mod:`priorart`: frozen dataclasses (with slots on
+Python 3.10+) whose attribute names are the members of the JSON the
+``priorart`` command prints for the same answer (``-`` becomes ``_``).
+Sequences are tuples. Each report's :meth:`to_json` gives back that JSON
+object (a dict), member for member, for tools that want the CLI's format.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, fields
+from typing import Any, Dict, NamedTuple, Optional, Tuple, Union
+
+__all__ = [
+    "Attestation",
+    "BitcoinAnchor",
+    "Bucket",
+    "ContentCheck",
+    "Explanation",
+    "IndexMatch",
+    "NearPair",
+    "Operation",
+    "OtsFailure",
+    "OtsVerification",
+    "ProofInfo",
+    "SimhashDocExplanation",
+    "Step",
+    "TimestampNode",
+    "VerifyReport",
+    "VerifyWarning",
+    "WebArchiveRecord",
+]
+
+if sys.version_info >= (3, 10):
+    _record = dataclass(frozen=True, slots=True)
+else:  # slots=True arrived in 3.10
+    _record = dataclass(frozen=True)
+
+
+def _plain(value: Any) -> Any:
+    """A field's value as JSON: nested records as objects, tuples as arrays."""
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
+
+
+class _Json:
+    """``to_json``: every field under its own name; a field listed in
+    ``_OPTIONAL`` is left out when it is ``None`` (the JSON omits it)."""
+
+    __slots__ = ()
+    _OPTIONAL: Tuple[str, ...] = ()
+
+    def to_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {}
+        for field in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, field.name)
+            if value is None and field.name in self._OPTIONAL:
+                continue
+            out[field.name] = _plain(value)
+        return out
+
+
+# --- fingerprint --explain ---------------------------------------------------
+
+
+@_record
+class Bucket(_Json):
+    """The winning shingle of one bucket of ``minhash-equality-v1``."""
+
+    token: str
+    min_hash: str
+    kept_hex: str
+
+
+@_record
+class Explanation(_Json):
+    """Every intermediate value of an equality fingerprint
+    (``minhash-equality-v1``, ``simhash-equality-v2``), as ``priorart
+    fingerprint --explain --json`` prints it (less ``file`` and ``input``)."""
+
+    scheme: str
+    canonical_text: str
+    tokens: Tuple[str, ...]
+    tokens_total: int
+    kept_tokens: Tuple[str, ...]
+    kept_tokens_total: int
+    fallback: bool
+    empty: bool
+    buckets: Tuple[Optional[Bucket], ...]
+    descriptor: str
+    fingerprint: str
+
+    @classmethod
+    def from_json(cls, value: Dict[str, Any]) -> "Explanation":
+        return cls(
+            scheme=value["scheme"],
+            canonical_text=value["canonical_text"],
+            tokens=tuple(value["tokens"]),
+            tokens_total=value["tokens_total"],
+            kept_tokens=tuple(value["kept_tokens"]),
+            kept_tokens_total=value["kept_tokens_total"],
+            fallback=value["fallback"],
+            empty=value["empty"],
+            buckets=tuple(None if b is None else Bucket(**b) for b in value["buckets"]),
+            descriptor=value["descriptor"],
+            fingerprint=value["fingerprint"],
+        )
+
+
+@_record
+class SimhashDocExplanation(_Json):
+    """Every intermediate value of a ``simhash-doc``: the hashed tokens, each
+    distinct token's feature (16 hex digits), the numbers and identifiers
+    left out, the 64 counters (index = bit number) and the result."""
+
+    scheme: str
+    tokens: Tuple[str, ...]
+    features: Dict[str, str]
+    numeric: Tuple[str, ...]
+    identifiers: Tuple[str, ...]
+    counters: Tuple[int, ...]
+    hex: str
+    fingerprint: str
+
+    @classmethod
+    def from_json(cls, value: Dict[str, Any]) -> "SimhashDocExplanation":
+        return cls(
+            scheme=value["scheme"],
+            tokens=tuple(value["tokens"]),
+            features=dict(value["features"]),
+            numeric=tuple(value["numeric"]),
+            identifiers=tuple(value["identifiers"]),
+            counters=tuple(value["counters"]),
+            hex=value["hex"],
+            fingerprint=value["fingerprint"],
+        )
+
+
+# --- near duplicates ---------------------------------------------------------
+
+
+class NearPair(NamedTuple):
+    """A tuple, as numpy rows and Spark pairs are: two values within the asked Hamming distance: positions ``a < b`` in
+    the input and their ``distance``."""
+
+    a: int
+    b: int
+    distance: int
+
+
+@_record
+class IndexMatch(_Json):
+    """A document an :class:`priorart.Index` query found.
+
+    ``distance`` is the exact Hamming distance of the two ``simhash-doc``
+    values. ``jaccard_estimate`` is an *estimate* of the Jaccard similarity
+    of the two texts' word shingles, from the 256-hash sketches the index
+    keeps (standard error about 0.025 at 0.8); ``None`` when the query was
+    a value (no text), 0.0 against a document inserted by value. For the
+    exact figure, compare the texts (``priorart compare``). ``same_x``: the
+    two texts have the same ``minhash-equality-v1`` (``X``)."""
+
+    id: str
+    simhash_doc: int
+    distance: int
+    jaccard_estimate: Optional[float]
+    same_x: bool
+
+
+# --- web archives ------------------------------------------------------------
+
+
+@_record
+class WebArchiveRecord(_Json):
+    """One record of a WARC or ARC file: a document (``text`` set) or a
+    record that could not be read (``error_reason`` and ``error`` set)."""
+
+    uri: Optional[str]
+    record_id: Optional[str]
+    offset: Optional[int]
+    text: Optional[str]
+    error_reason: Optional[str]
+    error: Optional[str]
+
+
+# --- OpenTimestamps ----------------------------------------------------------
+
+
+@_record
+class Attestation(_Json):
+    """An attestation of a proof: ``type`` ``bitcoin`` (``height``),
+    ``litecoin``, ``ethereum``, ``pending`` (``uri`` of the calendar) or
+    ``unknown`` (``tag`` and ``payload`` in hex)."""
+
+    _OPTIONAL = ("height", "uri", "tag", "payload")
+
+    type: str
+    height: Optional[int] = None
+    uri: Optional[str] = None
+    tag: Optional[str] = None
+    payload: Optional[str] = None
+
+    @classmethod
+    def from_json(cls, value: Dict[str, Any]) -> "Attestation":
+        return cls(**value)
+
+
+@_record
+class Operation(_Json):
+    """One operation of a proof's tree: its name, argument (hex, for
+    ``append``/``prepend``), result and the subtree it leads to."""
+
+    _OPTIONAL = ("arg",)
+
+    op: str
+    result: str
+    timestamp: "TimestampNode"
+    arg: Optional[str] = None
+
+
+@_record
+class TimestampNode(_Json):
+    """A node of a proof's tree: the message at this point, its
+    attestations and the operations leaving it; ``transaction_id`` when the
+    message is a Bitcoin transaction, ``merkle_root`` when a block attests it."""
+
+    _OPTIONAL = ("transaction_id", "merkle_root")
+
+    msg: str
+    attestations: Tuple[Attestation, ...]
+    ops: Tuple[Operation, ...]
+    transaction_id: Optional[str] = None
+    merkle_root: Optional[str] = None
+
+    @classmethod
+    def from_json(cls, value: Dict[str, Any]) -> "TimestampNode":
+        return cls(
+            msg=value["msg"],
+            attestations=tuple(Attestation.from_json(a) for a in value["attestations"]),
+            ops=tuple(
+                Operation(
+                    op=op["op"],
+                    result=op["result"],
+                    timestamp=TimestampNode.from_json(op["timestamp"]),
+                    arg=op.get("arg"),
+                )
+                for op in value["ops"]
+            ),
+            transaction_id=value.get("transaction_id"),
+            merkle_root=value.get("merkle_root"),
+        )
+
+    def bitcoin_heights(self) -> Tuple[int, ...]:
+        """The heights of every Bitcoin attestation in this subtree."""
+        heights = [a.height for a in self.attestations if a.type == "bitcoin" and a.height is not None]
+        for op in self.ops:
+            heights.extend(op.timestamp.bitcoin_heights())
+        return tuple(heights)
+
+
+@_record
+class ProofInfo(_Json):
+    """A decoded proof, as ``priorart ots info --json`` prints it."""
+
+    file_hash_op: str
+    file_digest: str
+    timestamp: TimestampNode
+
+    @classmethod
+    def from_json(cls, value: Dict[str, Any]) -> "ProofInfo":
+        return cls(
+            file_hash_op=value["file_hash_op"],
+            file_digest=value["file_digest"],
+            timestamp=TimestampNode.from_json(value["timestamp"]),
+        )
+
+
+@_record
+class OtsFailure(_Json):
+    """A Bitcoin attestation that did not verify, and why."""
+
+    height: int
+    reason: str
+
+
+@_record
+class OtsVerification(_Json):
+    """The answer of ``priorart ots verify --json`` (less the local
+    ``time_utc``). ``verified``: the proof reaches Bitcoin block ``height``
+    (``block_hash``, header ``time``). Otherwise ``error`` and ``reason``
+    say why, and ``unverified`` is true when only block headers were
+    missing (no judgement on the proof: check again with headers).
+
+    When verified, ``pending`` lists calendars still to be asked,
+    ``unverified_attestations`` the attestations that could not be checked
+    (the JSON's ``unverified`` array) and ``failures`` those that failed."""
+
+    _OPTIONAL = ("network", "height", "block_hash", "time", "error", "reason")
+
+    verified: bool
+    unverified: bool
+    network: Optional[str] = None
+    height: Optional[int] = None
+    block_hash: Optional[str] = None
+    time: Optional[int] = None
+    pending: Tuple[str, ...] = ()
+    unverified_attestations: Tuple[Attestation, ...] = ()
+    failures: Tuple[OtsFailure, ...] = ()
+    warnings: Tuple[str, ...] = ()
+    error: Optional[str] = None
+    reason: Optional[str] = None
+
+    @classmethod
+    def from_json(cls, value: Dict[str, Any]) -> "OtsVerification":
+        listed = value.get("unverified")
+        return cls(
+            verified=value["verified"],
+            unverified=listed is True,
+            network=value.get("network"),
+            height=value.get("height"),
+            block_hash=value.get("block_hash"),
+            time=value.get("time"),
+            pending=tuple(value.get("pending", ())),
+            unverified_attestations=tuple(
+                Attestation.from_json(a) for a in (listed if isinstance(listed, list) else ())
+            ),
+            failures=tuple(OtsFailure(**f) for f in value.get("failures", ())),
+            warnings=tuple(value.get("warnings", ())),
+            error=value.get("error"),
+            reason=value.get("reason"),
+        )
+
+    def to_json(self) -> Dict[str, Any]:
+        if self.verified:
+            return {
+                "verified": True,
+                "network": self.network,
+                "height": self.height,
+                "block_hash": self.block_hash,
+                "time": self.time,
+                "pending": list(self.pending),
+                "unverified": [a.to_json() for a in self.unverified_attestations],
+                "failures": [f.to_json() for f in self.failures],
+                "warnings": list(self.warnings),
+            }
+        out: Dict[str, Any] = {"verified": False}
+        if self.reason != "digest_mismatch":
+            out["unverified"] = self.unverified
+            out["network"] = self.network
+        out["error"] = self.error
+        out["reason"] = self.reason
+        return out
+
+
+# --- NIP-FF-3 verification ---------------------------------------------------
+
+
+@_record
+class Step(_Json):
+    """One step of the NIP's client algorithm: its number, what it checks,
+    ``status`` (``pass``, ``fail``, ``skip``), the named ``reason`` of a
+    failure and what was found."""
+
+    step: int
+    check: str
+    status: str
+    reason: Optional[str]
+    detail: str
+
+
+@_record
+class VerifyWarning(_Json):
+    """Something worth knowing that does not change the verdict."""
+
+    reason: str
+    detail: str
+
+
+@_record
+class BitcoinAnchor(_Json):
+    """The Bitcoin block a proof reaches."""
+
+    height: int
+    time: int
+    block_hash: str
+
+
+@_record
+class ContentCheck(_Json):
+    """The plaintext check: the text's ``minhash-equality-v1`` and whether
+    it is the attested ``X``."""
+
+    fingerprint: str
+    matches_x: bool
+
+
+@_record
+class VerifyReport(_Json):
+    """The ``priorart-verify/1`` report (``priorart verify --json``):
+    ``verdict`` (``valid``, ``valid-but-forgeable``, ``invalid``,
+    ``unverified``, ``not-nip-ff-3``), every step, the author, fingerprint,
+    commitment and Bitcoin block, warnings, and the content check."""
+
+    format: str
+    verdict: str
+    scheme: Optional[str]
+    network: Optional[str]
+    event_id: Optional[str]
+    kind: Optional[int]
+    signer: Optional[str]
+    author: Optional[str]
+    fingerprint: Optional[str]
+    commitment: Optional[str]
+    bitcoin: Optional[BitcoinAnchor]
+    steps: Tuple[Step, ...]
+    warnings: Tuple[VerifyWarning, ...]
+    content: Optional[ContentCheck]
+
+    @classmethod
+    def from_json(cls, value: Dict[str, Any]) -> "VerifyReport":
+        bitcoin = value.get("bitcoin")
+        content = value.get("content")
+        return cls(
+            format=value["format"],
+            verdict=value["verdict"],
+            scheme=value.get("scheme"),
+            network=value.get("network"),
+            event_id=value.get("event_id"),
+            kind=value.get("kind"),
+            signer=value.get("signer"),
+            author=value.get("author"),
+            fingerprint=value.get("fingerprint"),
+            commitment=value.get("commitment"),
+            bitcoin=None if bitcoin is None else BitcoinAnchor(**bitcoin),
+            steps=tuple(Step(**step) for step in value["steps"]),
+            warnings=tuple(VerifyWarning(**w) for w in value["warnings"]),
+            content=None if content is None else ContentCheck(**content),
+        )
+
+    @property
+    def is_valid(self) -> bool:
+        """Whether the verdict is ``valid`` or ``valid-but-forgeable``."""
+        return self.verdict in ("valid", "valid-but-forgeable")
+
+
+Explained = Union[Explanation, SimhashDocExplanation]
