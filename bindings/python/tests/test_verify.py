@@ -31,24 +31,25 @@ def proof(name):
 
 def test_info_decodes_the_tree():
     info = priorart.ots.info(proof("hello-world.txt.ots"))
-    assert info["file_hash_op"] == "sha256"
-    assert info["file_digest"] == hashlib.sha256((OTS_DATA / "hello-world.txt").read_bytes()).hexdigest()
+    assert isinstance(info, priorart.results.ProofInfo)
+    assert info.file_hash_op == "sha256"
+    assert info.file_digest == hashlib.sha256((OTS_DATA / "hello-world.txt").read_bytes()).hexdigest()
 
     def heights(node):
-        found = [a["height"] for a in node["attestations"] if a["type"] == "bitcoin"]
-        for op in node["ops"]:
-            found += heights(op["timestamp"])
+        found = [a.height for a in node.attestations if a.type == "bitcoin"]
+        for op in node.ops:
+            found += heights(op.timestamp)
         return found
 
-    assert heights(info["timestamp"]) == [358391]
+    assert heights(info.timestamp) == [358391] == list(info.timestamp.bitcoin_heights())
     pending = priorart.ots.info(proof("incomplete.txt.ots"))
-    assert "pending" in json.dumps(pending)
+    assert "pending" in json.dumps(pending.to_json())
 
 
 def test_info_is_the_clis(cli):
     out = subprocess.run([cli, "ots", "info", "--json", str(OTS_DATA / "different-blockchains.txt.ots")],
                          check=True, capture_output=True, text=True).stdout
-    assert priorart.ots.info(proof("different-blockchains.txt.ots")) == json.loads(out)
+    assert priorart.ots.info(proof("different-blockchains.txt.ots")).to_json() == json.loads(out)
 
 
 def test_invalid_proofs_are_typed_errors():
@@ -67,28 +68,29 @@ def test_invalid_proofs_are_typed_errors():
 def test_a_real_proof_verifies_against_cached_headers(headers):
     digest = hashlib.sha256((OTS_DATA / "hello-world.txt").read_bytes()).digest()
     result = priorart.ots.verify(proof("hello-world.txt.ots"), digest, header_source=headers)
-    assert result["verified"] is True
-    assert (result["height"], result["network"]) == (358391, "mainnet")
+    assert isinstance(result, priorart.results.OtsVerification)
+    assert result.verified is True
+    assert (result.height, result.network) == (358391, "mainnet")
     header = bytes.fromhex((OTS_DATA / "headers" / "358391.hex").read_text().strip())
-    assert result["block_hash"] == hashlib.sha256(hashlib.sha256(header).digest()).digest()[::-1].hex()
-    assert priorart.ots.verify(proof("hello-world.txt.ots"), digest.hex(), header_source=headers)["verified"]
+    assert result.block_hash == hashlib.sha256(hashlib.sha256(header).digest()).digest()[::-1].hex()
+    assert priorart.ots.verify(proof("hello-world.txt.ots"), digest.hex(), header_source=headers).verified
 
 
 def test_failures_say_why(headers, tmp_path):
     digest = hashlib.sha256((OTS_DATA / "hello-world.txt").read_bytes()).digest()
     wrong = priorart.ots.verify(proof("hello-world.txt.ots"), b"\0" * 32, header_source=headers)
-    assert (wrong["verified"], wrong["reason"]) == (False, "digest_mismatch")
+    assert (wrong.verified, wrong.reason) == (False, "digest_mismatch")
     empty = tmp_path / "empty"
     empty.mkdir()
     unverified = priorart.ots.verify(proof("hello-world.txt.ots"), digest,
                                      header_source=priorart.HeaderSource(header_cache=empty))
-    assert (unverified["verified"], unverified["unverified"], unverified["reason"]) == (False, True, "headers_unavailable")
+    assert (unverified.verified, unverified.unverified, unverified.reason) == (False, True, "headers_unavailable")
     bad = (OTS_DATA / "bad-stamp.txt").read_bytes()
     forged = priorart.ots.verify(proof("bad-stamp.txt.ots"), hashlib.sha256(bad).digest(), header_source=headers)
-    assert (forged["verified"], forged["unverified"]) == (False, False)
+    assert (forged.verified, forged.unverified) == (False, False)
     pending_digest = hashlib.sha256((OTS_DATA / "incomplete.txt").read_bytes()).digest()
     pending = priorart.ots.verify(proof("incomplete.txt.ots"), pending_digest, header_source=headers)
-    assert (pending["verified"], pending["reason"]) == (False, "pending")
+    assert (pending.verified, pending.reason) == (False, "pending")
     with pytest.raises(priorart.InputError):
         priorart.ots.verify(proof("hello-world.txt.ots"), "not hex", header_source=headers)
 
@@ -119,14 +121,16 @@ def test_nip_ff_3_proofs_verify_against_cached_headers(tmp_path):
     assert len(events) >= 3
     for event in events:
         report = priorart.nip.verify(event, header_source=source)
-        assert report["verdict"] == "valid", report
-        assert report["bitcoin"]["height"] >= 1
-        assert report["fingerprint"] == (NIP / "x").read_text().strip()
+        assert isinstance(report, priorart.results.VerifyReport)
+        assert report.verdict == "valid" and report.is_valid, report
+        assert report.bitcoin.height >= 1
+        assert report.fingerprint == (NIP / "x").read_text().strip()
+        assert all(isinstance(step, priorart.results.Step) for step in report.steps)
     text = (NIP / "text.txt").read_text()
     matched = priorart.nip.verify(events[0], header_source=source, content=text)
-    assert matched["content"]["matches_x"] is True
+    assert matched.content.matches_x is True
     other = priorart.nip.verify(events[0], header_source=source, content="ships and the sea, nothing else")
-    assert other["content"]["matches_x"] is False
+    assert other.content.matches_x is False
 
 
 def test_nip_reports_name_what_is_wrong(tmp_path):
@@ -134,15 +138,15 @@ def test_nip_reports_name_what_is_wrong(tmp_path):
     empty = tmp_path / "none"
     empty.mkdir()
     no_headers = priorart.nip.verify(json.dumps(event), priorart.HeaderSource(header_cache=empty, network="regtest"))
-    assert no_headers["verdict"] == "unverified"
+    assert no_headers.verdict == "unverified"
     event["content"] = "tampered"
     cache = tmp_path / "headers"
     shutil.copytree(NIP / "headers", cache)
     tampered = priorart.nip.verify(json.dumps(event), priorart.HeaderSource(header_cache=cache, network="regtest"))
-    assert tampered["verdict"] == "invalid"
-    assert any(step["status"] == "fail" and step.get("reason") for step in tampered["steps"]), tampered
+    assert tampered.verdict == "invalid"
+    assert any(step.status == "fail" and step.reason for step in tampered.steps), tampered
     garbage = priorart.nip.verify("{not json", priorart.HeaderSource(header_cache=cache, network="regtest"))
-    assert garbage["verdict"] == "invalid"
+    assert garbage.verdict == "invalid"
 
 
 def test_nip_report_is_the_clis(cli, tmp_path):
@@ -153,4 +157,4 @@ def test_nip_report_is_the_clis(cli, tmp_path):
     out = subprocess.run([cli, "verify", "--json", "--network", "regtest", "--header-cache", str(cache), str(event)],
                          capture_output=True, text=True).stdout
     source = priorart.HeaderSource(header_cache=cache, network="regtest")
-    assert priorart.nip.verify(nip_events()[1], header_source=source) == json.loads(out)
+    assert priorart.nip.verify(nip_events()[1], header_source=source).to_json() == json.loads(out)

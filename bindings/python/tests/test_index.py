@@ -1,0 +1,121 @@
+"""priorart.Index: insert / query / save / open over the index crate, on
+real near-duplicates (the Debian copyright sample), against brute force
+and against `priorart index` on the same directory."""
+
+import json
+import subprocess
+
+import pytest
+
+import priorart
+from conftest import DATA
+
+
+def records():
+    lines = (DATA / "debian-copyright.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines][:150]
+
+
+def brute_force(texts, query, k):
+    value = priorart.simhash_doc(query)
+    return {doc_id for doc_id, text in texts.items() if priorart.hamming(value, priorart.simhash_doc(text)) <= k}
+
+
+def test_queries_find_every_document_within_k():
+    texts = {r["id"]: r["text"] for r in records()}
+    index = priorart.Index()
+    for doc_id, text in texts.items():
+        index.insert(doc_id, text)
+    assert len(index) == len(texts) and next(iter(texts)) in index and "nope" not in index
+    for doc_id, text in list(texts.items())[:40]:
+        found = index.query(text, k=3)
+        assert all(isinstance(m, priorart.IndexMatch) for m in found)
+        near = {m.id for m in found if m.distance <= 3}
+        assert near == brute_force(texts, text, 3), doc_id
+        me = next(m for m in found if m.id == doc_id)
+        assert (me.distance, me.same_x, me.jaccard_estimate) == (0, True, 1.0)
+        for m in found:
+            assert m.distance == priorart.hamming(m.simhash_doc, priorart.simhash_doc(text))
+            if m.distance <= 3:
+                assert 0.0 <= m.jaccard_estimate <= 1.0
+            else:  # found by X alone, after the near ones
+                assert m.same_x and m.jaccard_estimate is None
+        estimates = [m.jaccard_estimate for m in found if m.distance <= 3]
+        assert estimates == sorted(estimates, reverse=True), "most similar first"
+
+
+def test_values_and_the_layout_bound():
+    index = priorart.Index(layout="k=5")
+    base = 0x0123_4567_89AB_CDEF
+    for bits in range(8):
+        index.insert(f"v{bits}", base ^ ((1 << bits) - 1))
+    found = index.query(base, k=5)
+    assert sorted((m.id, m.distance) for m in found) == [(f"v{b}", b) for b in range(6)]
+    assert all(m.jaccard_estimate is None and not m.same_x for m in found)
+    with pytest.raises(priorart.InputError) as caught:
+        index.query(base, k=6)
+    assert caught.value.reason == "distance_too_large"
+    with pytest.raises(priorart.InputError) as caught:
+        index.query(base, k=-1)
+    assert caught.value.reason == "out_of_range"
+    with pytest.raises(priorart.InputError) as caught:
+        index.insert("v0", base)
+    assert caught.value.reason == "duplicate_id"
+    with pytest.raises(priorart.InputError):
+        index.insert("negative", -1)
+    with pytest.raises(priorart.InputError) as caught:
+        priorart.Index(layout="nonsense")
+    assert caught.value.reason == "unknown_layout"
+
+
+def test_save_open_and_append(tmp_path):
+    texts = {r["id"]: r["text"] for r in records()}
+    items = list(texts.items())
+    index = priorart.Index()
+    for doc_id, text in items[:100]:
+        index.insert(doc_id, text)
+    path = tmp_path / "docs.idx"
+    index.save(path)
+    reopened = priorart.Index.open(path)
+    assert len(reopened) == 100 and reopened.layout == "manku-16x28"
+    query = items[0][1]
+    assert reopened.query(query) == index.query(query)
+    # Inserted after opening: found before and after saving to the same place.
+    for doc_id, text in items[100:]:
+        reopened.insert(doc_id, text)
+    before = reopened.query(query)
+    reopened.save(path)
+    again = priorart.Index.open(path)
+    assert len(again) == len(items)
+    assert {m.id for m in again.query(query)} == {m.id for m in before} == brute_force(texts, query, 3) | {
+        m.id for m in before if m.same_x
+    }
+    with pytest.raises(priorart.InputError) as caught:
+        priorart.Index.open(tmp_path)
+    assert caught.value.reason == "missing"
+
+
+def test_an_index_is_the_clis(cli, tmp_path):
+    sample = records()[:60]
+    index = priorart.Index()
+    files = []
+    for n, record in enumerate(sample):
+        path = tmp_path / f"doc{n:03}.txt"
+        path.write_text(record["text"], encoding="utf-8")
+        files.append(str(path))
+        index.insert(str(path), record["text"])
+    saved = tmp_path / "py.idx"
+    index.save(saved)
+    built = tmp_path / "cli.idx"
+    subprocess.run([cli, "index", "build", str(built), *files], check=True, capture_output=True)
+    from_cli_build = priorart.Index.open(built)
+    for path in files[:10]:
+        out = subprocess.run([cli, "index", "query", "--json", str(saved), path], check=True,
+                             capture_output=True, text=True).stdout
+        answer = json.loads(out)
+        text = open(path, encoding="utf-8").read()
+        mine = index.query(text)
+        near = {m.id: m.distance for m in mine if m.id in {n["id"] for n in answer["near"]}}
+        assert near == {n["id"]: n["distance"] for n in answer["near"]}
+        assert {m.id for m in mine if m.same_x} == set(answer["same_x"])
+        assert {m.id for m in from_cli_build.query(text)} == {m.id for m in mine}
