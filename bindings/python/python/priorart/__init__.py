@@ -401,3 +401,8 @@ class Index:
 
     def __repr__(self) -> str:
         return f"Index(layout={self.layout!r}, documents={len(self)})"
+
+
+# The submodules of verification, importable as attributes of the package
+# (`priorart.ots.verify`); they import the names above.
+from . import nip, ots  # noqa: E402
