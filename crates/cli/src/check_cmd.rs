@@ -22,8 +22,7 @@
 use crate::exit::{self, UsageError};
 use crate::index_cmd::{self, Lookup};
 use crate::input;
-use crate::ots_cmd::{self, HeaderArgs};
-use crate::relay_cmd::RelayListArgs;
+use crate::args::{HeaderArgs, RelayListArgs};
 use anyhow::{Context, Result, bail};
 use clap::Parser;
 use priorart_fingerprint::{EqualityFingerprint, Fingerprinter};
@@ -107,7 +106,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     let x = x.to_string();
     let relays = if local.is_some() { args.relays.resolve_any()? } else { args.relays.resolve()? };
-    let source = ots_cmd::header_source(&args.headers)?;
+    let source = args.headers.source()?;
     let limits =
         QueryLimits { timeout: args.headers.timeout(), max_events: args.max_events.max(1), ..QueryLimits::default() };
     let answers = if relays.is_empty() {
