@@ -38,7 +38,10 @@ pub use bunker::{Bunker, BunkerError, BunkerOptions, MAX_REQUEST_BYTES};
 pub use connection::{ConnectError, parse_relay_url};
 pub use limits::QueryLimits;
 pub use publish::{Acceptance, PublishAnswer, publish, publish_async};
-pub use query::{Ending, Found, RelayAnswer, SkipReason, Skipped, merge, query, query_async};
+// The answer types are plain data of `priorart-nip`, so that `check` runs
+// on answers from any client (a browser, a relay policy) without this crate.
+pub use priorart_nip::check::{Ending, Found, RelayAnswer, SkipReason, Skipped, merge};
+pub use query::{query, query_async};
 pub use server::{RelayServer, ServerError, ServerOptions};
 
 /// Re-exported so that callers use the same `nostr` types.
