@@ -6,7 +6,7 @@ use crate::exit::UsageError;
 use anyhow::{Context, Result, bail};
 use clap::{Args as ClapArgs, Parser};
 use priorart_relay::nostr::prelude::RelayUrl;
-use priorart_relay::{RelayServer, ServerOptions};
+use priorart_relay_server::{RelayServer, ServerOptions};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
