@@ -3,7 +3,7 @@
 use crate::args::{stopped, xdg_dir};
 use anyhow::{Context, Result};
 use clap::Parser;
-use priorart_relay::{RelayServer, ServerOptions};
+use priorart_relay_server::{RelayServer, ServerOptions};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,13 +1,58 @@
 //! The embedded relay through our own client: NIP-01 round trips, `#X`
 //! lookups, refusals, NIP-11, and events kept across a restart.
 
-mod common;
-
-use common::{InProcessRelay, discovery, x_event, x_value};
-use priorart_relay::nostr::prelude::{Event, Filter, Keys, Kind, RelayUrl, Timestamp};
+use priorart_relay::nostr::prelude::{
+    Event, EventBuilder, Filter, FinalizeEvent, Keys, Kind, RelayUrl, SingleLetterTag, Tag, Timestamp,
+};
 use priorart_relay::{Acceptance, Ending, QueryLimits};
+use priorart_relay_server::{RelayServer, ServerOptions};
 use std::io::{Read, Write};
 use std::time::Duration;
+
+/// A fingerprint-shaped `X` value (the relay treats it as any tag value).
+fn x_value(seed: u8) -> String {
+    format!("{seed:02x}").repeat(32)
+}
+
+/// A signed event of `kind` with an `X` tag.
+fn x_event(keys: &Keys, kind: u16, x: &str, content: &str) -> Event {
+    let tag = Tag::parse(["X", x, "minhash-equality-v1"]).unwrap();
+    EventBuilder::new(Kind::from_u16(kind), content).tag(tag).finalize(keys).unwrap()
+}
+
+/// The NIP's discovery filter for `x`.
+fn discovery(x: &str) -> Filter {
+    Filter::new()
+        .kinds([1, 30023, 31337, 31338, 31339, 1041].map(Kind::from_u16))
+        .custom_tag(SingleLetterTag::UPPERCASE_X, x)
+}
+
+/// A relay on an LMDB store in `dir`, served by its own runtime (which must
+/// outlive it: drop the relay first).
+struct InProcessRelay {
+    server: Option<RelayServer>,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl InProcessRelay {
+    fn start(dir: &std::path::Path) -> InProcessRelay {
+        let runtime =
+            tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+        let options = ServerOptions::new(dir.to_owned(), "127.0.0.1:0".parse().unwrap());
+        let server = runtime.block_on(RelayServer::start(options)).expect("relay starts");
+        InProcessRelay { server: Some(server), runtime }
+    }
+
+    fn url(&self) -> String {
+        self.server.as_ref().unwrap().url()
+    }
+
+    /// Stops the relay and waits until it no longer listens.
+    fn stop(mut self) {
+        let server = self.server.take().unwrap();
+        self.runtime.block_on(server.stop());
+    }
+}
 
 fn url(text: &str) -> RelayUrl {
     priorart_relay::parse_relay_url(text).unwrap()

@@ -1,11 +1,15 @@
-//! The embedded relay: NIP-01 over WebSocket, NIP-11 over HTTP, events kept
-//! in an LMDB store (nostr-lmdb: every single-letter tag indexed, so `#X`
-//! queries are index lookups; commits are durable before `OK` is sent, and
-//! LMDB's copy-on-write pages survive a kill -9 without repair).
+//! priorart's embedded relay: NIP-01 over WebSocket, NIP-11 over HTTP,
+//! events kept in an LMDB store (nostr-lmdb: every single-letter tag
+//! indexed, so `#X` queries are index lookups; commits are durable before
+//! `OK` is sent, and LMDB's copy-on-write pages survive a kill -9 without
+//! repair). For offline use and for archivists who keep their own copy of
+//! `X`-tagged events; `priorart relay` runs it.
 //!
 //! The sessions are written here, on nostr's message types, because
 //! rust-nostr's relay builder cannot be linked with nostr 0.45.6 (see
-//! Cargo.toml); the storage engine is not.
+//! Cargo.toml); the storage engine is not. [`RelayServer::start`] is async:
+//! the server runs on its caller's tokio runtime. The clients (publish,
+//! query, the NIP-46 bunker) are `priorart-relay`, which does not link LMDB.
 
 mod http;
 mod session;
