@@ -3,7 +3,7 @@
 
 use crate::input;
 use crate::signing_key::{self, SignerArgs};
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::Parser;
 use priorart_nip::Attestation;
 use std::process::ExitCode;
@@ -30,8 +30,13 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let signer = args.signer.require(args.timeout)?;
     let text = input::read_document(&args.file, &args.document)?.text;
+    if crate::corpus::is_blank(&text) {
+        // The fingerprint of nothing is every empty file's: an attestation
+        // of it would claim authorship of all of them.
+        bail!("{}: the text is empty: nothing to attest, nothing signed", args.file);
+    }
+    let signer = args.signer.require(args.timeout)?;
     let fingerprint = priorart_fingerprint::minhash_equality_v1(&text);
     let created_at = signing_key::created_at(args.created_at);
     let unsigned =

@@ -28,6 +28,9 @@ pub struct Args {
 /// The fingerprints of one document.
 struct Side {
     name: String,
+    /// Whether its text is empty (or only white space): its fingerprints
+    /// are every empty text's, and say nothing about similarity.
+    empty: bool,
     x: Fingerprint,
     simhash: SimhashDoc,
     shingles: WordShingles,
@@ -65,6 +68,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut fingerprinter = Fingerprinter::new();
     let a = side(&mut fingerprinter, &args.a, &args.document)?;
     let b = side(&mut fingerprinter, &args.b, &args.document)?;
+    if let Some(empty) = empty_sides(&a, &b) {
+        note!("priorart: warning: {empty}: no similarity verdict");
+    }
     let stdout = io::stdout();
     let mut out = stdout.lock();
     if args.json {
@@ -81,12 +87,32 @@ fn side(fingerprinter: &mut Fingerprinter, name: &str, document: &input::Documen
     let text = input::read_document(name, document)?.text;
     let x = fingerprinter.fingerprint(&text, &[Scheme::MinhashEqualityV1])[0];
     let simhash = fingerprinter.simhash_doc(&text);
-    Ok(Side { name: name.to_owned(), x, simhash, shingles: WordShingles::of(&text) })
+    Ok(Side { name: name.to_owned(), empty: crate::corpus::is_blank(&text), x, simhash, shingles: WordShingles::of(&text) })
+}
+
+/// "A's text is empty" (or both), when a side has no text.
+fn empty_sides(a: &Side, b: &Side) -> Option<String> {
+    match (a.empty, b.empty) {
+        (false, false) => None,
+        (true, true) => Some(format!("both texts are empty ({} and {})", a.name, b.name)),
+        (true, false) => Some(format!("the text of {} is empty", a.name)),
+        (false, true) => Some(format!("the text of {} is empty", b.name)),
+    }
+}
+
+/// The overlap of word shingles and the verdict, or why there is none.
+fn overlap_and_verdict(a: &Side, b: &Side) -> (Option<f64>, String) {
+    if let Some(empty) = empty_sides(a, b) {
+        return (None, format!("{empty}: no similarity verdict (an empty text has every empty text's fingerprints)"));
+    }
+    let overlap = a.shingles.jaccard(&b.shingles);
+    (Some(overlap), verdict(a.x == b.x, overlap))
 }
 
 fn side_json(side: &Side) -> Value {
     json!({
         "file": side.name,
+        "empty": side.empty,
         Scheme::MinhashEqualityV1.id(): side.x.to_string(),
         Scheme::SimhashDoc.id(): side.simhash.to_string(),
     })
@@ -94,12 +120,12 @@ fn side_json(side: &Side) -> Value {
 
 fn comparison_json(a: &Side, b: &Side) -> Value {
     let distance = a.simhash.distance(b.simhash);
-    let overlap = a.shingles.jaccard(&b.shingles);
+    let (overlap, verdict) = overlap_and_verdict(a, b);
     json!({
         "a": side_json(a),
         "b": side_json(b),
         "overlap": { "measure": format!("jaccard of word {SHINGLE_WORDS}-grams"), "value": overlap },
-        "verdict": verdict(a.x == b.x, overlap),
+        "verdict": verdict,
         Scheme::MinhashEqualityV1.id(): { "equal": a.x == b.x },
         Scheme::SimhashDoc.id(): {
             "distance": distance,
@@ -126,9 +152,12 @@ fn write_comparison(out: &mut impl Write, a: &Side, b: &Side) -> io::Result<()> 
         a.simhash.similarity(b.simhash),
         a.simhash.band(b.simhash),
     )?;
-    let overlap = a.shingles.jaccard(&b.shingles);
-    writeln!(out, "overlap: {:.4} (jaccard of word {SHINGLE_WORDS}-grams)", overlap)?;
-    writeln!(out, "verdict: {}", verdict(a.x == b.x, overlap))
+    let (overlap, verdict) = overlap_and_verdict(a, b);
+    match overlap {
+        Some(overlap) => writeln!(out, "overlap: {overlap:.4} (jaccard of word {SHINGLE_WORDS}-grams)")?,
+        None => writeln!(out, "overlap: none (a text is empty)")?,
+    }
+    writeln!(out, "verdict: {verdict}")
 }
 
 #[cfg(test)]

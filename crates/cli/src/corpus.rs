@@ -14,6 +14,12 @@ use rayon::prelude::*;
 use serde_json::Value;
 use std::io::Read;
 
+/// Whether a document's text is empty or only white space: nothing to
+/// fingerprint, sign or compare (every such text has the same fingerprints).
+pub fn is_blank(text: &str) -> bool {
+    text.trim().is_empty()
+}
+
 /// Bytes of text fingerprinted per batch.
 const BATCH_TEXT_BYTES: usize = 64 << 20;
 

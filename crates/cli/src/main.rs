@@ -18,6 +18,7 @@ macro_rules! note {
     }};
 }
 
+mod args;
 mod corpus;
 mod exit;
 mod input;

@@ -1,17 +1,14 @@
 //! `priorart ots`: OpenTimestamps proofs, with the habits of the reference
 //! client (`ots stamp | upgrade | verify | info | prune`).
 
+use crate::args::{CalendarArgs, HeaderArgs};
 use crate::exit::{self, UsageError};
 use anyhow::{Context, Result, bail};
 use chrono::{DateTime, Local, Utc};
 use clap::{Args as ClapArgs, Parser, Subcommand};
 use priorart_ots::hex::encode as hex;
-use priorart_ots::{
-    AttestationError, HeaderSource, Network, Verification, VerifyError,
-};
-use priorart_ots_net::{
-    BitcoinRpc, CachedSource, Esplora, HeaderCache, RpcAuth, StampOptions, UpgradeOptions,
-};
+use priorart_ots::{AttestationError, Network, Verification, VerifyError};
+use priorart_ots_net::UpgradeOptions;
 use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -50,43 +47,6 @@ struct StampArgs {
     force: bool,
 }
 
-/// Calendar options, shared by `ots stamp` and `timestamp`.
-#[derive(ClapArgs)]
-pub(crate) struct CalendarArgs {
-    /// Calendar URL (repeatable; default: the public OpenTimestamps calendars).
-    #[arg(short = 'c', long = "calendar", value_name = "URL")]
-    calendars: Vec<String>,
-    /// How many calendars must answer (default: 2, or every calendar given if fewer).
-    #[arg(short = 'm', long, value_name = "N")]
-    min_answers: Option<usize>,
-    /// Seconds each calendar gets.
-    #[arg(long, default_value = "5", value_parser = crate::input::parse_seconds)]
-    timeout: Duration,
-}
-
-impl CalendarArgs {
-    /// The stamp options these arguments ask for; an explicit `-m` that no
-    /// set of calendars can meet is refused, never silently lowered.
-    pub(crate) fn options(&self) -> Result<StampOptions> {
-        let defaults = StampOptions::default();
-        let calendars = if self.calendars.is_empty() { defaults.calendars } else { self.calendars.clone() };
-        let min_answers = match self.min_answers {
-            Some(n) if n == 0 || n > calendars.len() => bail!(UsageError(format!(
-                "-m {n}: must be between 1 and the number of calendars ({})",
-                calendars.len()
-            ))),
-            Some(n) => n,
-            None => defaults.min_answers.min(calendars.len()),
-        };
-        Ok(StampOptions { calendars, min_answers, timeout: self.timeout })
-    }
-
-    /// The time each calendar gets.
-    pub(crate) fn timeout(&self) -> Duration {
-        self.timeout
-    }
-}
-
 #[derive(ClapArgs)]
 struct UpgradeArgs {
     /// Proofs to upgrade; each original is kept as FILE.ots.bak.
@@ -105,44 +65,6 @@ struct UpgradeArgs {
     #[arg(short = 'n', long)]
     dry_run: bool,
     /// Seconds each calendar gets.
-    #[arg(long, default_value = "10", value_parser = crate::input::parse_seconds)]
-    timeout: Duration,
-}
-
-/// Header source options, shared with `priorart verify`.
-#[derive(ClapArgs)]
-pub(crate) struct HeaderArgs {
-    /// Esplora REST base URL (e.g. https://blockstream.info/api).
-    #[arg(long, value_name = "URL", conflicts_with = "bitcoin_rpc")]
-    esplora: Option<String>,
-    /// bitcoind JSON-RPC URL (e.g. http://127.0.0.1:8332).
-    #[arg(long, value_name = "URL")]
-    bitcoin_rpc: Option<String>,
-    /// bitcoind cookie file (default with --bitcoin-rpc and no user:
-    /// ~/.bitcoin/.cookie, or ~/.bitcoin/regtest/.cookie).
-    #[arg(long, value_name = "PATH", requires = "bitcoin_rpc")]
-    rpc_cookie: Option<PathBuf>,
-    /// bitcoind RPC user (with --rpc-password).
-    #[arg(long, requires = "bitcoin_rpc", conflicts_with = "rpc_cookie")]
-    rpc_user: Option<String>,
-    /// bitcoind RPC password (or the environment variable, which keeps it out
-    /// of the process list; or --rpc-password-file).
-    #[arg(long, env = "PRIORART_RPC_PASSWORD", hide_env_values = true, requires = "rpc_user")]
-    rpc_password: Option<String>,
-    /// A file holding the bitcoind RPC password (its first line).
-    #[arg(long, value_name = "PATH", requires = "rpc_user", conflicts_with = "rpc_password")]
-    rpc_password_file: Option<PathBuf>,
-    /// Directory of cached headers (HEIGHT.hex); default
-    /// $XDG_CACHE_HOME/priorart/ots/headers/NETWORK.
-    #[arg(long, value_name = "DIR")]
-    header_cache: Option<PathBuf>,
-    /// Do not read or write the header cache.
-    #[arg(long, conflicts_with = "header_cache")]
-    no_header_cache: bool,
-    /// mainnet (checked against the checkpoint table) or regtest.
-    #[arg(long, default_value = "mainnet")]
-    network: Network,
-    /// Seconds a header source gets per request.
     #[arg(long, default_value = "10", value_parser = crate::input::parse_seconds)]
     timeout: Duration,
 }
@@ -329,14 +251,14 @@ fn verify(args: VerifyArgs) -> Result<ExitCode> {
     if let Some(warning) = file_hash_warning(&proof) {
         note!("priorart: warning: {warning}");
     }
-    let source = header_source(&args.headers)?;
-    match priorart_ots::verify(&proof, &source, args.headers.network) {
+    let source = args.headers.source()?;
+    match priorart_ots::verify(&proof, &source, args.headers.network()) {
         Ok(verification) => {
-            print_verification(args.json, &verification, args.headers.network, file_hash_warning(&proof))?;
+            print_verification(args.json, &verification, args.headers.network(), file_hash_warning(&proof))?;
             Ok(ExitCode::from(exit::OK))
         }
         Err(err) if lacks_headers(&err) => {
-            report_unverified(args.json, &err, args.headers.network);
+            report_unverified(args.json, &err, args.headers.network());
             Ok(ExitCode::from(exit::UNVERIFIED))
         }
         Err(err) => {
@@ -385,66 +307,6 @@ fn report_failure(json: bool, message: &str) {
         println!("{}", json!({"verified": false, "error": message}));
     }
     note!("priorart: verification failed: {message}");
-}
-
-impl HeaderArgs {
-    /// The chain the headers must belong to.
-    pub(crate) fn network(&self) -> Network {
-        self.network
-    }
-
-    /// Seconds each request gets (also `check`'s per-relay limit).
-    pub(crate) fn timeout(&self) -> Duration {
-        self.timeout
-    }
-}
-
-pub(crate) fn header_source(args: &HeaderArgs) -> Result<Box<dyn HeaderSource>> {
-    let timeout = args.timeout;
-    let upstream: Option<Box<dyn HeaderSource>> = if let Some(url) = &args.esplora {
-        Some(Box::new(Esplora::new(url, timeout)))
-    } else if let Some(url) = &args.bitcoin_rpc {
-        Some(Box::new(BitcoinRpc::new(url, rpc_auth(args)?, timeout)))
-    } else {
-        None
-    };
-    if args.no_header_cache {
-        return upstream.ok_or_else(|| {
-            UsageError("--no-header-cache needs a header source: --esplora or --bitcoin-rpc".into()).into()
-        });
-    }
-    let cache = match args.header_cache.clone().or_else(|| HeaderCache::default_dir(args.network)) {
-        Some(dir) => HeaderCache::in_dir(dir),
-        None => HeaderCache::in_memory(),
-    };
-    Ok(Box::new(CachedSource::new(cache, upstream, args.network)))
-}
-
-fn rpc_auth(args: &HeaderArgs) -> Result<RpcAuth> {
-    if let Some(user) = &args.rpc_user {
-        let password = match (&args.rpc_password, &args.rpc_password_file) {
-            (Some(password), _) => password.clone(),
-            (None, Some(path)) => {
-                let bytes = priorart_files::read_limited(path, 4096)?;
-                String::from_utf8_lossy(&bytes).lines().next().unwrap_or_default().to_owned()
-            }
-            (None, None) => bail!(UsageError(
-                "--rpc-user needs a password: --rpc-password, PRIORART_RPC_PASSWORD or --rpc-password-file".into()
-            )),
-        };
-        return Ok(RpcAuth::UserPassword { user: user.clone(), password });
-    }
-    if let Some(cookie) = &args.rpc_cookie {
-        return Ok(RpcAuth::Cookie(cookie.clone()));
-    }
-    let subdir = match args.network {
-        Network::Mainnet => "",
-        Network::Regtest => "regtest",
-    };
-    Ok(match std::env::var_os("HOME") {
-        Some(home) => RpcAuth::Cookie(PathBuf::from(home).join(".bitcoin").join(subdir).join(".cookie")),
-        None => RpcAuth::None,
-    })
 }
 
 /// What a person must know about a proof's file hash: SHA-1 and RIPEMD-160

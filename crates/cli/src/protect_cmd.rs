@@ -6,8 +6,7 @@
 
 use crate::exit::{self, UsageError};
 use crate::input;
-use crate::ots_cmd::CalendarArgs;
-use crate::relay_cmd::RelayListArgs;
+use crate::args::{CalendarArgs, RelayListArgs};
 use crate::signing_key::{self, SignerArgs};
 use anyhow::{Context, Result, bail};
 use clap::Parser;
@@ -80,7 +79,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode> {
     let state = match &args.state {
         Some(dir) => dir.clone(),
-        None => crate::relay_cmd::xdg_dir("XDG_DATA_HOME", ".local/share")
+        None => crate::args::xdg_dir("XDG_DATA_HOME", ".local/share")
             .map(|dir| dir.join("priorart").join("protect"))
             .context("no data directory: give --state DIR (or set XDG_DATA_HOME or HOME)")?,
     };

@@ -3,7 +3,7 @@
 
 use crate::exit;
 use crate::input;
-use crate::relay_cmd::RelayListArgs;
+use crate::args::RelayListArgs;
 use anyhow::{Result, bail};
 use clap::Parser;
 use priorart_nip::limits::MAX_EVENT_JSON_BYTES;

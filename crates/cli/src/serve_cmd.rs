@@ -4,8 +4,7 @@
 //! with its own key (the NIP allows any signer) and publishes it.
 
 use crate::input;
-use crate::ots_cmd::CalendarArgs;
-use crate::relay_cmd::RelayListArgs;
+use crate::args::{CalendarArgs, RelayListArgs};
 use anyhow::{Context, Result};
 use clap::Parser;
 use priorart_pipeline::service::{Limits, ServiceOptions, serve};
@@ -53,7 +52,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode> {
     let state = match &args.state {
         Some(dir) => dir.clone(),
-        None => crate::relay_cmd::xdg_dir("XDG_DATA_HOME", ".local/share")
+        None => crate::args::xdg_dir("XDG_DATA_HOME", ".local/share")
             .map(|dir| dir.join("priorart").join("serve"))
             .context("no data directory: give --state DIR (or set XDG_DATA_HOME or HOME)")?,
     };
@@ -78,7 +77,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         let address = listener.local_addr()?;
         note!("priorart: serve listening on http://{address} (state {})", state.display());
-        serve(listener, options, crate::relay_cmd::stopped()).await?;
+        serve(listener, options, crate::args::stopped()).await?;
         note!("priorart: serve stopped");
         Ok(ExitCode::SUCCESS)
     })

@@ -16,7 +16,7 @@ pub struct Args {
     /// The signed kind 1042 attestation (`priorart attest` output; `-`: standard input).
     attestation: String,
     #[command(flatten)]
-    calendars: crate::ots_cmd::CalendarArgs,
+    calendars: crate::args::CalendarArgs,
     /// Where to write the proof (default: ATTESTATION.ots; required with `-`).
     #[arg(short, long, value_name = "FILE.ots")]
     out: Option<PathBuf>,

@@ -3,7 +3,7 @@
 
 use crate::exit;
 use crate::input;
-use crate::ots_cmd::{self, HeaderArgs};
+use crate::args::HeaderArgs;
 use anyhow::Result;
 use clap::Parser;
 use priorart_nip::{Report, Status, Verdict};
@@ -35,7 +35,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let json = input::read_text(&args.event)?;
     let plaintext =
         args.content.as_deref().map(|name| input::read_document(name, &args.document)).transpose()?;
-    let source = ots_cmd::header_source(&args.headers)?;
+    let source = args.headers.source()?;
     let mut report = priorart_nip::verify_event_json(json.trim(), source.as_ref(), args.headers.network());
     if let Some(document) = &plaintext {
         report.check_content(&document.text);

@@ -126,3 +126,25 @@ fn the_report_measures_the_overlap() {
     assert_eq!(report["overlap"]["value"], 1.0);
     assert!(report["verdict"].as_str().unwrap().contains("near-identical"), "{report}");
 }
+
+#[test]
+fn empty_texts_get_no_similarity_verdict() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let empty = write(dir.path(), "empty.txt", "");
+    let blank = write(dir.path(), "blank.txt", " \n\t\n");
+    let full = write(dir.path(), "full.txt", ORIGINAL);
+    for (a, b, named) in [(&empty, &blank, "both texts are empty"), (&empty, &full, "empty.txt is empty")] {
+        let output = priorart().arg("compare").arg(a).arg(b).output().expect("runs");
+        assert!(output.status.success());
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(named) && stderr.contains("no similarity verdict"), "{stderr}");
+        assert!(stdout.contains("no similarity verdict"), "{stdout}");
+        assert!(!stdout.contains("near-identical"), "{stdout}");
+        let json = compare_json(a, b);
+        assert_eq!(json["overlap"]["value"], Value::Null);
+        assert_eq!(json["a"]["empty"], true);
+        assert!(json["verdict"].as_str().unwrap().contains("no similarity verdict"));
+    }
+    assert_eq!(compare_json(&full, &full)["a"]["empty"], false);
+}

@@ -76,6 +76,26 @@ fn warc_json_lines_with_a_bad_record() {
 }
 
 #[test]
+fn a_forced_format_still_refuses_a_binary_file() {
+    // A real executable: this test binary's own bytes.
+    let dir = tempfile::tempdir().unwrap();
+    let binary = dir.path().join("program");
+    std::fs::copy(std::env::current_exe().unwrap(), &binary).unwrap();
+    let binary = binary.display().to_string();
+    for format in ["text", "html", "xml"] {
+        let output = priorart().args(["extract", "--format", format, &binary]).output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "--format {format}");
+        assert!(output.stdout.is_empty(), "--format {format} printed {} bytes", output.stdout.len());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("not text: binary data (NUL byte at offset"), "{stderr}");
+    }
+    // Every command that reads a document refuses it the same way.
+    let output = priorart().args(["fingerprint", "--format", "html", &binary]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("binary data"));
+}
+
+#[test]
 fn hostile_files_fail_cleanly() {
     let output =
         priorart().args(["extract", &fixture("bomb.epub"), &fixture("html-utf8.html")]).output().unwrap();

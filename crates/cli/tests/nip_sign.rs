@@ -108,3 +108,24 @@ fn attest_prints_the_fixed_1042_shape() {
         assert_eq!(peer::verify(&[out, without_k]), vec![(true, None), (true, None)]);
     }
 }
+
+#[test]
+fn attest_never_signs_over_an_empty_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = key_file(dir.path());
+    let empty = dir.path().join("empty.txt");
+    std::fs::write(&empty, "").unwrap();
+    for input in [Some(&empty), None] {
+        let mut command = priorart();
+        command.args(["attest", "--key-file"]).arg(&key);
+        match input {
+            Some(path) => command.arg(path),
+            None => command.arg("-").write_stdin(" \n \n"),
+        };
+        let output = command.output().unwrap();
+        assert_eq!(output.status.code(), Some(1));
+        assert!(output.stdout.is_empty(), "nothing signed");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("the text is empty: nothing to attest"), "{stderr}");
+    }
+}

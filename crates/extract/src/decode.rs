@@ -22,6 +22,10 @@ pub(crate) fn decode_html(
     if let Some((encoding, bom_len)) = Encoding::for_bom(bytes) {
         return decode_strict(&bytes[bom_len..], encoding);
     }
+    if let Some(encoding) = utf16_without_bom(bytes) {
+        return decode_strict(bytes, encoding);
+    }
+    refuse_binary(bytes)?;
     let declared = transport.or_else(|| meta_charset(bytes)).map(html_declared);
     decode_declared_or_detected(bytes, declared)
 }
@@ -35,6 +39,7 @@ pub(crate) fn decode_xml(bytes: &[u8], transport: Option<&'static Encoding>) -> 
     if let Some(encoding) = utf16_without_bom(bytes) {
         return decode_strict(bytes, encoding);
     }
+    refuse_binary(bytes)?;
     let declared = transport.or_else(|| xml_declared_encoding(bytes)).unwrap_or(UTF_8);
     decode_declared_or_detected(bytes, Some(declared))
 }
@@ -51,10 +56,20 @@ pub(crate) fn decode_text(
     if let Some(encoding) = utf16_without_bom(bytes) {
         return decode_strict(bytes, encoding);
     }
-    if let Some(offset) = memchr_nul(bytes) {
-        return Err(ExtractError::NotText { offset });
-    }
+    refuse_binary(bytes)?;
     decode_declared_or_detected(bytes, transport.or(Some(UTF_8)))
+}
+
+/// Text, markup and their legacy encodings never hold a NUL byte (UTF-16,
+/// which does, is recognised before this is asked): binary data, such as
+/// an executable or an image read with a forced `--format`, is refused
+/// here, whichever of text, HTML or XML it was read as, instead of being
+/// decoded into mojibake.
+fn refuse_binary(bytes: &[u8]) -> Result<(), ExtractError> {
+    match memchr_nul(bytes) {
+        Some(offset) => Err(ExtractError::NotText { offset }),
+        None => Ok(()),
+    }
 }
 
 /// The encoding a byte-order mark or the leading bytes of the input announce, for sniffing.

@@ -45,6 +45,26 @@ fn formats_are_detected_from_content() {
 }
 
 #[test]
+fn a_forced_markup_format_refuses_binary_data_as_text_does() {
+    // The first bytes of an ELF executable, then more binary.
+    let mut binary = b"\x7fELF\x02\x01\x01\x00\x00\x00".to_vec();
+    binary.extend((0u8..=255).cycle().take(4096));
+    for format in [Format::Text, Format::Html, Format::Xml] {
+        assert_eq!(
+            extract(&binary, format, &Limits::default()).unwrap_err(),
+            ExtractError::NotText { offset: 7 },
+            "{format}"
+        );
+        let forced = priorart_extract::document_text(&binary, Some(format), &Limits::default());
+        assert_eq!(forced.unwrap_err(), ExtractError::NotText { offset: 7 }, "{format}");
+    }
+    // UTF-16 markup without a byte order mark has zero bytes too, and is text.
+    let utf16: Vec<u8> =
+        "<html><body><p>Tide mills</p></body></html>".encode_utf16().flat_map(u16::to_le_bytes).collect();
+    assert_eq!(extract(&utf16, Format::Html, &Limits::default()).unwrap().documents[0].text, "Tide mills");
+}
+
+#[test]
 fn html_in_any_charset() {
     for name in ["html-utf8.html", "html-latin1-undeclared.html", "html-utf16.html", "html-mislabelled.html"]
     {

@@ -1,6 +1,6 @@
 //! The checks behind the fuzz targets, one function each: run by the fuzz
 //! targets on generated inputs, and by `tests/fuzz_regression.rs` on the
-//! committed minimized corpora (`fuzz/regression/TARGET/`), so CI replays
+//! seeds and minimized corpora (`fuzz/seeds/TARGET/`, `fuzz/corpora/TARGET.tar.gz`), so CI replays
 //! every input the fuzzer found interesting.
 
 use priorart_fingerprint::{

@@ -48,10 +48,25 @@ pub enum LayoutError {
         key_blocks: u32,
     },
     /// More tables than an index holds.
-    #[error("{tables} tables: at most {MAX_TABLES} are supported")]
+    #[error(
+        "the layout needs {tables} permuted tables and an index holds at most {MAX_TABLES} \
+         (fewer blocks, or more of them in the key, need fewer tables)"
+    )]
     TooManyTables {
         /// Tables the layout would need.
-        tables: usize,
+        tables: u64,
+    },
+    /// A distance beyond what any layout [`Layout::for_distance`] builds
+    /// can search exactly.
+    #[error(
+        "k = {k} is too large: the largest k that works is {MAX_DISTANCE}, because finding every pair \
+         within k bits takes C(k+2, 2) permuted tables ({tables} for k = {k}) and an index holds at most {MAX_TABLES}"
+    )]
+    DistanceTooLargeForAnyLayout {
+        /// The distance asked for.
+        k: u32,
+        /// The tables it would take.
+        tables: u64,
     },
     /// A recorded table is not a permutation of 64 bits.
     #[error("table {table} is not a permutation of the 64 bit positions with a key of 1 to 63 bits")]
@@ -80,6 +95,22 @@ pub struct DistanceTooLarge {
 /// ten blocks; more only costs space).
 pub const MAX_TABLES: usize = 256;
 
+/// The largest distance [`Layout::for_distance`] serves (21): its layout
+/// for k > 3 has C(k+2, 2) tables, at most [`MAX_TABLES`].
+pub const MAX_DISTANCE: u32 = {
+    let mut k = 3;
+    while pigeonhole_tables(k + 1) <= MAX_TABLES as u64 {
+        k += 1;
+    }
+    k
+};
+
+/// C(k+2, 2): the tables of [`Layout::for_distance`]'s layout for `k > 3`.
+const fn pigeonhole_tables(k: u32) -> u64 {
+    let blocks = k as u64 + 2;
+    blocks.saturating_mul(blocks - 1) / 2
+}
+
 impl Layout {
     /// The lsh-interop spec's layout: 16 tables keyed on 28 bits, k ≤ 3.
     pub fn manku_16x28() -> Layout {
@@ -107,11 +138,12 @@ impl Layout {
         if key_blocks == 0 || key_blocks >= blocks_count || blocks_count > 64 {
             return Err(LayoutError::BadShape { blocks: blocks_count, key_blocks });
         }
+        let tables = binomial(blocks_count, key_blocks);
+        if tables > MAX_TABLES as u64 {
+            return Err(LayoutError::TooManyTables { tables });
+        }
         let parts = blocks(0, 64, blocks_count as usize);
         let choices = combinations(parts.len(), key_blocks as usize);
-        if choices.len() > MAX_TABLES {
-            return Err(LayoutError::TooManyTables { tables: choices.len() });
-        }
         let tables = choices
             .into_iter()
             .map(|chosen| {
@@ -135,7 +167,11 @@ impl Layout {
 
     /// The cheapest layout of this module that is exact for `k`: the spec's
     /// for k ≤ 3, else `k + 2` blocks keyed on 2 (C(k+2, 2) tables).
+    /// Beyond [`MAX_DISTANCE`] the error says which k is the largest that works.
     pub fn for_distance(k: u32) -> Result<Layout, LayoutError> {
+        if k > MAX_DISTANCE {
+            return Err(LayoutError::DistanceTooLargeForAnyLayout { k, tables: pigeonhole_tables(k) });
+        }
         if k <= 3 { Ok(Layout::manku_16x28()) } else { Layout::pigeonhole(k + 2, 2) }
     }
 
@@ -165,7 +201,7 @@ impl Layout {
     /// 64 bit positions with a key of 1 to 63 bits.
     pub fn validate(&self) -> Result<(), LayoutError> {
         if self.tables.len() > MAX_TABLES || self.tables.is_empty() {
-            return Err(LayoutError::TooManyTables { tables: self.tables.len() });
+            return Err(LayoutError::TooManyTables { tables: self.tables.len() as u64 });
         }
         for (index, table) in self.tables.iter().enumerate() {
             let mut seen = [false; 64];
@@ -230,6 +266,12 @@ fn blocks(start: u8, len: u8, count: usize) -> Vec<(u8, u8)> {
 /// The bit positions of a block, most significant first.
 fn bits_of(start: u8, len: u8) -> Vec<u8> {
     (start..start + len).rev().collect()
+}
+
+/// C(n, k), saturated (counted before the choices are listed, so that a
+/// layout of astronomically many tables is refused, not enumerated).
+fn binomial(n: u32, k: u32) -> u64 {
+    (0..u64::from(k)).fold(1u64, |c, i| c.saturating_mul(u64::from(n) - i) / (i + 1))
 }
 
 /// Every choice of `k` of `n` indices, in lexicographic order.
@@ -302,6 +344,21 @@ mod tests {
         assert!(Layout::pigeonhole(4, 4).is_err());
         assert_eq!(Layout::parse("pigeonhole-6-3").unwrap(), six_three);
         assert!(Layout::parse("nonsense").is_err());
+    }
+
+    #[test]
+    fn a_distance_too_large_names_the_largest_that_works() {
+        assert_eq!(MAX_DISTANCE, 21);
+        assert_eq!(Layout::for_distance(MAX_DISTANCE).unwrap().tables.len(), 253);
+        for k in [22, 30, 64, 65, u32::MAX] {
+            let err = Layout::for_distance(k).unwrap_err();
+            let message = err.to_string();
+            assert!(message.contains("the largest k that works is 21"), "{message}");
+            assert!(!message.contains("blocks"), "{message}");
+        }
+        assert!(Layout::for_distance(30).unwrap_err().to_string().contains("496 for k = 30"));
+        assert!(matches!(Layout::pigeonhole(64, 32), Err(LayoutError::TooManyTables { .. })));
+        assert!(Layout::parse("k=40").unwrap_err().to_string().contains("largest k that works is 21"));
     }
 
     #[test]

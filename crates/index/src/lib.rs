@@ -17,6 +17,6 @@ mod pairs;
 mod segment;
 
 pub use index::{Index, IndexError, Match};
-pub use layout::{DistanceTooLarge, Layout, LayoutError, MAX_TABLES, Table, TableKeys};
+pub use layout::{DistanceTooLarge, Layout, LayoutError, MAX_DISTANCE, MAX_TABLES, Table, TableKeys};
 pub use pairs::{Pair, all_pairs};
 pub use segment::{Entry, Hit, Segment, SegmentError, encode, sketch_jaccard, write};

@@ -120,6 +120,7 @@
 //! `description`, the base64 proof, the number of tags and their lengths.
 
 mod attestation;
+pub mod check;
 mod commitment;
 mod content_event;
 mod event_json;

@@ -2,7 +2,9 @@
 //! calendar round trips ([`stamp_digests`], [`upgrade`]), header sources
 //! that reach outside the process ([`Esplora`], [`BitcoinRpc`], the
 //! [`HeaderCache`] directory, [`CachedSource`] in front of any of them) and
-//! the small blocking HTTP client they share ([`HttpError`]).
+//! the small blocking HTTP client they share ([`HttpError`]), and
+//! [`HeaderConfig`], the one description of a header source every front
+//! end builds its source from.
 //!
 //! Nothing fetched here is trusted: calendar answers go through the same
 //! decoder and limits as any proof, and every header goes through
@@ -11,6 +13,7 @@
 //! bindings, a relay plugin) never link TLS or sockets.
 
 mod calendar;
+mod config;
 mod headers;
 mod http;
 
@@ -18,5 +21,6 @@ pub use calendar::{
     CalendarError, StampError, StampOptions, Stamped, UpgradeOptions, UpgradeReport, stamp_digests,
     submit_everywhere, upgrade, upgrade_all,
 };
+pub use config::{DEFAULT_HEADER_TIMEOUT, HeaderConfig, HeaderConfigError};
 pub use headers::{BitcoinRpc, CachedSource, Esplora, HeaderCache, RpcAuth};
 pub use http::HttpError;

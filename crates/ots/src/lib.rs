@@ -59,6 +59,7 @@ mod info;
 mod op;
 mod prune;
 mod timestamp;
+mod utc;
 mod verify;
 
 pub use attestation::{Attestation, MAX_PAYLOAD_LEN, MAX_URI_LEN, URI_CHARS, tags};
@@ -75,6 +76,7 @@ pub use info::{attestation_json, info_json, info_text, transaction_id};
 pub use op::{HashOp, Hasher, MAX_ARG_LEN, MAX_MSG_LEN, Op, OpError};
 pub use prune::{PruneError, PruneReport, prune};
 pub use timestamp::{AttestationAt, MAX_DEPTH, MergeError, Timestamp};
+pub use utc::{MAX_UTC_SECONDS, UtcTime};
 pub use verify::{
     AttestationError, AttestationFailure, Verification, VerifiedBlock, VerifyError, verify,
     verify_attestation,

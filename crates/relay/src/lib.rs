@@ -1,8 +1,8 @@
-//! Nostr relays for priorart: a client that publishes events to relays and
-//! queries them ([`publish`], [`query`]), trusting none of them, and an
-//! embedded persistent relay ([`RelayServer`]) for offline use and for
-//! archivists who keep their own copy of `X`-tagged events; and a NIP-46
-//! remote signer client ([`Bunker`]) for authors whose key is in a bunker.
+//! Nostr relay clients for priorart: a pool that publishes events to relays
+//! and queries them ([`publish`], [`query`]), trusting none of them, and a
+//! NIP-46 remote signer client ([`Bunker`]) for authors whose key is in a
+//! bunker. The embedded relay is a crate of its own (`priorart-relay-server`),
+//! so that a client never links its LMDB store.
 //!
 //! The protocol types are rust-nostr's (`ClientMessage`, `RelayMessage`,
 //! `Filter`, event id and signature checks); this crate adds the network
@@ -22,9 +22,9 @@
 //!
 //! [`publish`] and [`query`] build a small tokio runtime for the call (a
 //! [`Bunker`] keeps one for its connection's life), so
-//! that callers (the `priorart` CLI) stay synchronous; nothing async
-//! leaks out. The server needs a runtime of its own: [`RelayServer::start`]
-//! is async.
+//! that callers (the `priorart` CLI) stay synchronous. Callers that have a
+//! runtime of their own (the pipeline's service, the embedded relay's
+//! tests) use [`publish_async`] and [`query_async`].
 
 mod bunker;
 mod connection;
@@ -32,14 +32,15 @@ mod limits;
 mod message;
 mod publish;
 mod query;
-mod server;
 
 pub use bunker::{Bunker, BunkerError, BunkerOptions, MAX_REQUEST_BYTES};
 pub use connection::{ConnectError, parse_relay_url};
 pub use limits::QueryLimits;
 pub use publish::{Acceptance, PublishAnswer, publish, publish_async};
-pub use query::{Ending, Found, RelayAnswer, SkipReason, Skipped, merge, query, query_async};
-pub use server::{RelayServer, ServerError, ServerOptions};
+// The answer types are plain data of `priorart-nip`, so that `check` runs
+// on answers from any client (a browser, a relay policy) without this crate.
+pub use priorart_nip::check::{Ending, Found, RelayAnswer, SkipReason, Skipped, merge};
+pub use query::{query, query_async};
 
 /// Re-exported so that callers use the same `nostr` types.
 pub use nostr;

@@ -7,8 +7,8 @@ use crate::message::{self, BadMessage};
 use futures_util::{SinkExt, StreamExt};
 use nostr::filter::MatchEventOptions;
 use nostr::prelude::{ClientMessage, Event, EventId, Filter, RelayMessage, RelayUrl, SubscriptionId};
-use serde::Serialize;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use priorart_nip::check::{Ending, RelayAnswer, SkipReason, Skipped};
+use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::Message;
 
@@ -21,109 +21,6 @@ const EXCERPT_CHARS: usize = 160;
 /// Time given to the polite `CLOSE` at the end; a relay that does not take
 /// it is dropped anyway.
 const GOODBYE: Duration = Duration::from_millis(300);
-
-/// Why the answer of a relay ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "status", rename_all = "snake_case")]
-pub enum Ending {
-    /// `EOSE`: every stored event it has for the filter was sent.
-    Eose,
-    /// `CLOSED`: the relay refused or ended the subscription, saying why.
-    Closed {
-        /// The relay's message.
-        message: String,
-    },
-    /// No `EOSE` within the time limit: what came before is kept.
-    Timeout,
-    /// The relay could not be reached.
-    Unreachable {
-        /// Why.
-        error: String,
-    },
-    /// The connection ended before `EOSE`.
-    Disconnected {
-        /// Why.
-        error: String,
-    },
-    /// Reading stopped at the event limit (a flood): more may exist.
-    EventLimit {
-        /// The limit.
-        limit: usize,
-    },
-    /// Reading stopped at the byte limit.
-    ByteLimit {
-        /// The limit.
-        limit: usize,
-    },
-}
-
-/// Why something a relay sent was not kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SkipReason {
-    /// A frame that is not JSON.
-    NotJson,
-    /// JSON, but not a relay message.
-    NotRelayMessage,
-    /// An `EVENT` message whose event is not a NIP-01 event.
-    MalformedEvent,
-    /// A message over [`QueryLimits::max_message_bytes`].
-    TooLarge,
-    /// A message for a subscription we did not open.
-    OtherSubscription,
-    /// An event whose id is not the hash of its fields.
-    BadId,
-    /// An event whose signature does not verify.
-    BadSignature,
-    /// A verified event the filter does not match (wrong kind, no such tag…).
-    NotMatchingFilter,
-    /// The same event again from the same relay.
-    Duplicate,
-    /// A message that has no place in a query (`OK`, `COUNT`, binary frames…).
-    Unexpected,
-}
-
-/// How many messages a relay sent that were skipped for one reason.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Skipped {
-    /// The reason.
-    pub reason: SkipReason,
-    /// How many times.
-    pub count: usize,
-    /// The first one, quoted (cut to a few hundred characters).
-    pub example: String,
-}
-
-/// What one relay answered.
-#[derive(Debug, Clone)]
-pub struct RelayAnswer {
-    /// The relay URL.
-    pub relay: String,
-    /// How its answer ended.
-    pub ending: Ending,
-    /// Whether the relay said anything at all about our subscription
-    /// (an event, `EOSE`, `CLOSED`, a notice): a relay that accepts the
-    /// connection and stays silent did not answer.
-    pub answered: bool,
-    /// Its events that verified and match the filter, each once, in the
-    /// order received.
-    pub events: Vec<Event>,
-    /// What was skipped, by reason.
-    pub skipped: Vec<Skipped>,
-    /// Its `NOTICE`s (the first few, cut short).
-    pub notices: Vec<String>,
-    /// From the start of the connection to the end of the answer.
-    pub elapsed: Duration,
-}
-
-/// An event, once, with every relay that had it.
-#[derive(Debug, Clone)]
-pub struct Found {
-    /// The event (id and signature verified, matching the filter).
-    pub event: Event,
-    /// Indexes into the answers of the relays that sent it, in order.
-    pub relays: Vec<usize>,
-}
 
 /// Asks every relay for `filter` at once and waits for all of them, each
 /// within `limits`. One answer per relay, in the order given.
@@ -139,22 +36,6 @@ pub fn query(
 pub async fn query_async(relays: &[RelayUrl], filter: &Filter, limits: &QueryLimits) -> Vec<RelayAnswer> {
     let asks = relays.iter().map(|relay| ask(relay.clone(), filter.clone(), limits.clone()));
     futures_util::future::join_all(asks).await
-}
-
-/// Every event of `answers` once, with the relays that had it: by
-/// `created_at`, then id, so that the order does not depend on the relays'.
-pub fn merge(answers: &[RelayAnswer]) -> Vec<Found> {
-    let mut by_id: HashMap<EventId, Found> = HashMap::new();
-    for (index, answer) in answers.iter().enumerate() {
-        for event in &answer.events {
-            let found =
-                by_id.entry(event.id).or_insert_with(|| Found { event: event.clone(), relays: Vec::new() });
-            found.relays.push(index);
-        }
-    }
-    let mut found: Vec<Found> = by_id.into_values().collect();
-    found.sort_by_key(|found| (found.event.created_at, found.event.id));
-    found
 }
 
 async fn ask(url: RelayUrl, filter: Filter, limits: QueryLimits) -> RelayAnswer {

@@ -17,10 +17,15 @@
 //! // → upgrade(… allow-list [calendar.url()]) → verify(…, Esplora::new(&esplora.url(), …), Network::Regtest)
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod bunker;
+mod fuzz;
+pub mod peers;
 mod relay;
 
 pub use bunker::{Behaviour, TestBunker};
+pub use fuzz::{FUZZ_ARCHIVE_CAP_BYTES, Replayed, replay_fuzz_corpus};
 pub use relay::{Frame, ScriptedRelay};
 
 use priorart_ots::bitcoin::block::{Header, Version};
@@ -31,7 +36,6 @@ use priorart_ots::hex::{decode as unhex, encode as hex};
 use priorart_ots::{Attestation, HashOp, MemoryHeaders, MerkleTree, Op, Timestamp, header_to_hex};
 use std::collections::HashMap;
 use std::io::Read;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -54,14 +58,17 @@ impl RegtestChain {
         RegtestChain { headers: vec![genesis] }
     }
 
+    /// A new chain, shared (a calendar mines into it, servers read it).
     pub fn shared() -> SharedChain {
         Arc::new(Mutex::new(RegtestChain::new()))
     }
 
+    /// The height of the last block (0 for a new chain).
     pub fn tip_height(&self) -> u64 {
         self.headers.len() as u64 - 1
     }
 
+    /// The header at `height`, if the chain is that long.
     pub fn header(&self, height: u64) -> Option<&Header> {
         self.headers.get(usize::try_from(height).ok()?)
     }
@@ -167,6 +174,7 @@ pub struct LoopbackServer {
 pub type Reply = (u16, Vec<u8>);
 
 impl LoopbackServer {
+    /// Serves every request with `handler(method, path, body)`.
     pub fn start(handler: impl Fn(&str, &str, &[u8]) -> Reply + Send + Sync + 'static) -> LoopbackServer {
         LoopbackServer::start_guarded(None, handler)
     }
@@ -236,6 +244,7 @@ impl Drop for LoopbackServer {
 /// How a [`TestCalendar`] behaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Behavior {
+    /// Answers as a real calendar does.
     Honest,
     /// Answers every request with 200 and bytes that are no timestamp.
     Garbage,
@@ -261,10 +270,12 @@ pub struct TestCalendar {
 }
 
 impl TestCalendar {
+    /// An honest calendar that anchors into `chain`.
     pub fn start(chain: SharedChain) -> TestCalendar {
         TestCalendar::start_with(chain, Behavior::Honest)
     }
 
+    /// A calendar on `chain` that behaves as `behavior` says.
     pub fn start_with(chain: SharedChain, behavior: Behavior) -> TestCalendar {
         let state = Arc::new(Mutex::new(CalendarState::default()));
         let url = Arc::new(Mutex::new(String::new()));
@@ -284,6 +295,7 @@ impl TestCalendar {
         TestCalendar { server, chain, state }
     }
 
+    /// The server's base URL (`http://127.0.0.1:PORT`).
     pub fn url(&self) -> String {
         self.server.url()
     }
@@ -394,6 +406,7 @@ impl EsploraServer {
         EsploraServer { server }
     }
 
+    /// The server's base URL (`http://127.0.0.1:PORT`).
     pub fn url(&self) -> String {
         self.server.url()
     }
@@ -427,6 +440,7 @@ impl BitcoindServer {
         BitcoindServer { server }
     }
 
+    /// The server's base URL (`http://127.0.0.1:PORT`).
     pub fn url(&self) -> String {
         self.server.url()
     }
@@ -456,19 +470,5 @@ fn bitcoind_call(chain: &RegtestChain, call: &serde_json::Value) -> serde_json::
         Err((code, message)) => {
             serde_json::json!({"result": null, "error": {"code": code, "message": message}, "id": id})
         }
-    }
-}
-
-/// Runs `check` on every input of the minimized fuzz corpus
-/// `CRATE/fuzz/regression/TARGET` (written by `scripts/fuzz.sh`), as the
-/// fuzz target would; a failure names the input file. A missing corpus is
-/// nothing to replay.
-pub fn replay_fuzz_corpus(crate_dir: &str, target: &str, check: impl Fn(&[u8])) {
-    let dir = Path::new(crate_dir).join("fuzz/regression").join(target);
-    let Ok(entries) = std::fs::read_dir(&dir) else { return };
-    for path in entries.map(|entry| entry.expect("readable corpus directory").path()) {
-        let input = std::fs::read(&path).expect("readable corpus file");
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&input)));
-        assert!(outcome.is_ok(), "{} fails its check", path.display());
     }
 }

@@ -1,10 +1,11 @@
-//! Events and an in-process relay for the relay crate's tests.
+//! Events and an in-process embedded relay (priorart-relay-server) for the
+//! client's tests.
 #![allow(dead_code)] // each test file uses a part
 
 use priorart_relay::nostr::prelude::{
     Event, EventBuilder, Filter, FinalizeEvent, Keys, Kind, SingleLetterTag, Tag,
 };
-use priorart_relay::{RelayServer, ServerOptions};
+use priorart_relay_server::{RelayServer, ServerOptions};
 
 /// A fingerprint-shaped `X` value (the relay treats it as any tag value).
 pub fn x_value(seed: u8) -> String {

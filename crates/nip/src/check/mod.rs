@@ -1,0 +1,350 @@
+//! "Who published this text first?": the NIP's discovery check, sans I/O.
+//!
+//! A front end (the CLI's `priorart check`, a WebAssembly page, a relay
+//! policy, the Python package) asks relays for [`discovery_filter`] by its
+//! own means, and hands [`check()`] what each relay answered and a
+//! [`HeaderSource`]. `check` verifies every proof event, ranks the valid
+//! ones by Bitcoin block, re-fingerprints every content event's text, and
+//! returns a [`CheckReport`]: the `priorart-check/1` document (serde JSON)
+//! and what the text rendering ([`CheckReport::write_table`],
+//! [`CheckReport::verdict_line`]) prints. It reads no clock and opens no
+//! socket; it asks `headers` for block headers, and nothing else.
+//!
+//! Answers come from `priorart-relay`'s client, which produces
+//! [`RelayAnswer`]s, or from events received elsewhere through
+//! [`UncheckedAnswer`], which checks each event's id, signature and match
+//! with the filter as that client does.
+//!
+//! # The report (JSON format `priorart-check/1`)
+//!
+//! One object; members are only ever added, never renamed or removed:
+//!
+//! | member | value |
+//! |---|---|
+//! | `format` | `"priorart-check/1"` |
+//! | `x` | the fingerprint asked for (64 lowercase hex) |
+//! | `network` | `"mainnet"` or `"regtest"`: the chain proofs were checked against |
+//! | `verdict` | `{"status", "text", "earliest", "other_authors"}`: `status` is `proven` (a valid proof exists), `unproven` (events, but no valid proof), `nothing_found`, `no_relay_answered`, or `no_relay_asked` (no answers given: the CLI's `--index` alone); `text` the sentence; `earliest` `{"author", "npub", "event_id", "height", "time", "utc"}` of the first proof (or, without one, `{"author", "npub", "event_id", "kind", "created_at", "utc"}` of the earliest event by its untrusted `created_at`), else `null`; `other_authors` how many other pubkeys published or proved the same `X` |
+//! | `relays` | per relay: `{"url", "answered", "ending": {"status": "eose"/"closed"/"timeout"/"unreachable"/"disconnected"/"event_limit"/"byte_limit", …}, "events", "skipped": [{"reason", "count", "example"}], "notices", "elapsed_ms"}`; skip reasons: `not_json`, `not_relay_message`, `malformed_event`, `too_large`, `other_subscription`, `bad_id`, `bad_signature`, `not_matching_filter`, `duplicate`, `unexpected` |
+//! | `proofs` | valid proofs, earliest first: `{"rank", "event_id", "author", "npub", "block": {"height", "time", "utc", "block_hash"}, "content": {"tag", "reference", "found"}, "relays", "report"}` (`report`: the `priorart-verify/1` report) |
+//! | `unverified` | proofs that passed every check but the Bitcoin one, for lack of headers: `{"event_id", "author", "npub", "relays", "report"}` |
+//! | `refused` | every other kind 1041, never dropped: `{"event_id", "signer", "claimed_author", "verdict", "reasons", "relays", "report"}` (`claimed_author`: the embedded attestation's pubkey, when it could be read) (`reasons`: the report's failure names, e.g. `attestation_bad_signature`, `proof_for_other_digest`; `not_nip_ff_3` for other schemes) |
+//! | `content_events` | `{"event_id", "author", "npub", "kind", "created_at", "created_at_trusted": false, "utc", "x_check", "detail", "relays"}`; `x_check`: `matches`, `does_not_match` (`detail` holds the content's fingerprint) or `cannot_check` (`detail`: `empty` or `encrypted`) |
+//! | `index` | what the caller attached ([`CheckReport::index`]; the CLI: `{"path", "layout", "k", "documents", "answer"}` of `--index`), else `null` |
+//!
+//! # Example
+//!
+//! ```
+//! use priorart_nip::check::{CheckStatus, Ending, UncheckedAnswer};
+//! use priorart_nip::nostr::prelude::*;
+//! use priorart_ots::{MemoryHeaders, Network};
+//!
+//! let text = "A note, published with its fingerprint so that copies can be found.";
+//! let x = priorart_fingerprint::minhash_equality_v1(text);
+//! let note = EventBuilder::new(Kind::TextNote, text)
+//!     .tag(Tag::parse(["X", &x.to_string(), "minhash-equality-v1"])?)
+//!     .finalize(&Keys::generate())?;
+//! // What a relay sent, as a front end received it: the event's JSON.
+//! let answer = UncheckedAnswer::from_event_json("wss://relay.example", Ending::Eose, &[priorart_nip::to_json(&note)]);
+//! let answers = [answer.check(&x)];
+//! let report = priorart_nip::check::check(&x, &answers, &MemoryHeaders::default(), Network::Mainnet);
+//! assert_eq!(report.verdict.status, CheckStatus::Unproven); // a note, but no timestamp proof
+//! assert_eq!(report.content_events.len(), 1);
+//! assert!(report.to_json().starts_with(r#"{"format":"priorart-check/1""#));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod answer;
+mod content;
+mod report;
+mod text;
+
+pub use answer::{
+    DISCOVERY_KINDS, Ending, Found, RelayAnswer, SkipReason, Skipped, UncheckedAnswer, discovery_filter,
+    merge,
+};
+pub use content::{Unreadable, XCheck, check_x, coordinate_of, looks_encrypted};
+pub use report::{
+    Block, CHECK_FORMAT, CheckReport, CheckStatus, CheckVerdict, ContentEventSeen, ContentReference,
+    Earliest, EarliestEvent, EarliestProof, RankedProof, RefusedProof, RelaySummary, UnverifiedProof,
+};
+
+use crate::rank::{Ranking, rank};
+use crate::report::{Report, Verdict};
+use nostr::prelude::{Event, PublicKey, ToBech32};
+use priorart_fingerprint::EqualityFingerprint;
+use priorart_ots::{HeaderSource, Network, UtcTime};
+
+/// Verifies, ranks and judges what `answers` hold for `x`: every kind 1041
+/// (and 1040) is verified against `headers` on `network`, every content
+/// event's text re-fingerprinted. `answers` in the order the relays were
+/// asked (the report keeps it); no answers at all means no relay was asked.
+pub fn check(
+    x: &EqualityFingerprint,
+    answers: &[RelayAnswer],
+    headers: &dyn HeaderSource,
+    network: Network,
+) -> CheckReport {
+    let findings = Findings::new(x, merge(answers), headers, network);
+    let relays_of =
+        |found: &Found| -> Vec<String> { found.relays.iter().map(|&i| answers[i].relay.clone()).collect() };
+    let proofs = findings.ranked(&relays_of);
+    CheckReport {
+        format: CHECK_FORMAT,
+        x: x.to_string(),
+        network,
+        verdict: findings.verdict(answers, proofs.first()),
+        relays: answers.iter().map(RelaySummary::of).collect(),
+        proofs,
+        unverified: findings.unverified(&relays_of),
+        refused: findings.refused(&relays_of),
+        content_events: findings
+            .contents
+            .iter()
+            .map(|content| content.seen(relays_of(&content.found)))
+            .collect(),
+        index: None,
+    }
+}
+
+/// A proof event and what its verification said.
+struct Proof {
+    found: Found,
+    report: Report,
+}
+
+/// A content event (a note, an article…) carrying the `X`.
+struct Content {
+    found: Found,
+    check: XCheck,
+}
+
+impl Content {
+    fn seen(&self, relays: Vec<String>) -> ContentEventSeen {
+        let event = &self.found.event;
+        let author = event.pubkey.to_hex();
+        ContentEventSeen {
+            event_id: event.id.to_hex(),
+            npub: npub(&author),
+            author,
+            kind: event.kind.as_u16(),
+            created_at: event.created_at.as_secs(),
+            created_at_trusted: false,
+            utc: utc(event.created_at.as_secs()),
+            x_check: self.check.clone(),
+            relays,
+        }
+    }
+}
+
+/// Everything found, verified and ranked.
+struct Findings {
+    x: String,
+    network: Network,
+    proofs: Vec<Proof>,
+    reports: Vec<Report>,
+    ranking: Ranking,
+    contents: Vec<Content>,
+}
+
+impl Findings {
+    fn new(
+        x: &EqualityFingerprint,
+        found: Vec<Found>,
+        headers: &dyn HeaderSource,
+        network: Network,
+    ) -> Findings {
+        let mut proofs = Vec::new();
+        let mut contents = Vec::new();
+        for found in found {
+            if found.event.kind.as_u16() == crate::PROOF_KIND {
+                let report = crate::verify_event(&found.event, headers, network);
+                proofs.push(Proof { found, report });
+            } else {
+                let check = check_x(&found.event, x);
+                contents.push(Content { found, check });
+            }
+        }
+        let x = x.to_string();
+        let reports: Vec<Report> = proofs.iter().map(|proof| proof.report.clone()).collect();
+        let ranking = rank(&reports, &x);
+        Findings { x, network, proofs, reports, ranking, contents }
+    }
+
+    /// The reference (`a` coordinate or `e` id) of a proof, and whether a
+    /// content event it names was among the answers.
+    fn content_reference(&self, proof: &Proof) -> Option<ContentReference> {
+        let event = &proof.found.event;
+        let tag = |name: &str| event.tags.iter().find(|t| t.kind() == name).and_then(|t| t.content());
+        if let Some(coordinate) = tag("a") {
+            let found =
+                self.contents.iter().any(|c| coordinate_of(&c.found.event).as_deref() == Some(coordinate));
+            return Some(ContentReference { tag: "a", reference: coordinate.to_owned(), found });
+        }
+        let id = tag("e")?;
+        let found = self.contents.iter().any(|c| c.found.event.id.to_hex() == id);
+        Some(ContentReference { tag: "e", reference: id.to_owned(), found })
+    }
+
+    /// Every pubkey that published or proved this `X`, earliest proof first.
+    fn authors(&self) -> Vec<String> {
+        let mut authors: Vec<String> =
+            self.ranking.proven_authors(&self.reports).into_iter().map(str::to_owned).collect();
+        let others = self.ranking.unverified.iter().filter_map(|&i| self.reports[i].author.clone());
+        for author in others.chain(self.contents.iter().map(|c| c.found.event.pubkey.to_hex())) {
+            if !authors.contains(&author) {
+                authors.push(author);
+            }
+        }
+        authors
+    }
+
+    fn earliest_event(&self) -> Option<&Event> {
+        let events =
+            self.contents.iter().map(|c| &c.found.event).chain(self.proofs.iter().map(|p| &p.found.event));
+        events.min_by_key(|event| (event.created_at, event.id))
+    }
+
+    /// The verdict, given the first of the ranked proofs.
+    fn verdict(&self, answers: &[RelayAnswer], first: Option<&RankedProof>) -> CheckVerdict {
+        let other_authors = self.authors().len().saturating_sub(1);
+        let verdict = |status, text: String, earliest| CheckVerdict { status, text, earliest, other_authors };
+        if answers.is_empty() {
+            let text = "no relay asked: only the local index was searched".into();
+            return verdict(CheckStatus::NoRelayAsked, text, None);
+        }
+        if !answers.iter().any(|answer| answer.answered) {
+            let text = "no relay answered: nothing is known about this X".into();
+            return verdict(CheckStatus::NoRelayAnswered, text, None);
+        }
+        let others = match other_authors {
+            0 => "no other author published the same X".to_owned(),
+            1 => "1 other author published the same X".to_owned(),
+            n => format!("{n} other authors published the same X"),
+        };
+        if let Some(first) = first {
+            let chain = if self.network == Network::Regtest { " of REGTEST (not Bitcoin)" } else { "" };
+            let text = format!(
+                "earliest proven author: {} at block {}{chain} ({}); {others}",
+                first.npub, first.block.height, first.block.utc
+            );
+            let earliest = EarliestProof {
+                author: first.author.clone(),
+                npub: first.npub.clone(),
+                event_id: first.event_id.clone(),
+                height: first.block.height,
+                time: first.block.time,
+                utc: first.block.utc.clone(),
+            };
+            return verdict(CheckStatus::Proven, text, Some(Earliest::Proven(earliest)));
+        }
+        let Some(event) = self.earliest_event() else {
+            let text = "no event with this X on the relays that answered".into();
+            return verdict(CheckStatus::NothingFound, text, None);
+        };
+        let author = event.pubkey.to_hex();
+        let created = event.created_at.as_secs();
+        let mut text = format!(
+            "no timestamp proof found; earliest seen by created_at (untrusted): {} (kind {}, {}); {others}",
+            npub(&author),
+            event.kind.as_u16(),
+            utc(created)
+        );
+        if !self.ranking.unverified.is_empty() {
+            text.push_str(&format!(
+                "; {} proof(s) could not be checked for lack of block headers",
+                self.ranking.unverified.len()
+            ));
+        }
+        let earliest = EarliestEvent {
+            npub: npub(&author),
+            author,
+            event_id: event.id.to_hex(),
+            kind: event.kind.as_u16(),
+            created_at: created,
+            utc: utc(created),
+        };
+        verdict(CheckStatus::Unproven, text, Some(Earliest::Seen(earliest)))
+    }
+
+    fn ranked(&self, relays_of: &dyn Fn(&Found) -> Vec<String>) -> Vec<RankedProof> {
+        let ranked = self.ranking.proven.iter().enumerate().filter_map(|(rank, &index)| {
+            let proof = &self.proofs[index];
+            // `rank` puts only reports with a block among the proven.
+            let block = proof.report.bitcoin.as_ref()?;
+            let author = proof.report.author.clone().unwrap_or_default();
+            Some(RankedProof {
+                rank: rank + 1,
+                event_id: proof.found.event.id.to_hex(),
+                npub: npub(&author),
+                author,
+                block: Block {
+                    height: block.height,
+                    time: block.time,
+                    utc: utc(block.time),
+                    block_hash: block.block_hash.clone(),
+                },
+                content: self.content_reference(proof),
+                relays: relays_of(&proof.found),
+                report: proof.report.clone(),
+            })
+        });
+        ranked.collect()
+    }
+
+    fn unverified(&self, relays_of: &dyn Fn(&Found) -> Vec<String>) -> Vec<UnverifiedProof> {
+        let unverified = self.ranking.unverified.iter().map(|&index| {
+            let proof = &self.proofs[index];
+            let author = proof.report.author.clone().unwrap_or_default();
+            UnverifiedProof {
+                event_id: proof.found.event.id.to_hex(),
+                npub: npub(&author),
+                author,
+                relays: relays_of(&proof.found),
+                report: proof.report.clone(),
+            }
+        });
+        unverified.collect()
+    }
+
+    fn refused(&self, relays_of: &dyn Fn(&Found) -> Vec<String>) -> Vec<RefusedProof> {
+        let refused = self.ranking.refused.iter().map(|&index| {
+            let proof = &self.proofs[index];
+            RefusedProof {
+                event_id: proof.found.event.id.to_hex(),
+                signer: proof.report.signer.clone(),
+                claimed_author: proof.report.author.clone(),
+                verdict: proof.report.verdict,
+                reasons: refusal_reasons(&proof.report, &self.x),
+                relays: relays_of(&proof.found),
+                report: proof.report.clone(),
+            }
+        });
+        refused.collect()
+    }
+}
+
+/// Why a kind 1041 is not ranked: its failed steps, or what else it is.
+pub fn refusal_reasons(report: &Report, x: &str) -> Vec<String> {
+    let mut reasons: Vec<String> = report.failures().iter().map(ToString::to_string).collect();
+    reasons.extend(report.warnings.iter().map(|warning| warning.reason.to_string()));
+    if report.verdict == Verdict::Valid && report.fingerprint.as_deref() != Some(x) {
+        reasons.push("proves_another_x".into());
+    }
+    if reasons.is_empty() {
+        reasons.push("invalid".into());
+    }
+    reasons
+}
+
+/// The NIP-19 `npub` of a hex pubkey (the hex itself if it is not one).
+fn npub(hex: &str) -> String {
+    PublicKey::from_hex(hex).ok().and_then(|key| key.to_bech32().ok()).unwrap_or_else(|| hex.to_owned())
+}
+
+fn utc(seconds: u64) -> String {
+    UtcTime::from_unix(seconds).to_string()
+}
+
+#[cfg(test)]
+mod tests;

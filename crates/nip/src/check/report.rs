@@ -1,0 +1,290 @@
+//! The typed `priorart-check/1` report. Its JSON (serde) is the format the
+//! CLI prints with `check --json`: members are only ever added, never
+//! renamed or removed, and they serialize in the documented order.
+
+use super::answer::{Ending, RelayAnswer, Skipped};
+use super::content::XCheck;
+use crate::report::{Report, Verdict};
+use priorart_ots::Network;
+use serde::{Serialize, Serializer};
+use std::time::Duration;
+
+/// The `format` member of every check report.
+pub const CHECK_FORMAT: &str = "priorart-check/1";
+
+/// Everything found for one `X`, verified and ranked, with the verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    /// Always [`CHECK_FORMAT`].
+    pub format: &'static str,
+    /// The fingerprint asked for (64 lowercase hex).
+    pub x: String,
+    /// The chain proofs were checked against.
+    #[serde(serialize_with = "network_name")]
+    pub network: Network,
+    /// Who came first, in one status and one sentence.
+    pub verdict: CheckVerdict,
+    /// What each relay answered, in the order asked.
+    pub relays: Vec<RelaySummary>,
+    /// Valid proofs of `X`, earliest Bitcoin block first.
+    pub proofs: Vec<RankedProof>,
+    /// Proofs that passed every check but the Bitcoin one, for lack of
+    /// block headers.
+    pub unverified: Vec<UnverifiedProof>,
+    /// Every other kind 1041 (and 1040), never dropped, with its reasons.
+    pub refused: Vec<RefusedProof>,
+    /// The content events (notes, articles…) carrying `X`.
+    pub content_events: Vec<ContentEventSeen>,
+    /// What a local index holds near the document: filled in by the caller
+    /// that looked it up (the CLI's `--index`), `null` otherwise. It does
+    /// not change the verdict.
+    pub index: Option<serde_json::Value>,
+}
+
+/// The verdict of a check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckVerdict {
+    /// What kind of answer it is.
+    pub status: CheckStatus,
+    /// The sentence, for people.
+    pub text: String,
+    /// The first proof, or without one the earliest event by its
+    /// (untrusted) `created_at`; `null` when nothing was found.
+    pub earliest: Option<Earliest>,
+    /// How many other pubkeys published or proved the same `X`.
+    pub other_authors: usize,
+}
+
+/// The status of a [`CheckVerdict`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckStatus {
+    /// A valid proof of `X` exists.
+    Proven,
+    /// Events carry `X`, but no valid proof.
+    Unproven,
+    /// The relays that answered have no event with `X`.
+    NothingFound,
+    /// Relays were asked, none answered.
+    NoRelayAnswered,
+    /// No relay was asked (a local index alone was searched).
+    NoRelayAsked,
+}
+
+/// The earliest author of a verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Earliest {
+    /// The author of the first valid proof.
+    Proven(EarliestProof),
+    /// Without a proof: the earliest event by its untrusted `created_at`.
+    Seen(EarliestEvent),
+}
+
+/// The first valid proof, in a verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EarliestProof {
+    /// The attestation's pubkey (hex).
+    pub author: String,
+    /// The same, NIP-19.
+    pub npub: String,
+    /// The kind 1041's id.
+    pub event_id: String,
+    /// Its Bitcoin block height.
+    pub height: u64,
+    /// Its block time.
+    pub time: u64,
+    /// The block time in UTC.
+    pub utc: String,
+}
+
+/// The earliest event seen, in a verdict without a proof.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EarliestEvent {
+    /// Its pubkey (hex).
+    pub author: String,
+    /// The same, NIP-19.
+    pub npub: String,
+    /// Its id.
+    pub event_id: String,
+    /// Its kind.
+    pub kind: u16,
+    /// Its `created_at` (the author's claim).
+    pub created_at: u64,
+    /// `created_at` in UTC.
+    pub utc: String,
+}
+
+/// What one relay answered, without its events.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RelaySummary {
+    /// The relay URL.
+    pub url: String,
+    /// Whether it said anything about the subscription.
+    pub answered: bool,
+    /// How its answer ended.
+    pub ending: Ending,
+    /// How many events it sent that were kept.
+    pub events: usize,
+    /// What it sent that was skipped, by reason.
+    pub skipped: Vec<Skipped>,
+    /// Its notices.
+    pub notices: Vec<String>,
+    /// From the connection to the end of its answer (JSON: `elapsed_ms`).
+    #[serde(rename = "elapsed_ms", serialize_with = "milliseconds")]
+    pub elapsed: Duration,
+}
+
+impl RelaySummary {
+    pub(crate) fn of(answer: &RelayAnswer) -> RelaySummary {
+        RelaySummary {
+            url: answer.relay.clone(),
+            answered: answer.answered,
+            ending: answer.ending.clone(),
+            events: answer.events.len(),
+            skipped: answer.skipped.clone(),
+            notices: answer.notices.clone(),
+            elapsed: answer.elapsed,
+        }
+    }
+}
+
+/// A valid proof of `X`, in rank order.
+#[derive(Debug, Clone, Serialize)]
+pub struct RankedProof {
+    /// 1 for the earliest.
+    pub rank: usize,
+    /// The kind 1041's id.
+    pub event_id: String,
+    /// The attestation's pubkey (hex).
+    pub author: String,
+    /// The same, NIP-19.
+    pub npub: String,
+    /// The block the proof reaches.
+    pub block: Block,
+    /// The content event the proof names, if it names one.
+    pub content: Option<ContentReference>,
+    /// The relays that had the proof.
+    pub relays: Vec<String>,
+    /// Its `priorart-verify/1` report.
+    pub report: Report,
+}
+
+/// A Bitcoin block, with its time in UTC.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Block {
+    /// Height.
+    pub height: u64,
+    /// Header time.
+    pub time: u64,
+    /// The header time in UTC.
+    pub utc: String,
+    /// Block hash (usual reversed hex).
+    pub block_hash: String,
+}
+
+/// The content a proof names: its `a` coordinate or `e` id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ContentReference {
+    /// `a` or `e`.
+    pub tag: &'static str,
+    /// The coordinate or the event id.
+    pub reference: String,
+    /// Whether a content event it names was among the answers.
+    pub found: bool,
+}
+
+/// A proof that could not be checked against Bitcoin for lack of headers.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnverifiedProof {
+    /// The kind 1041's id.
+    pub event_id: String,
+    /// The attestation's pubkey (hex).
+    pub author: String,
+    /// The same, NIP-19.
+    pub npub: String,
+    /// The relays that had it.
+    pub relays: Vec<String>,
+    /// Its `priorart-verify/1` report.
+    pub report: Report,
+}
+
+/// A proof event that is not ranked, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct RefusedProof {
+    /// Its id.
+    pub event_id: String,
+    /// Who signed it (hex).
+    pub signer: Option<String>,
+    /// The embedded attestation's pubkey, when it could be read.
+    pub claimed_author: Option<String>,
+    /// Its verification verdict.
+    pub verdict: Verdict,
+    /// The report's failure names (e.g. `attestation_bad_signature`,
+    /// `proof_for_other_digest`), `not_nip_ff_3`, or `proves_another_x`.
+    pub reasons: Vec<String>,
+    /// The relays that had it.
+    pub relays: Vec<String>,
+    /// Its `priorart-verify/1` report.
+    pub report: Report,
+}
+
+/// A content event carrying `X`, and whether its text has it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ContentEventSeen {
+    /// Its id.
+    pub event_id: String,
+    /// Its pubkey (hex).
+    pub author: String,
+    /// The same, NIP-19.
+    pub npub: String,
+    /// Its kind.
+    pub kind: u16,
+    /// Its `created_at`: the author's claim.
+    pub created_at: u64,
+    /// Always false: nothing proves when a content event was written.
+    pub created_at_trusted: bool,
+    /// `created_at` in UTC.
+    pub utc: String,
+    /// Whether its text has `X`. JSON: two members, `x_check` (`matches`,
+    /// `does_not_match` or `cannot_check`) and `detail` (the content's own
+    /// fingerprint for `does_not_match`, `empty` or `encrypted` for
+    /// `cannot_check`, else `null`).
+    #[serde(flatten)]
+    pub x_check: XCheck,
+    /// The relays that had it.
+    pub relays: Vec<String>,
+}
+
+fn network_name<S: Serializer>(network: &Network, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(network.name())
+}
+
+fn milliseconds<S: Serializer>(elapsed: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_u64(u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX))
+}
+
+impl Serialize for XCheck {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Members<'a> {
+            x_check: &'static str,
+            detail: Option<&'a str>,
+        }
+        let members = match self {
+            XCheck::Matches => Members { x_check: "matches", detail: None },
+            XCheck::DoesNotMatch(fingerprint) => {
+                Members { x_check: "does_not_match", detail: Some(fingerprint) }
+            }
+            XCheck::CannotCheck(why) => Members { x_check: "cannot_check", detail: Some(why.name()) },
+        };
+        members.serialize(serializer)
+    }
+}
+
+impl CheckReport {
+    /// The report as one line of JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a check report serializes")
+    }
+}
