@@ -7,8 +7,9 @@
 use priorart_extract::{ArchiveRecords, ExtractError, Format, Limits};
 use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, SimhashDoc, WordShingles};
 use priorart_index::{Entry, Layout, Segment, TableKeys};
+use priorart_nip::check::UncheckedAnswer;
 use priorart_ots::{AttestationError, DetachedTimestamp, HeaderSource, Network, VerifyError};
-use priorart_ots_net::{BitcoinRpc, CachedSource, Esplora, HeaderCache, RpcAuth};
+use priorart_ots_net::{DEFAULT_HEADER_TIMEOUT, HeaderConfig, HeaderConfigError};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyOverflowError, PyValueError};
 use pyo3::prelude::*;
@@ -688,26 +689,20 @@ fn web_archive_records(py: Python<'_>, path: PathBuf) -> PyResult<WebArchiveRead
     Ok(WebArchiveReader { records })
 }
 
-/// Where block headers come from, as the CLI's header options say.
+/// Where block headers come from, as the CLI's header options say: the
+/// `ots-net` crate's [`HeaderConfig`], which checks and builds it.
 #[pyclass(frozen, from_py_object, module = "priorart")]
 #[derive(Clone)]
 struct HeaderSourceOptions {
-    esplora: Option<String>,
-    bitcoin_rpc: Option<String>,
-    rpc_cookie: Option<PathBuf>,
-    rpc_user: Option<String>,
-    rpc_password: Option<String>,
-    header_cache: Option<PathBuf>,
-    no_header_cache: bool,
-    network: Network,
-    timeout: Duration,
+    config: HeaderConfig,
 }
 
 #[pymethods]
 impl HeaderSourceOptions {
     #[new]
     #[pyo3(signature = (*, esplora=None, bitcoin_rpc=None, rpc_cookie=None, rpc_user=None, rpc_password=None,
-                        header_cache=None, no_header_cache=false, network="mainnet", timeout=10.0))]
+                        rpc_password_file=None, header_cache=None, no_header_cache=false, network="mainnet",
+                        timeout=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -716,98 +711,83 @@ impl HeaderSourceOptions {
         rpc_cookie: Option<PathBuf>,
         rpc_user: Option<String>,
         rpc_password: Option<String>,
+        rpc_password_file: Option<PathBuf>,
         header_cache: Option<PathBuf>,
         no_header_cache: bool,
         network: &str,
-        timeout: f64,
+        timeout: Option<f64>,
     ) -> PyResult<Self> {
-        let invalid = |message: String| with_reason::<InputError>(py, "invalid_header_source", message);
-        if esplora.is_some() && bitcoin_rpc.is_some() {
-            return Err(invalid("esplora and bitcoin_rpc: choose one".into()));
-        }
-        if no_header_cache && esplora.is_none() && bitcoin_rpc.is_none() {
-            return Err(invalid("no_header_cache needs a header source: esplora or bitcoin_rpc".into()));
-        }
-        if no_header_cache && header_cache.is_some() {
-            return Err(invalid("header_cache and no_header_cache: choose one".into()));
-        }
-        if rpc_user.is_some() != rpc_password.is_some() {
-            return Err(invalid("rpc_user and rpc_password go together".into()));
-        }
-        let network: Network =
-            network.parse().map_err(|_| invalid(format!("{network}: not mainnet or regtest")))?;
-        let timeout = Duration::try_from_secs_f64(timeout)
-            .ok()
-            .filter(|t| !t.is_zero())
-            .ok_or_else(|| invalid(format!("{timeout}: expected a positive number of seconds")))?;
-        Ok(HeaderSourceOptions {
+        let network: Network = network.parse().map_err(|_| {
+            with_reason::<InputError>(py, "unknown_network", format!("{network}: not mainnet or regtest"))
+        })?;
+        let timeout = match timeout {
+            None => DEFAULT_HEADER_TIMEOUT,
+            Some(seconds) => {
+                Duration::try_from_secs_f64(seconds).ok().filter(|t| !t.is_zero()).ok_or_else(|| {
+                    with_reason::<InputError>(
+                        py,
+                        "out_of_range",
+                        format!("timeout={seconds}: expected a positive number of seconds"),
+                    )
+                })?
+            }
+        };
+        let config = HeaderConfig {
             esplora,
             bitcoin_rpc,
             rpc_cookie,
             rpc_user,
             rpc_password,
+            rpc_password_file,
             header_cache,
             no_header_cache,
             network,
             timeout,
-        })
+        };
+        config.validate().map_err(|err| header_config_error(py, &err))?;
+        Ok(HeaderSourceOptions { config })
     }
 
     /// `mainnet` or `regtest`.
     #[getter]
     fn network(&self) -> &'static str {
-        self.network.name()
+        self.config.network.name()
     }
 
     fn __repr__(&self) -> String {
-        // Never the password.
-        format!(
-            "HeaderSource(esplora={:?}, bitcoin_rpc={:?}, header_cache={:?}, no_header_cache={}, network={:?})",
-            self.esplora,
-            self.bitcoin_rpc,
-            self.header_cache,
-            self.no_header_cache,
-            self.network.name()
-        )
+        // HeaderConfig's Debug never shows the password.
+        format!("HeaderSource({:?})", self.config)
     }
 }
 
+fn header_config_error(py: Python<'_>, err: &HeaderConfigError) -> PyErr {
+    let message = error_chain(err);
+    if err.is_usage() {
+        with_reason::<InputError>(py, err.reason(), message)
+    } else {
+        let err = PyOSError::new_err(message);
+        let _ = err.value(py).setattr("reason", "password_file");
+        err
+    }
+}
+
+/// An error and its causes on one line.
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut cause = err.source();
+    while let Some(inner) = cause {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        cause = inner.source();
+    }
+    text
+}
+
 impl HeaderSourceOptions {
-    /// The source the CLI builds from the same options: a header cache
-    /// (the default directory unless told) in front of Esplora or bitcoind.
-    fn source(&self) -> Box<dyn HeaderSource> {
-        let upstream: Option<Box<dyn HeaderSource>> = if let Some(url) = &self.esplora {
-            Some(Box::new(Esplora::new(url, self.timeout)))
-        } else if let Some(url) = &self.bitcoin_rpc {
-            let auth = match (&self.rpc_user, &self.rpc_password, &self.rpc_cookie) {
-                (Some(user), Some(password), _) => {
-                    RpcAuth::UserPassword { user: user.clone(), password: password.clone() }
-                }
-                (_, _, Some(cookie)) => RpcAuth::Cookie(cookie.clone()),
-                _ => {
-                    let subdir = if self.network == Network::Regtest { "regtest" } else { "" };
-                    match std::env::var_os("HOME") {
-                        Some(home) => {
-                            RpcAuth::Cookie(PathBuf::from(home).join(".bitcoin").join(subdir).join(".cookie"))
-                        }
-                        None => RpcAuth::None,
-                    }
-                }
-            };
-            Some(Box::new(BitcoinRpc::new(url, auth, self.timeout)))
-        } else {
-            None
-        };
-        if self.no_header_cache
-            && let Some(upstream) = upstream
-        {
-            return upstream;
-        }
-        let cache = match self.header_cache.clone().or_else(|| HeaderCache::default_dir(self.network)) {
-            Some(dir) => HeaderCache::in_dir(dir),
-            None => HeaderCache::in_memory(),
-        };
-        Box::new(CachedSource::new(cache, upstream, self.network))
+    /// Builds the source (reading a password file, if one was named); call
+    /// inside `detach`, the source need not be `Send`.
+    fn source(&self) -> Result<Box<dyn HeaderSource>, HeaderConfigError> {
+        self.config.build()
     }
 }
 
@@ -839,7 +819,7 @@ fn ots_verify_json(
     headers: HeaderSourceOptions,
 ) -> PyResult<String> {
     let proof = decode_proof(py, proof)?;
-    let network = headers.network;
+    let network = headers.config.network;
     if !proof.matches_digest(digest) {
         let expected = priorart_ots::hex::encode(proof.file_digest());
         let message =
@@ -848,7 +828,9 @@ fn ots_verify_json(
             serde_json::json!({"verified": false, "error": message, "reason": "digest_mismatch"}).to_string()
         );
     }
-    let outcome = py.detach(|| priorart_ots::verify(&proof, &headers.source(), network));
+    let outcome = py
+        .detach(|| headers.source().map(|source| priorart_ots::verify(&proof, &source, network)))
+        .map_err(|err| header_config_error(py, &err))?;
     let value = match outcome {
         Ok(verification) => {
             let block = &verification.earliest;
@@ -900,15 +882,42 @@ fn nip_verify_json(
     event_json: PyBackedStr,
     headers: HeaderSourceOptions,
     content: Option<PyBackedStr>,
-) -> String {
+) -> PyResult<String> {
     py.detach(|| {
+        let source = headers.source()?;
         let mut report =
-            priorart_nip::verify_event_json(event_json.trim(), headers.source().as_ref(), headers.network);
+            priorart_nip::verify_event_json(event_json.trim(), source.as_ref(), headers.config.network);
         if let Some(content) = &content {
             report.check_content(content);
         }
-        report.to_json()
+        Ok(report.to_json())
     })
+    .map_err(|err| header_config_error(py, &err))
+}
+
+/// The NIP's discovery check on what relays answered for `x`: the
+/// `priorart-check/1` report's JSON text (`nip::check`, sans I/O; the
+/// caller asked the relays). `answers_json` is a JSON array of
+/// `{"url", "ending", "events", "notices"?, "answered"?, "elapsed_ms"?}`;
+/// each event is checked (id, signature, filter) as the relay client does.
+#[pyfunction]
+fn check_json(
+    py: Python<'_>,
+    x: PyBackedStr,
+    answers_json: PyBackedStr,
+    headers: HeaderSourceOptions,
+) -> PyResult<String> {
+    let x: priorart_fingerprint::EqualityFingerprint = x.parse().map_err(|_| {
+        with_reason::<InputError>(py, "invalid_x", format!("{}: not a fingerprint (64 hex digits)", &*x))
+    })?;
+    let answers: Vec<UncheckedAnswer> = serde_json::from_str(&answers_json)
+        .map_err(|err| with_reason::<InputError>(py, "invalid_answers", format!("relay answers: {err}")))?;
+    py.detach(|| {
+        let source = headers.source()?;
+        let answers: Vec<_> = answers.into_iter().map(|answer| answer.check(&x)).collect();
+        Ok(priorart_nip::check::check(&x, &answers, source.as_ref(), headers.config.network).to_json())
+    })
+    .map_err(|err| header_config_error(py, &err))
 }
 
 /// The extension module.
@@ -942,5 +951,6 @@ fn _priorart(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(ots_info_json, module)?)?;
     module.add_function(wrap_pyfunction!(ots_verify_json, module)?)?;
     module.add_function(wrap_pyfunction!(nip_verify_json, module)?)?;
+    module.add_function(wrap_pyfunction!(check_json, module)?)?;
     Ok(())
 }

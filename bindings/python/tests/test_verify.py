@@ -98,13 +98,19 @@ def test_failures_say_why(headers, tmp_path):
 def test_header_source_options_are_checked():
     with pytest.raises(priorart.InputError) as caught:
         priorart.HeaderSource(esplora="http://127.0.0.1:1", bitcoin_rpc="http://127.0.0.1:2")
-    assert caught.value.reason == "invalid_header_source"
-    with pytest.raises(priorart.InputError):
-        priorart.HeaderSource(no_header_cache=True)
-    with pytest.raises(priorart.InputError):
-        priorart.HeaderSource(network="testnet")
-    with pytest.raises(priorart.InputError):
-        priorart.HeaderSource(timeout=0)
+    assert caught.value.reason == "two_header_sources"
+    # The reasons are ots-net's HeaderConfigError::reason(), as the CLI's.
+    for options, reason in [
+        (dict(no_header_cache=True), "no_header_source"),
+        (dict(network="testnet"), "unknown_network"),
+        (dict(timeout=0), "out_of_range"),
+        (dict(rpc_user="u"), "rpc_login_without_rpc"),
+        (dict(bitcoin_rpc="http://127.0.0.1:1", rpc_user="u"), "user_without_password"),
+        (dict(bitcoin_rpc="http://127.0.0.1:1", rpc_password="p"), "password_without_user"),
+    ]:
+        with pytest.raises(priorart.InputError) as caught:
+            priorart.HeaderSource(**options)
+        assert caught.value.reason == reason, options
     source = priorart.HeaderSource(bitcoin_rpc="http://127.0.0.1:1", rpc_user="u", rpc_password="secret")
     assert "secret" not in repr(source)
 

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, List, Optional, Seque
 from . import _priorart
 from ._priorart import ExtractionError, InputError, ProofError
 from .results import (
+    CheckReport,
     Explained,
     Explanation,
     IndexMatch,
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EQUALITY_SCHEMES",
     "SCHEMES",
+    "check",
     "ExtractionError",
     "HeaderSource",
     "Index",
@@ -401,6 +403,33 @@ class Index:
 
     def __repr__(self) -> str:
         return f"Index(layout={self.layout!r}, documents={len(self)})"
+
+
+def check(
+    x_or_text: str,
+    relay_answers: Sequence[Any],
+    header_source: Optional["HeaderSource"] = None,
+) -> CheckReport:
+    """Who published this text first: the NIP's discovery check on what
+    relays answered, as ``priorart check`` runs it, without I/O (you ask
+    the relays, for the filter ``{"kinds": [1, 20, 30023, 1041, 1040],
+    "#X": [x]}``, by any means).
+
+    ``x_or_text`` is the ``X`` (64 hex digits) or a text (its
+    ``minhash-equality-v1`` is taken). ``relay_answers``: one dict per
+    relay, ``{"url", "ending": {"status": "eose"}, "events": [...]}``
+    (events as NIP-01 objects or their JSON text; optional ``notices``,
+    ``answered``, ``elapsed_ms``); every event's id, signature and match
+    with the filter are checked, as priorart's relay client checks them.
+    Every kind 1041 is verified against ``header_source`` (default: the
+    header cache directory alone), the valid ones ranked by block.
+    Returns the ``priorart-check/1`` report, typed."""
+    x = x_or_text.strip().lower()
+    if not (len(x) == 64 and all(c in "0123456789abcdef" for c in x)):
+        x = fingerprint(x_or_text)
+    source = header_source if header_source is not None else HeaderSource()
+    answers = json.dumps(list(relay_answers))
+    return CheckReport.from_json(json.loads(_priorart.check_json(x, answers, source)))
 
 
 # The submodules of verification, importable as attributes of the package

@@ -15,6 +15,12 @@ __all__ = [
     "Attestation",
     "BitcoinAnchor",
     "Bucket",
+    "CheckBlock",
+    "CheckReport",
+    "CheckVerdict",
+    "ContentEventSeen",
+    "ContentReference",
+    "Earliest",
     "ContentCheck",
     "Explanation",
     "IndexMatch",
@@ -23,9 +29,15 @@ __all__ = [
     "OtsFailure",
     "OtsVerification",
     "ProofInfo",
+    "RankedProof",
+    "RefusedProof",
+    "RelayEnding",
+    "RelaySummary",
+    "SkippedMessages",
     "SimhashDocExplanation",
     "Step",
     "TimestampNode",
+    "UnverifiedProof",
     "VerifyReport",
     "VerifyWarning",
     "WebArchiveRecord",
@@ -446,6 +458,222 @@ class VerifyReport(_Json):
     def is_valid(self) -> bool:
         """Whether the verdict is ``valid`` or ``valid-but-forgeable``."""
         return self.verdict in ("valid", "valid-but-forgeable")
+
+
+# --- check: who published this text first -----------------------------------
+
+
+@_record
+class Earliest(_Json):
+    """The earliest author: of the first valid proof (``height``, ``time``),
+    or, without one, of the earliest event by its untrusted ``created_at``
+    (``kind``, ``created_at``)."""
+
+    _OPTIONAL = ("height", "time", "kind", "created_at")
+
+    author: str
+    npub: str
+    event_id: str
+    utc: str
+    height: Optional[int] = None
+    time: Optional[int] = None
+    kind: Optional[int] = None
+    created_at: Optional[int] = None
+
+
+@_record
+class CheckVerdict(_Json):
+    """``status``: ``proven``, ``unproven``, ``nothing_found``,
+    ``no_relay_answered`` or ``no_relay_asked``; ``text``: the sentence."""
+
+    status: str
+    text: str
+    earliest: Optional[Earliest]
+    other_authors: int
+
+
+@_record
+class RelayEnding(_Json):
+    """How a relay's answer ended: ``status`` ``eose``, ``closed``
+    (``message``), ``timeout``, ``unreachable``/``disconnected``
+    (``error``), ``event_limit``/``byte_limit`` (``limit``)."""
+
+    _OPTIONAL = ("message", "error", "limit")
+
+    status: str
+    message: Optional[str] = None
+    error: Optional[str] = None
+    limit: Optional[int] = None
+
+
+@_record
+class SkippedMessages(_Json):
+    """Messages of a relay not kept for one ``reason``: how many, and the first."""
+
+    reason: str
+    count: int
+    example: str
+
+
+@_record
+class RelaySummary(_Json):
+    """What one relay answered."""
+
+    url: str
+    answered: bool
+    ending: RelayEnding
+    events: int
+    skipped: Tuple[SkippedMessages, ...]
+    notices: Tuple[str, ...]
+    elapsed_ms: int
+
+    @classmethod
+    def from_json(cls, value: Dict[str, Any]) -> "RelaySummary":
+        return cls(
+            url=value["url"],
+            answered=value["answered"],
+            ending=RelayEnding(**value["ending"]),
+            events=value["events"],
+            skipped=tuple(SkippedMessages(**s) for s in value["skipped"]),
+            notices=tuple(value["notices"]),
+            elapsed_ms=value["elapsed_ms"],
+        )
+
+
+@_record
+class CheckBlock(_Json):
+    """The Bitcoin block of a ranked proof."""
+
+    height: int
+    time: int
+    utc: str
+    block_hash: str
+
+
+@_record
+class ContentReference(_Json):
+    """The content event a proof names (``tag`` ``a`` or ``e``), and
+    whether it was among the answers."""
+
+    tag: str
+    reference: str
+    found: bool
+
+
+@_record
+class RankedProof(_Json):
+    """A valid proof, ranked by block (``rank`` 1 is the earliest)."""
+
+    rank: int
+    event_id: str
+    author: str
+    npub: str
+    block: CheckBlock
+    content: Optional[ContentReference]
+    relays: Tuple[str, ...]
+    report: VerifyReport
+
+    @classmethod
+    def from_json(cls, value: Dict[str, Any]) -> "RankedProof":
+        content = value.get("content")
+        return cls(
+            rank=value["rank"],
+            event_id=value["event_id"],
+            author=value["author"],
+            npub=value["npub"],
+            block=CheckBlock(**value["block"]),
+            content=None if content is None else ContentReference(**content),
+            relays=tuple(value["relays"]),
+            report=VerifyReport.from_json(value["report"]),
+        )
+
+
+@_record
+class UnverifiedProof(_Json):
+    """A proof that passed every check but the Bitcoin one, for lack of headers."""
+
+    event_id: str
+    author: str
+    npub: str
+    relays: Tuple[str, ...]
+    report: VerifyReport
+
+
+@_record
+class RefusedProof(_Json):
+    """Any other kind 1041, never dropped, with the ``reasons`` it is not ranked."""
+
+    event_id: str
+    signer: Optional[str]
+    claimed_author: Optional[str]
+    verdict: str
+    reasons: Tuple[str, ...]
+    relays: Tuple[str, ...]
+    report: VerifyReport
+
+
+@_record
+class ContentEventSeen(_Json):
+    """A content event carrying the ``X``; ``x_check``: ``matches``,
+    ``does_not_match`` (``detail``: the content's fingerprint) or
+    ``cannot_check`` (``detail``: ``empty`` or ``encrypted``)."""
+
+    event_id: str
+    author: str
+    npub: str
+    kind: int
+    created_at: int
+    created_at_trusted: bool
+    utc: str
+    x_check: str
+    detail: Optional[str]
+    relays: Tuple[str, ...]
+
+
+@_record
+class CheckReport(_Json):
+    """The ``priorart-check/1`` report (``priorart check --json``)."""
+
+    format: str
+    x: str
+    network: str
+    verdict: CheckVerdict
+    relays: Tuple[RelaySummary, ...]
+    proofs: Tuple[RankedProof, ...]
+    unverified: Tuple[UnverifiedProof, ...]
+    refused: Tuple[RefusedProof, ...]
+    content_events: Tuple[ContentEventSeen, ...]
+    index: Optional[Dict[str, Any]]
+
+    @classmethod
+    def from_json(cls, value: Dict[str, Any]) -> "CheckReport":
+        verdict = value["verdict"]
+        earliest = verdict.get("earliest")
+
+        def with_report(kind: Any, item: Dict[str, Any]) -> Any:
+            fields_ = {k: tuple(v) if isinstance(v, list) else v for k, v in item.items() if k != "report"}
+            return kind(report=VerifyReport.from_json(item["report"]), **fields_)
+
+        return cls(
+            format=value["format"],
+            x=value["x"],
+            network=value["network"],
+            verdict=CheckVerdict(
+                status=verdict["status"],
+                text=verdict["text"],
+                earliest=None if earliest is None else Earliest(**earliest),
+                other_authors=verdict["other_authors"],
+            ),
+            relays=tuple(RelaySummary.from_json(r) for r in value["relays"]),
+            proofs=tuple(RankedProof.from_json(p) for p in value["proofs"]),
+            unverified=tuple(with_report(UnverifiedProof, u) for u in value["unverified"]),
+            refused=tuple(with_report(RefusedProof, r) for r in value["refused"]),
+            content_events=tuple(
+                ContentEventSeen(**{k: tuple(v) if isinstance(v, list) else v for k, v in c.items()})
+                for c in value["content_events"]
+            ),
+            index=value.get("index"),
+        )
 
 
 Explained = Union[Explanation, SimhashDocExplanation]
