@@ -74,8 +74,8 @@ def main():
                            seconds=round(seconds, 3), mib_per_s=round(mib / seconds, 1))
             finally:
                 os.unlink(only_text.name)
-    seconds = best(args.repeat, lambda: priorart.simhash_doc_many(texts, threads=1))
-    report(what="python simhash_doc_many (numpy)", scheme="simhash-doc", threads=1,
+    seconds = best(args.repeat, lambda: priorart.simhash_doc_array(texts, threads=1))
+    report(what="python simhash_doc_array (numpy)", scheme="simhash-doc", threads=1,
            seconds=round(seconds, 3), mib_per_s=round(mib / seconds, 1))
     for threads in (1, 4):
         seconds = best(args.repeat, lambda: priorart.fingerprint_many(
