@@ -6,7 +6,7 @@
 //! [`HeaderSource`]. `check` verifies every proof event, ranks the valid
 //! ones by Bitcoin block, re-fingerprints every content event's text, and
 //! returns a [`CheckReport`]: the `priorart-check/1` document (serde JSON)
-//! and what the text rendering ([`CheckReport::write_table`],
+//! and what the text rendering ([`CheckReport::table_text`],
 //! [`CheckReport::verdict_line`]) prints. It reads no clock and opens no
 //! socket; it asks `headers` for block headers, and nothing else.
 //!
