@@ -9,7 +9,7 @@ mod relay_common;
 
 use nip_common::{priorart, stdout};
 use priorart_nip::nostr::prelude::{Filter, Kind, SingleLetterTag};
-use priorart_testkit::{EsploraServer, TestCalendar};
+use priorart_testkit::{Behavior, EsploraServer, RegtestChain, SharedChain, TestCalendar};
 use relay_common::RelayProcess;
 use serde_json::Value;
 use std::os::unix::process::ExitStatusExt;
@@ -24,6 +24,7 @@ const ESSAY: &str = "Harbour towns kept their archives in the cellars of customs
 struct World {
     _dir: tempfile::TempDir,
     dir: PathBuf,
+    chain: SharedChain,
     calendar: TestCalendar,
     esplora: EsploraServer,
     relay: RelayProcess,
@@ -31,10 +32,53 @@ struct World {
 
 impl World {
     fn new() -> World {
-        let (calendar, esplora) = nip_common::regtest_chain();
+        let chain = RegtestChain::shared();
+        chain.lock().unwrap().mine_block([7; 32]);
+        let calendar = TestCalendar::start(chain.clone());
+        let esplora = EsploraServer::from_chain(chain.clone());
         let dir = tempfile::tempdir().unwrap();
         let relay = RelayProcess::priorart(&dir.path().join("relay"));
-        World { dir: dir.path().to_owned(), _dir: dir, calendar, esplora, relay }
+        World { dir: dir.path().to_owned(), _dir: dir, chain, calendar, esplora, relay }
+    }
+
+    /// A calendar on this chain whose upgrades claim `claimed_height`.
+    fn liar(&self, claimed_height: u64) -> TestCalendar {
+        TestCalendar::start_with(self.chain.clone(), Behavior::Lying { claimed_height })
+    }
+
+    /// The header options every run gets: this chain's Esplora, no cache.
+    fn headers(&self) -> Vec<String> {
+        ["--network", "regtest", "--no-header-cache", "--esplora", &self.esplora.url()]
+            .map(String::from)
+            .to_vec()
+    }
+
+    /// `priorart protect FILE` of `text` as `key`, into `state`, stamped
+    /// at `calendars` only.
+    fn protect_at(
+        &self,
+        state: &Path,
+        key: &Path,
+        name: &str,
+        text: &str,
+        calendars: &[String],
+    ) -> assert_cmd::Command {
+        let file = self.dir.join(format!("{name}.md"));
+        std::fs::write(&file, text).unwrap();
+        let mut cmd = priorart();
+        cmd.args(["protect", "--kind", "30023", "--title", "Essay", "--relay", &self.relay.url]);
+        for calendar in calendars {
+            cmd.args(["--calendar", calendar]);
+        }
+        cmd.args(self.headers()).arg("--state").arg(state).arg("--key-file").arg(key).arg(&file);
+        cmd
+    }
+
+    /// `priorart verify` of a kind 1041 (JSON) against this chain: whether it is VALID.
+    fn verifies(&self, event: &Value) -> bool {
+        let path = self.dir.join(format!("{}.json", event["id"].as_str().unwrap()));
+        std::fs::write(&path, event.to_string()).unwrap();
+        priorart().arg("verify").args(self.headers()).arg(&path).output().unwrap().status.success()
     }
 
     fn key(&self, name: &str) -> (PathBuf, String) {
@@ -47,21 +91,15 @@ impl World {
 
     /// `priorart protect FILE` of `text` as `key`, into `state`.
     fn protect(&self, state: &Path, key: &Path, name: &str, text: &str) -> assert_cmd::Command {
-        let file = self.dir.join(format!("{name}.md"));
-        std::fs::write(&file, text).unwrap();
-        let mut cmd = priorart();
-        cmd.args(["protect", "--kind", "30023", "--title", "Essay", "--relay", &self.relay.url])
-            .args(["--calendar", &self.calendar.url(), "--state"])
-            .arg(state)
-            .arg("--key-file")
-            .arg(key)
-            .arg(&file);
-        cmd
+        self.protect_at(state, key, name, text, &[self.calendar.url()])
     }
 
     fn resume(&self, state: &Path) -> assert_cmd::Command {
         let mut cmd = priorart();
-        cmd.args(["protect", "--resume", "--relay-timeout", "10", "--state"]).arg(state);
+        cmd.args(["protect", "--resume", "--relay-timeout", "10"])
+            .args(self.headers())
+            .arg("--state")
+            .arg(state);
         cmd
     }
 
@@ -276,7 +314,9 @@ fn protect_wait_stays_until_the_proof_is_published() {
     std::fs::write(&file, ESSAY).unwrap();
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("priorart"))
         .args(["protect", "--kind", "30023", "--wait", "--interval", "0.2", "--relay", &world.relay.url])
-        .args(["--calendar", &world.calendar.url(), "--state"])
+        .args(["--calendar", &world.calendar.url()])
+        .args(world.headers())
+        .arg("--state")
         .arg(&state)
         .arg("--key-file")
         .arg(&key)
@@ -362,6 +402,7 @@ fn protect_signs_through_a_bunker_and_publishes_the_proof() {
         ])
         .args(["--bunker", &uri, "--bunker-timeout", "20", "--state"])
         .arg(&state)
+        .args(world.headers())
         .arg(&file)
         .output()
         .unwrap();

@@ -14,7 +14,7 @@ use priorart_nip::nostr::prelude::{
     EventBuilder, EventId, Filter, FinalizeEvent, Keys, Kind, SingleLetterTag, Tag, Timestamp,
 };
 use priorart_nip::{Attestation, ContentEvent};
-use priorart_testkit::{EsploraServer, TestCalendar};
+use priorart_testkit::{Behavior, EsploraServer, RegtestChain, SharedChain, TestCalendar};
 use relay_common::RelayProcess;
 use serde_json::{Value, json};
 use serve_common::{ServeProcess, client, get, post, wait_until};
@@ -28,6 +28,7 @@ const TEXT: &str = "Lighthouse keepers logged every ship, storm and lamp change 
 struct World {
     _dir: tempfile::TempDir,
     dir: PathBuf,
+    chain: SharedChain,
     calendar: TestCalendar,
     esplora: EsploraServer,
     relay: RelayProcess,
@@ -35,18 +36,55 @@ struct World {
 
 impl World {
     fn new() -> World {
-        let (calendar, esplora) = nip_common::regtest_chain();
+        let chain = RegtestChain::shared();
+        chain.lock().unwrap().mine_block([7; 32]);
+        let calendar = TestCalendar::start(chain.clone());
+        let esplora = EsploraServer::from_chain(chain.clone());
         let dir = tempfile::tempdir().unwrap();
         let relay = RelayProcess::priorart(&dir.path().join("relay"));
-        World { dir: dir.path().to_owned(), _dir: dir, calendar, esplora, relay }
+        World { dir: dir.path().to_owned(), _dir: dir, chain, calendar, esplora, relay }
+    }
+
+    /// A calendar on this chain whose upgrades claim `claimed_height`.
+    fn liar(&self, claimed_height: u64) -> TestCalendar {
+        TestCalendar::start_with(self.chain.clone(), Behavior::Lying { claimed_height })
+    }
+
+    /// The header options: this chain's Esplora, no cache.
+    fn headers(&self) -> Vec<String> {
+        ["--network", "regtest", "--no-header-cache", "--esplora", &self.esplora.url()]
+            .map(String::from)
+            .to_vec()
     }
 
     /// `priorart serve` on this world's calendar and relay, a round every `interval` seconds.
     fn serve(&self, interval: &str, extra: &[&str], failpoint: Option<&str>) -> ServeProcess {
-        let calendar = self.calendar.url();
-        let mut args = vec!["--relay", &self.relay.url, "--calendar", &calendar, "--interval", interval];
+        self.serve_at(&[self.calendar.url()], interval, extra, failpoint)
+    }
+
+    /// `priorart serve` stamping at `calendars`.
+    fn serve_at(
+        &self,
+        calendars: &[String],
+        interval: &str,
+        extra: &[&str],
+        failpoint: Option<&str>,
+    ) -> ServeProcess {
+        let headers = self.headers();
+        let mut args: Vec<&str> = vec!["--relay", &self.relay.url, "--interval", interval];
+        for calendar in calendars {
+            args.extend(["--calendar", calendar.as_str()]);
+        }
+        args.extend(headers.iter().map(String::as_str));
         args.extend_from_slice(extra);
         ServeProcess::start(&self.dir.join("state"), &args, failpoint)
+    }
+
+    /// `priorart verify` of a kind 1041 (JSON) against this chain: whether it is VALID.
+    fn verifies(&self, event: &Value) -> bool {
+        let path = self.dir.join(format!("{}.json", event["id"].as_str().unwrap()));
+        std::fs::write(&path, event.to_string()).unwrap();
+        priorart().arg("verify").args(self.headers()).arg(&path).output().unwrap().status.success()
     }
 
     /// Every kind 1041 on the relay for these X values, with the
