@@ -264,7 +264,7 @@ pub fn upgrade(store: &mut Store, settings: &Settings, round: &mut Round) -> Res
             } else {
                 match check_upgraded(&candidate, settings) {
                     Checked::Verified(block) => {
-                        let detail = format!("verified: Bitcoin block {}", block.height);
+                        let detail = format!("Bitcoin block {}", block.height);
                         let earlier =
                             verified[at].as_ref().is_some_and(|(_, kept)| kept.height <= block.height);
                         if !earlier {
