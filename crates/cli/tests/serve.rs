@@ -419,3 +419,122 @@ fn serve_killed_at_every_side_effect_completes_each_job_once() {
         "exactly the stored 1041 of each attestation, once"
     );
 }
+
+/// A calendar's last verdict about a job (from the API).
+fn calendar_verdict(job: &Value, calendar: &str) -> Value {
+    job["calendars"].as_array().unwrap().iter().find(|c| c["calendar"] == calendar).unwrap()["verdict"]
+        .clone()
+}
+
+/// `priorart_calendar_rejected_proofs_total` of `calendar`, if reported.
+fn rejected_proofs(metrics: &str, calendar: &str) -> Option<u64> {
+    let prefix = format!("priorart_calendar_rejected_proofs_total{{calendar=\"{calendar}\"}} ");
+    metrics.lines().find_map(|line| line.strip_prefix(&prefix)).map(|n| n.parse().unwrap())
+}
+
+#[test]
+fn an_honest_calendar_beside_a_liar_yields_valid_proofs_and_the_liar_is_counted() {
+    let world = World::new();
+    // Block 1 exists, with another merkle root than the one the liar proves.
+    let liar = world.liar(1);
+    let serve = world.serve_at(&[liar.url(), world.calendar.url()], "0.3", &[], None);
+    let agent = client();
+    let mut ids = Vec::new();
+    for n in 0..3 {
+        let (_, submission) = article(&Keys::generate(), "essay", &format!("{TEXT} Author {n}."));
+        let (status, answer) = submit(&agent, &serve, &submission);
+        assert_eq!(status, 202, "{answer}");
+        ids.push(answer["id"].as_str().unwrap().to_owned());
+    }
+    for id in &ids {
+        let url = format!("{}/v1/attestations/{id}", serve.url);
+        wait_until(&agent, &url, Duration::from_secs(20), |job| job["state"] == "stamped");
+    }
+    // The liar answers first, then the honest calendar's block.
+    liar.mine_block().unwrap();
+    let height = world.calendar.mine_block().unwrap();
+    let mut published = Vec::new();
+    for id in &ids {
+        let url = format!("{}/v1/attestations/{id}", serve.url);
+        let job = wait_until(&agent, &url, Duration::from_secs(30), |job| job["state"] == "published");
+        assert_eq!(job["block"], height, "the verified block: {job:#}");
+        assert_eq!(calendar_verdict(&job, &liar.url()), "lied");
+        assert_eq!(calendar_verdict(&job, &world.calendar.url()), "verified");
+        assert!(world.verifies(&job["proof_event"]), "priorart verify accepts what serve published");
+        published.push(job);
+    }
+    let on_relay = world.proofs_on_relay(&xs_of(&published));
+    assert_eq!(on_relay.len(), 3, "one kind 1041 per attestation, none from the liar");
+    let (_, metrics) = get(&agent, &format!("{}/metrics", serve.url));
+    let metrics = metrics.as_str().unwrap();
+    assert_eq!(rejected_proofs(metrics, &liar.url()), Some(3), "{metrics}");
+    assert_eq!(rejected_proofs(metrics, &world.calendar.url()), None, "{metrics}");
+}
+
+#[test]
+fn when_every_calendar_lies_serve_publishes_nothing_fails_the_job_and_can_restamp_it() {
+    let world = World::new();
+    let liar = world.liar(1);
+    let serve = world.serve_at(&[liar.url()], "0.3", &["--give-up-after", "0.001"], None);
+    let agent = client();
+    let (_, submission) = article(&Keys::generate(), "essay", TEXT);
+    let (status, answer) = submit(&agent, &serve, &submission);
+    assert_eq!(status, 202, "{answer}");
+    let url = format!("{}/v1/attestations/{}", serve.url, answer["id"].as_str().unwrap());
+    wait_until(&agent, &url, Duration::from_secs(20), |job| job["state"] == "stamped");
+    liar.mine_block().unwrap();
+    let job = wait_until(&agent, &url, Duration::from_secs(30), |job| job["state"] == "failed");
+    let reason = job["last_error"].as_str().unwrap();
+    assert!(reason.contains(&liar.url()) && reason.contains("restamp"), "{reason}");
+    assert!(job["block"].is_null() && job["proof_event"].is_null(), "{job:#}");
+    assert!(world.proofs_on_relay(&xs_of(&[job])).is_empty(), "no kind 1041 on a lie");
+    let (_, metrics) = get(&agent, &format!("{}/metrics", serve.url));
+    let metrics = metrics.as_str().unwrap();
+    assert_eq!(rejected_proofs(metrics, &liar.url()), Some(1), "{metrics}");
+    assert!(metrics.contains("priorart_jobs{state=\"failed\"} 1"), "{metrics}");
+
+    let (status, restamped) = post(&agent, &format!("{url}/restamp"), b"").expect("answered");
+    assert_eq!((status, &restamped["state"]), (202, &json!("signed")), "{restamped}");
+    wait_until(&agent, &url, Duration::from_secs(20), |job| job["state"] == "stamped");
+    assert_eq!(liar.submissions(), 2, "stamped again");
+}
+
+#[test]
+fn serve_refuses_a_damaged_store_before_it_listens() {
+    let world = World::new();
+    let state = world.dir.join("damaged");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join(priorart_pipeline::STATE_FILE), b"this is no database at all, just bytes")
+        .unwrap();
+    let out = priorart()
+        .args(["serve", "--listen", "127.0.0.1:0", "--relay", &world.relay.url])
+        .args(world.headers())
+        .arg("--state")
+        .arg(&state)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("damaged"), "{said}");
+    assert!(!said.contains("listening"), "nothing listens on a store it cannot open: {said}");
+}
+
+#[test]
+fn the_same_attestation_with_another_reference_is_a_conflict_naming_both() {
+    let world = World::new();
+    let serve = world.serve("60", &[], None);
+    let agent = client();
+    let keys = Keys::generate();
+    let (_, submission) = article(&keys, "essay", TEXT);
+    let (status, first) = submit(&agent, &serve, &submission);
+    assert_eq!(status, 202, "{first}");
+    let mut elsewhere = submission.clone();
+    elsewhere["a"] = json!(format!("30023:{}:other", keys.public_key().to_hex()));
+    let (status, conflict) = submit(&agent, &serve, &elsewhere);
+    assert_eq!(status, 409, "{conflict}");
+    assert_eq!(conflict["error"], "reference_conflict");
+    assert_eq!(conflict["stored"]["a"], submission["a"]);
+    assert_eq!(conflict["submitted"]["a"], elsewhere["a"]);
+    let (status, again) = submit(&agent, &serve, &submission);
+    assert_eq!((status, &again["new"]), (202, &json!(false)), "the same reference again is a repeat");
+}
