@@ -344,8 +344,16 @@ fn serve_refuses_bad_input_with_named_reasons_and_queues_nothing() {
         }
     }
     assert!(refused > 0, "the flood is refused");
-    std::thread::sleep(Duration::from_millis(800));
-    let (_, metrics) = get(&agent, &format!("{}/metrics", serve.url));
+    // Two whole rounds after the last request: had anything been queued,
+    // it would have gone to the calendar.
+    let rounds = |metrics: &str| -> u64 {
+        metrics.lines().find_map(|line| line.strip_prefix("priorart_rounds_total ")).unwrap().parse().unwrap()
+    };
+    let metrics_url = format!("{}/metrics", serve.url);
+    let after_requests = rounds(get(&agent, &metrics_url).1.as_str().unwrap());
+    let metrics = wait_until(&agent, &metrics_url, Duration::from_secs(20), |metrics| {
+        rounds(metrics.as_str().unwrap()) >= after_requests + 2
+    });
     let metrics = metrics.as_str().unwrap();
     for state in ["signed", "stamped", "anchored", "built", "published"] {
         assert!(

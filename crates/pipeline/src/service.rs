@@ -114,6 +114,8 @@ struct App {
     limits: Limits,
     rate: Mutex<HashMap<IpAddr, (Instant, u32)>>,
     requests: RequestCounts,
+    /// Rounds the worker finished (since start).
+    rounds: Arc<AtomicU64>,
 }
 
 /// The service with its store open (three connections: reads, the
@@ -147,7 +149,10 @@ impl Service {
             std::thread::spawn(move || write_submissions(writer_store, submissions, max_open));
         let (stop, stopped) = std::sync::mpsc::channel::<()>();
         let worker_options = options.clone();
-        let worker_thread = std::thread::spawn(move || work(worker_store, &worker_options, &stopped));
+        let rounds = Arc::new(AtomicU64::new(0));
+        let worker_rounds = rounds.clone();
+        let worker_thread =
+            std::thread::spawn(move || work(worker_store, &worker_options, &stopped, &worker_rounds));
         let app = Arc::new(App {
             reader: Mutex::new(reader),
             writer,
@@ -156,6 +161,7 @@ impl Service {
             limits: options.limits,
             rate: Mutex::new(HashMap::new()),
             requests: RequestCounts::default(),
+            rounds,
         });
         let router = Router::new()
             .route("/v1/attestations", post(submit))
@@ -207,7 +213,12 @@ fn write_submissions(mut store: Store, mut submissions: mpsc::Receiver<Submissio
 
 /// The worker: a round every interval until told to stop (the first after
 /// one interval, so that what arrives meanwhile joins the first batch).
-fn work(mut store: Store, options: &ServiceOptions, stop: &std::sync::mpsc::Receiver<()>) {
+fn work(
+    mut store: Store,
+    options: &ServiceOptions,
+    stop: &std::sync::mpsc::Receiver<()>,
+    rounds: &AtomicU64,
+) {
     loop {
         match stop.recv_timeout(options.interval) {
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
@@ -217,6 +228,7 @@ fn work(mut store: Store, options: &ServiceOptions, stop: &std::sync::mpsc::Rece
             Ok(round) => log_round(&round, options),
             Err(err) => (options.log)(format!("priorart serve: round failed: {err}")),
         }
+        rounds.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -632,6 +644,11 @@ async fn metrics(State(app): State<Arc<App>>) -> Response {
             ));
         }
     }
+    text.push_str(
+        "# HELP priorart_rounds_total Rounds (stamp, upgrade, build, publish) finished since start.\n",
+    );
+    text.push_str("# TYPE priorart_rounds_total counter\n");
+    text.push_str(&format!("priorart_rounds_total {}\n", app.rounds.load(Ordering::Relaxed)));
     text.push_str("# HELP priorart_requests_total Attestation submissions by outcome (since start).\n");
     text.push_str("# TYPE priorart_requests_total counter\n");
     let requests = &app.requests;
