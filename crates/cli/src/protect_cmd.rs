@@ -214,7 +214,7 @@ fn distinct_attestation(
     let mut at = created_at;
     loop {
         let mut unsigned =
-            Attestation::unsigned(author, fingerprint.clone(), Some(kind), at).context("cannot build the attestation")?;
+            Attestation::unsigned(author, fingerprint, Some(kind), at).context("cannot build the attestation")?;
         let Some(existing) = store.job_by_attestation(&unsigned.id().to_hex())? else { return Ok(unsigned) };
         if existing.content_event_id.as_deref() == Some(content.id.to_hex().as_str()) {
             return Ok(unsigned);
