@@ -581,3 +581,24 @@ fn two_files_with_one_text_in_one_second_keep_both_content_events() {
         assert!(world.verifies(&job["proof_event"]));
     }
 }
+
+#[test]
+fn a_stamped_job_whose_calendars_all_lie_is_stamped_at_a_calendar_named_later() {
+    let world = World::new();
+    let state = world.dir.join("state");
+    let (key, _) = world.key("author");
+    let liar = world.liar(1);
+    stdout(&mut world.protect_at(&state, &key, "essay", ESSAY, &[liar.url()]));
+    liar.mine_block().unwrap();
+    let out = world.resume(&state).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(world.status(&state)[0]["state"], "stamped", "not failed yet: the give-up time is a week");
+    // A later run names an honest calendar: the old job is stamped there too.
+    let _ = world.resume(&state).args(["--calendar", &world.calendar.url()]).output().unwrap();
+    assert_eq!(world.calendar.submissions(), 1, "the old job reached the calendar named later");
+    let height = world.calendar.mine_block().unwrap();
+    let _ = world.resume(&state).output().unwrap();
+    let job = &world.status(&state)[0];
+    assert_eq!((&job["state"], &job["block"]), (&Value::from("published"), &Value::from(height)), "{job:#}");
+    assert!(world.verifies(&job["proof_event"]));
+}

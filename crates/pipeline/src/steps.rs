@@ -159,6 +159,65 @@ pub fn stamp(store: &mut Store, settings: &Settings, round: &mut Round) -> Resul
         };
         stamp_group(store, &options, &jobs, round)?;
     }
+    if settings.calendars_named {
+        stamp_troubled_elsewhere(store, settings, round)?;
+    }
+    Ok(())
+}
+
+/// Stamped jobs whose every calendar lies or fails, when this run names
+/// calendars they were not stamped at: stamped there too, the new pending
+/// attestations merged into their proof, so that no job waits on dead or
+/// lying calendars while a working one is named.
+fn stamp_troubled_elsewhere(
+    store: &mut Store,
+    settings: &Settings,
+    round: &mut Round,
+) -> Result<(), PipelineError> {
+    let named = &settings.stamp.calendars;
+    let troubled: Vec<Job> = store
+        .jobs_in(JobState::Stamped)?
+        .into_iter()
+        .filter(|job| job.trouble_since.is_some())
+        .filter(|job| named.iter().any(|url| !job.calendars.iter().any(|had| same_calendar(had, url))))
+        .collect();
+    if troubled.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<i64> = troubled.iter().map(|job| job.id).collect();
+    let digests: Vec<[u8; 32]> = troubled.iter().map(|job| job.attestation.commitment().0).collect();
+    let options = StampOptions {
+        min_answers: settings.stamp.min_answers.clamp(1, named.len().max(1)),
+        calendars: named.clone(),
+        timeout: settings.stamp.timeout,
+    };
+    store.note_stamp_attempt(&ids)?;
+    let stamped = match stamp_digests(&digests, &options) {
+        Ok(stamped) => stamped,
+        Err(err) => {
+            store.bump(CALENDAR_ERRORS, named.len() as u64)?;
+            round.problems.push(format!("cannot stamp at {}: {err}", named.join(", ")));
+            return Ok(());
+        }
+    };
+    store.bump(CALENDAR_ERRORS, stamped.failed.len() as u64)?;
+    let mut merged = Vec::new();
+    for (job, fresh) in troubled.iter().zip(&stamped.proofs) {
+        let stored = job.proof.as_deref().map(DetachedTimestamp::from_bytes);
+        let Some(Ok(mut proof)) = stored else { continue };
+        let root = proof.file_digest().to_vec();
+        match proof.merge_at(&root, fresh.timestamp().clone()) {
+            Ok(()) => {
+                let mut calendars = job.calendars.clone();
+                calendars.extend(stamped.answered.iter().cloned());
+                merged.push((job.id, proof.to_bytes(), calendars));
+            }
+            Err(err) => round.problems.push(format!("job {}: cannot add the new calendars: {err}", job.id)),
+        }
+    }
+    round.stamped += merged.len();
+    round.calendars_answered.extend(stamped.answered);
+    store.record_restamped_elsewhere(&merged)?;
     Ok(())
 }
 

@@ -445,6 +445,32 @@ impl Store {
         Ok(())
     }
 
+    /// Stamped jobs stamped again at other calendars: the proof with the new
+    /// pending attestations merged in, and the calendars it now holds.
+    pub fn record_restamped_elsewhere(
+        &mut self,
+        jobs: &[(i64, Vec<u8>, Vec<String>)],
+    ) -> Result<(), StoreError> {
+        let now = now();
+        let tx = self.connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        {
+            let mut update = tx.prepare_cached(
+                "UPDATE jobs SET proof = ?2, calendars = ?3, trouble_since = NULL, updated_at = ?4 \
+                 WHERE id = ?1 AND state = 'stamped'",
+            )?;
+            for (job, proof, calendars) in jobs {
+                update.execute(params![
+                    job,
+                    proof,
+                    serde_json::to_string(calendars).unwrap_or_default(),
+                    now
+                ])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
     /// What an upgrade round found, in one transaction: each calendar's
     /// answer in the job's log (a calendar's first lie about a job counted
     /// under [`REJECTED_PROOF_COUNTER`]); a verified proof moves the job
