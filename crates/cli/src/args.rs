@@ -132,12 +132,24 @@ pub(crate) struct PipelineArgs {
     #[arg(long, default_value = "10", value_parser = crate::input::parse_seconds)]
     header_timeout: Duration,
     /// Seconds a job may have only calendars that lie or fail before it is
-    /// `failed` (then restamp it); default one week.
+    /// `failed` (then restamp it); 604800 is one week.
     #[arg(long, value_name = "SECONDS", default_value = "604800", value_parser = crate::input::parse_seconds)]
     give_up_after: Duration,
 }
 
 impl PipelineArgs {
+    /// Says on stderr when no upstream header source is given: every proof
+    /// is then checked against the header cache alone, and stays unverified
+    /// until the cache holds its block.
+    pub(crate) fn warn_without_upstream(&self) {
+        if self.headers.esplora.is_none() && self.headers.bitcoin_rpc.is_none() {
+            note!(
+                "priorart: warning: no --esplora or --bitcoin-rpc: upgraded proofs are checked against the header \
+                 cache only, and nothing is signed until they verify"
+            );
+        }
+    }
+
     /// The pipeline's settings: stamps at `calendars`, upgrades checked
     /// against the header source, events sent with `publish_timeout`.
     pub(crate) fn settings(&self, calendars: &CalendarArgs, publish_timeout: Duration) -> Result<Settings> {

@@ -109,6 +109,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let _lock = RunLock::acquire(&state)?;
     let mut store = Store::open(&state)?;
     let settings = args.pipeline.settings(&args.calendars, args.relay_timeout)?;
+    if args.resume || args.wait {
+        args.pipeline.warn_without_upstream();
+    }
     let mut code = exit::OK;
     if let Some(job) = &args.restamp {
         code = restamp(&mut store, &settings, job, &state)?;
@@ -314,6 +317,9 @@ fn print_round(store: &Store, round: &Round) -> Result<()> {
     }
     for (job, why) in &round.unverified {
         writeln!(out, "job {job}: {why}")?;
+    }
+    if !round.unverified.is_empty() {
+        note!("priorart: {}", exit::HEADER_SOURCE_HINT);
     }
     for (job, why) in &round.failed {
         writeln!(out, "job {job}: failed: {why}")?;

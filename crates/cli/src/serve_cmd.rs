@@ -63,6 +63,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     let relays: Vec<String> = args.relays.resolve()?.iter().map(ToString::to_string).collect();
     let _lock = RunLock::acquire(&state)?;
+    args.pipeline.warn_without_upstream();
     let options = ServiceOptions {
         state_dir: state.clone(),
         relays,
