@@ -6,13 +6,14 @@
 //! `--wait` stays until all are published; `--restamp ID` stamps a failed
 //! or stuck job again.
 
+use crate::args::{CalendarArgs, PipelineArgs, RelayListArgs};
 use crate::exit::{self, UsageError};
 use crate::input;
-use crate::args::{CalendarArgs, PipelineArgs, RelayListArgs};
 use crate::signing_key::{self, SignerArgs};
 use anyhow::{Context, Result, bail};
 use clap::Parser;
-use priorart_nip::nostr::prelude::Kind;
+use priorart_fingerprint::EqualityFingerprint;
+use priorart_nip::nostr::prelude::{Event, Kind, PublicKey, Timestamp, UnsignedEvent};
 use priorart_nip::{Attestation, ContentEvent};
 use priorart_pipeline::service::{JobView, job_json};
 use priorart_pipeline::{AddOutcome, ContentTarget, Job, JobState, NewJob, Round, RunLock, Settings, Store};
@@ -208,12 +209,12 @@ fn add_job(args: &Args, file: &str, store: &mut Store) -> Result<String> {
 /// never be stored. Said on stderr.
 fn distinct_attestation(
     store: &Store,
-    author: priorart_nip::nostr::prelude::PublicKey,
-    fingerprint: priorart_fingerprint::EqualityFingerprint,
+    author: PublicKey,
+    fingerprint: EqualityFingerprint,
     kind: u16,
-    created_at: priorart_nip::nostr::prelude::Timestamp,
-    content: &priorart_nip::nostr::prelude::Event,
-) -> Result<priorart_nip::nostr::prelude::UnsignedEvent> {
+    created_at: Timestamp,
+    content: &Event,
+) -> Result<UnsignedEvent> {
     let mut at = created_at;
     loop {
         let mut unsigned =
@@ -229,7 +230,7 @@ fn distinct_attestation(
             existing.label.as_deref().unwrap_or("-"),
             at.as_secs()
         );
-        at = priorart_nip::nostr::prelude::Timestamp::from_secs(at.as_secs() + 1);
+        at = Timestamp::from_secs(at.as_secs() + 1);
     }
 }
 

@@ -3,8 +3,8 @@
 //! commitments to the calendars, upgrades, builds and signs the kind 1041
 //! with its own key (the NIP allows any signer) and publishes it.
 
-use crate::input;
 use crate::args::{CalendarArgs, PipelineArgs, RelayListArgs};
+use crate::input;
 use anyhow::{Context, Result};
 use clap::Parser;
 use priorart_pipeline::RunLock;
