@@ -125,7 +125,9 @@ fn stamp_group(
         Ok(stamped) => {
             failpoint("after_stamp");
             store.bump(CALENDAR_ERRORS, stamped.failed.len() as u64)?;
-            round.problems.extend(stamped.failed.iter().map(|err| format!("calendar: {err}")));
+            round.problems.extend(
+                stamped.failed.iter().map(|err| format!("calendar: {}", priorart_ots_net::error_chain(err))),
+            );
             let proofs: Vec<(i64, Vec<u8>)> =
                 ids.iter().copied().zip(stamped.proofs.iter().map(DetachedTimestamp::to_bytes)).collect();
             store.record_stamped(&proofs, &stamped.answered)?;
@@ -178,7 +180,12 @@ pub fn upgrade(store: &mut Store, timeout: Duration, round: &mut Round) -> Resul
     let mut errors = 0;
     for ((job, proof), report) in readable.iter().zip(&proofs).zip(&reports) {
         errors += report.errors.len();
-        round.problems.extend(report.errors.iter().map(|err| format!("job {}: calendar: {err}", job.id)));
+        round.problems.extend(
+            report
+                .errors
+                .iter()
+                .map(|err| format!("job {}: calendar: {}", job.id, priorart_ots_net::error_chain(err))),
+        );
         if !report.changed {
             round.still_pending += 1;
             continue;
