@@ -320,7 +320,8 @@ mod tests {
         let keys = Keys::generate();
         let asked = request(&keys);
         let request = SignRequest::from(&asked);
-        let changes: [(EventField, fn(&mut UnsignedEvent)); 4] = [
+        type Change = fn(&mut UnsignedEvent);
+        let changes: [(EventField, Change); 4] = [
             (EventField::Kind, |event| event.kind = Kind::from_u16(1)),
             (EventField::CreatedAt, |event| event.created_at = Timestamp::from_secs(1)),
             (EventField::Tags, |event| event.tags = Tags::new()),
