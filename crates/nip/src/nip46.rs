@@ -1,15 +1,17 @@
 //! The parts of NIP-46 (remote signing) that need no network: reading a
 //! `bunker://` URI ([`BunkerUri`]) and checking what a signer returned
 //! ([`check_signed_event`]). The client that talks to the bunker over
-//! relays is `priorart-relay`'s `Bunker`.
+//! relays, with NIP-44 encryption, is `priorart-relay`'s `Bunker`; this
+//! module needs no NIP-46 feature of rust-nostr, so a WebAssembly build
+//! that only checks a NIP-07 signer's answer links no encryption.
 //!
 //! A signer is untrusted, whichever it is: a NIP-46 bunker, or a NIP-07
 //! browser extension (`window.nostr.signEvent`). What it returns must be
 //! the very event it was asked to sign, with a valid id and signature;
 //! [`check_signed_event`] says which of these fails ([`SignedEventError`]).
 
-use nostr::nips::nip46::NostrConnectUri;
 use nostr::prelude::{Event, Kind, PublicKey, RelayUrl, Tags, Timestamp, UnsignedEvent};
+use nostr::types::url::{ParseError, Url};
 
 /// Relays of one bunker URI used at most (a URI lists one to three).
 pub const MAX_BUNKER_RELAYS: usize = 8;
@@ -41,41 +43,57 @@ impl std::fmt::Debug for BunkerUri {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum BunkerUriError {
-    /// Not a `bunker://` or `nostrconnect://` URI with a valid key and relays.
+    /// Not a URI at all.
     #[error("not a bunker URI (bunker://<remote signer hex pubkey>?relay=wss://…&secret=…)")]
-    Malformed(
-        /// rust-nostr's parser error: it names the part that failed, never the secret.
-        #[source]
-        nostr::error::Error,
-    ),
+    NotUri(#[source] ParseError),
+    /// A URI of another scheme than `bunker://`.
+    #[error("not a bunker URI (bunker://<remote signer hex pubkey>?relay=wss://…&secret=…)")]
+    OtherScheme,
     /// A `nostrconnect://` URI: the one a client shows a signer, not the signer's.
     #[error("a nostrconnect:// URI is for the signer; give priorart the bunker:// URI")]
     ClientUri,
+    /// The host part is not the remote signer's hex public key.
+    #[error("not a bunker URI: bunker://<remote signer hex pubkey> expected")]
+    BadKey(#[source] nostr::error::Error),
+    /// A `relay=` value is not a `ws://` or `wss://` URL.
+    #[error("the bunker URI's relay= values must be ws:// or wss:// URLs")]
+    BadRelay(#[source] nostr::error::Error),
     /// The URI names no relay.
     #[error("the bunker URI names no relay (relay=wss://…)")]
     NoRelay,
 }
 
 impl BunkerUri {
-    /// Parses a `bunker://` URI (surrounding white space ignored). Repeated
-    /// relays are kept once; an empty `secret=` is no secret.
+    /// Parses a `bunker://` URI (surrounding white space ignored), as
+    /// NIP-46 writes it. Repeated relays are kept once; an empty `secret=`
+    /// is no secret.
     pub fn parse(uri: &str) -> Result<BunkerUri, BunkerUriError> {
-        match NostrConnectUri::parse(uri.trim()).map_err(BunkerUriError::Malformed)? {
-            NostrConnectUri::Bunker { remote_signer_public_key, relays, secret } => {
-                let mut unique: Vec<RelayUrl> = Vec::new();
-                for relay in relays {
-                    if !unique.contains(&relay) && unique.len() < MAX_BUNKER_RELAYS {
-                        unique.push(relay);
+        let url = Url::parse(uri.trim()).map_err(BunkerUriError::NotUri)?;
+        match url.scheme() {
+            "bunker" => {}
+            "nostrconnect" => return Err(BunkerUriError::ClientUri),
+            _ => return Err(BunkerUriError::OtherScheme),
+        }
+        let remote_signer =
+            PublicKey::from_hex(url.host_str().unwrap_or_default()).map_err(BunkerUriError::BadKey)?;
+        let mut relays: Vec<RelayUrl> = Vec::new();
+        let mut secret = None;
+        for (name, value) in url.query_pairs() {
+            match name.as_ref() {
+                "relay" => {
+                    let relay = RelayUrl::parse(&value).map_err(BunkerUriError::BadRelay)?;
+                    if !relays.contains(&relay) && relays.len() < MAX_BUNKER_RELAYS {
+                        relays.push(relay);
                     }
                 }
-                if unique.is_empty() {
-                    return Err(BunkerUriError::NoRelay);
-                }
-                let secret = secret.filter(|secret| !secret.is_empty());
-                Ok(BunkerUri { remote_signer: remote_signer_public_key, relays: unique, secret })
+                "secret" => secret = Some(value.into_owned()).filter(|secret| !secret.is_empty()),
+                _ => {}
             }
-            NostrConnectUri::Client { .. } => Err(BunkerUriError::ClientUri),
         }
+        if relays.is_empty() {
+            return Err(BunkerUriError::NoRelay);
+        }
+        Ok(BunkerUri { remote_signer, relays, secret })
     }
 
     /// The one-time secret of the URI, for NIP-46's `connect`.
@@ -269,9 +287,19 @@ mod tests {
 
         let no_relay = format!("bunker://{}?secret=s3cr3t", signer.to_hex());
         assert!(matches!(BunkerUri::parse(&no_relay), Err(BunkerUriError::NoRelay)));
-        for bad in ["bunker://not-a-key?relay=wss://r.example&secret=s3cr3t", "https://x?secret=s3cr3t", ""] {
+        let bad_relay = format!("bunker://{}?relay=https://r.example&secret=s3cr3t", signer.to_hex());
+        type Expected = fn(&BunkerUriError) -> bool;
+        let refusals: [(&str, Expected); 4] = [
+            ("bunker://not-a-key?relay=wss://r.example&secret=s3cr3t", |e| {
+                matches!(e, BunkerUriError::BadKey(_))
+            }),
+            ("https://x?secret=s3cr3t", |e| matches!(e, BunkerUriError::OtherScheme)),
+            ("s3cr3t", |e| matches!(e, BunkerUriError::NotUri(_))),
+            (&bad_relay, |e| matches!(e, BunkerUriError::BadRelay(_))),
+        ];
+        for (bad, expected) in refusals {
             let error = BunkerUri::parse(bad).unwrap_err();
-            assert!(matches!(error, BunkerUriError::Malformed(_)), "{bad}: {error:?}");
+            assert!(expected(&error), "{bad}: {error:?}");
             let message = chain(&error);
             assert!(!message.contains("s3cr3t"), "{message}");
         }
