@@ -144,7 +144,7 @@ fn stamp(args: StampArgs) -> Result<ExitCode> {
     }
     let stamped = priorart_ots_net::stamp_digests(&digests, &options).context("cannot timestamp")?;
     for failure in &stamped.failed {
-        note!("priorart: calendar failed: {failure}");
+        note!("priorart: calendar failed: {}", priorart_ots_net::error_chain(failure));
     }
     let mut outputs = Vec::new();
     for (name, proof) in args.files.iter().zip(&stamped.proofs) {
@@ -208,7 +208,7 @@ fn upgrade(args: UpgradeArgs) -> Result<ExitCode> {
             note!("{name}: ignoring calendar {uri}: not on the allow-list (see --allow)");
         }
         for err in &report.errors {
-            note!("{name}: calendar failed: {err}");
+            note!("{name}: calendar failed: {}", priorart_ots_net::error_chain(err));
         }
         if report.changed && !args.dry_run {
             let backup = priorart_files::replace_keeping_backup(path, &proof.to_bytes())?;

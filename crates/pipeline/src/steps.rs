@@ -235,7 +235,9 @@ fn stamp_group(
         Ok(stamped) => {
             failpoint("after_stamp");
             store.bump(CALENDAR_ERRORS, stamped.failed.len() as u64)?;
-            round.problems.extend(stamped.failed.iter().map(|err| format!("calendar: {err}")));
+            round.problems.extend(
+                stamped.failed.iter().map(|err| format!("calendar: {}", priorart_ots_net::error_chain(err))),
+            );
             let proofs: Vec<(i64, Vec<u8>)> =
                 ids.iter().copied().zip(stamped.proofs.iter().map(DetachedTimestamp::to_bytes)).collect();
             store.record_stamped(&proofs, &stamped.answered)?;
@@ -314,7 +316,7 @@ pub fn upgrade(store: &mut Store, settings: &Settings, round: &mut Round) -> Res
         for ((&at, candidate), report) in asked.iter().zip(candidates).zip(reports) {
             let (verdict, detail) = if !report.errors.is_empty() {
                 errors += report.errors.len();
-                let said: Vec<String> = report.errors.iter().map(ToString::to_string).collect();
+                let said: Vec<String> = report.errors.iter().map(|err| priorart_ots_net::error_chain(err)).collect();
                 (CalendarVerdict::Failed, said.join("; "))
             } else if !report.changed {
                 let said: Vec<&str> =
