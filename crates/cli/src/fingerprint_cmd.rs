@@ -6,7 +6,7 @@ use anyhow::{Context, Result, bail};
 use clap::Parser;
 use priorart_extract::{Format, Limits};
 use priorart_fingerprint::{Explanation, Fingerprint, Fingerprinter, Scheme, SimhashDocExplanation};
-use priorart_jsonl::{Batch, LineReader, LineTooLong};
+use priorart_jsonl::{Batch, Line, LineReader, LineTooLong, Record, RecordShape};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
@@ -174,13 +174,10 @@ fn record(
     number: u64,
     line: Result<&[u8], LineTooLong>,
 ) -> Result<Option<String>, String> {
-    let line = line.map_err(|too_long| too_long.to_string())?;
-    let text = input::utf8(line).map_err(|offset| {
-        format!("line {number}: not valid UTF-8 (first invalid byte at offset {offset} of the line)")
-    })?;
-    if text.trim().is_empty() {
-        return Ok(None);
-    }
+    let text = match priorart_jsonl::line_text(number, line).map_err(|err| err.to_string())? {
+        Line::Blank => return Ok(None),
+        Line::Text(text) => text,
+    };
     // Records whose text is a document of another format are extracted
     // first (the slow path below); plain text is fingerprinted as it is.
     let plain = matches!(args.document.format, None | Some(Format::Text)) || args.document.raw;
@@ -191,33 +188,18 @@ fn record(
     {
         return Ok(Some(with_fingerprints(args, &mut object, fingerprints)));
     }
-    let mut object: Map<String, Value> = match serde_json::from_str(text) {
-        Ok(Value::Object(object)) => object,
-        Ok(_) => return Err(format!("line {number}: not a JSON object")),
-        Err(_) if let Some(offset) = priorart_jsonl::lone_surrogate_escape(text) => {
-            return Err(format!(
-                "line {number}: a \\u escape at byte {offset} is half of a UTF-16 surrogate pair: not Unicode text \
-                 (JavaScript keeps such strings; priorart refuses them)"
-            ));
-        }
-        Err(err) => return Err(format!("line {number}: not JSON: {err}")),
-    };
-    let field = &args.field;
-    let content = match object.shift_remove(field) {
-        Some(Value::String(content)) => content,
-        Some(_) => return Err(format!("line {number}: member `{field}` is not a string")),
-        None => return Err(format!("line {number}: no string member `{field}`")),
-    };
+    let shape = RecordShape { text_field: args.field.clone(), id_field: None };
+    let Record { text: content, mut rest, .. } = shape.parse(number, text).map_err(|err| err.to_string())?;
     let content = match args.document.format {
         Some(format) if !plain => {
             priorart_extract::document_text(content.as_bytes(), Some(format), &Limits::default())
-                .map_err(|err| format!("line {number}: member `{field}` as {format}: {err}"))?
+                .map_err(|err| format!("line {number}: member `{}` as {format}: {err}", args.field))?
                 .text
         }
         _ => content,
     };
     let fingerprints = fingerprinter.fingerprint(&content, &args.scheme);
-    Ok(Some(with_fingerprints(args, &mut object, fingerprints)))
+    Ok(Some(with_fingerprints(args, &mut rest, fingerprints)))
 }
 
 /// `object` (the record without its text) with one member per scheme, as
