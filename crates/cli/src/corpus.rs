@@ -316,7 +316,7 @@ fn read_jsonl(
         if batch.is_empty() {
             return Ok(skipped);
         }
-        let records: Vec<(u64, Result<Option<(Option<String>, String)>>)> = shape
+        let records: Vec<(u64, Result<Option<IdAndText>>)> = shape
             .records(&batch)
             .map(|(number, record)| (number, document_of(number, record, args)))
             .collect();
@@ -336,13 +336,16 @@ fn read_jsonl(
     }
 }
 
+/// A record's id (when `--id-field` names one) and its text.
+type IdAndText = (Option<String>, String);
+
 /// The id and text of one record (`None` for a blank line), its text
 /// extracted when `--format` names a format other than text.
 fn document_of(
     number: u64,
     record: Result<Option<Record>, RecordError>,
     args: &CorpusArgs,
-) -> Result<Option<(Option<String>, String)>> {
+) -> Result<Option<IdAndText>> {
     let Some(Record { text, id, .. }) = record? else { return Ok(None) };
     let text = match args.document.format {
         Some(format) if format != Format::Text && !args.document.raw => {
