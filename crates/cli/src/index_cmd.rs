@@ -10,7 +10,7 @@ use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, SimhashDoc};
 pub(crate) use priorart_index::Answer;
 use priorart_index::{Entry, Index, Layout, Query, SKETCH_WIDTH};
 use serde_json::json;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -152,10 +152,11 @@ fn new_entries(index: &Index, path: &Path, entries: Vec<Entry>) -> Result<Vec<En
     if held.is_empty() {
         return Ok(entries);
     }
+    let by_id: HashMap<&str, &Entry> = entries.iter().map(|entry| (entry.id.as_str(), entry)).collect();
     let changed: Vec<&str> = held
         .iter()
         .filter(|old| {
-            let new = entries.iter().find(|entry| entry.id == old.id).expect("found by its id");
+            let new = by_id[old.id.as_str()];
             (new.simhash, new.x) != (old.simhash, old.x)
         })
         .map(|old| old.id.as_str())
