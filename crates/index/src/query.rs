@@ -119,6 +119,18 @@ impl MemoryIndex {
         MemoryIndex { layout, entries: Vec::new(), positions: HashMap::new() }
     }
 
+    /// Every document of an index on disk, in memory (to insert more and
+    /// save the whole again, as one segment).
+    pub fn from_index(index: &Index) -> MemoryIndex {
+        let mut memory = MemoryIndex::new(index.layout().clone());
+        for entry in index.entries() {
+            // An index on disk never holds an id twice (build and add refuse it).
+            memory.positions.insert(entry.id.clone(), memory.entries.len());
+            memory.entries.push(entry);
+        }
+        memory
+    }
+
     /// Adds a document; an id already inserted is refused
     /// ([`IndexError::DuplicateIds`]) and the index is left as it was.
     pub fn insert(&mut self, mut entry: Entry) -> Result<(), IndexError> {

@@ -211,6 +211,12 @@ fn a_memory_index_answers_as_the_index_it_saves() {
         assert!(by_simhash.near.iter().all(|m| m.jaccard_estimate.is_none()));
         assert_eq!(memory.query(&Query::of_x(query.x.unwrap()), 0).unwrap().same_x, answer.same_x);
     }
+    // Loaded back into memory: the same documents, and more can be inserted.
+    let mut reloaded = MemoryIndex::from_index(&opened);
+    assert_eq!(reloaded.entries(), memory.entries());
+    assert!(reloaded.insert_text("article-0", "again", &mut fingerprinter).is_err());
+    reloaded.insert_text("new", "A new text about something else entirely.", &mut fingerprinter).unwrap();
+    assert_eq!(reloaded.save(&dir.path().join("idx")).unwrap().len(), 7);
     // A distance beyond the layout is refused in memory as on disk.
     assert!(memory.query(&Query::of_simhash(0), 7).is_err());
     assert!(opened.query(&Query::of_simhash(0), 7).is_err());
