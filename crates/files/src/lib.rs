@@ -136,6 +136,36 @@ pub fn write_all_new(outputs: &[(PathBuf, Vec<u8>)]) -> Result<(), FileError> {
     result
 }
 
+/// Writes every `(path, bytes)` as [`write_atomic`] does, replacing what
+/// exists, but only once every new file is complete: all are written to
+/// temporaries first, so a failure while writing leaves every destination
+/// as it was; then each takes its name (one rename each).
+pub fn replace_all(outputs: &[(PathBuf, Vec<u8>)]) -> Result<(), FileError> {
+    let mut temporaries: Vec<PathBuf> = Vec::with_capacity(outputs.len());
+    let written = outputs.iter().try_for_each(|(path, bytes)| {
+        if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(FileError::io(dir, "create"))?;
+        }
+        temporaries.push(write_temporary(path, bytes)?);
+        Ok(())
+    });
+    if let Err(err) = written {
+        for temporary in &temporaries {
+            let _ = std::fs::remove_file(temporary);
+        }
+        return Err(err);
+    }
+    for (index, ((path, _), temporary)) in outputs.iter().zip(&temporaries).enumerate() {
+        if let Err(source) = std::fs::rename(temporary, path) {
+            for temporary in &temporaries[index..] {
+                let _ = std::fs::remove_file(temporary);
+            }
+            return Err(FileError::Io { path: path.to_owned(), action: "rename", source });
+        }
+    }
+    Ok(())
+}
+
 /// Replaces `path` by `bytes`, keeping the original as `path.bak`; refused
 /// when the backup exists (as the OpenTimestamps client does), so an older
 /// backup is never lost. Returns the backup's path.
@@ -291,6 +321,23 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"new");
         assert!(matches!(replace_keeping_backup(&path, b"newer"), Err(FileError::Exists { .. })));
         assert_eq!(std::fs::read(&path).unwrap(), b"new");
+    }
+
+    #[test]
+    fn replace_all_replaces_nothing_unless_every_file_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("out/a"), dir.path().join("out/b"));
+        replace_all(&[(a.clone(), b"a1".to_vec()), (b.clone(), b"b1".to_vec())]).unwrap();
+        // The second destination cannot be written (its directory is a file).
+        let blocked = dir.path().join("out/a/b");
+        assert!(replace_all(&[(b.clone(), b"b2".to_vec()), (blocked, b"x".to_vec())]).is_err());
+        assert_eq!(std::fs::read(&b).unwrap(), b"b1", "not replaced");
+        replace_all(&[(a.clone(), b"a2".to_vec()), (b.clone(), b"b2".to_vec())]).unwrap();
+        assert_eq!(
+            (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap()),
+            (b"a2".to_vec(), b"b2".to_vec())
+        );
+        assert_eq!(std::fs::read_dir(dir.path().join("out")).unwrap().count(), 2, "no temporary left");
     }
 
     #[test]
