@@ -8,8 +8,10 @@ use anyhow::{Context, Result, bail};
 use clap::Args as ClapArgs;
 use priorart_ots::{HeaderSource, Network};
 use priorart_ots_net::{HeaderConfig, StampOptions};
+use priorart_pipeline::Settings;
 use priorart_relay::nostr::prelude::RelayUrl;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Longest relay list file read.
@@ -25,10 +27,11 @@ pub(crate) fn xdg_dir(var: &str, fallback: &str) -> Option<PathBuf> {
     }
 }
 
-/// Header source options of `verify`, `ots verify`, `check`, `protect` and
-/// `serve`; they describe a [`HeaderConfig`], which checks and builds it.
+/// Where headers come from: the options of `verify`, `ots verify`,
+/// `check`, `protect` and `serve` (each gives the time a request gets under
+/// its own name); they describe a [`HeaderConfig`], which checks and builds it.
 #[derive(ClapArgs)]
-pub(crate) struct HeaderArgs {
+pub(crate) struct HeaderSourceArgs {
     /// Esplora REST base URL (e.g. https://blockstream.info/api).
     #[arg(long, value_name = "URL", conflicts_with = "bitcoin_rpc")]
     esplora: Option<String>,
@@ -59,24 +62,16 @@ pub(crate) struct HeaderArgs {
     /// mainnet (checked against the checkpoint table) or regtest.
     #[arg(long, default_value = "mainnet")]
     network: Network,
-    /// Seconds a header source gets per request.
-    #[arg(long, default_value = "10", value_parser = crate::input::parse_seconds)]
-    timeout: Duration,
 }
 
-impl HeaderArgs {
+impl HeaderSourceArgs {
     /// The chain the headers must belong to.
     pub(crate) fn network(&self) -> Network {
         self.network
     }
 
-    /// Seconds each request gets (also `check`'s per-relay limit).
-    pub(crate) fn timeout(&self) -> Duration {
-        self.timeout
-    }
-
-    /// What these options describe.
-    pub(crate) fn config(&self) -> HeaderConfig {
+    /// What these options describe, each request getting `timeout`.
+    pub(crate) fn config(&self, timeout: Duration) -> HeaderConfig {
         HeaderConfig {
             esplora: self.esplora.clone(),
             bitcoin_rpc: self.bitcoin_rpc.clone(),
@@ -87,14 +82,36 @@ impl HeaderArgs {
             header_cache: self.header_cache.clone(),
             no_header_cache: self.no_header_cache,
             network: self.network,
-            timeout: self.timeout,
+            timeout,
         }
+    }
+}
+
+/// The header source options with `--timeout` (`verify`, `ots verify`, `check`).
+#[derive(ClapArgs)]
+pub(crate) struct HeaderArgs {
+    #[command(flatten)]
+    source: HeaderSourceArgs,
+    /// Seconds a header source gets per request.
+    #[arg(long, default_value = "10", value_parser = crate::input::parse_seconds)]
+    timeout: Duration,
+}
+
+impl HeaderArgs {
+    /// The chain the headers must belong to.
+    pub(crate) fn network(&self) -> Network {
+        self.source.network()
+    }
+
+    /// Seconds each request gets (also `check`'s per-relay limit).
+    pub(crate) fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     /// The header source these options describe; a combination that cannot
     /// work is a usage error.
     pub(crate) fn source(&self) -> Result<Box<dyn HeaderSource>> {
-        build_header_source(&self.config())
+        build_header_source(&self.source.config(self.timeout))
     }
 }
 
@@ -103,6 +120,50 @@ pub(crate) fn build_header_source(config: &HeaderConfig) -> Result<Box<dyn Heade
     config.build().map_err(|err| {
         if err.is_usage() { anyhow::Error::new(UsageError(err.to_string())) } else { anyhow::Error::new(err) }
     })
+}
+
+/// What `protect` and `serve` need to check every proof before they sign:
+/// the header source, and when to give up on calendars that lie or fail.
+#[derive(ClapArgs)]
+pub(crate) struct PipelineArgs {
+    #[command(flatten)]
+    headers: HeaderSourceArgs,
+    /// Seconds a header source gets per request.
+    #[arg(long, default_value = "10", value_parser = crate::input::parse_seconds)]
+    header_timeout: Duration,
+    /// Seconds a job may have only calendars that lie or fail before it is
+    /// `failed` (then restamp it); 604800 is one week.
+    #[arg(long, value_name = "SECONDS", default_value = "604800", value_parser = crate::input::parse_seconds)]
+    give_up_after: Duration,
+}
+
+impl PipelineArgs {
+    /// Says on stderr when no upstream header source is given: every proof
+    /// is then checked against the header cache alone, and stays unverified
+    /// until the cache holds its block.
+    pub(crate) fn warn_without_upstream(&self) {
+        if self.headers.esplora.is_none() && self.headers.bitcoin_rpc.is_none() {
+            note!(
+                "priorart: warning: no --esplora or --bitcoin-rpc: upgraded proofs are checked against the header \
+                 cache only, and nothing is signed until they verify"
+            );
+        }
+    }
+
+    /// The pipeline's settings: stamps at `calendars`, upgrades checked
+    /// against the header source, events sent with `publish_timeout`.
+    pub(crate) fn settings(&self, calendars: &CalendarArgs, publish_timeout: Duration) -> Result<Settings> {
+        let headers = build_header_source(&self.headers.config(self.header_timeout))?;
+        Ok(Settings {
+            stamp: calendars.options()?,
+            calendars_named: calendars.named(),
+            upgrade_timeout: calendars.timeout().max(Duration::from_secs(10)),
+            publish_timeout,
+            headers: Arc::from(headers),
+            network: self.headers.network(),
+            give_up_after: self.give_up_after,
+        })
+    }
 }
 
 /// Calendar options of `ots stamp`, `timestamp`, `protect` and `serve`.
@@ -134,6 +195,11 @@ impl CalendarArgs {
             None => defaults.min_answers.min(calendars.len()),
         };
         Ok(StampOptions { calendars, min_answers, timeout: self.timeout })
+    }
+
+    /// Whether calendars were named with `-c` (else the defaults apply).
+    pub(crate) fn named(&self) -> bool {
+        !self.calendars.is_empty()
     }
 
     /// The time each calendar gets.

@@ -5,14 +5,15 @@
 //! the batch, not the collection.
 
 use crate::input::{self, DocumentArgs};
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use priorart_extract::{Format, Limits};
 use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, SimhashDoc, WordShingles};
-use priorart_jsonl::{Batch, LineReader};
+use priorart_jsonl::{Batch, LineReader, Record, RecordError, RecordShape};
 use rayon::prelude::*;
-use serde_json::Value;
+use std::collections::HashMap;
 use std::io::Read;
+use std::path::{Path, PathBuf};
 
 /// Whether a document's text is empty or only white space: nothing to
 /// fingerprint, sign or compare (every such text has the same fingerprints).
@@ -73,20 +74,50 @@ pub enum WithX {
     No,
 }
 
+/// What reading a collection left out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Named inputs that could not be read at all (missing, a directory,
+    /// not a document).
+    pub failed_inputs: usize,
+    /// Records of readable inputs that were skipped (bad JSONL lines,
+    /// archive records that failed).
+    pub skipped_records: usize,
+    /// Documents whose text is empty, skipped: every empty text has the
+    /// same fingerprints, so they would all pair with each other.
+    pub empty: usize,
+}
+
+impl Summary {
+    /// Whether anything was reported as unreadable (exit code 1).
+    pub fn had_errors(&self) -> bool {
+        self.failed_inputs + self.skipped_records > 0
+    }
+
+    /// "3 skipped" for a summary line: records, inputs and empty texts.
+    pub fn skipped(&self) -> usize {
+        self.failed_inputs + self.skipped_records + self.empty
+    }
+}
+
 /// Reads every document of `args.inputs`, fingerprints them on all cores,
 /// and hands each batch to `sink` in input order. Unreadable inputs and
-/// records are reported on stderr and skipped; the answer says how many.
+/// records are reported on stderr and skipped, and so are empty texts;
+/// the summary counts them. An input named twice is read once (with a
+/// warning); an id given to two documents is an error (nothing is handed
+/// on after it matters: the caller writes only once this returns `Ok`).
 pub fn fingerprint_all(
     args: &CorpusArgs,
     with_x: WithX,
     mut sink: impl FnMut(Vec<Fingerprinted>) -> Result<()>,
-) -> Result<usize> {
+) -> Result<Summary> {
     let progress = ProgressBar::new_spinner().with_style(
         ProgressStyle::with_template("{spinner} {msg}: {human_pos} documents, {per_sec}, {elapsed}")
             .expect("a valid template"),
     );
     progress.set_message("fingerprinting");
-    let mut skipped = 0usize;
+    let mut summary = Summary::default();
+    let mut identities = Identities::default();
     let mut pending: Vec<Pending> = Vec::new();
     let mut pending_bytes = 0usize;
     let mut flush = |pending: &mut Vec<Pending>, pending_bytes: &mut usize| -> Result<()> {
@@ -100,8 +131,13 @@ pub fn fingerprint_all(
         *pending_bytes = 0;
         sink(batch)
     };
-    for name in &args.inputs {
-        let mut push = |id: String, text: String| -> Result<()> {
+    for name in unique_inputs(&args.inputs, &progress) {
+        let mut push = |id: String, place: String, text: String| -> Result<()> {
+            if is_blank(&text) {
+                summary.empty += 1;
+                return Ok(());
+            }
+            identities.claim(&id, place);
             pending_bytes += text.len();
             pending.push(Pending { id, text });
             if pending_bytes >= BATCH_TEXT_BYTES {
@@ -115,16 +151,92 @@ pub fn fingerprint_all(
             read_file(name, &args.document, &mut push)
         };
         match read {
-            Ok(skipped_here) => skipped += skipped_here,
+            Ok(skipped_here) => summary.skipped_records += skipped_here,
             Err(err) => {
                 progress.suspend(|| note!("priorart: {err:#}"));
-                skipped += 1;
+                summary.failed_inputs += 1;
             }
         }
     }
     flush(&mut pending, &mut pending_bytes)?;
     progress.finish_and_clear();
-    Ok(skipped)
+    identities.check()?;
+    if summary.empty > 0 {
+        note!("priorart: {} empty document(s) skipped (no text to compare)", summary.empty);
+    }
+    Ok(summary)
+}
+
+/// The inputs, each once: a name that stands for a file already named
+/// (the same path, or another path to the same file, as overlapping globs
+/// give) is dropped with a warning, so a document is never its own copy.
+fn unique_inputs<'a>(inputs: &'a [String], progress: &ProgressBar) -> Vec<&'a str> {
+    let mut seen: HashMap<PathBuf, &str> = HashMap::new();
+    let mut unique = Vec::with_capacity(inputs.len());
+    for name in inputs {
+        let identity = if name == input::STDIN {
+            PathBuf::from(name)
+        } else {
+            std::fs::canonicalize(name).unwrap_or_else(|_| PathBuf::from(name))
+        };
+        match seen.get(&identity) {
+            Some(first) if *first == name => {
+                progress.suspend(|| note!("priorart: warning: {name} is named more than once; read once"));
+            }
+            Some(first) => progress.suspend(|| {
+                note!("priorart: warning: {name} is the same file as {first}; read once, as {first}")
+            }),
+            None => {
+                seen.insert(identity, name);
+                unique.push(name.as_str());
+            }
+        }
+    }
+    unique
+}
+
+/// Most duplicate ids an error lists.
+const LISTED_DUPLICATES: usize = 5;
+
+/// The ids given so far and where, and the ids given twice.
+#[derive(Default)]
+struct Identities {
+    places: HashMap<String, String>,
+    repeated: Vec<(String, String, String)>,
+}
+
+impl Identities {
+    /// Records that `id` names the document at `place`.
+    fn claim(&mut self, id: &str, place: String) {
+        match self.places.get(id) {
+            Some(first) => self.repeated.push((id.to_owned(), first.clone(), place)),
+            None => {
+                self.places.insert(id.to_owned(), place);
+            }
+        }
+    }
+
+    /// An error naming the ids given twice, if any.
+    fn check(&self) -> Result<()> {
+        let Some((id, first, second)) = self.repeated.first() else { return Ok(()) };
+        let more = match self.repeated.len() {
+            1 => String::new(),
+            n => {
+                let others: Vec<String> = self.repeated[1..]
+                    .iter()
+                    .take(LISTED_DUPLICATES - 1)
+                    .map(|(id, _, _)| format!("{id:?}"))
+                    .collect();
+                let unlisted = n.saturating_sub(LISTED_DUPLICATES);
+                let tail = if unlisted > 0 { format!(" and {unlisted} more") } else { String::new() };
+                format!(", and {} other id(s): {}{tail}", n - 1, others.join(", "))
+            }
+        };
+        bail!(
+            "the id {id:?} names two documents ({first} and {second}){more}: each document needs its own id \
+             (check the --id-field values); nothing was written"
+        )
+    }
 }
 
 fn fingerprint(fingerprinter: &mut Fingerprinter, pending: Pending, with_x: WithX) -> Fingerprinted {
@@ -143,13 +255,23 @@ fn fingerprint(fingerprinter: &mut Fingerprinter, pending: Pending, with_x: With
     Fingerprinted { id: pending.id, simhash, x, shingles: WordShingles::of(&pending.text) }
 }
 
+/// Refuses a directory by name (the operating system opens one, and only
+/// the first read fails, with a message that does not say what to do).
+fn refuse_directory(name: &str) -> Result<()> {
+    if name != input::STDIN && Path::new(name).is_dir() {
+        bail!("{name}: a directory, not a document (name the files in it, for example {name}/*)");
+    }
+    Ok(())
+}
+
 /// One file: a web archive gives one document per record (id FILE#OFFSET
 /// or its URI), anything else one document (id: the file name).
 fn read_file(
     name: &str,
     document: &DocumentArgs,
-    push: &mut impl FnMut(String, String) -> Result<()>,
+    push: &mut impl FnMut(String, String, String) -> Result<()>,
 ) -> Result<usize> {
+    refuse_directory(name)?;
     let limits = Limits::default();
     let mut bytes = Vec::new();
     input::open(name)?
@@ -159,7 +281,7 @@ fn read_file(
     let format = document.format.unwrap_or_else(|| priorart_extract::detect(&bytes));
     if document.raw || !matches!(format, Format::Warc | Format::Arc) {
         let text = input::read_document_bytes(name, &bytes, document)?.text;
-        push(name.to_owned(), text)?;
+        push(name.to_owned(), name.to_owned(), text)?;
         return Ok(0);
     }
     let extraction =
@@ -173,17 +295,19 @@ fn read_file(
             Some(uri) => format!("{name}#{offset} {uri}"),
             None => format!("{name}#{offset}"),
         };
-        push(id, document.text)?;
+        push(id, format!("{name}#{offset}"), document.text)?;
     }
     Ok(extraction.record_errors.len())
 }
 
-/// JSON Lines: one document per record.
+/// JSON Lines: one document per record (blank lines are none).
 fn read_jsonl(
     name: &str,
     args: &CorpusArgs,
-    push: &mut impl FnMut(String, String) -> Result<()>,
+    push: &mut impl FnMut(String, String, String) -> Result<()>,
 ) -> Result<usize> {
+    refuse_directory(name)?;
+    let shape = RecordShape { text_field: args.field.clone(), id_field: args.id_field.clone() };
     let mut reader = LineReader::new(input::open(name)?);
     let mut batch = Batch::default();
     let mut skipped = 0;
@@ -192,16 +316,19 @@ fn read_jsonl(
         if batch.is_empty() {
             return Ok(skipped);
         }
-        let records: Vec<(u64, Record)> = batch
-            .lines()
-            .map(|(number, line)| (number, record(name, args, number, line.map_err(|e| e.to_string()))))
+        let records: Vec<(u64, Result<Option<IdAndText>>)> = shape
+            .records(&batch)
+            .map(|(number, record)| (number, document_of(number, record, args)))
             .collect();
         for (number, record) in records {
             match record {
-                Ok((id, text)) => push(id, text)?,
-                Err(err) if err.is_empty() => {}
+                Ok(Some((id, text))) => {
+                    let place = format!("{name}:{number}");
+                    push(id.unwrap_or_else(|| place.clone()), place, text)?
+                }
+                Ok(None) => {}
                 Err(err) => {
-                    note!("priorart: {name}: line {number}: {err}");
+                    note!("priorart: {name}: {err:#}");
                     skipped += 1;
                 }
             }
@@ -209,41 +336,24 @@ fn read_jsonl(
     }
 }
 
-/// `(id, text)` of one JSONL record, or why not (empty for a blank line).
-type Record = Result<(String, String), String>;
+/// A record's id (when `--id-field` names one) and its text.
+type IdAndText = (Option<String>, String);
 
-/// One JSONL record's [`Record`].
-fn record(name: &str, args: &CorpusArgs, number: u64, line: Result<&[u8], String>) -> Record {
-    let line = line?;
-    let text = input::utf8(line).map_err(|_| "not valid UTF-8".to_owned())?;
-    if text.trim().is_empty() {
-        return Err(String::new());
-    }
-    let Value::Object(mut object) = serde_json::from_str(text).map_err(|err| format!("not JSON: {err}"))?
-    else {
-        return Err("not a JSON object".into());
-    };
-    let Some(Value::String(content)) = object.shift_remove(&args.field) else {
-        return Err(format!("no string member `{}`", args.field));
-    };
-    let id = match args.id_field.as_ref().map(|field| object.get(field)) {
-        None => format!("{name}:{number}"),
-        Some(Some(Value::String(id))) => id.clone(),
-        Some(Some(Value::Number(id))) => id.to_string(),
-        Some(_) => {
-            return Err(format!(
-                "no string or number member `{}`",
-                args.id_field.as_deref().unwrap_or_default()
-            ));
-        }
-    };
-    let content = match args.document.format {
+/// The id and text of one record (`None` for a blank line), its text
+/// extracted when `--format` names a format other than text.
+fn document_of(
+    number: u64,
+    record: Result<Option<Record>, RecordError>,
+    args: &CorpusArgs,
+) -> Result<Option<IdAndText>> {
+    let Some(Record { text, id, .. }) = record? else { return Ok(None) };
+    let text = match args.document.format {
         Some(format) if format != Format::Text && !args.document.raw => {
-            priorart_extract::document_text(content.as_bytes(), Some(format), &Limits::default())
-                .map_err(|err| format!("member `{}` as {format}: {err}", args.field))?
+            priorart_extract::document_text(text.as_bytes(), Some(format), &Limits::default())
+                .with_context(|| format!("line {number}: member `{}` as {format}", args.field))?
                 .text
         }
-        _ => content,
+        _ => text,
     };
-    Ok((id, content))
+    Ok(Some((id, text)))
 }

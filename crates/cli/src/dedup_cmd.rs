@@ -15,11 +15,11 @@
 
 use crate::corpus::{self, CorpusArgs, Fingerprinted};
 use crate::exit::{self, UsageError};
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use priorart_fingerprint::SimhashDoc;
-use priorart_index::{Layout, Pair};
+use priorart_index::{Layout, Pair, VerifiedPair};
 use rayon::prelude::*;
 use serde_json::json;
 use std::io::Write;
@@ -34,6 +34,10 @@ OUT/clusters.jsonl ({\"representative\", \"size\", \"members\"} per cluster of t
 Examples:
   priorart dedup corpus/*.html --out dups
   priorart dedup --jsonl docs.jsonl --id-field id -k 3 --min-jaccard 0.9 --out dups
+
+An input named twice (or two names of one file) is read once; an id given to two documents
+(--id-field) is an error; empty texts are skipped and counted. A run that read no document, or
+that could not read an input while OUT holds earlier results, writes nothing and says so.
 
 Exit codes: 0 ok, 1 bad input (reported, the rest still processed), 2 usage error.")]
 pub struct Args {
@@ -59,25 +63,52 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let layout = Layout::for_distance(args.k).map_err(|err| UsageError(err.to_string()))?;
     let mut documents: Vec<Fingerprinted> = Vec::new();
-    let skipped = corpus::fingerprint_all(&args.corpus, corpus::WithX::No, |batch| {
+    let read = corpus::fingerprint_all(&args.corpus, corpus::WithX::No, |batch| {
         documents.extend(batch);
         Ok(())
     })?;
+    let outputs = [args.out.join(PAIRS), args.out.join(CLUSTERS)];
+    let earlier = outputs.iter().any(|path| path.exists());
+    if documents.is_empty() {
+        bail!("no document to deduplicate{}", left_as_it_was(&args.out, earlier));
+    }
+    if read.failed_inputs > 0 && earlier {
+        // Results without a whole input are not the results the user had:
+        // keep those until every input is read.
+        bail!(
+            "{} input(s) could not be read, so the results would be incomplete{}",
+            read.failed_inputs,
+            left_as_it_was(&args.out, earlier)
+        );
+    }
     let candidates = candidate_pairs(&documents, &layout, args.k)?;
     let pairs = verify(&documents, &candidates, args.min_jaccard);
-    let clusters = clusters(documents.len(), &pairs);
-    write_outputs(&args.out, &documents, &pairs, &clusters)?;
+    let clusters = priorart_index::clusters(documents.len(), pairs.iter().map(|pair| (pair.a, pair.b)));
+    write_outputs(&outputs, &documents, &pairs, &clusters)?;
     let removable: usize = clusters.iter().map(|members| members.len() - 1).sum();
     note!(
-        "priorart: {} documents ({skipped} skipped), {} candidate pairs within k={}, {} verified at jaccard >= {}, {} clusters, {removable} documents removable",
+        "priorart: {} documents ({} skipped), {} candidate pairs within k={}, {} verified at jaccard >= {}, {} clusters, {removable} documents removable",
         documents.len(),
+        read.skipped(),
         candidates.len(),
         args.k,
         pairs.len(),
         args.min_jaccard,
         clusters.len()
     );
-    Ok(ExitCode::from(if skipped > 0 { exit::BAD_INPUT } else { exit::OK }))
+    let verb = if earlier { "replaced the earlier results in" } else { "wrote" };
+    note!("priorart: {verb} {} and {}", outputs[0].display(), outputs[1].display());
+    Ok(ExitCode::from(if read.had_errors() { exit::BAD_INPUT } else { exit::OK }))
+}
+
+/// The pairs file of an output directory.
+const PAIRS: &str = "pairs.jsonl";
+/// The clusters file of an output directory.
+const CLUSTERS: &str = "clusters.jsonl";
+
+/// "; OUT left as it was" (or "; nothing written").
+fn left_as_it_was(out: &std::path::Path, earlier: bool) -> String {
+    if earlier { format!("; {} left as it was", out.display()) } else { "; nothing written".to_owned() }
 }
 
 fn bar(len: usize, what: &str) -> ProgressBar {
@@ -101,60 +132,33 @@ fn candidate_pairs(documents: &[Fingerprinted], layout: &Layout, k: u32) -> Resu
 }
 
 /// The candidates whose exact word 5-gram Jaccard is at least `min`.
-fn verify(documents: &[Fingerprinted], candidates: &[Pair], min: f64) -> Vec<(u32, u32, u32, f64)> {
+fn verify(documents: &[Fingerprinted], candidates: &[Pair], min: f64) -> Vec<VerifiedPair> {
     let progress = bar(candidates.len(), "verifying");
     let pairs = candidates
         .par_iter()
         .filter_map(|&Pair { a, b, distance }| {
             progress.inc(1);
             let jaccard = documents[a as usize].shingles.jaccard(&documents[b as usize].shingles);
-            (jaccard >= min).then_some((a, b, distance, jaccard))
+            (jaccard >= min).then_some(VerifiedPair { a, b, distance, jaccard })
         })
         .collect();
     progress.finish_and_clear();
     pairs
 }
 
-/// Connected components of two or more documents, each sorted, its
-/// representative (the earliest document) first; clusters in order of
-/// their representative.
-fn clusters(count: usize, pairs: &[(u32, u32, u32, f64)]) -> Vec<Vec<u32>> {
-    let mut parent: Vec<u32> = (0..count as u32).collect();
-    fn root(parent: &mut [u32], mut x: u32) -> u32 {
-        while parent[x as usize] != x {
-            parent[x as usize] = parent[parent[x as usize] as usize];
-            x = parent[x as usize];
-        }
-        x
-    }
-    for &(a, b, _, _) in pairs {
-        let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
-        if ra != rb {
-            // The smaller number is the root, so the root is the earliest member.
-            parent[ra.max(rb) as usize] = ra.min(rb);
-        }
-    }
-    let mut members: std::collections::BTreeMap<u32, Vec<u32>> = std::collections::BTreeMap::new();
-    for x in 0..count as u32 {
-        let r = root(&mut parent, x);
-        members.entry(r).or_default().push(x);
-    }
-    members.into_values().filter(|members| members.len() > 1).collect()
-}
-
+/// Writes the pairs and the clusters, both or neither (each replaced only
+/// once both new files are complete).
 fn write_outputs(
-    dir: &std::path::Path,
+    [pairs_path, clusters_path]: &[PathBuf; 2],
     documents: &[Fingerprinted],
-    pairs: &[(u32, u32, u32, f64)],
+    pairs: &[VerifiedPair],
     clusters: &[Vec<u32>],
 ) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("{}: cannot create", dir.display()))?;
     let id = |n: u32| documents[n as usize].id.as_str();
-    let mut lines = Vec::new();
-    for &(a, b, distance, jaccard) in pairs {
-        writeln!(lines, "{}", json!({"a": id(a), "b": id(b), "hamming": distance, "jaccard": jaccard}))?;
+    let mut pair_lines = Vec::new();
+    for &VerifiedPair { a, b, distance, jaccard } in pairs {
+        writeln!(pair_lines, "{}", json!({"a": id(a), "b": id(b), "hamming": distance, "jaccard": jaccard}))?;
     }
-    priorart_files::write_atomic(&dir.join("pairs.jsonl"), &lines)?;
     let mut lines = Vec::new();
     for members in clusters {
         let ids: Vec<&str> = members.iter().map(|&n| id(n)).collect();
@@ -165,19 +169,6 @@ fn write_outputs(
             json!({"representative": ids[0], "size": ids.len(), "members": ids, "simhash-doc": simhash})
         )?;
     }
-    priorart_files::write_atomic(&dir.join("clusters.jsonl"), &lines)?;
+    priorart_files::replace_all(&[(pairs_path.clone(), pair_lines), (clusters_path.clone(), lines)])?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn clusters_are_components_led_by_their_earliest_member() {
-        let pairs = [(3, 5, 0, 1.0), (1, 2, 0, 1.0), (5, 7, 0, 1.0), (2, 7, 1, 0.9)];
-        assert_eq!(clusters(9, &pairs), vec![vec![1, 2, 3, 5, 7]]);
-        assert_eq!(clusters(4, &[(2, 3, 0, 1.0)]), vec![vec![2, 3]]);
-        assert!(clusters(3, &[]).is_empty());
-    }
 }

@@ -6,11 +6,11 @@ use anyhow::{Context, Result, bail};
 use clap::Parser;
 use priorart_extract::{Format, Limits};
 use priorart_fingerprint::{Explanation, Fingerprint, Fingerprinter, Scheme, SimhashDocExplanation};
-use priorart_jsonl::{Batch, LineReader, LineTooLong};
+use priorart_jsonl::{Batch, Line, LineReader, LineTooLong, Record, RecordShape};
 use rayon::prelude::*;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -38,9 +38,14 @@ pub struct Args {
     /// bucket minima, descriptor.
     #[arg(long)]
     explain: bool,
-    /// With `--explain`: one JSON object per file and scheme.
+    /// With `--explain`: one JSON object per file and scheme (always whole).
     #[arg(long, requires = "explain")]
     json: bool,
+    /// With `--explain` on a terminal: print long fields whole (by default
+    /// they are shortened, with a count of what is left out; output to a
+    /// file or a pipe is always whole).
+    #[arg(long, requires = "explain")]
+    full: bool,
     /// How files (and, with `--jsonl --format`, each record's text) are read.
     #[command(flatten)]
     document: input::DocumentArgs,
@@ -59,6 +64,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut out = io::BufWriter::new(stdout.lock());
     let mut fingerprinter = Fingerprinter::new();
     let mut failed = false;
+    let fit = Fit::new(args.full, io::stdout().is_terminal());
     for name in &files {
         let document = match input::read_document(name, &args.document) {
             Ok(document) => document,
@@ -76,13 +82,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     Some(explanation) if args.json => {
                         writeln!(out, "{}", with_file(name, &input, explanation.to_json()))?
                     }
-                    Some(explanation) => write_explanation(&mut out, name, &input, &explanation)?,
+                    Some(explanation) => write_explanation(&mut out, name, &input, &explanation, fit)?,
                     None => {
                         let explanation = priorart_fingerprint::explain_simhash_doc(text);
                         if args.json {
                             writeln!(out, "{}", with_file(name, &input, explanation.to_json()))?;
                         } else {
-                            write_simhash_doc(&mut out, name, &input, &explanation)?;
+                            write_simhash_doc(&mut out, name, &input, &explanation, fit)?;
                         }
                     }
                 }
@@ -174,13 +180,10 @@ fn record(
     number: u64,
     line: Result<&[u8], LineTooLong>,
 ) -> Result<Option<String>, String> {
-    let line = line.map_err(|too_long| too_long.to_string())?;
-    let text = input::utf8(line).map_err(|offset| {
-        format!("line {number}: not valid UTF-8 (first invalid byte at offset {offset} of the line)")
-    })?;
-    if text.trim().is_empty() {
-        return Ok(None);
-    }
+    let text = match priorart_jsonl::line_text(number, line).map_err(|err| err.to_string())? {
+        Line::Blank => return Ok(None),
+        Line::Text(text) => text,
+    };
     // Records whose text is a document of another format are extracted
     // first (the slow path below); plain text is fingerprinted as it is.
     let plain = matches!(args.document.format, None | Some(Format::Text)) || args.document.raw;
@@ -191,33 +194,18 @@ fn record(
     {
         return Ok(Some(with_fingerprints(args, &mut object, fingerprints)));
     }
-    let mut object: Map<String, Value> = match serde_json::from_str(text) {
-        Ok(Value::Object(object)) => object,
-        Ok(_) => return Err(format!("line {number}: not a JSON object")),
-        Err(_) if let Some(offset) = priorart_jsonl::lone_surrogate_escape(text) => {
-            return Err(format!(
-                "line {number}: a \\u escape at byte {offset} is half of a UTF-16 surrogate pair: not Unicode text \
-                 (JavaScript keeps such strings; priorart refuses them)"
-            ));
-        }
-        Err(err) => return Err(format!("line {number}: not JSON: {err}")),
-    };
-    let field = &args.field;
-    let content = match object.shift_remove(field) {
-        Some(Value::String(content)) => content,
-        Some(_) => return Err(format!("line {number}: member `{field}` is not a string")),
-        None => return Err(format!("line {number}: no string member `{field}`")),
-    };
+    let shape = RecordShape { text_field: args.field.clone(), id_field: None };
+    let Record { text: content, mut rest, .. } = shape.parse(number, text).map_err(|err| err.to_string())?;
     let content = match args.document.format {
         Some(format) if !plain => {
             priorart_extract::document_text(content.as_bytes(), Some(format), &Limits::default())
-                .map_err(|err| format!("line {number}: member `{field}` as {format}: {err}"))?
+                .map_err(|err| format!("line {number}: member `{}` as {format}: {err}", args.field))?
                 .text
         }
         _ => content,
     };
     let fingerprints = fingerprinter.fingerprint(&content, &args.scheme);
-    Ok(Some(with_fingerprints(args, &mut object, fingerprints)))
+    Ok(Some(with_fingerprints(args, &mut rest, fingerprints)))
 }
 
 /// `object` (the record without its text) with one member per scheme, as
@@ -263,24 +251,110 @@ fn with_file(name: &str, input: &str, explanation: Value) -> Value {
     Value::Object(object)
 }
 
+/// Characters of one field `--explain` prints on a terminal.
+const TERMINAL_FIELD_CHARS: usize = 300;
+/// Lines of one list (simhash-doc's features) `--explain` prints on a terminal.
+const TERMINAL_LIST_LINES: usize = 24;
+
+/// How much of a long field `--explain` prints: everything, or (on a
+/// terminal, without `--full`) its start and a count of what is left out,
+/// so that a README's explanation fits a screen instead of 61 KB.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fit {
+    max_chars: Option<usize>,
+    max_lines: Option<usize>,
+}
+
+impl Fit {
+    /// Whole with `--full` or when stdout is not a terminal; else shortened.
+    fn new(full: bool, terminal: bool) -> Fit {
+        if full || !terminal {
+            Fit { max_chars: None, max_lines: None }
+        } else {
+            Fit { max_chars: Some(TERMINAL_FIELD_CHARS), max_lines: Some(TERMINAL_LIST_LINES) }
+        }
+    }
+
+    /// `text` Debug-quoted, its start only when it is longer than the fit.
+    fn quoted(&self, text: &str) -> String {
+        let (shown, left_out) = shorten(text, self.max_chars);
+        format!("{shown:?}{}", left_out_note(left_out, "characters"))
+    }
+
+    /// The first of `words` (of `total`, which may be more than listed),
+    /// joined by spaces, within the fit, and what is left out.
+    fn words(&self, words: &[String], total: usize) -> String {
+        let mut length = 0usize;
+        let shown = match self.max_chars {
+            None => words.len(),
+            Some(max) => words
+                .iter()
+                .take_while(|word| {
+                    length += word.chars().count() + 1;
+                    length <= max + 1
+                })
+                .count(),
+        };
+        let listed = words[..shown].join(" ");
+        if shown < words.len() {
+            format!("{listed}{}", left_out_note(total - shown, "tokens"))
+        } else {
+            format!("{listed}{}", more(total, shown))
+        }
+    }
+
+    /// How many of `count` lines a list prints.
+    fn lines(&self, count: usize) -> usize {
+        self.max_lines.map_or(count, |max| count.min(max))
+    }
+}
+
+/// The start of `text` that fits in `max_chars` characters, and how many
+/// characters are left out (0 when all of it fits, or with no limit).
+fn shorten(text: &str, max_chars: Option<usize>) -> (&str, usize) {
+    let Some(max) = max_chars else { return (text, 0) };
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => (&text[..cut], text[cut..].chars().count()),
+        None => (text, 0),
+    }
+}
+
+/// " … (12,345 more characters; --full shows all)", or nothing for 0.
+fn left_out_note(count: usize, what: &str) -> String {
+    if count == 0 { String::new() } else { format!(" … ({} more {what}; --full shows all)", thousands(count)) }
+}
+
+/// `n` with a comma every three digits.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut grouped = String::with_capacity(digits.len() * 4 / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    grouped
+}
+
 /// " … (N more)" when a list shows `shown` of `total` items.
 fn more(total: usize, shown: usize) -> String {
     if total > shown { format!(" … ({} more)", total - shown) } else { String::new() }
 }
 
-fn write_explanation(out: &mut impl Write, name: &str, input: &str, e: &Explanation) -> io::Result<()> {
+fn write_explanation(out: &mut impl Write, name: &str, input: &str, e: &Explanation, fit: Fit) -> io::Result<()> {
     writeln!(out, "file:           {name}")?;
     writeln!(out, "input:          {input}")?;
     writeln!(out, "scheme:         {}", e.scheme)?;
-    writeln!(out, "canonical text: {:?}", e.canonical_text)?;
-    writeln!(out, "tokens ({}):    {}{}", e.tokens_total, e.tokens.join(" "), more(e.tokens_total, e.tokens.len()))?;
+    writeln!(out, "canonical text: {}", fit.quoted(&e.canonical_text))?;
+    writeln!(out, "tokens ({}):    {}", e.tokens_total, fit.words(&e.tokens, e.tokens_total))?;
     let fallback = if e.fallback {
         "  [fallback: every token was a stop word or shorter than 4, so all are kept]"
     } else {
         ""
     };
-    let kept_more = more(e.kept_tokens_total, e.kept_tokens.len());
-    writeln!(out, "kept ({}):      {}{kept_more}{fallback}", e.kept_tokens_total, e.kept_tokens.join(" "))?;
+    let kept = fit.words(&e.kept_tokens, e.kept_tokens_total);
+    writeln!(out, "kept ({}):      {kept}{fallback}", e.kept_tokens_total)?;
     if e.kept_tokens_total == 0 {
         writeln!(out, "buckets:        none: no token at all, so the canonical text itself is hashed")?;
     } else {
@@ -297,17 +371,27 @@ fn write_explanation(out: &mut impl Write, name: &str, input: &str, e: &Explanat
     writeln!(out)
 }
 
-fn write_simhash_doc(out: &mut impl Write, name: &str, input: &str, e: &SimhashDocExplanation) -> io::Result<()> {
+fn write_simhash_doc(
+    out: &mut impl Write,
+    name: &str,
+    input: &str,
+    e: &SimhashDocExplanation,
+    fit: Fit,
+) -> io::Result<()> {
     let features = e.distinct_features();
     writeln!(out, "file:           {name}")?;
     writeln!(out, "input:          {input}")?;
     writeln!(out, "scheme:         {}", Scheme::SimhashDoc)?;
-    writeln!(out, "tokens ({}, {} distinct): {}", e.tokens.len(), features.len(), e.tokens.join(" "))?;
-    writeln!(out, "numbers dropped ({}): {}", e.numeric.len(), e.numeric.join(" "))?;
-    writeln!(out, "identifiers dropped ({}): {}", e.identifiers.len(), e.identifiers.join(" "))?;
+    writeln!(out, "tokens ({}, {} distinct): {}", e.tokens.len(), features.len(), fit.words(&e.tokens, e.tokens.len()))?;
+    writeln!(out, "numbers dropped ({}): {}", e.numeric.len(), fit.words(&e.numeric, e.numeric.len()))?;
+    writeln!(out, "identifiers dropped ({}): {}", e.identifiers.len(), fit.words(&e.identifiers, e.identifiers.len()))?;
     writeln!(out, "features:       (lookup3 hashlittle2, seeds 0/0, (c << 32) | b)")?;
-    for (token, hex) in &features {
-        writeln!(out, "  {hex}  {token:?}")?;
+    let shown = fit.lines(features.len());
+    for (token, hex) in &features[..shown] {
+        writeln!(out, "  {hex}  {}", fit.quoted(token))?;
+    }
+    if shown < features.len() {
+        writeln!(out, " {}", left_out_note(features.len() - shown, "features"))?;
     }
     writeln!(out, "counters:       (bit 63 first; a bit is 1 where its counter is positive)")?;
     for row in e.counters.iter().rev().collect::<Vec<_>>().chunks(8) {
@@ -317,4 +401,51 @@ fn write_simhash_doc(out: &mut impl Write, name: &str, input: &str, e: &SimhashD
     writeln!(out, "hex:            {}", e.fingerprint.to_hex())?;
     writeln!(out, "fingerprint:    {}", e.fingerprint)?;
     writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_terminal_gets_the_start_of_a_long_field_and_a_count_of_the_rest() {
+        let terminal = Fit::new(false, true);
+        let text = "é".repeat(TERMINAL_FIELD_CHARS + 12_345);
+        let shown = terminal.quoted(&text);
+        assert!(shown.ends_with("\" … (12,345 more characters; --full shows all)"), "{shown}");
+        assert_eq!(shown.chars().filter(|&c| c == 'é').count(), TERMINAL_FIELD_CHARS);
+        // Short fields, --full, and output that is no terminal stay whole.
+        assert_eq!(terminal.quoted("gm"), "\"gm\"");
+        for whole in [Fit::new(true, true), Fit::new(false, false), Fit::new(true, false)] {
+            assert_eq!(whole.quoted(&text), format!("{text:?}"));
+            assert_eq!(whole.lines(10_000), 10_000);
+        }
+        assert_eq!(shorten("abc", Some(3)), ("abc", 0));
+        assert_eq!(shorten("abcd", Some(3)), ("abc", 1));
+        assert_eq!(shorten("abcd", None), ("abcd", 0));
+    }
+
+    #[test]
+    fn word_lists_are_cut_between_words_and_count_the_tokens_left_out() {
+        let words: Vec<String> = (0..1_000).map(|i| format!("w{i:03}")).collect();
+        let shown = Fit::new(false, true).words(&words, 4_000);
+        let (listed, note) = shown.split_once(" … ").unwrap();
+        assert!(listed.chars().count() <= TERMINAL_FIELD_CHARS, "{}", listed.len());
+        let count = listed.split(' ').count();
+        assert!(listed.split(' ').all(|word| word.len() == 4), "whole words only");
+        assert_eq!(note, format!("({} more tokens; --full shows all)", thousands(4_000 - count)));
+        // Whole, the library's own limit still shows as before.
+        assert_eq!(Fit::new(true, true).words(&words, 4_000), format!("{} … (3000 more)", words.join(" ")));
+        assert_eq!(Fit::new(false, true).words(&words[..2], 2), "w000 w001");
+        assert_eq!(Fit::new(false, true).lines(1_000), TERMINAL_LIST_LINES);
+    }
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(22_851), "22,851");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
 }

@@ -6,16 +6,14 @@ use crate::exit::{self, UsageError};
 use crate::input::{self, DocumentArgs};
 use anyhow::{Result, bail};
 use clap::{Args as ClapArgs, Parser, Subcommand};
-use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, Scheme, SimhashDoc, WordShingles};
-use priorart_index::{Entry, Index, Layout, Match};
+use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, SimhashDoc};
+pub(crate) use priorart_index::Answer;
+use priorart_index::{Entry, Index, Layout, Query, SKETCH_WIDTH};
 use serde_json::json;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-/// Shingle hashes kept per document for verified similarity at query time
-/// (standard error of the Jaccard estimate about 0.025 at J = 0.8).
-const SKETCH_WIDTH: u32 = 256;
 
 #[derive(Parser)]
 #[command(after_help = "\
@@ -24,6 +22,12 @@ Examples:
   priorart index add docs.idx --jsonl more.jsonl --id-field id
   priorart index query docs.idx draft.md
   priorart index query docs.idx --simhash 0T2BUHHKEH18K -k 3 --json
+
+The similarity a query shows is estimated from sketches of word 5-grams (the index keeps no
+text; standard error about 0.025 at 0.8): `priorart compare` gives the exact value.
+A build that read no document, or that could not read an input while INDEX holds an index,
+leaves INDEX as it was. An id is indexed once: `add` skips a document the index holds
+already with the same fingerprints (a warning) and refuses one whose id it holds with others.
 
 Exit codes: 0 ok (query: whatever it found), 1 bad input, 2 usage error.")]
 pub struct Args {
@@ -37,7 +41,7 @@ enum IndexCommand {
     Build(BuildArgs),
     /// Add documents to INDEX as a new segment.
     Add(AddArgs),
-    /// Documents of INDEX near each query: Hamming distance, verified similarity, same X.
+    /// Documents of INDEX near each query: Hamming distance, estimated similarity, same X.
     Query(QueryArgs),
     /// Merge INDEX's segments into one.
     Compact {
@@ -90,20 +94,8 @@ struct QueryArgs {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     match args.command {
-        IndexCommand::Build(args) => {
-            let layout = Layout::parse(&args.layout).map_err(|err| UsageError(err.to_string()))?;
-            let (entries, skipped) = entries(&args.corpus)?;
-            let index = Index::build(&args.index, layout, SKETCH_WIDTH, &entries)?;
-            summary(&index, entries.len(), skipped);
-            Ok(ExitCode::from(if skipped > 0 { exit::BAD_INPUT } else { exit::OK }))
-        }
-        IndexCommand::Add(args) => {
-            let mut index = Index::open(&args.index)?;
-            let (entries, skipped) = entries(&args.corpus)?;
-            index.add(&entries)?;
-            summary(&index, entries.len(), skipped);
-            Ok(ExitCode::from(if skipped > 0 { exit::BAD_INPUT } else { exit::OK }))
-        }
+        IndexCommand::Build(args) => build(args),
+        IndexCommand::Add(args) => add(args),
         IndexCommand::Query(args) => query(args),
         IndexCommand::Compact { index } => {
             let mut index = Index::open(&index)?;
@@ -115,87 +107,127 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
 }
 
+fn build(args: BuildArgs) -> Result<ExitCode> {
+    let layout = Layout::parse(&args.layout).map_err(|err| UsageError(err.to_string()))?;
+    let (entries, read) = entries(&args.corpus)?;
+    let earlier = Index::open(&args.index).ok().map(|index| index.len());
+    let unchanged = || match earlier {
+        Some(_) => format!("; {} left as it was", args.index.display()),
+        None => "; nothing written".to_owned(),
+    };
+    if entries.is_empty() {
+        bail!("no document to index{}", unchanged());
+    }
+    if read.failed_inputs > 0 && earlier.is_some() {
+        bail!("{} input(s) could not be read, so the index would be incomplete{}", read.failed_inputs, unchanged());
+    }
+    let index = Index::build(&args.index, layout, SKETCH_WIDTH, &entries)?;
+    if let Some(documents) = earlier {
+        note!("priorart: replaced the earlier index of {} ({documents} documents)", args.index.display());
+    }
+    summary(&index, entries.len(), read.skipped());
+    Ok(ExitCode::from(if read.had_errors() { exit::BAD_INPUT } else { exit::OK }))
+}
+
+fn add(args: AddArgs) -> Result<ExitCode> {
+    let mut index = Index::open(&args.index)?;
+    let (entries, read) = entries(&args.corpus)?;
+    let entries = new_entries(&index, &args.index, entries)?;
+    if entries.is_empty() {
+        note!("priorart: nothing to add; {} left as it was", args.index.display());
+    } else {
+        index.add(&entries)?;
+    }
+    summary(&index, entries.len(), read.skipped());
+    Ok(ExitCode::from(if read.had_errors() { exit::BAD_INPUT } else { exit::OK }))
+}
+
+/// `entries` without those `index` holds already with the same
+/// fingerprints (each named in a warning); an id that the index holds with
+/// other fingerprints is an error (a different document, or a changed one:
+/// which to keep is the user's call).
+fn new_entries(index: &Index, path: &Path, entries: Vec<Entry>) -> Result<Vec<Entry>> {
+    let ids: HashSet<&str> = entries.iter().map(|entry| entry.id.as_str()).collect();
+    let held: Vec<Entry> = index.with_ids(&ids);
+    if held.is_empty() {
+        return Ok(entries);
+    }
+    let by_id: HashMap<&str, &Entry> = entries.iter().map(|entry| (entry.id.as_str(), entry)).collect();
+    let changed: Vec<&str> = held
+        .iter()
+        .filter(|old| {
+            let new = by_id[old.id.as_str()];
+            (new.simhash, new.x) != (old.simhash, old.x)
+        })
+        .map(|old| old.id.as_str())
+        .collect();
+    if let Some(first) = changed.first() {
+        bail!(
+            "{} holds {first:?}{} with other fingerprints (a changed document, or another with the same id): \
+             nothing added; rebuild the index (`priorart index build`) to replace it",
+            path.display(),
+            if changed.len() > 1 { format!(" and {} other id(s)", changed.len() - 1) } else { String::new() }
+        );
+    }
+    let held: HashSet<&str> = held.iter().map(|entry| entry.id.as_str()).collect();
+    for id in &held {
+        note!("priorart: warning: {id} is already in {} with the same fingerprints; not added again", path.display());
+    }
+    Ok(entries.into_iter().filter(|entry| !held.contains(entry.id.as_str())).collect())
+}
+
 fn summary(index: &Index, added: usize, skipped: usize) {
     note!(
-        "priorart: {added} document(s) indexed ({skipped} input(s) or record(s) skipped); the index holds {} in {} segment(s), layout {}",
+        "priorart: {added} document(s) indexed ({skipped} input(s), record(s) or empty text(s) skipped); the index holds {} in {} segment(s), layout {}",
         index.len(),
         index.segment_count(),
         index.layout().name
     );
 }
 
-fn entries(corpus: &CorpusArgs) -> Result<(Vec<Entry>, usize)> {
+fn entries(corpus: &CorpusArgs) -> Result<(Vec<Entry>, corpus::Summary)> {
     let mut entries = Vec::new();
-    let skipped = corpus::fingerprint_all(corpus, corpus::WithX::Yes, |batch| {
+    let read = corpus::fingerprint_all(corpus, corpus::WithX::Yes, |batch| {
         entries.extend(batch.into_iter().map(entry));
         Ok(())
     })?;
-    Ok((entries, skipped))
+    Ok((entries, read))
 }
 
 fn entry(document: Fingerprinted) -> Entry {
-    Entry {
-        id: document.id,
-        simhash: document.simhash.0,
-        x: document.x,
-        sketch: sketch(&document.shingles),
-    }
+    Entry::from_fingerprints(document.id, document.simhash.0, document.x, &document.shingles)
 }
 
-fn sketch(shingles: &WordShingles) -> Vec<u64> {
-    shingles.hashes().iter().take(SKETCH_WIDTH as usize).copied().collect()
-}
-
-/// One lookup: what it is, and what it brings.
+/// One lookup: its name (the file, or the value looked up) and the query.
 pub(crate) struct Lookup {
     name: String,
-    simhash: Option<SimhashDoc>,
-    x: Option<[u8; 32]>,
-    sketch: Option<Vec<u64>>,
+    query: Query,
 }
 
 impl Lookup {
     /// A document's lookup: its simhash-doc, X and shingle sketch.
     pub(crate) fn of_text(name: &str, text: &str, fingerprinter: &mut Fingerprinter) -> Lookup {
-        Lookup {
-            name: name.to_owned(),
-            simhash: Some(fingerprinter.simhash_doc(text)),
-            x: fingerprinter.equality(text, Scheme::MinhashEqualityV1).map(|x| x.0),
-            sketch: Some(sketch(&WordShingles::of(text))),
-        }
+        Lookup { name: name.to_owned(), query: Query::of_text(text, fingerprinter) }
     }
 
     /// A lookup of one `X` alone (no text: no near copies, no similarity).
     pub(crate) fn of_x(x: &EqualityFingerprint) -> Lookup {
-        Lookup { name: x.to_string(), simhash: None, x: Some(x.0), sketch: None }
+        Lookup { name: x.to_string(), query: Query::of_x(x.0) }
+    }
+
+    /// A lookup of one simhash-doc value alone (no similarity estimate).
+    fn of_simhash(simhash: SimhashDoc) -> Lookup {
+        Lookup { name: simhash.to_string(), query: Query::of_simhash(simhash.0) }
     }
 
     /// The X looked up, if any (a document's lookup always has one).
     pub(crate) fn x(&self) -> Option<EqualityFingerprint> {
-        self.x.map(EqualityFingerprint)
+        self.query.x.map(EqualityFingerprint)
     }
 
     /// The documents of `index` within `k` bits, and those with the same X.
     pub(crate) fn run(&self, index: &Index, k: u32) -> Result<Answer> {
-        let near = match self.simhash {
-            Some(simhash) => index.near(simhash.0, k, self.sketch.as_deref())?,
-            None => Vec::new(),
-        };
-        let same_x = self.x.map(|x| index.same_x(&x)).unwrap_or_default();
-        Ok(Answer { near, same_x })
-    }
-}
-
-/// What the index holds near one lookup.
-pub(crate) struct Answer {
-    near: Vec<Match>,
-    same_x: Vec<Match>,
-}
-
-impl Answer {
-    /// How many documents the answer names (near or with the same X).
-    pub(crate) fn documents(&self) -> usize {
-        self.near.len() + self.same_x.iter().filter(|x| !self.near.iter().any(|n| n.id == x.id)).count()
+        Ok(index.query(&self.query, k)?)
     }
 }
 
@@ -216,7 +248,7 @@ fn query(args: QueryArgs) -> Result<ExitCode> {
             }
         }
     }
-    lookups.extend(args.simhash.iter().map(|&s| Lookup { name: s.to_string(), simhash: Some(s), x: None, sketch: None }));
+    lookups.extend(args.simhash.iter().map(|&simhash| Lookup::of_simhash(simhash)));
     lookups.extend(args.x.iter().map(Lookup::of_x));
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -233,9 +265,11 @@ fn query(args: QueryArgs) -> Result<ExitCode> {
 }
 
 /// One lookup's answer as the JSON object `index query --json` prints.
+/// The similarity is `jaccard_estimate`: estimated from sketches, not the
+/// exact value `compare` computes from both texts.
 pub(crate) fn answer_json(lookup: &Lookup, answer: &Answer) -> serde_json::Value {
-    let Answer { near, same_x } = answer;
-    let near: Vec<_> = near
+    let near: Vec<_> = answer
+        .near
         .iter()
         .map(|m| {
             json!({
@@ -243,17 +277,17 @@ pub(crate) fn answer_json(lookup: &Lookup, answer: &Answer) -> serde_json::Value
                 "simhash-doc": SimhashDoc(m.simhash).to_string(),
                 "distance": m.distance,
                 "similarity": 1.0 - f64::from(m.distance) / 64.0,
-                "jaccard": m.jaccard,
-                "same_x": same_x.iter().any(|x| x.id == m.id),
+                "jaccard_estimate": m.jaccard_estimate,
+                "same_x": answer.has_same_x(&m.id),
             })
         })
         .collect();
     json!({
         "query": lookup.name,
-        "simhash-doc": lookup.simhash.map(|s| s.to_string()),
-        "minhash-equality-v1": lookup.x.map(|x| EqualityFingerprint(x).to_string()),
+        "simhash-doc": lookup.query.simhash.map(|s| SimhashDoc(s).to_string()),
+        "minhash-equality-v1": lookup.x().map(|x| x.to_string()),
         "near": near,
-        "same_x": same_x.iter().map(|m| &m.id).collect::<Vec<_>>(),
+        "same_x": answer.same_x.iter().map(|m| &m.id).collect::<Vec<_>>(),
     })
 }
 
@@ -262,12 +296,16 @@ pub(crate) fn write_answer(out: &mut impl Write, lookup: &Lookup, answer: &Answe
     let Answer { near, same_x } = answer;
     writeln!(out, "{}: {} within distance {k}, {} with the same X", lookup.name, near.len(), same_x.len())?;
     for m in near {
-        let jaccard = m.jaccard.map(|j| format!("  jaccard {j:.3}")).unwrap_or_default();
-        let x = if same_x.iter().any(|x| x.id == m.id) { "  same X" } else { "" };
+        let jaccard = m
+            .jaccard_estimate
+            .map(|j| format!("  jaccard ~{j:.2} (estimated from sketches)"))
+            .unwrap_or_default();
+        let x = if answer.has_same_x(&m.id) { "  same X" } else { "" };
         writeln!(out, "  {}  distance {}{jaccard}{x}", m.id, m.distance)?;
     }
-    for m in same_x.iter().filter(|x| !near.iter().any(|n| n.id == x.id)) {
-        writeln!(out, "  {}  same X (distance {})", m.id, lookup.simhash.map_or(0, |s| (s.0 ^ m.simhash).count_ones()))?;
+    for m in same_x.iter().filter(|x| !answer.has_near(&x.id)) {
+        let distance = lookup.query.simhash.map_or(0, |s| (s ^ m.simhash).count_ones());
+        writeln!(out, "  {}  same X (distance {distance})", m.id)?;
     }
     Ok(())
 }

@@ -98,12 +98,3 @@ pub fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
         .filter(|duration| !duration.is_zero())
         .ok_or_else(|| format!("{text}: expected a positive number of seconds"))
 }
-
-/// `line` as text, or the offset of its first invalid byte. simdutf8
-/// checks valid text several times as fast as `std` (which was 7% of
-/// `fingerprint --jsonl --scheme simhash-doc`, measured); `std` then only
-/// locates the error.
-pub(crate) fn utf8(line: &[u8]) -> Result<&str, usize> {
-    simdutf8::basic::from_utf8(line)
-        .map_err(|_| std::str::from_utf8(line).err().map_or(0, |err| err.valid_up_to()))
-}

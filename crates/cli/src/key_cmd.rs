@@ -2,10 +2,10 @@
 
 use crate::exit::UsageError;
 use crate::signing_key::{self, KeyArgs};
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::{Parser, Subcommand};
-use priorart_nip::nostr::prelude::{Keys, ToBech32};
-use std::io::Write;
+use priorart_files::FileError;
+use priorart_nip::nostr::prelude::Keys;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -46,8 +46,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 bail!(UsageError("a secret key is written to a file, never to standard output: give a path".into()));
             }
             let keys = Keys::generate();
-            let nsec = keys.secret_key().to_bech32().context("cannot encode the secret key")?;
-            write_secret(&path, &nsec, force)?;
+            if let Err(err) = signing_key::write_key_file(&path, &keys, force) {
+                if let Some(FileError::Exists { .. }) = err.downcast_ref::<FileError>() {
+                    bail!(UsageError(format!("{} exists; use --force to replace it", path.display())));
+                }
+                return Err(err);
+            }
             print_public(&keys, json, Some(&path));
         }
         KeyCommand::Public { key, json } => print_public(&key.require()?, json, None),
@@ -68,26 +72,4 @@ fn print_public(keys: &Keys, json: bool, key_file: Option<&Path>) {
         object["key_file"] = serde_json::Value::String(path.display().to_string());
     }
     println!("{object}");
-}
-
-/// Writes the secret with mode 0600 from the first byte on (never world
-/// readable, not even briefly).
-pub(crate) fn write_secret(path: &Path, nsec: &str, force: bool) -> Result<()> {
-    let name = path.display();
-    if force && path.exists() {
-        std::fs::remove_file(path).with_context(|| format!("{name}: cannot replace"))?;
-    }
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    let mut file = match options.open(path) {
-        Ok(file) => file,
-        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
-            bail!(UsageError(format!("{name} exists; use --force to replace it")))
-        }
-        Err(err) => return Err(err).with_context(|| format!("{name}: cannot create")),
-    };
-    writeln!(file, "{nsec}").with_context(|| format!("{name}: cannot write"))?;
-    file.sync_all().with_context(|| format!("{name}: cannot write"))
 }

@@ -61,7 +61,7 @@ subcommands! {
     Compare => compare_cmd: "Compare two documents: NIP-FF-3 `X` equal or not, simhash-doc distance, similarity and band.",
     Ots => ots_cmd: "OpenTimestamps proofs: stamp, upgrade, verify (trusting no header source), info, prune.",
     Extract => extract_cmd: "Print the text of documents (HTML, XML, PDF, EPUB, text, WARC/ARC) as priorart hashes it.",
-    Index => index_cmd: "A persistent near-duplicate index: build, add, query (distance, verified similarity, same X), compact.",
+    Index => index_cmd: "A persistent near-duplicate index: build, add, query (distance, estimated similarity, same X), compact.",
     Dedup => dedup_cmd: "Every near-duplicate pair of a collection, verified by word 5-gram Jaccard, and their clusters.",
     Publish => publish_cmd: "Send signed events to nostr relays; report each relay's answer per event.",
     Check => check_cmd: "Ask relays who published a text (its X) first: every proof verified, ranked by Bitcoin block.",

@@ -144,7 +144,7 @@ fn stamp(args: StampArgs) -> Result<ExitCode> {
     }
     let stamped = priorart_ots_net::stamp_digests(&digests, &options).context("cannot timestamp")?;
     for failure in &stamped.failed {
-        note!("priorart: calendar failed: {failure}");
+        note!("priorart: calendar failed: {}", priorart_ots_net::error_chain(failure));
     }
     let mut outputs = Vec::new();
     for (name, proof) in args.files.iter().zip(&stamped.proofs) {
@@ -208,7 +208,7 @@ fn upgrade(args: UpgradeArgs) -> Result<ExitCode> {
             note!("{name}: ignoring calendar {uri}: not on the allow-list (see --allow)");
         }
         for err in &report.errors {
-            note!("{name}: calendar failed: {err}");
+            note!("{name}: calendar failed: {}", priorart_ots_net::error_chain(err));
         }
         if report.changed && !args.dry_run {
             let backup = priorart_files::replace_keeping_backup(path, &proof.to_bytes())?;
@@ -327,8 +327,10 @@ fn print_verification(
     warning: Option<String>,
 ) -> Result<()> {
     let block = &verification.earliest;
-    let utc = DateTime::<Utc>::from_timestamp(i64::from(block.time), 0).context("block time out of range")?;
-    let local = utc.with_timezone(&Local);
+    let utc = priorart_ots::UtcTime::from_unix(u64::from(block.time));
+    let local = DateTime::<Utc>::from_timestamp(i64::from(block.time), 0)
+        .context("block time out of range")?
+        .with_timezone(&Local);
     for failure in &verification.failures {
         note!("priorart: block {}: {}", failure.height, failure.reason);
     }
@@ -342,7 +344,7 @@ fn print_verification(
             "height": block.height,
             "block_hash": block.block_hash.to_string(),
             "time": block.time,
-            "time_utc": utc.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+            "time_utc": utc.rfc3339(),
             "pending": verification.pending,
             "unverified": verification.unverified.iter().map(priorart_ots::attestation_json).collect::<Vec<_>>(),
             "failures": verification.failures.iter()
@@ -360,7 +362,7 @@ fn print_verification(
         println!(
             "Success! {chain} block {} attests existence as of {} ({})",
             block.height,
-            utc.format("%Y-%m-%d %H:%M:%S UTC"),
+            utc,
             local.format("%Y-%m-%d %H:%M:%S %Z")
         );
         println!("Block hash {}", block.block_hash);

@@ -3,12 +3,12 @@
 //! commitments to the calendars, upgrades, builds and signs the kind 1041
 //! with its own key (the NIP allows any signer) and publishes it.
 
+use crate::args::{CalendarArgs, PipelineArgs, RelayListArgs};
 use crate::input;
-use crate::args::{CalendarArgs, RelayListArgs};
 use anyhow::{Context, Result};
 use clap::Parser;
-use priorart_pipeline::service::{Limits, ServiceOptions, serve};
-use priorart_pipeline::{RunLock, Settings};
+use priorart_pipeline::RunLock;
+use priorart_pipeline::service::{Limits, Service, ServiceOptions};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,8 +17,11 @@ use std::time::Duration;
 
 #[derive(Parser)]
 #[command(after_help = "API: POST /v1/attestations {\"attestation\": <kind 1042>, \"a\": \"KIND:PUBKEY:D\" | \"e\": \
-                        \"<id>\", \"k\": KIND, \"relays\": [\"wss://…\"]} → 202 {\"id\"}; GET /v1/attestations/ID; \
-                        GET /metrics; GET /healthz. Stops on Ctrl-C or SIGTERM; accepted jobs are on disk before \
+                        \"<id>\", \"k\": KIND, \"relays\": [\"wss://…\"]} → 202 {\"id\"} (409: queued already \
+                        with another reference); GET /v1/attestations/ID; POST /v1/attestations/ID/restamp (a failed \
+                        or stuck job); GET /metrics; GET /healthz. Every upgraded proof is verified against the header \
+                        source (--esplora, --bitcoin-rpc, --header-cache) before the kind 1041 is signed; a calendar \
+                        whose proof fails is named in the job and in /metrics. Stops on Ctrl-C or SIGTERM; accepted jobs are on disk before \
                         the 202 (and survive a kill -9).")]
 pub struct Args {
     /// Address to listen on (port 0: any free port, printed on stderr).
@@ -28,6 +31,8 @@ pub struct Args {
     relays: RelayListArgs,
     #[command(flatten)]
     calendars: CalendarArgs,
+    #[command(flatten)]
+    pipeline: PipelineArgs,
     /// State directory (default: $XDG_DATA_HOME/priorart/serve).
     #[arg(long, value_name = "DIR")]
     state: Option<PathBuf>,
@@ -58,18 +63,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     let relays: Vec<String> = args.relays.resolve()?.iter().map(ToString::to_string).collect();
     let _lock = RunLock::acquire(&state)?;
+    args.pipeline.warn_without_upstream();
     let options = ServiceOptions {
         state_dir: state.clone(),
         relays,
-        settings: Settings {
-            stamp: args.calendars.options()?,
-            upgrade_timeout: args.calendars.timeout().max(Duration::from_secs(10)),
-            publish_timeout: args.relay_timeout,
-        },
+        settings: args.pipeline.settings(&args.calendars, args.relay_timeout)?,
         interval: args.interval,
         limits: Limits { max_body_bytes: args.max_body, requests_per_minute: args.rate_limit, max_open_jobs: args.max_queued },
         log: Arc::new(|line| note!("{line}")),
     };
+    // The store is opened (checked, migrated) before any address is taken:
+    // a damaged store is refused without ever saying "listening".
+    let service = Service::open(options)?;
     let runtime = tokio::runtime::Runtime::new().context("cannot start the service's runtime")?;
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(args.listen)
@@ -77,7 +82,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         let address = listener.local_addr()?;
         note!("priorart: serve listening on http://{address} (state {})", state.display());
-        serve(listener, options, crate::args::stopped()).await?;
+        service.run(listener, crate::args::stopped()).await?;
         note!("priorart: serve stopped");
         Ok(ExitCode::SUCCESS)
     })

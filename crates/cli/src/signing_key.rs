@@ -91,8 +91,7 @@ impl SignerArgs {
             Some(path) => {
                 let client = Keys::generate();
                 let bunker = Bunker::connect(uri, client.clone(), options)?;
-                let nsec = client.secret_key().to_bech32().context("cannot encode the client key")?;
-                crate::key_cmd::write_secret(path, &nsec, false)?;
+                write_key_file(path, &client, false)?;
                 bunker
             }
         };
@@ -127,6 +126,20 @@ impl Signer {
             Signer::Bunker(bunker) => Ok(bunker.sign_event(unsigned)?),
         }
     }
+}
+
+/// Writes the secret key of `keys` (nsec) to `path`, owner-only (mode 0600)
+/// from its first byte, complete or not at all; an existing file is
+/// replaced only when `replace` (else a [`priorart_files::FileError::Exists`]).
+pub fn write_key_file(path: &Path, keys: &Keys, replace: bool) -> Result<()> {
+    let nsec = keys.secret_key().to_bech32().context("cannot encode the secret key")?;
+    let line = format!("{nsec}\n");
+    if replace {
+        priorart_files::write_private(path, line.as_bytes())?;
+    } else {
+        priorart_files::write_new_private(path, line.as_bytes())?;
+    }
+    Ok(())
 }
 
 fn read_key_file(path: &Path) -> Result<Keys> {

@@ -43,7 +43,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let commitment = attestation.commitment();
     let stamped = stamp_digests(&[commitment.0], &options).context("cannot stamp")?;
     for failed in &stamped.failed {
-        note!("priorart: warning: {failed}");
+        note!("priorart: warning: {}", priorart_ots_net::error_chain(failed));
     }
     let proof = stamped.proofs.first().context("the calendars returned no proof")?;
     if args.force {

@@ -95,8 +95,7 @@ fn write_report(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
         writeln!(out, "commitment:  {commitment}")?;
     }
     if let Some(block) = &report.bitcoin {
-        let date = chrono::DateTime::<chrono::Utc>::from_timestamp(block.time as i64, 0)
-            .map_or_else(|| "out of range".to_owned(), |utc| utc.format("%Y-%m-%d %H:%M:%S UTC").to_string());
+        let date = priorart_ots::UtcTime::from_unix(block.time);
         let chain = if report.network == Some("regtest") { "REGTEST (not Bitcoin) " } else { "" };
         writeln!(out, "bitcoin:     {chain}block {} ({}), {date} (time {})", block.height, block.block_hash, block.time)?;
     }

@@ -270,3 +270,83 @@ fn explain_lists_a_bounded_number_of_tokens_and_counts_them_all() {
     assert_eq!(explanation["tokens"].as_array().unwrap().len(), priorart_fingerprint::MAX_LISTED_TOKENS);
     assert_eq!(explanation["tokens_total"], priorart_fingerprint::MAX_LISTED_TOKENS + 5);
 }
+
+/// The repository's README: a real document whose explanation once printed
+/// 61 KB, one line of 22,851 characters.
+fn readme() -> String {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md").display().to_string()
+}
+
+#[test]
+fn explain_into_a_pipe_is_whole_with_or_without_full() {
+    let text = std::fs::read_to_string(readme()).unwrap();
+    let canonical = priorart_fingerprint::explain(&text, priorart_fingerprint::Scheme::MinhashEqualityV1)
+        .unwrap()
+        .canonical_text;
+    assert!(canonical.chars().count() > 1_000, "a long canonical text");
+    let piped = stdout_of(
+        priorart()
+            .args(["fingerprint", "--explain", "--scheme", "minhash-equality-v1,simhash-doc"])
+            .arg(readme()),
+    );
+    assert!(piped.contains(&format!("canonical text: {canonical:?}\n")), "the canonical text whole");
+    assert!(!piped.contains("--full shows all"));
+    let full = stdout_of(
+        priorart()
+            .args(["fingerprint", "--explain", "--full", "--scheme", "minhash-equality-v1,simhash-doc"])
+            .arg(readme()),
+    );
+    assert_eq!(full, piped);
+    // --full is for --explain only.
+    priorart().args(["fingerprint", "--full"]).arg(readme()).assert().code(2);
+}
+
+/// Runs `priorart ARGS` with a pseudo-terminal as its stdout (util-linux
+/// `script`), returning what the terminal showed.
+#[cfg(target_os = "linux")]
+fn on_a_terminal(args: &str) -> String {
+    let binary = assert_cmd::cargo::cargo_bin("priorart");
+    let command = format!("{} {args}", binary.display());
+    let output = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .expect("util-linux `script` runs (it gives the test a terminal)");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap().replace("\r\n", "\n")
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn explain_on_a_terminal_shortens_long_fields_and_full_shows_all() {
+    let short = on_a_terminal(&format!(
+        "fingerprint --explain --scheme minhash-equality-v1,simhash-doc {}",
+        readme()
+    ));
+    let longest = short.lines().map(|line| line.chars().count()).max().unwrap();
+    assert!(longest < 400, "a line of {longest} characters");
+    assert!(short.len() < 12_000, "{} bytes", short.len());
+    assert!(short.contains("more characters; --full shows all)"), "{short}");
+    assert!(short.contains("more tokens; --full shows all)"), "{short}");
+    assert!(short.contains("more features; --full shows all)"), "{short}");
+    // The values themselves are all there.
+    let piped = stdout_of(
+        priorart()
+            .args(["fingerprint", "--explain", "--scheme", "minhash-equality-v1,simhash-doc"])
+            .arg(readme()),
+    );
+    for line in
+        piped.lines().filter(|line| line.starts_with("fingerprint:") || line.starts_with("descriptor:"))
+    {
+        assert!(short.contains(line), "{line}");
+    }
+    let full = on_a_terminal(&format!(
+        "fingerprint --explain --full --scheme minhash-equality-v1,simhash-doc {}",
+        readme()
+    ));
+    assert_eq!(full, piped);
+    // JSON stays whole on a terminal.
+    let json = on_a_terminal(&format!("fingerprint --explain --json {}", readme()));
+    assert!(!json.contains("--full shows all"));
+    let explanation: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
+    assert!(explanation["canonical_text"].as_str().unwrap().chars().count() > 1_000);
+}

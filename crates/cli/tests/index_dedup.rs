@@ -70,7 +70,7 @@ fn index_build_add_query_compact() {
     let near: Vec<&str> =
         answer["near"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
     assert_eq!(near.len(), 2, "{answer}");
-    assert!(answer["near"].as_array().unwrap().iter().all(|m| m["jaccard"].as_f64() == Some(1.0)));
+    assert!(answer["near"].as_array().unwrap().iter().all(|m| m["jaccard_estimate"].as_f64() == Some(1.0)));
     assert_eq!(answer["same_x"].as_array().unwrap().len(), 2);
     // By simhash-doc value, and by X alone.
     let simhash = answer["simhash-doc"].as_str().unwrap().to_owned();
@@ -153,7 +153,7 @@ fn check_with_a_local_index_needs_no_relay() {
     assert_eq!(report["index"]["documents"], 1, "{report}");
     let near = &report["index"]["answer"]["near"][0];
     assert_eq!(near["id"], data(SAME_ARTICLE[0]).display().to_string().as_str());
-    assert_eq!(near["jaccard"], 1.0);
+    assert_eq!(near["jaccard_estimate"], 1.0);
     assert_eq!(report["index"]["answer"]["minhash-equality-v1"], report["x"]);
     // Relays named too: both parts in one report (here the relay is down,
     // so the check exits 1 but still reports the index).
@@ -175,4 +175,203 @@ fn check_with_a_local_index_needs_no_relay() {
     assert!(listed < text.find("verdict: no relay asked").expect("the verdict"), "{text}");
     // Without --index, a relay is still required.
     priorart().env("XDG_CONFIG_HOME", dir.path()).arg("check").arg(&probe).assert().code(2);
+}
+
+/// Runs `priorart` with `args`, returning (exit code, stdout, stderr).
+fn run(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
+    let output = priorart().args(args).output().unwrap();
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    (output.status.code().unwrap_or(-1), text(&output.stdout), text(&output.stderr))
+}
+
+fn os<'a>(parts: &'a [&'a dyn AsRef<std::ffi::OsStr>]) -> Vec<&'a std::ffi::OsStr> {
+    parts.iter().map(|part| part.as_ref()).collect()
+}
+
+#[test]
+fn a_failed_dedup_never_replaces_earlier_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("dups");
+    let copies: Vec<PathBuf> = SAME_ARTICLE.iter().map(|name| data(name)).collect();
+    let mut args: Vec<&std::ffi::OsStr> = vec!["dedup".as_ref(), "--out".as_ref(), out.as_ref()];
+    args.extend(copies.iter().map(|path| path.as_os_str()));
+    let (code, _, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let pairs = std::fs::read(out.join("pairs.jsonl")).unwrap();
+    let clusters = std::fs::read(out.join("clusters.jsonl")).unwrap();
+    assert_eq!(jsonl(&out.join("pairs.jsonl")).len(), 10);
+    let missing = dir.path().join("typo.html");
+    // A missing file, a directory, and a missing file beside a readable one.
+    for inputs in [vec![missing.as_path()], vec![dir.path()], vec![missing.as_path(), copies[0].as_path()]] {
+        let mut args: Vec<&std::ffi::OsStr> = vec!["dedup".as_ref(), "--out".as_ref(), out.as_ref()];
+        args.extend(inputs.iter().map(|path| path.as_os_str()));
+        let (code, _, stderr) = run(&args);
+        assert_eq!(code, 1, "{inputs:?}: {stderr}");
+        assert!(stderr.contains("left as it was"), "{inputs:?}: {stderr}");
+        assert_eq!(std::fs::read(out.join("pairs.jsonl")).unwrap(), pairs, "{inputs:?}");
+        assert_eq!(std::fs::read(out.join("clusters.jsonl")).unwrap(), clusters, "{inputs:?}");
+    }
+    let (_, _, stderr) = run(&os(&[&"dedup", &"--out", &out, &dir.path()]));
+    assert!(stderr.contains("a directory, not a document"), "{stderr}");
+    // Into a new directory, nothing is written when nothing was read.
+    let fresh = dir.path().join("fresh");
+    let (code, _, stderr) = run(&os(&[&"dedup", &"--out", &fresh, &missing]));
+    assert_eq!(code, 1);
+    assert!(stderr.contains("nothing written"), "{stderr}");
+    assert!(!fresh.join("pairs.jsonl").exists());
+    // A complete run replaces the results, and says so.
+    let (code, _, stderr) = run(&os(&[&"dedup", &"--out", &out, &copies[0], &copies[1]]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("replaced the earlier results"), "{stderr}");
+    assert_eq!(jsonl(&out.join("pairs.jsonl")).len(), 1);
+}
+
+#[test]
+fn a_failed_index_build_never_replaces_an_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("docs.idx");
+    priorart().args(["index", "build"]).arg(&index).args(OTHERS.map(data)).assert().success();
+    let listing = || {
+        let mut names: Vec<_> = std::fs::read_dir(&index).unwrap().map(|e| e.unwrap().file_name()).collect();
+        names.sort();
+        (names, std::fs::read(index.join("manifest.json")).unwrap())
+    };
+    let before = listing();
+    let missing = dir.path().join("typo.html");
+    for inputs in
+        [vec![missing.as_path()], vec![dir.path()], vec![missing.as_path(), data(SAME_ARTICLE[0]).leak()]]
+    {
+        let mut command = priorart();
+        command.args(["index", "build"]).arg(&index).args(&inputs);
+        let output = command.output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{inputs:?}: {stderr}");
+        assert!(stderr.contains("left as it was"), "{inputs:?}: {stderr}");
+        assert_eq!(listing(), before, "{inputs:?}");
+    }
+    let output =
+        priorart().args(["index", "query", "--json"]).arg(&index).arg(data("jats.xml")).output().unwrap();
+    assert!(output.status.success());
+    // A complete build replaces it, and says so.
+    let output = priorart().args(["index", "build"]).arg(&index).arg(data("jats.xml")).output().unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("replaced the earlier index"));
+}
+
+#[test]
+fn a_document_given_twice_is_never_its_own_duplicate() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("dups");
+    let a = data(SAME_ARTICLE[0]);
+    let b = data(SAME_ARTICLE[1]);
+    // The same path twice, and another path to the same file (as overlapping globs give).
+    let other_path = data(&format!("../data/{}", SAME_ARTICLE[0]));
+    let (code, _, stderr) = run(&os(&[&"dedup", &"--out", &out, &a, &b, &a, &other_path]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("named more than once; read once"), "{stderr}");
+    assert!(stderr.contains("is the same file as"), "{stderr}");
+    let pairs = jsonl(&out.join("pairs.jsonl"));
+    assert_eq!(pairs.len(), 1, "{pairs:?}");
+    assert!(pairs.iter().all(|pair| pair["a"] != pair["b"]));
+    let clusters = jsonl(&out.join("clusters.jsonl"));
+    assert_eq!(clusters[0]["size"], 2);
+    // A repeated --id-field value is refused, and nothing is written.
+    let input = dir.path().join("docs.jsonl");
+    let text = std::fs::read_to_string(data("jats.xml")).unwrap();
+    let lines = [
+        serde_json::json!({"id": 7, "body": text}),
+        serde_json::json!({"id": 8, "body": "A short note about nothing in particular."}),
+        serde_json::json!({"id": 7, "body": text}),
+    ];
+    std::fs::write(&input, lines.iter().map(|l| l.to_string() + "\n").collect::<String>()).unwrap();
+    let fresh = dir.path().join("fresh");
+    let (code, _, stderr) = run(&os(&[
+        &"dedup",
+        &"--jsonl",
+        &"--field",
+        &"body",
+        &"--id-field",
+        &"id",
+        &"--out",
+        &fresh,
+        &input,
+    ]));
+    assert_eq!(code, 1, "{stderr}");
+    let input_name = input.display().to_string();
+    assert!(
+        stderr.contains(&format!("the id \"7\" names two documents ({input_name}:1 and {input_name}:3)")),
+        "{stderr}"
+    );
+    assert!(!fresh.exists() || !fresh.join("pairs.jsonl").exists());
+    // index add of a file the index holds: not listed twice.
+    let index = dir.path().join("docs.idx");
+    priorart().args(["index", "build"]).arg(&index).arg(&a).assert().success();
+    let output = priorart().args(["index", "add"]).arg(&index).arg(&a).arg(&b).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("already in"));
+    let answer = priorart().args(["index", "query", "--json"]).arg(&index).arg(&a).output().unwrap();
+    let answer: Value = serde_json::from_slice(&answer.stdout).unwrap();
+    let near: Vec<&str> =
+        answer["near"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
+    assert_eq!(near.len(), 2, "{near:?}");
+    assert_ne!(near[0], near[1]);
+    // An id the index holds with other fingerprints is refused.
+    let changed = dir.path().join("changed");
+    std::fs::create_dir(&changed).unwrap();
+    let copy = changed.join("note.txt");
+    std::fs::write(&copy, "A first version of a note about tide mills and their ponds.").unwrap();
+    let copy_name = copy.display().to_string();
+    priorart().args(["index", "add"]).arg(&index).arg(&copy_name).assert().success();
+    std::fs::write(&copy, "A second, different note about lighthouses and their keepers.").unwrap();
+    let output = priorart().args(["index", "add"]).arg(&index).arg(&copy_name).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("with other fingerprints"));
+}
+
+#[test]
+fn empty_documents_are_skipped_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (e1, e2) = (dir.path().join("empty1.txt"), dir.path().join("empty2.txt"));
+    std::fs::write(&e1, "").unwrap();
+    std::fs::write(&e2, "  \n").unwrap();
+    let out = dir.path().join("dups");
+    let (a, b) = (data(SAME_ARTICLE[0]), data(SAME_ARTICLE[1]));
+    let (code, _, stderr) = run(&os(&[&"dedup", &"--out", &out, &e1, &a, &e2, &b]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("2 empty document(s) skipped"), "{stderr}");
+    let pairs = jsonl(&out.join("pairs.jsonl"));
+    assert_eq!(pairs.len(), 1, "only the two copies pair: {pairs:?}");
+    // Only empty documents: nothing to deduplicate.
+    let (code, _, stderr) = run(&os(&[&"dedup", &"--out", &dir.path().join("none"), &e1, &e2]));
+    assert_eq!(code, 1);
+    assert!(stderr.contains("no document to deduplicate"), "{stderr}");
+}
+
+#[test]
+fn a_k_too_large_names_the_largest_that_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, stderr) = run(&os(&[&"dedup", &"-k", &"30", &"--out", &dir.path(), &data("jats.xml")]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("the largest k that works is 21"), "{stderr}");
+    assert!(!stderr.contains("at most 256 are supported"), "{stderr}");
+}
+
+#[test]
+fn index_query_calls_its_similarity_an_estimate() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("docs.idx");
+    priorart().args(["index", "build"]).arg(&index).arg(data(SAME_ARTICLE[0])).assert().success();
+    let probe = data(SAME_ARTICLE[3]);
+    let output = priorart().args(["index", "query"]).arg(&index).arg(&probe).output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("estimated from sketches"), "{text}");
+    assert!(!text.contains("verified"), "{text}");
+    let output = priorart().args(["index", "query", "--json"]).arg(&index).arg(&probe).output().unwrap();
+    let answer: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let near = &answer["near"][0];
+    assert!(near["jaccard_estimate"].is_f64(), "{answer}");
+    assert!(near.get("jaccard").is_none(), "{answer}");
+    let help = priorart().args(["index", "--help"]).output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    assert!(help.contains("estimated similarity") && !help.contains("verified similarity"), "{help}");
 }

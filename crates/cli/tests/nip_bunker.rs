@@ -150,7 +150,7 @@ fn a_lying_bunker_is_refused_by_name_and_a_silent_one_times_out() {
     let (code, out, err, _) = attest_with(&world, Behaviour::SignOther, "10");
     assert_eq!((code, out.as_str()), (Some(1), ""));
     assert!(
-        err.contains("the bunker returned a different event than the one asked for: its content differs"),
+        err.contains("the bunker's signed event is refused: a different event than the one asked for: its content differs"),
         "{err}"
     );
 
@@ -160,7 +160,7 @@ fn a_lying_bunker_is_refused_by_name_and_a_silent_one_times_out() {
 
     let (code, _, err, _) = attest_with(&world, Behaviour::OtherKey, "10");
     assert_eq!(code, Some(1));
-    assert!(err.contains("not its user's key"), "{err}");
+    assert!(err.contains("not with the author's key"), "{err}");
 
     let (code, _, err, _) = attest_with(&world, Behaviour::Refuse("not now".into()), "10");
     assert_eq!(code, Some(1));

@@ -9,7 +9,7 @@ mod relay_common;
 
 use nip_common::{priorart, stdout};
 use priorart_nip::nostr::prelude::{Filter, Kind, SingleLetterTag};
-use priorart_testkit::{EsploraServer, TestCalendar};
+use priorart_testkit::{Behavior, EsploraServer, RegtestChain, SharedChain, TestCalendar};
 use relay_common::RelayProcess;
 use serde_json::Value;
 use std::os::unix::process::ExitStatusExt;
@@ -24,6 +24,7 @@ const ESSAY: &str = "Harbour towns kept their archives in the cellars of customs
 struct World {
     _dir: tempfile::TempDir,
     dir: PathBuf,
+    chain: SharedChain,
     calendar: TestCalendar,
     esplora: EsploraServer,
     relay: RelayProcess,
@@ -31,10 +32,53 @@ struct World {
 
 impl World {
     fn new() -> World {
-        let (calendar, esplora) = nip_common::regtest_chain();
+        let chain = RegtestChain::shared();
+        chain.lock().unwrap().mine_block([7; 32]);
+        let calendar = TestCalendar::start(chain.clone());
+        let esplora = EsploraServer::from_chain(chain.clone());
         let dir = tempfile::tempdir().unwrap();
         let relay = RelayProcess::priorart(&dir.path().join("relay"));
-        World { dir: dir.path().to_owned(), _dir: dir, calendar, esplora, relay }
+        World { dir: dir.path().to_owned(), _dir: dir, chain, calendar, esplora, relay }
+    }
+
+    /// A calendar on this chain whose upgrades claim `claimed_height`.
+    fn liar(&self, claimed_height: u64) -> TestCalendar {
+        TestCalendar::start_with(self.chain.clone(), Behavior::Lying { claimed_height })
+    }
+
+    /// The header options every run gets: this chain's Esplora, no cache.
+    fn headers(&self) -> Vec<String> {
+        ["--network", "regtest", "--no-header-cache", "--esplora", &self.esplora.url()]
+            .map(String::from)
+            .to_vec()
+    }
+
+    /// `priorart protect FILE` of `text` as `key`, into `state`, stamped
+    /// at `calendars` only.
+    fn protect_at(
+        &self,
+        state: &Path,
+        key: &Path,
+        name: &str,
+        text: &str,
+        calendars: &[String],
+    ) -> assert_cmd::Command {
+        let file = self.dir.join(format!("{name}.md"));
+        std::fs::write(&file, text).unwrap();
+        let mut cmd = priorart();
+        cmd.args(["protect", "--kind", "30023", "--title", "Essay", "--relay", &self.relay.url]);
+        for calendar in calendars {
+            cmd.args(["--calendar", calendar]);
+        }
+        cmd.args(self.headers()).arg("--state").arg(state).arg("--key-file").arg(key).arg(&file);
+        cmd
+    }
+
+    /// `priorart verify` of a kind 1041 (JSON) against this chain: whether it is VALID.
+    fn verifies(&self, event: &Value) -> bool {
+        let path = self.dir.join(format!("{}.json", event["id"].as_str().unwrap()));
+        std::fs::write(&path, event.to_string()).unwrap();
+        priorart().arg("verify").args(self.headers()).arg(&path).output().unwrap().status.success()
     }
 
     fn key(&self, name: &str) -> (PathBuf, String) {
@@ -47,21 +91,15 @@ impl World {
 
     /// `priorart protect FILE` of `text` as `key`, into `state`.
     fn protect(&self, state: &Path, key: &Path, name: &str, text: &str) -> assert_cmd::Command {
-        let file = self.dir.join(format!("{name}.md"));
-        std::fs::write(&file, text).unwrap();
-        let mut cmd = priorart();
-        cmd.args(["protect", "--kind", "30023", "--title", "Essay", "--relay", &self.relay.url])
-            .args(["--calendar", &self.calendar.url(), "--state"])
-            .arg(state)
-            .arg("--key-file")
-            .arg(key)
-            .arg(&file);
-        cmd
+        self.protect_at(state, key, name, text, &[self.calendar.url()])
     }
 
     fn resume(&self, state: &Path) -> assert_cmd::Command {
         let mut cmd = priorart();
-        cmd.args(["protect", "--resume", "--relay-timeout", "10", "--state"]).arg(state);
+        cmd.args(["protect", "--resume", "--relay-timeout", "10"])
+            .args(self.headers())
+            .arg("--state")
+            .arg(state);
         cmd
     }
 
@@ -70,6 +108,24 @@ impl World {
         let status: Value = serde_json::from_str(&out).unwrap();
         assert_eq!(status["format"], "priorart-protect-status/1");
         status["jobs"].as_array().unwrap().clone()
+    }
+
+    /// `priorart protect --status` as text.
+    fn status_text(&self, state: &Path) -> String {
+        stdout(priorart().args(["protect", "--status", "--state"]).arg(state))
+    }
+
+    /// Every kind 1041 on the relay for `x`, as JSON.
+    fn all_proofs_on_relay(&self, x: &str) -> Vec<Value> {
+        let relay = priorart_relay::parse_relay_url(&self.relay.url).unwrap();
+        let filter = Filter::new().kind(Kind::from_u16(1041)).custom_tag(SingleLetterTag::UPPERCASE_X, x);
+        let answers =
+            priorart_relay::query(&[relay], &filter, &priorart_relay::QueryLimits::default()).unwrap();
+        answers[0]
+            .events
+            .iter()
+            .map(|event| serde_json::from_str(&priorart_nip::to_json(event)).unwrap())
+            .collect()
     }
 
     /// Every kind 1041 on the relay whose embedded attestation is `attestation_id`.
@@ -276,7 +332,9 @@ fn protect_wait_stays_until_the_proof_is_published() {
     std::fs::write(&file, ESSAY).unwrap();
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("priorart"))
         .args(["protect", "--kind", "30023", "--wait", "--interval", "0.2", "--relay", &world.relay.url])
-        .args(["--calendar", &world.calendar.url(), "--state"])
+        .args(["--calendar", &world.calendar.url()])
+        .args(world.headers())
+        .arg("--state")
         .arg(&state)
         .arg("--key-file")
         .arg(&key)
@@ -328,6 +386,13 @@ fn a_relay_down_at_first_gets_the_proof_on_a_later_resume() {
             .clone()
     };
     assert_eq!(outcome(job, &late_url), "not_sent");
+    let text = world.status_text(&state);
+    assert!(
+        text.trim_start().starts_with("JOB") && text.lines().next().unwrap().contains("STATE"),
+        "column headers: {text}"
+    );
+    assert!(text.contains(&format!("relay {late_url}  kind 1041 not_sent")), "each relay's answer: {text}");
+    assert!(text.contains(&format!("relay {}  kind 1041 accepted", world.relay.url)), "{text}");
 
     let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("priorart"));
     command
@@ -362,6 +427,7 @@ fn protect_signs_through_a_bunker_and_publishes_the_proof() {
         ])
         .args(["--bunker", &uri, "--bunker-timeout", "20", "--state"])
         .arg(&state)
+        .args(world.headers())
         .arg(&file)
         .output()
         .unwrap();
@@ -381,4 +447,158 @@ fn protect_signs_through_a_bunker_and_publishes_the_proof() {
     assert_eq!(world.proofs_on_relay(x, job["id"].as_str().unwrap()).len(), 1);
     // The bunker needs --bunker-timeout only with --bunker.
     priorart().args(["protect", "--resume", "--bunker-timeout", "5", "--state"]).arg(&state).assert().code(2);
+}
+
+/// What a lying calendar costs: its proof discarded, its name in the job.
+fn calendar_verdict(job: &Value, calendar: &str) -> Value {
+    job["calendars"].as_array().unwrap().iter().find(|c| c["calendar"] == calendar).unwrap()["verdict"]
+        .clone()
+}
+
+#[test]
+fn an_honest_calendar_beside_a_liar_yields_a_valid_proof_and_the_liar_is_named() {
+    let world = World::new();
+    let state = world.dir.join("state");
+    let (key, _) = world.key("author");
+    // Block 1 exists, with another merkle root than the one the liar proves.
+    let liar = world.liar(1);
+    let calendars = [liar.url(), world.calendar.url()];
+    stdout(&mut world.protect_at(&state, &key, "essay", ESSAY, &calendars));
+    liar.mine_block().unwrap();
+    let height = world.calendar.mine_block().unwrap();
+    let resumed = world.resume(&state).output().unwrap();
+    let said = String::from_utf8_lossy(&resumed.stderr);
+    assert!(said.contains(&liar.url()) && said.contains("fails verification"), "the liar is named: {said}");
+    let job = &world.status(&state)[0];
+    assert_eq!(job["state"], "published", "{job:#}");
+    assert_eq!(job["block"], height, "the verified block, not the claimed one");
+    assert_eq!(calendar_verdict(job, &liar.url()), "lied");
+    assert_eq!(calendar_verdict(job, &world.calendar.url()), "verified");
+    let proofs = world.all_proofs_on_relay(job["x"].as_str().unwrap());
+    assert_eq!(proofs.len(), 1);
+    assert!(
+        proofs.iter().all(|proof| world.verifies(proof)),
+        "priorart verify accepts what protect published"
+    );
+    let text = world.status_text(&state);
+    assert!(text.contains(&format!("calendar {}  lied", liar.url())), "{text}");
+}
+
+#[test]
+fn when_every_calendar_lies_nothing_is_published_the_job_fails_and_a_restamp_recovers_it() {
+    let world = World::new();
+    let (key, _) = world.key("author");
+    let liar = world.liar(1);
+    let state = world.dir.join("state");
+    stdout(world.protect_at(&state, &key, "essay", ESSAY, &[liar.url()]).args(["--give-up-after", "0.001"]));
+    liar.mine_block().unwrap();
+    let out = world.resume(&state).args(["--give-up-after", "0.001"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "a rejected proof is a failed step");
+    let job = &world.status(&state)[0];
+    assert_eq!(job["state"], "failed", "{job:#}");
+    let reason = job["last_error"].as_str().unwrap();
+    assert!(reason.contains(&liar.url()) && reason.contains("--restamp"), "{reason}");
+    assert_eq!(calendar_verdict(job, &liar.url()), "lied");
+    assert!(job["block"].is_null() && job["proof"].is_null());
+    let x = job["x"].as_str().unwrap().to_owned();
+    assert!(world.all_proofs_on_relay(&x).is_empty(), "no kind 1041 on a lie");
+    assert!(world.status_text(&state).contains("failed: every calendar lied or failed"));
+
+    // A calendar claiming a block the chain never had: unverifiable, kept waiting.
+    let dreamer = world.liar(1000);
+    let waiting = world.dir.join("waiting");
+    let (other, _) = world.key("other");
+    stdout(&mut world.protect_at(&waiting, &other, "essay", ESSAY, &[dreamer.url()]));
+    dreamer.mine_block().unwrap();
+    let _ = world.resume(&waiting).output().unwrap();
+    let job = &world.status(&waiting)[0];
+    assert_eq!(job["state"], "stamped", "{job:#}");
+    let why = job["unverified"].as_str().unwrap();
+    assert!(why.contains("anchored-unverified") && why.contains("1000"), "{why}");
+    assert!(world.all_proofs_on_relay(&x).is_empty(), "nothing unverified is published");
+
+    // The way out the failure names: restamp at an honest calendar.
+    let mut restamp = priorart();
+    restamp.args(["protect", "--restamp", "1", "--calendar", &world.calendar.url()]).args(world.headers());
+    stdout(restamp.arg("--state").arg(&state));
+    assert_eq!(world.status(&state)[0]["state"], "stamped");
+    let height = world.calendar.mine_block().unwrap();
+    stdout(&mut world.resume(&state));
+    let job = &world.status(&state)[0];
+    assert_eq!((&job["state"], &job["block"]), (&Value::from("published"), &Value::from(height)));
+    let proofs = world.all_proofs_on_relay(&x);
+    assert_eq!(proofs.len(), 1);
+    assert!(world.verifies(&proofs[0]));
+}
+
+#[test]
+fn a_job_stamped_at_a_dead_calendar_moves_when_a_later_run_names_a_working_one() {
+    let world = World::new();
+    let state = world.dir.join("state");
+    let (key, _) = world.key("author");
+    let dead = format!("http://127.0.0.1:{}", relay_common::free_port());
+    let out = world.protect_at(&state, &key, "essay", ESSAY, &[dead]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("--resume") && said.contains("-c URL"), "the way out is named: {said}");
+    assert_eq!(world.status(&state)[0]["state"], "signed");
+    stdout(world.resume(&state).args(["--calendar", &world.calendar.url()]));
+    assert_eq!(world.status(&state)[0]["state"], "stamped", "the calendar named later stamped the old job");
+    world.calendar.mine_block().unwrap();
+    stdout(&mut world.resume(&state));
+    assert_eq!(world.status(&state)[0]["state"], "published");
+}
+
+#[test]
+fn two_files_with_one_text_in_one_second_keep_both_content_events() {
+    let world = World::new();
+    let state = world.dir.join("state");
+    let (key, _) = world.key("author");
+    let calendars = [world.calendar.url()];
+    let second = "1700000000";
+    stdout(world.protect_at(&state, &key, "one", ESSAY, &calendars).args(["--created-at", second]));
+    let out = world
+        .protect_at(&state, &key, "two", ESSAY, &calendars)
+        .args(["--created-at", second])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("job 1"), "the collision is reported");
+    let jobs = world.status(&state);
+    assert_eq!(jobs.len(), 2, "two files, two jobs: {jobs:#?}");
+    assert_ne!(jobs[0]["content_event_id"], jobs[1]["content_event_id"]);
+    assert_ne!(jobs[0]["id"], jobs[1]["id"]);
+    world.calendar.mine_block().unwrap();
+    stdout(&mut world.resume(&state));
+    for job in world.status(&state) {
+        assert_eq!(job["state"], "published", "{job:#}");
+        let publications = job["publications"].as_array().unwrap();
+        assert!(
+            publications
+                .iter()
+                .any(|p| p["event_id"] == job["content_event_id"] && p["outcome"] == "accepted")
+        );
+        assert!(world.verifies(&job["proof_event"]));
+    }
+}
+
+#[test]
+fn a_stamped_job_whose_calendars_all_lie_is_stamped_at_a_calendar_named_later() {
+    let world = World::new();
+    let state = world.dir.join("state");
+    let (key, _) = world.key("author");
+    let liar = world.liar(1);
+    stdout(&mut world.protect_at(&state, &key, "essay", ESSAY, &[liar.url()]));
+    liar.mine_block().unwrap();
+    let out = world.resume(&state).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(world.status(&state)[0]["state"], "stamped", "not failed yet: the give-up time is a week");
+    // A later run names an honest calendar: the old job is stamped there too.
+    let _ = world.resume(&state).args(["--calendar", &world.calendar.url()]).output().unwrap();
+    assert_eq!(world.calendar.submissions(), 1, "the old job reached the calendar named later");
+    let height = world.calendar.mine_block().unwrap();
+    let _ = world.resume(&state).output().unwrap();
+    let job = &world.status(&state)[0];
+    assert_eq!((&job["state"], &job["block"]), (&Value::from("published"), &Value::from(height)), "{job:#}");
+    assert!(world.verifies(&job["proof_event"]));
 }

@@ -14,7 +14,7 @@ use priorart_nip::nostr::prelude::{
     EventBuilder, EventId, Filter, FinalizeEvent, Keys, Kind, SingleLetterTag, Tag, Timestamp,
 };
 use priorart_nip::{Attestation, ContentEvent};
-use priorart_testkit::{EsploraServer, TestCalendar};
+use priorart_testkit::{Behavior, EsploraServer, RegtestChain, SharedChain, TestCalendar};
 use relay_common::RelayProcess;
 use serde_json::{Value, json};
 use serve_common::{ServeProcess, client, get, post, wait_until};
@@ -28,6 +28,7 @@ const TEXT: &str = "Lighthouse keepers logged every ship, storm and lamp change 
 struct World {
     _dir: tempfile::TempDir,
     dir: PathBuf,
+    chain: SharedChain,
     calendar: TestCalendar,
     esplora: EsploraServer,
     relay: RelayProcess,
@@ -35,18 +36,55 @@ struct World {
 
 impl World {
     fn new() -> World {
-        let (calendar, esplora) = nip_common::regtest_chain();
+        let chain = RegtestChain::shared();
+        chain.lock().unwrap().mine_block([7; 32]);
+        let calendar = TestCalendar::start(chain.clone());
+        let esplora = EsploraServer::from_chain(chain.clone());
         let dir = tempfile::tempdir().unwrap();
         let relay = RelayProcess::priorart(&dir.path().join("relay"));
-        World { dir: dir.path().to_owned(), _dir: dir, calendar, esplora, relay }
+        World { dir: dir.path().to_owned(), _dir: dir, chain, calendar, esplora, relay }
+    }
+
+    /// A calendar on this chain whose upgrades claim `claimed_height`.
+    fn liar(&self, claimed_height: u64) -> TestCalendar {
+        TestCalendar::start_with(self.chain.clone(), Behavior::Lying { claimed_height })
+    }
+
+    /// The header options: this chain's Esplora, no cache.
+    fn headers(&self) -> Vec<String> {
+        ["--network", "regtest", "--no-header-cache", "--esplora", &self.esplora.url()]
+            .map(String::from)
+            .to_vec()
     }
 
     /// `priorart serve` on this world's calendar and relay, a round every `interval` seconds.
     fn serve(&self, interval: &str, extra: &[&str], failpoint: Option<&str>) -> ServeProcess {
-        let calendar = self.calendar.url();
-        let mut args = vec!["--relay", &self.relay.url, "--calendar", &calendar, "--interval", interval];
+        self.serve_at(&[self.calendar.url()], interval, extra, failpoint)
+    }
+
+    /// `priorart serve` stamping at `calendars`.
+    fn serve_at(
+        &self,
+        calendars: &[String],
+        interval: &str,
+        extra: &[&str],
+        failpoint: Option<&str>,
+    ) -> ServeProcess {
+        let headers = self.headers();
+        let mut args: Vec<&str> = vec!["--relay", &self.relay.url, "--interval", interval];
+        for calendar in calendars {
+            args.extend(["--calendar", calendar.as_str()]);
+        }
+        args.extend(headers.iter().map(String::as_str));
         args.extend_from_slice(extra);
         ServeProcess::start(&self.dir.join("state"), &args, failpoint)
+    }
+
+    /// `priorart verify` of a kind 1041 (JSON) against this chain: whether it is VALID.
+    fn verifies(&self, event: &Value) -> bool {
+        let path = self.dir.join(format!("{}.json", event["id"].as_str().unwrap()));
+        std::fs::write(&path, event.to_string()).unwrap();
+        priorart().arg("verify").args(self.headers()).arg(&path).output().unwrap().status.success()
     }
 
     /// Every kind 1041 on the relay for these X values, with the
@@ -306,8 +344,16 @@ fn serve_refuses_bad_input_with_named_reasons_and_queues_nothing() {
         }
     }
     assert!(refused > 0, "the flood is refused");
-    std::thread::sleep(Duration::from_millis(800));
-    let (_, metrics) = get(&agent, &format!("{}/metrics", serve.url));
+    // Two whole rounds after the last request: had anything been queued,
+    // it would have gone to the calendar.
+    let rounds = |metrics: &str| -> u64 {
+        metrics.lines().find_map(|line| line.strip_prefix("priorart_rounds_total ")).unwrap().parse().unwrap()
+    };
+    let metrics_url = format!("{}/metrics", serve.url);
+    let after_requests = rounds(get(&agent, &metrics_url).1.as_str().unwrap());
+    let metrics = wait_until(&agent, &metrics_url, Duration::from_secs(20), |metrics| {
+        rounds(metrics.as_str().unwrap()) >= after_requests + 2
+    });
     let metrics = metrics.as_str().unwrap();
     for state in ["signed", "stamped", "anchored", "built", "published"] {
         assert!(
@@ -380,4 +426,123 @@ fn serve_killed_at_every_side_effect_completes_each_job_once() {
         expected,
         "exactly the stored 1041 of each attestation, once"
     );
+}
+
+/// A calendar's last verdict about a job (from the API).
+fn calendar_verdict(job: &Value, calendar: &str) -> Value {
+    job["calendars"].as_array().unwrap().iter().find(|c| c["calendar"] == calendar).unwrap()["verdict"]
+        .clone()
+}
+
+/// `priorart_calendar_rejected_proofs_total` of `calendar`, if reported.
+fn rejected_proofs(metrics: &str, calendar: &str) -> Option<u64> {
+    let prefix = format!("priorart_calendar_rejected_proofs_total{{calendar=\"{calendar}\"}} ");
+    metrics.lines().find_map(|line| line.strip_prefix(&prefix)).map(|n| n.parse().unwrap())
+}
+
+#[test]
+fn an_honest_calendar_beside_a_liar_yields_valid_proofs_and_the_liar_is_counted() {
+    let world = World::new();
+    // Block 1 exists, with another merkle root than the one the liar proves.
+    let liar = world.liar(1);
+    let serve = world.serve_at(&[liar.url(), world.calendar.url()], "0.3", &[], None);
+    let agent = client();
+    let mut ids = Vec::new();
+    for n in 0..3 {
+        let (_, submission) = article(&Keys::generate(), "essay", &format!("{TEXT} Author {n}."));
+        let (status, answer) = submit(&agent, &serve, &submission);
+        assert_eq!(status, 202, "{answer}");
+        ids.push(answer["id"].as_str().unwrap().to_owned());
+    }
+    for id in &ids {
+        let url = format!("{}/v1/attestations/{id}", serve.url);
+        wait_until(&agent, &url, Duration::from_secs(20), |job| job["state"] == "stamped");
+    }
+    // The liar answers first, then the honest calendar's block.
+    liar.mine_block().unwrap();
+    let height = world.calendar.mine_block().unwrap();
+    let mut published = Vec::new();
+    for id in &ids {
+        let url = format!("{}/v1/attestations/{id}", serve.url);
+        let job = wait_until(&agent, &url, Duration::from_secs(30), |job| job["state"] == "published");
+        assert_eq!(job["block"], height, "the verified block: {job:#}");
+        assert_eq!(calendar_verdict(&job, &liar.url()), "lied");
+        assert_eq!(calendar_verdict(&job, &world.calendar.url()), "verified");
+        assert!(world.verifies(&job["proof_event"]), "priorart verify accepts what serve published");
+        published.push(job);
+    }
+    let on_relay = world.proofs_on_relay(&xs_of(&published));
+    assert_eq!(on_relay.len(), 3, "one kind 1041 per attestation, none from the liar");
+    let (_, metrics) = get(&agent, &format!("{}/metrics", serve.url));
+    let metrics = metrics.as_str().unwrap();
+    assert_eq!(rejected_proofs(metrics, &liar.url()), Some(3), "{metrics}");
+    assert_eq!(rejected_proofs(metrics, &world.calendar.url()), None, "{metrics}");
+}
+
+#[test]
+fn when_every_calendar_lies_serve_publishes_nothing_fails_the_job_and_can_restamp_it() {
+    let world = World::new();
+    let liar = world.liar(1);
+    let serve = world.serve_at(&[liar.url()], "0.3", &["--give-up-after", "0.001"], None);
+    let agent = client();
+    let (_, submission) = article(&Keys::generate(), "essay", TEXT);
+    let (status, answer) = submit(&agent, &serve, &submission);
+    assert_eq!(status, 202, "{answer}");
+    let url = format!("{}/v1/attestations/{}", serve.url, answer["id"].as_str().unwrap());
+    wait_until(&agent, &url, Duration::from_secs(20), |job| job["state"] == "stamped");
+    liar.mine_block().unwrap();
+    let job = wait_until(&agent, &url, Duration::from_secs(30), |job| job["state"] == "failed");
+    let reason = job["last_error"].as_str().unwrap();
+    assert!(reason.contains(&liar.url()) && reason.contains("restamp"), "{reason}");
+    assert!(job["block"].is_null() && job["proof_event"].is_null(), "{job:#}");
+    assert!(world.proofs_on_relay(&xs_of(&[job])).is_empty(), "no kind 1041 on a lie");
+    let (_, metrics) = get(&agent, &format!("{}/metrics", serve.url));
+    let metrics = metrics.as_str().unwrap();
+    assert_eq!(rejected_proofs(metrics, &liar.url()), Some(1), "{metrics}");
+    assert!(metrics.contains("priorart_jobs{state=\"failed\"} 1"), "{metrics}");
+
+    let (status, restamped) = post(&agent, &format!("{url}/restamp"), b"").expect("answered");
+    assert_eq!((status, &restamped["state"]), (202, &json!("signed")), "{restamped}");
+    wait_until(&agent, &url, Duration::from_secs(20), |job| job["state"] == "stamped");
+    assert_eq!(liar.submissions(), 2, "stamped again");
+}
+
+#[test]
+fn serve_refuses_a_damaged_store_before_it_listens() {
+    let world = World::new();
+    let state = world.dir.join("damaged");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join(priorart_pipeline::STATE_FILE), b"this is no database at all, just bytes")
+        .unwrap();
+    let out = priorart()
+        .args(["serve", "--listen", "127.0.0.1:0", "--relay", &world.relay.url])
+        .args(world.headers())
+        .arg("--state")
+        .arg(&state)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("damaged"), "{said}");
+    assert!(!said.contains("listening"), "nothing listens on a store it cannot open: {said}");
+}
+
+#[test]
+fn the_same_attestation_with_another_reference_is_a_conflict_naming_both() {
+    let world = World::new();
+    let serve = world.serve("60", &[], None);
+    let agent = client();
+    let keys = Keys::generate();
+    let (_, submission) = article(&keys, "essay", TEXT);
+    let (status, first) = submit(&agent, &serve, &submission);
+    assert_eq!(status, 202, "{first}");
+    let mut elsewhere = submission.clone();
+    elsewhere["a"] = json!(format!("30023:{}:other", keys.public_key().to_hex()));
+    let (status, conflict) = submit(&agent, &serve, &elsewhere);
+    assert_eq!(status, 409, "{conflict}");
+    assert_eq!(conflict["error"], "reference_conflict");
+    assert_eq!(conflict["stored"]["a"], submission["a"]);
+    assert_eq!(conflict["submitted"]["a"], elsewhere["a"]);
+    let (status, again) = submit(&agent, &serve, &submission);
+    assert_eq!((status, &again["new"]), (202, &json!(false)), "the same reference again is a repeat");
 }

@@ -14,7 +14,7 @@ mod serve_common;
 
 use priorart_nip::Attestation;
 use priorart_nip::nostr::prelude::{Filter, Keys, Kind, SingleLetterTag, Timestamp};
-use priorart_testkit::{Behavior, RegtestChain, TestCalendar};
+use priorart_testkit::{Behavior, EsploraServer, RegtestChain, TestCalendar};
 use relay_common::{RelayProcess, free_port};
 use serde_json::{Value, json};
 use serve_common::{ServeProcess, client, get, post};
@@ -66,7 +66,9 @@ fn thousands_of_attestations_are_batched_anchored_and_published_once() {
     let chain = RegtestChain::shared();
     chain.lock().unwrap().mine_block([7; 32]);
     let calendar = TestCalendar::start(chain.clone());
-    let hanging = TestCalendar::start_with(chain, Behavior::Hang(Duration::from_secs(5)));
+    let hanging = TestCalendar::start_with(chain.clone(), Behavior::Hang(Duration::from_secs(5)));
+    let esplora = EsploraServer::from_chain(chain);
+    let esplora_url = esplora.url();
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
     let relay_url = format!("ws://127.0.0.1:{port}");
@@ -96,6 +98,11 @@ fn thousands_of_attestations_are_batched_anchored_and_published_once() {
         "60",
         "--rate-limit",
         "1000000",
+        "--network",
+        "regtest",
+        "--no-header-cache",
+        "--esplora",
+        &esplora_url,
     ];
     let mut serve = ServeProcess::start(&dir.path().join("state"), &args, None);
 
@@ -171,8 +178,9 @@ fn thousands_of_attestations_are_batched_anchored_and_published_once() {
         assert_eq!(jobs_in(&agent, &serve, "published"), 0);
         relay = Some(start_relay());
         let up = Instant::now();
-        // kill -9 in the middle of publishing, then a restart on the same state.
-        std::thread::sleep(Duration::from_millis(1_500));
+        // kill -9 in the middle of publishing (once the first is out), then
+        // a restart on the same state.
+        wait_for(&agent, &serve, "published", 1, Duration::from_secs(300));
         let before_kill = jobs_in(&agent, &serve, "published");
         drop(serve);
         serve = ServeProcess::start(&dir.path().join("state"), &args, None);

@@ -6,6 +6,11 @@
 //! first (same file system, so the final step is atomic), is flushed to
 //! disk, and only then takes the destination's name: a reader, or a process
 //! killed half-way, never sees half a file.
+//!
+//! Secrets (nostr keys) go through [`write_new_private`] or
+//! [`write_private`]: the temporary file is created owner-only (mode 0600
+//! on Unix) and exclusively, so the secret is never readable by others,
+//! not even for an instant, and never written through a planted symlink.
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -89,6 +94,31 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     })
 }
 
+/// Writes `bytes` to `path`, which must not exist, as a file only its owner
+/// may read or write (mode 0600 on Unix; elsewhere the directory's access
+/// rules apply): for secrets. As [`write_new`], the complete file is linked
+/// into place, which fails with [`FileError::Exists`] rather than replace anything.
+pub fn write_new_private(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
+    let temporary = write_private_temporary(path, bytes)?;
+    let linked = std::fs::hard_link(&temporary, path);
+    let _ = std::fs::remove_file(&temporary);
+    linked.map_err(|source| match source.kind() {
+        std::io::ErrorKind::AlreadyExists => FileError::Exists { path: path.to_owned() },
+        _ => FileError::Io { path: path.to_owned(), action: "create", source },
+    })
+}
+
+/// As [`write_new_private`], replacing `path` if it exists, atomically: the
+/// old file stays whole until the new one, complete and owner-only, takes
+/// its name.
+pub fn write_private(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
+    let temporary = write_private_temporary(path, bytes)?;
+    std::fs::rename(&temporary, path).map_err(|source| {
+        let _ = std::fs::remove_file(&temporary);
+        FileError::Io { path: path.to_owned(), action: "rename", source }
+    })
+}
+
 /// Writes every `(path, bytes)` with [`write_new`], or none: on the first
 /// failure the files already placed are removed again.
 pub fn write_all_new(outputs: &[(PathBuf, Vec<u8>)]) -> Result<(), FileError> {
@@ -104,6 +134,36 @@ pub fn write_all_new(outputs: &[(PathBuf, Vec<u8>)]) -> Result<(), FileError> {
         }
     }
     result
+}
+
+/// Writes every `(path, bytes)` as [`write_atomic`] does, replacing what
+/// exists, but only once every new file is complete: all are written to
+/// temporaries first, so a failure while writing leaves every destination
+/// as it was; then each takes its name (one rename each).
+pub fn replace_all(outputs: &[(PathBuf, Vec<u8>)]) -> Result<(), FileError> {
+    let mut temporaries: Vec<PathBuf> = Vec::with_capacity(outputs.len());
+    let written = outputs.iter().try_for_each(|(path, bytes)| {
+        if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(FileError::io(dir, "create"))?;
+        }
+        temporaries.push(write_temporary(path, bytes)?);
+        Ok(())
+    });
+    if let Err(err) = written {
+        for temporary in &temporaries {
+            let _ = std::fs::remove_file(temporary);
+        }
+        return Err(err);
+    }
+    for (index, ((path, _), temporary)) in outputs.iter().zip(&temporaries).enumerate() {
+        if let Err(source) = std::fs::rename(temporary, path) {
+            for temporary in &temporaries[index..] {
+                let _ = std::fs::remove_file(temporary);
+            }
+            return Err(FileError::Io { path: path.to_owned(), action: "rename", source });
+        }
+    }
+    Ok(())
 }
 
 /// Replaces `path` by `bytes`, keeping the original as `path.bak`; refused
@@ -141,6 +201,34 @@ fn write_temporary(path: &Path, bytes: &[u8]) -> Result<PathBuf, FileError> {
     Ok(temporary)
 }
 
+/// Writes and syncs an owner-only temporary file beside `path`, created
+/// exclusively (`O_EXCL`: a file or symlink already at that name is never
+/// opened, so nothing is written through it); returns its name.
+fn write_private_temporary(path: &Path, bytes: &[u8]) -> Result<PathBuf, FileError> {
+    let temporary = with_suffix(path, &format!(".tmp{}", std::process::id()));
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let file = match options.open(&temporary) {
+        // A leftover of a killed run with this process id: removed (a
+        // symlink is removed, not followed), then created afresh.
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
+            std::fs::remove_file(&temporary).and_then(|()| options.open(&temporary))
+        }
+        opened => opened,
+    };
+    let written = file.and_then(|mut file| {
+        file.write_all(bytes)?;
+        file.sync_all()
+    });
+    written.map_err(|source| {
+        let _ = std::fs::remove_file(&temporary);
+        FileError::Io { path: temporary.clone(), action: "write", source }
+    })?;
+    Ok(temporary)
+}
+
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(suffix);
@@ -159,6 +247,57 @@ mod tests {
         assert!(matches!(write_new(&path, b"second"), Err(FileError::Exists { .. })));
         assert_eq!(std::fs::read(&path).unwrap(), b"first");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn private_files_are_owner_only_and_a_new_one_never_replaces() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("key");
+        write_new_private(&path, b"nsec1first\n").unwrap();
+        #[cfg(unix)]
+        assert_eq!(mode(&path), 0o600);
+        assert!(matches!(write_new_private(&path, b"nsec1second\n"), Err(FileError::Exists { .. })));
+        assert_eq!(std::fs::read(&path).unwrap(), b"nsec1first\n");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary is left");
+    }
+
+    #[test]
+    fn write_private_replaces_a_world_readable_file_by_an_owner_only_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("key");
+        std::fs::write(&path, b"old").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        }
+        write_private(&path, b"new").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        #[cfg(unix)]
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "no temporary is left");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_planted_at_the_temporary_name_is_not_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("key");
+        let target = dir.path().join("readable-by-all");
+        std::fs::write(&target, b"public").unwrap();
+        let planted = with_suffix(&path, &format!(".tmp{}", std::process::id()));
+        std::os::unix::fs::symlink(&target, &planted).unwrap();
+        write_new_private(&path, b"secret").unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"public");
+        assert_eq!(std::fs::read(&path).unwrap(), b"secret");
+        assert_eq!(mode(&path), 0o600);
+        assert!(std::fs::symlink_metadata(&planted).is_err(), "the planted link is gone");
     }
 
     #[test]
@@ -182,6 +321,23 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"new");
         assert!(matches!(replace_keeping_backup(&path, b"newer"), Err(FileError::Exists { .. })));
         assert_eq!(std::fs::read(&path).unwrap(), b"new");
+    }
+
+    #[test]
+    fn replace_all_replaces_nothing_unless_every_file_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("out/a"), dir.path().join("out/b"));
+        replace_all(&[(a.clone(), b"a1".to_vec()), (b.clone(), b"b1".to_vec())]).unwrap();
+        // The second destination cannot be written (its directory is a file).
+        let blocked = dir.path().join("out/a/b");
+        assert!(replace_all(&[(b.clone(), b"b2".to_vec()), (blocked, b"x".to_vec())]).is_err());
+        assert_eq!(std::fs::read(&b).unwrap(), b"b1", "not replaced");
+        replace_all(&[(a.clone(), b"a2".to_vec()), (b.clone(), b"b2".to_vec())]).unwrap();
+        assert_eq!(
+            (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap()),
+            (b"a2".to_vec(), b"b2".to_vec())
+        );
+        assert_eq!(std::fs::read_dir(dir.path().join("out")).unwrap().count(), 2, "no temporary left");
     }
 
     #[test]

@@ -4,10 +4,15 @@
 //! previous index as it was; compacting merges every segment into one the
 //! same way. Queries see every listed segment.
 
-use crate::layout::{DistanceTooLarge, Layout};
+use crate::layout::{DistanceTooLarge, Layout, MAX_DISTANCE};
+use crate::query::{Answer, Match, Query, rank};
 use crate::segment::{self, Entry, Segment, SegmentError, sketch_jaccard};
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+
+/// How many of the repeated ids an error lists.
+const LISTED_DUPLICATES: usize = 5;
 
 const MANIFEST: &str = "manifest.json";
 const FORMAT: &str = "priorart-index/1";
@@ -45,8 +50,15 @@ pub enum IndexError {
         expected: String,
     },
     /// A query asks for a distance the layout cannot guarantee.
-    #[error("{0}; rebuild with --layout k={k}", k = .0.k)]
+    #[error("{0}; {hint}", hint = rebuild_hint(.0.k))]
     DistanceTooLarge(#[from] DistanceTooLarge),
+    /// Ids given twice, or already in the index: each document has one id,
+    /// and one id names one document.
+    #[error("{} given more than once or already in the index: {}", ids_noun(.ids.len()), list_ids(.ids))]
+    DuplicateIds {
+        /// The repeated ids (the first few).
+        ids: Vec<String>,
+    },
     /// The directory could not be created or listed.
     #[error("{path}: {action}")]
     Directory {
@@ -60,26 +72,40 @@ pub enum IndexError {
     },
 }
 
+fn rebuild_hint(k: u32) -> String {
+    if k <= MAX_DISTANCE {
+        format!("rebuild with --layout k={k}")
+    } else {
+        format!("no layout serves k > {MAX_DISTANCE}")
+    }
+}
+
+fn ids_noun(count: usize) -> &'static str {
+    if count == 1 { "an id was" } else { "ids were" }
+}
+
+fn list_ids(ids: &[String]) -> String {
+    let listed: Vec<String> = ids.iter().take(LISTED_DUPLICATES).map(|id| format!("{id:?}")).collect();
+    let more = ids.len().saturating_sub(LISTED_DUPLICATES);
+    if more > 0 { format!("{} and {more} more", listed.join(", ")) } else { listed.join(", ") }
+}
+
+/// The ids of `entries` that repeat one given earlier, or one `taken`.
+fn repeated_ids<'a>(entries: &'a [Entry], taken: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut seen: HashSet<&'a str> = HashSet::with_capacity(entries.len());
+    entries
+        .iter()
+        .filter(|entry| !seen.insert(entry.id.as_str()) || taken(&entry.id))
+        .map(|entry| entry.id.clone())
+        .collect()
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct Manifest {
     format: String,
     layout: String,
     sketch_width: u32,
     segments: Vec<String>,
-}
-
-/// A document found by a query.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Match {
-    /// The user's id.
-    pub id: String,
-    /// Its simhash-doc value.
-    pub simhash: u64,
-    /// Hamming distance to the query (0 for an `X` match).
-    pub distance: u32,
-    /// Jaccard similarity of word shingles estimated from the sketches,
-    /// when the query had a sketch.
-    pub jaccard: Option<f64>,
 }
 
 /// An open index.
@@ -92,13 +118,18 @@ pub struct Index {
 
 impl Index {
     /// Builds an index of `entries` in `dir` (created if needed), replacing
-    /// what `dir` held only once the new index is complete.
+    /// what `dir` held only once the new index is complete. Ids must be
+    /// unique ([`IndexError::DuplicateIds`]).
     pub fn build(
         dir: &Path,
         layout: Layout,
         sketch_width: u32,
         entries: &[Entry],
     ) -> Result<Index, IndexError> {
+        let repeated = repeated_ids(entries, |_| false);
+        if !repeated.is_empty() {
+            return Err(IndexError::DuplicateIds { ids: repeated });
+        }
         std::fs::create_dir_all(dir).map_err(|source| IndexError::Directory {
             path: dir.to_owned(),
             action: "cannot create",
@@ -149,8 +180,16 @@ impl Index {
         Ok(Index { dir: dir.to_owned(), manifest, layout, segments })
     }
 
-    /// Appends `entries` as a new segment.
+    /// Appends `entries` as a new segment. An id that the index holds
+    /// already, or that `entries` repeat, is refused
+    /// ([`IndexError::DuplicateIds`]) and nothing is added.
     pub fn add(&mut self, entries: &[Entry]) -> Result<(), IndexError> {
+        let new: HashSet<&str> = entries.iter().map(|entry| entry.id.as_str()).collect();
+        let held: HashSet<String> = self.with_ids(&new).into_iter().map(|entry| entry.id).collect();
+        let repeated = repeated_ids(entries, |id| held.contains(id));
+        if !repeated.is_empty() {
+            return Err(IndexError::DuplicateIds { ids: repeated });
+        }
         let name = next_segment_name(&self.dir)?;
         segment::write(&self.dir.join(&name), &self.layout, entries, self.manifest.sketch_width)?;
         let mut manifest = self.manifest.clone();
@@ -189,6 +228,22 @@ impl Index {
             .collect()
     }
 
+    /// The documents whose id is one of `ids` (one pass over the ids of
+    /// every segment; memory only for what is found).
+    pub fn with_ids(&self, ids: &HashSet<&str>) -> Vec<Entry> {
+        self.segments
+            .iter()
+            .flat_map(|segment| {
+                (0..segment.len() as u32).filter(|&n| ids.contains(segment.id(n))).map(move |n| Entry {
+                    id: segment.id(n).to_owned(),
+                    simhash: segment.simhash(n),
+                    x: segment.x(n),
+                    sketch: segment.sketch(n),
+                })
+            })
+            .collect()
+    }
+
     /// How many documents, over all segments.
     pub fn len(&self) -> usize {
         self.segments.iter().map(Segment::len).sum()
@@ -214,9 +269,20 @@ impl Index {
         self.manifest.sketch_width
     }
 
-    /// Every document within distance `k` of `simhash`, with its estimated
-    /// Jaccard similarity when `sketch` is given: most similar first, then
-    /// nearest.
+    /// The documents within `k` bits of the query's simhash-doc value and
+    /// those with its `X`.
+    pub fn query(&self, query: &Query, k: u32) -> Result<Answer, IndexError> {
+        let near = match query.simhash {
+            Some(simhash) => self.near(simhash, k, query.sketch.as_deref())?,
+            None => Vec::new(),
+        };
+        let same_x = query.x.map(|x| self.same_x(&x)).unwrap_or_default();
+        Ok(Answer { near, same_x })
+    }
+
+    /// Every document within distance `k` of `simhash`, with its Jaccard
+    /// similarity estimated from the sketches when `sketch` is given: most
+    /// similar first, then nearest.
     pub fn near(&self, simhash: u64, k: u32, sketch: Option<&[u64]>) -> Result<Vec<Match>, IndexError> {
         self.layout.check_distance(k)?;
         let width = self.manifest.sketch_width as usize;
@@ -228,13 +294,12 @@ impl Index {
                     id: segment.id(hit.number).to_owned(),
                     simhash: segment.simhash(hit.number),
                     distance: hit.distance,
-                    jaccard: sketch.map(|sketch| sketch_jaccard(sketch, &segment.sketch(hit.number), width)),
+                    jaccard_estimate: sketch
+                        .map(|sketch| sketch_jaccard(sketch, &segment.sketch(hit.number), width)),
                 })
             })
             .collect();
-        matches.sort_by(|a, b| {
-            b.jaccard.unwrap_or(0.0).total_cmp(&a.jaccard.unwrap_or(0.0)).then(a.distance.cmp(&b.distance))
-        });
+        rank(&mut matches);
         Ok(matches)
     }
 
@@ -247,7 +312,7 @@ impl Index {
                     id: segment.id(n).to_owned(),
                     simhash: segment.simhash(n),
                     distance: 0,
-                    jaccard: None,
+                    jaccard_estimate: None,
                 })
             })
             .collect()

@@ -5,18 +5,32 @@
 //! memory-mapped segment files under one directory ([`Index`]).
 //!
 //! simhash-doc within k = 3 is a candidate filter, not an answer: long
-//! unrelated texts often land within a few bits. A query with text verifies
-//! each candidate with the Jaccard similarity of word shingles (estimated
-//! from the stored sketches), and `priorart dedup` with exact shingle sets.
+//! unrelated texts often land within a few bits. A query with text ranks
+//! each candidate by the Jaccard similarity of word shingles *estimated*
+//! from the stored sketches ([`Match::jaccard_estimate`]: the index keeps
+//! no text), and `priorart dedup` verifies with exact shingle sets.
 //! [`all_pairs`] finds every pair of a collection within `k` (a self-join
-//! of the tables, for batch deduplication).
+//! of the tables, for batch deduplication), and [`clusters`] groups the
+//! verified pairs.
+//!
+//! Front ends build [`Entry`]s and [`Query`]s from text here
+//! ([`Entry::of_text`], [`Query::of_text`]), so that every one indexes and
+//! looks up a text the same way; [`MemoryIndex`] is an index to insert into
+//! and query in memory, then save as a directory that [`Index::open`]
+//! reads.
 
+mod cluster;
+mod document;
 mod index;
 mod layout;
 mod pairs;
+mod query;
 mod segment;
 
-pub use index::{Index, IndexError, Match};
+pub use cluster::{VerifiedPair, clusters};
+pub use document::{SKETCH_WIDTH, sketch};
+pub use index::{Index, IndexError};
 pub use layout::{DistanceTooLarge, Layout, LayoutError, MAX_DISTANCE, MAX_TABLES, Table, TableKeys};
 pub use pairs::{Pair, all_pairs};
+pub use query::{Answer, Match, MemoryIndex, Query};
 pub use segment::{Entry, Hit, Segment, SegmentError, encode, sketch_jaccard, write};

@@ -158,3 +158,86 @@ fn a_failed_build_leaves_the_previous_index_intact() {
         .unwrap();
     assert!(Index::open(dir.path()).is_err());
 }
+
+/// Texts: a few articles and near copies of them (one word changed).
+fn texts() -> Vec<(String, String)> {
+    let articles = [
+        "Tide mills ground the grain of European estuaries for eight centuries, turning the rise and fall \
+         of the sea into flour; a pond filled at high tide and emptied through the wheel as it ebbed.",
+        "The lighthouse keepers of the northern coast trimmed their wicks every four hours through the \
+         winter, logging the weather, the ships that passed and the oil that burned in each lamp.",
+        "Bees that forage on heather carry its pollen home in baskets on their hind legs, and the honey \
+         they make from it sets into a jelly that beekeepers press from the comb by hand.",
+    ];
+    let mut texts = Vec::new();
+    for (i, article) in articles.iter().enumerate() {
+        texts.push((format!("article-{i}"), article.to_string()));
+        texts.push((format!("copy-{i}"), article.replacen("the", "a", 1)));
+    }
+    texts
+}
+
+#[test]
+fn a_memory_index_answers_as_the_index_it_saves() {
+    use priorart_fingerprint::Fingerprinter;
+    use priorart_index::{MemoryIndex, Query};
+    let mut fingerprinter = Fingerprinter::new();
+    let mut memory = MemoryIndex::new(Layout::for_distance(6).unwrap());
+    for (id, text) in texts() {
+        memory.insert_text(&id, &text, &mut fingerprinter).unwrap();
+    }
+    assert_eq!(memory.len(), 6);
+    // One id names one document.
+    let err = memory.insert_text("copy-1", "another text", &mut fingerprinter).unwrap_err();
+    assert!(err.to_string().contains("\"copy-1\""), "{err}");
+    assert_eq!(memory.len(), 6);
+    let dir = tempfile::tempdir().unwrap();
+    let saved = memory.save(&dir.path().join("idx")).unwrap();
+    let opened = Index::open(&dir.path().join("idx")).unwrap();
+    assert_eq!(opened.len(), 6);
+    for (id, text) in texts() {
+        let query = Query::of_text(&text, &mut fingerprinter);
+        for k in [0, 3, 6] {
+            let in_memory = memory.query(&query, k).unwrap();
+            assert_eq!(in_memory, saved.query(&query, k).unwrap(), "{id} k={k}");
+            assert_eq!(in_memory, opened.query(&query, k).unwrap(), "{id} k={k}");
+        }
+        let answer = memory.query(&query, 6).unwrap();
+        // The document itself comes first, with an estimate of 1.
+        assert_eq!(answer.near[0].id, id);
+        assert_eq!(answer.near[0].jaccard_estimate, Some(1.0));
+        assert!(answer.has_same_x(&id));
+        let by_simhash = memory.query(&Query::of_simhash(query.simhash.unwrap()), 6).unwrap();
+        assert!(by_simhash.near.iter().all(|m| m.jaccard_estimate.is_none()));
+        assert_eq!(memory.query(&Query::of_x(query.x.unwrap()), 0).unwrap().same_x, answer.same_x);
+    }
+    // Loaded back into memory: the same documents, and more can be inserted.
+    let mut reloaded = MemoryIndex::from_index(&opened);
+    assert_eq!(reloaded.entries(), memory.entries());
+    assert!(reloaded.insert_text("article-0", "again", &mut fingerprinter).is_err());
+    reloaded.insert_text("new", "A new text about something else entirely.", &mut fingerprinter).unwrap();
+    assert_eq!(reloaded.save(&dir.path().join("idx")).unwrap().len(), 7);
+    // A distance beyond the layout is refused in memory as on disk.
+    assert!(memory.query(&Query::of_simhash(0), 7).is_err());
+    assert!(opened.query(&Query::of_simhash(0), 7).is_err());
+}
+
+#[test]
+fn an_id_is_never_indexed_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("idx");
+    let twice = vec![entry(1, 10), entry(2, 20), entry(1, 11)];
+    let Err(err) = Index::build(&path, Layout::manku_16x28(), 4, &twice) else { panic!("built") };
+    assert!(err.to_string().contains("\"doc-1\""), "{err}");
+    assert!(!path.join("manifest.json").exists(), "nothing written");
+    let mut index = Index::build(&path, Layout::manku_16x28(), 4, &[entry(1, 10), entry(2, 20)]).unwrap();
+    for again in [vec![entry(2, 20)], vec![entry(3, 30), entry(3, 31)]] {
+        let err = index.add(&again).unwrap_err();
+        assert!(matches!(err, priorart_index::IndexError::DuplicateIds { .. }), "{err}");
+        assert_eq!((index.len(), index.segment_count()), (2, 1), "nothing added");
+    }
+    index.add(&[entry(3, 30)]).unwrap();
+    assert_eq!(Index::open(&path).unwrap().len(), 3);
+    let ids: std::collections::HashSet<&str> = ["doc-2", "doc-9"].into();
+    assert_eq!(index.with_ids(&ids), vec![entry(2, 20)]);
+}

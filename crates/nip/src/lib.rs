@@ -30,6 +30,10 @@
 //! (earliest Bitcoin block first), the NIP's discovery ranking; it is pure,
 //! the relays are asked elsewhere (`priorart-relay`).
 //!
+//! [`nip46`] holds the parts of remote signing that need no network: the
+//! `bunker://` URI, and the check that what a signer (a NIP-46 bunker, a
+//! NIP-07 browser extension) returned is the event asked for, validly signed.
+//!
 //! ```
 //! use priorart_nip::nostr::prelude::{Keys, Timestamp};
 //! use priorart_nip::{Attestation, ContentRef, ProofEvent, Verdict};
@@ -127,6 +131,7 @@ mod event_json;
 mod hex;
 pub mod limits;
 mod nip03;
+pub mod nip46;
 mod proof_check;
 mod proof_event;
 mod rank;

@@ -102,11 +102,13 @@ pub enum StampError {
 }
 
 fn describe(errors: &[CalendarError]) -> String {
-    errors.iter().map(error_chain).collect::<Vec<_>>().join("; ")
+    errors.iter().map(|error| error_chain(error)).collect::<Vec<_>>().join("; ")
 }
 
-/// An error and its causes on one line, each once.
-fn error_chain(error: &CalendarError) -> String {
+/// An error and its causes on one line, each once: how a calendar's failure
+/// is shown where it is one line of a list (its `Display` alone leaves the
+/// cause, an [`HttpError`]'s transport error, to its `source`).
+pub fn error_chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut cause = std::error::Error::source(error);
     while let Some(inner) = cause {

@@ -5,16 +5,43 @@
 use std::time::Duration;
 
 /// Why an HTTP exchange failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[allow(missing_docs)] // each variant is documented by its #[error] message, which names its fields
 pub enum HttpError {
     #[error("{url}: timed out")]
     Timeout { url: String },
     #[error("{url}: answer larger than {limit} bytes")]
     TooLarge { url: String, limit: u64 },
-    #[error("{url}: {message}")]
-    Transport { url: String, message: String },
+    /// No answer: DNS, connection, TLS, or a broken exchange. The cause is
+    /// ureq's error, behind a shared pointer (its type is not part of this
+    /// crate's API, and reports holding it stay cheap to clone).
+    #[error("{url}: request failed")]
+    Transport {
+        url: String,
+        #[source]
+        cause: priorart_ots::Cause,
+    },
 }
+
+/// Two failures are equal when they name the same URL and say the same:
+/// a transport cause is compared by its message (ureq's errors have no
+/// equality of their own).
+impl PartialEq for HttpError {
+    fn eq(&self, other: &HttpError) -> bool {
+        match (self, other) {
+            (HttpError::Timeout { url: a }, HttpError::Timeout { url: b }) => a == b,
+            (HttpError::TooLarge { url: a, limit: x }, HttpError::TooLarge { url: b, limit: y }) => {
+                a == b && x == y
+            }
+            (HttpError::Transport { url: a, cause: x }, HttpError::Transport { url: b, cause: y }) => {
+                a == b && x.to_string() == y.to_string()
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Eq for HttpError {}
 
 /// A status code and body.
 pub(crate) struct Answer {
@@ -81,11 +108,29 @@ fn http_error(url: &str, err: ureq::Error, limit: u64) -> HttpError {
     match err {
         ureq::Error::Timeout(_) => HttpError::Timeout { url },
         ureq::Error::BodyExceedsLimit(_) => HttpError::TooLarge { url, limit },
-        other => HttpError::Transport { url, message: other.to_string() },
+        other => HttpError::Transport { url, cause: std::sync::Arc::new(other) },
     }
 }
 
 /// `base` and `path` joined with exactly one slash.
 pub(crate) fn join(base: &str, path: &str) -> String {
     format!("{}/{}", base.trim_end_matches('/'), path.trim_start_matches('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_transport_failure_keeps_ureqs_error_as_its_source() {
+        // Nothing listens on a port just released.
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let url = format!("http://127.0.0.1:{port}/digest");
+        let error = Http::new(Duration::from_secs(5)).get(&url, &[], 100).err().expect("refused");
+        assert!(matches!(&error, HttpError::Transport { .. }), "{error:?}");
+        assert_eq!(error.to_string(), format!("{url}: request failed"));
+        let cause = std::error::Error::source(&error).expect("the cause is kept").to_string();
+        assert!(!cause.is_empty() && !error.to_string().contains(&cause), "{cause}");
+        assert_eq!(error.clone(), error);
+    }
 }

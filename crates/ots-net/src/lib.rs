@@ -18,8 +18,8 @@ mod headers;
 mod http;
 
 pub use calendar::{
-    CalendarError, StampError, StampOptions, Stamped, UpgradeOptions, UpgradeReport, stamp_digests,
-    submit_everywhere, upgrade, upgrade_all,
+    CalendarError, StampError, StampOptions, Stamped, UpgradeOptions, UpgradeReport, error_chain,
+    stamp_digests, submit_everywhere, upgrade, upgrade_all,
 };
 pub use config::{DEFAULT_HEADER_TIMEOUT, HeaderConfig, HeaderConfigError};
 pub use headers::{BitcoinRpc, CachedSource, Esplora, HeaderCache, RpcAuth};

@@ -3,7 +3,9 @@
 use priorart_nip::nostr::prelude::{Event, EventId, PublicKey};
 use priorart_nip::{Attestation, ContentRef, ProofEventError};
 
-/// Where a job is. Every job moves forward only, in this order.
+/// Where a job is. Every job moves forward only, in this order, except
+/// that a job whose calendars all lied or failed for too long is `Failed`
+/// (and a restamp takes a stuck or failed job back to `Signed`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum JobState {
@@ -11,18 +13,28 @@ pub enum JobState {
     Signed,
     /// A calendar answered: the pending proof is stored.
     Stamped,
-    /// The upgraded proof reaches a Bitcoin block.
+    /// The upgraded proof reaches a Bitcoin block, verified against the
+    /// header source (a proof that fails is never stored).
     Anchored,
     /// The kind 1041 is built, signed and stored (never signed again).
     Built,
     /// The stored kind 1041 is on at least one relay.
     Published,
+    /// Every calendar of the job lied or failed for longer than the
+    /// configured time (the reason is in `last_error`); restamp it.
+    Failed,
 }
 
 impl JobState {
     /// Every state, in order.
-    pub const ALL: [JobState; 5] =
-        [JobState::Signed, JobState::Stamped, JobState::Anchored, JobState::Built, JobState::Published];
+    pub const ALL: [JobState; 6] = [
+        JobState::Signed,
+        JobState::Stamped,
+        JobState::Anchored,
+        JobState::Built,
+        JobState::Published,
+        JobState::Failed,
+    ];
 
     /// The stored (and printed) name.
     pub fn name(self) -> &'static str {
@@ -32,7 +44,19 @@ impl JobState {
             JobState::Anchored => "anchored",
             JobState::Built => "built",
             JobState::Published => "published",
+            JobState::Failed => "failed",
         }
+    }
+
+    /// Whether nothing more happens to the job without a person (published,
+    /// or failed until restamped).
+    pub fn is_final(self) -> bool {
+        matches!(self, JobState::Published | JobState::Failed)
+    }
+
+    /// Whether the job holds a verified Bitcoin proof.
+    pub fn is_anchored(self) -> bool {
+        matches!(self, JobState::Anchored | JobState::Built | JobState::Published)
     }
 
     /// The state of a stored name.
@@ -139,8 +163,15 @@ pub struct Job {
     /// Calendars to stamp at (empty: the runner's), then those that
     /// answered the stamp (also allowed to upgrade it).
     pub calendars: Vec<String>,
-    /// The Bitcoin block the proof reaches (as the proof claims it; readers verify).
+    /// The Bitcoin block the proof reaches, as verified against the header
+    /// source before anything was signed.
     pub block_height: Option<u64>,
+    /// Why an upgraded proof could not be checked yet (no header for the
+    /// block a calendar claims): it is retried every round.
+    pub unverified: Option<String>,
+    /// Since when every calendar of the job has lied or failed (seconds
+    /// since 1970), if they all do.
+    pub trouble_since: Option<i64>,
     /// The signed kind 1041 (JSON), once built.
     pub proof_event: Option<String>,
     /// Its id.
@@ -173,4 +204,65 @@ impl Publication {
     pub fn stored(&self) -> bool {
         matches!(self.outcome.as_str(), "accepted" | "duplicate")
     }
+}
+
+/// What a calendar's last answer about a job's commitment was worth.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CalendarVerdict {
+    /// Not in a Bitcoin block yet (an honest wait).
+    Pending,
+    /// Its upgraded proof verified against the header source.
+    Verified,
+    /// Its upgraded proof fails verification: discarded.
+    Lied,
+    /// It could not be asked, or answered something unusable.
+    Failed,
+    /// Its upgraded proof names a block the header source has no header
+    /// for: kept unverified and checked again next round.
+    Unverifiable,
+}
+
+impl CalendarVerdict {
+    /// The stored (and printed) name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CalendarVerdict::Pending => "pending",
+            CalendarVerdict::Verified => "verified",
+            CalendarVerdict::Lied => "lied",
+            CalendarVerdict::Failed => "failed",
+            CalendarVerdict::Unverifiable => "unverifiable",
+        }
+    }
+
+    /// The verdict of a stored name.
+    pub fn from_name(name: &str) -> Option<CalendarVerdict> {
+        [
+            CalendarVerdict::Pending,
+            CalendarVerdict::Verified,
+            CalendarVerdict::Lied,
+            CalendarVerdict::Failed,
+            CalendarVerdict::Unverifiable,
+        ]
+        .into_iter()
+        .find(|verdict| verdict.name() == name)
+    }
+
+    /// Whether this answer counts against the calendar (a lie or a failure).
+    pub fn is_trouble(self) -> bool {
+        matches!(self, CalendarVerdict::Lied | CalendarVerdict::Failed)
+    }
+}
+
+/// A calendar's last answer about one job, kept in the job's log.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct CalendarOutcome {
+    /// The calendar's URL.
+    pub calendar: String,
+    /// What its answer was worth.
+    pub verdict: CalendarVerdict,
+    /// Why (the verification failure, the error, the calendar's words).
+    pub detail: String,
+    /// When (seconds since 1970).
+    pub at: i64,
 }

@@ -4,8 +4,12 @@
 //! open timestamping service, [`service`]).
 //!
 //! A job moves forward only: signed → stamped (pending proof kept) →
-//! anchored (the upgraded proof reaches a Bitcoin block) → built (the 1041
-//! signed once and stored) → published (on at least one relay). State
+//! anchored (an upgraded proof reaches a Bitcoin block, verified against
+//! the header source before it is stored) → built (the 1041 signed once,
+//! checked by the NIP verifier, stored) → published (on at least one
+//! relay). No calendar is trusted: a proof that fails verification is
+//! discarded and its calendar named; a job whose calendars all lie or fail
+//! for too long is `failed` and can be restamped. State
 //! lives in SQLite (WAL) in a state directory ([`Store`]); every
 //! transition is one transaction, and every side effect is recorded before
 //! and after (see [`steps`]), so a `kill -9` at any instant loses no job
@@ -23,6 +27,9 @@ pub mod service;
 pub mod steps;
 mod store;
 
-pub use job::{ContentTarget, Job, JobState, NewJob, Publication};
+pub use job::{CalendarOutcome, CalendarVerdict, ContentTarget, Job, JobState, NewJob, Publication};
 pub use steps::{PipelineError, Round, Settings, run_round};
-pub use store::{APPLICATION_ID, LOCK_FILE, RunLock, SCHEMA_VERSION, STATE_FILE, Store, StoreError};
+pub use store::{
+    APPLICATION_ID, AddOutcome, LOCK_FILE, RunLock, SCHEMA_VERSION, STATE_FILE, Store, StoreError,
+    UpgradeUpdate,
+};

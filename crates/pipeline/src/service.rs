@@ -11,9 +11,9 @@
 //! tree.
 
 use crate::failpoint::failpoint;
-use crate::job::{ContentTarget, Job, JobState, NewJob};
-use crate::steps::{CALENDAR_ERRORS, RELAY_ERRORS, Settings, run_round};
-use crate::store::{Store, StoreError};
+use crate::job::{CalendarOutcome, ContentTarget, Job, NewJob, Publication};
+use crate::steps::{CALENDAR_ERRORS, RELAY_ERRORS, Round, Settings, run_round};
+use crate::store::{AddOutcome, REJECTED_PROOF_COUNTER, Store, StoreError};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -97,63 +97,91 @@ struct RequestCounts {
     too_large: AtomicU64,
     rate_limited: AtomicU64,
     queue_full: AtomicU64,
+    conflicting: AtomicU64,
 }
 
 struct Submission {
     job: NewJob,
-    reply: oneshot::Sender<Result<Option<(i64, bool)>, String>>,
+    reply: oneshot::Sender<Result<AddOutcome, String>>,
 }
 
 struct App {
+    /// Reads, and the rare restamp.
     reader: Mutex<Store>,
     writer: mpsc::Sender<Submission>,
     relays: Vec<String>,
+    calendars: Vec<String>,
     limits: Limits,
     rate: Mutex<HashMap<IpAddr, (Instant, u32)>>,
     requests: RequestCounts,
+    /// Rounds the worker finished (since start).
+    rounds: Arc<AtomicU64>,
 }
 
-/// Runs the service on `listener` until `shutdown` completes; the worker
-/// finishes its round first.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
+/// The service with its store open (three connections: reads, the
+/// writer, the worker), not yet listening: a store that cannot be opened is
+/// refused before any address is taken.
+pub struct Service {
     options: ServiceOptions,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<(), ServiceError> {
-    let reader = Store::open(&options.state_dir)?;
-    let writer_store = Store::open(&options.state_dir)?;
-    let worker_store = Store::open(&options.state_dir)?;
-    let (writer, submissions) = mpsc::channel(WRITER_QUEUE);
-    let max_open = options.limits.max_open_jobs;
-    let writer_thread = std::thread::spawn(move || write_submissions(writer_store, submissions, max_open));
-    let (stop, stopped) = std::sync::mpsc::channel::<()>();
-    let worker_options = options.clone();
-    let worker_thread = std::thread::spawn(move || work(worker_store, &worker_options, &stopped));
-    let app = Arc::new(App {
-        reader: Mutex::new(reader),
-        writer,
-        relays: options.relays.clone(),
-        limits: options.limits,
-        rate: Mutex::new(HashMap::new()),
-        requests: RequestCounts::default(),
-    });
-    let router = Router::new()
-        .route("/v1/attestations", post(submit))
-        .route("/v1/attestations/{id}", get(job_status))
-        .route("/metrics", get(metrics))
-        .route("/healthz", get(|| async { "ok\n" }))
-        .layer(DefaultBodyLimit::max(options.limits.max_body_bytes))
-        .with_state(app);
-    let served = axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(shutdown)
+    stores: [Store; 3],
+}
+
+impl Service {
+    /// Opens (and checks, and migrates) the store of `options.state_dir`.
+    pub fn open(options: ServiceOptions) -> Result<Service, ServiceError> {
+        let reader = Store::open(&options.state_dir)?;
+        let writer = Store::open(&options.state_dir)?;
+        let worker = Store::open(&options.state_dir)?;
+        Ok(Service { options, stores: [reader, writer, worker] })
+    }
+
+    /// Runs the service on `listener` until `shutdown` completes; the worker
+    /// finishes its round first.
+    pub async fn run(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServiceError> {
+        let Service { options, stores: [reader, writer_store, worker_store] } = self;
+        let (writer, submissions) = mpsc::channel(WRITER_QUEUE);
+        let max_open = options.limits.max_open_jobs;
+        let writer_thread =
+            std::thread::spawn(move || write_submissions(writer_store, submissions, max_open));
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let worker_options = options.clone();
+        let rounds = Arc::new(AtomicU64::new(0));
+        let worker_rounds = rounds.clone();
+        let worker_thread =
+            std::thread::spawn(move || work(worker_store, &worker_options, &stopped, &worker_rounds));
+        let app = Arc::new(App {
+            reader: Mutex::new(reader),
+            writer,
+            relays: options.relays.clone(),
+            calendars: options.settings.stamp.calendars.clone(),
+            limits: options.limits,
+            rate: Mutex::new(HashMap::new()),
+            requests: RequestCounts::default(),
+            rounds,
+        });
+        let router = Router::new()
+            .route("/v1/attestations", post(submit))
+            .route("/v1/attestations/{id}", get(job_status))
+            .route("/v1/attestations/{id}/restamp", post(restamp))
+            .route("/metrics", get(metrics))
+            .route("/healthz", get(|| async { "ok\n" }))
+            .layer(DefaultBodyLimit::max(options.limits.max_body_bytes))
+            .with_state(app);
+        let served = axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
+            .with_graceful_shutdown(shutdown)
+            .await;
+        drop(stop);
+        let _ = tokio::task::spawn_blocking(move || {
+            let _ = worker_thread.join();
+            let _ = writer_thread.join();
+        })
         .await;
-    drop(stop);
-    let _ = tokio::task::spawn_blocking(move || {
-        let _ = worker_thread.join();
-        let _ = writer_thread.join();
-    })
-    .await;
-    Ok(served?)
+        Ok(served?)
+    }
 }
 
 /// The writer: each wake-up commits every submission waiting, then answers them.
@@ -185,31 +213,50 @@ fn write_submissions(mut store: Store, mut submissions: mpsc::Receiver<Submissio
 
 /// The worker: a round every interval until told to stop (the first after
 /// one interval, so that what arrives meanwhile joins the first batch).
-fn work(mut store: Store, options: &ServiceOptions, stop: &std::sync::mpsc::Receiver<()>) {
+fn work(
+    mut store: Store,
+    options: &ServiceOptions,
+    stop: &std::sync::mpsc::Receiver<()>,
+    rounds: &AtomicU64,
+) {
     loop {
         match stop.recv_timeout(options.interval) {
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
             _ => return,
         }
         match run_round(&mut store, &options.settings) {
-            Ok(round) => {
-                let done = [
-                    (round.stamped, "stamped"),
-                    (round.anchored.len(), "anchored"),
-                    (round.built.len(), "kind 1041 built"),
-                    (round.published.len(), "published"),
-                ];
-                let said: Vec<String> =
-                    done.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{n} {what}")).collect();
-                if !said.is_empty() {
-                    (options.log)(format!("priorart serve: {}", said.join(", ")));
-                }
-                for problem in round.problems.iter().take(5) {
-                    (options.log)(format!("priorart serve: {problem}"));
-                }
-            }
+            Ok(round) => log_round(&round, options),
             Err(err) => (options.log)(format!("priorart serve: round failed: {err}")),
         }
+        rounds.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// A round's progress line, then every rejected proof and failed job (each
+/// names its calendar), then the first other problems.
+fn log_round(round: &Round, options: &ServiceOptions) {
+    let done = [
+        (round.stamped, "stamped"),
+        (round.anchored.len(), "anchored (verified)"),
+        (round.unverified.len(), "anchored-unverified"),
+        (round.rejected.len(), "proof(s) rejected"),
+        (round.failed.len(), "failed"),
+        (round.built.len(), "kind 1041 built"),
+        (round.published.len(), "published"),
+    ];
+    let said: Vec<String> =
+        done.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{n} {what}")).collect();
+    if !said.is_empty() {
+        (options.log)(format!("priorart serve: {}", said.join(", ")));
+    }
+    for (job, calendar, why) in &round.rejected {
+        (options.log)(format!("priorart serve: job {job}: calendar {calendar} lied, proof discarded: {why}"));
+    }
+    for (job, why) in &round.failed {
+        (options.log)(format!("priorart serve: job {job} failed: {why}"));
+    }
+    for problem in round.problems.iter().take(5) {
+        (options.log)(format!("priorart serve: {problem}"));
     }
 }
 
@@ -270,19 +317,33 @@ async fn submit(
         }
     };
     let id = job.attestation.event().id.to_hex();
+    let submitted = job.content.clone();
     let (reply, answer) = oneshot::channel();
     if app.writer.send(Submission { job, reply }).await.is_err() {
         return Refusal::new(StatusCode::SERVICE_UNAVAILABLE, "shutting_down", "the service is stopping")
             .into_response();
     }
     match answer.await {
-        Ok(Ok(Some((_, new)))) => {
+        Ok(Ok(outcome @ (AddOutcome::Added(_) | AddOutcome::Existing(_)))) => {
+            let new = matches!(outcome, AddOutcome::Added(_));
             let counter = if new { &counts.accepted } else { &counts.repeated };
             counter.fetch_add(1, Ordering::Relaxed);
             let body = json!({"id": id, "new": new, "status": format!("/v1/attestations/{id}")});
             (StatusCode::ACCEPTED, axum::Json(body)).into_response()
         }
-        Ok(Ok(None)) => {
+        Ok(Ok(AddOutcome::Conflict { stored, .. })) => {
+            counts.conflicting.fetch_add(1, Ordering::Relaxed);
+            let body = json!({
+                "error": "reference_conflict",
+                "detail": "this attestation is queued already, for other content; the stored reference is kept",
+                "id": id,
+                "stored": reference_json(&stored),
+                "submitted": reference_json(&submitted),
+                "status": format!("/v1/attestations/{id}"),
+            });
+            (StatusCode::CONFLICT, axum::Json(body)).into_response()
+        }
+        Ok(Ok(AddOutcome::QueueFull)) => {
             counts.queue_full.fetch_add(1, Ordering::Relaxed);
             let detail = format!("{} jobs are waiting already; try again later", app.limits.max_open_jobs);
             Refusal::new(StatusCode::SERVICE_UNAVAILABLE, "queue_full", detail).into_response()
@@ -290,6 +351,14 @@ async fn submit(
         Ok(Err(err)) => Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "store_failed", err).into_response(),
         Err(_) => Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "store_failed", "the writer stopped")
             .into_response(),
+    }
+}
+
+/// A content reference as the API names it: `{"a": …}` or `{"e": …}`.
+fn reference_json(target: &ContentTarget) -> Value {
+    match target {
+        ContentTarget::Address(coordinate) => json!({"a": coordinate}),
+        ContentTarget::Event(id) => json!({"e": id.to_hex()}),
     }
 }
 
@@ -311,9 +380,9 @@ impl App {
         *count <= self.limits.requests_per_minute
     }
 
-    fn read<T>(&self, read: impl FnOnce(&Store) -> Result<T, StoreError>) -> Result<T, Refusal> {
-        let store = self.reader.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        read(&store)
+    fn read<T>(&self, read: impl FnOnce(&mut Store) -> Result<T, StoreError>) -> Result<T, Refusal> {
+        let mut store = self.reader.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        read(&mut store)
             .map_err(|err| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "store_failed", err.to_string()))
     }
 }
@@ -417,27 +486,83 @@ fn parse_submission(body: &[u8], relays: &[String]) -> Result<NewJob, Refusal> {
     })
 }
 
-async fn job_status(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
-    if EventId::from_hex(&id).is_err() || id.len() != 64 {
-        return Refusal::new(
+/// A job with everything the API and `protect --status --json` show.
+pub struct JobView {
+    /// The job.
+    pub job: Job,
+    /// What each relay said about its events.
+    pub publications: Vec<Publication>,
+    /// Each calendar's last answer.
+    pub calendars: Vec<CalendarOutcome>,
+}
+
+impl JobView {
+    /// Reads the job's relay answers and calendar log.
+    pub fn read(store: &Store, job: Job) -> Result<JobView, StoreError> {
+        let publications = store.publications(job.id)?;
+        let calendars = store.calendar_outcomes(job.id)?;
+        Ok(JobView { job, publications, calendars })
+    }
+}
+
+/// A 64-hex attestation id, or the refusal to give.
+fn attestation_id(id: &str) -> Result<String, Refusal> {
+    if EventId::from_hex(id).is_err() || id.len() != 64 {
+        return Err(Refusal::new(
             StatusCode::BAD_REQUEST,
             "id_malformed",
             "the id is the attestation's 64-hex event id",
-        )
-        .into_response();
+        ));
     }
+    Ok(id.to_ascii_lowercase())
+}
+
+async fn job_status(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    let id = match attestation_id(&id) {
+        Ok(id) => id,
+        Err(refusal) => return refusal.into_response(),
+    };
     let found = tokio::task::spawn_blocking(move || {
-        app.read(|store| {
-            let Some(job) = store.job_by_attestation(&id.to_ascii_lowercase())? else { return Ok(None) };
-            let publications = store.publications(job.id)?;
-            Ok(Some((job, publications)))
+        app.read(|store| match store.job_by_attestation(&id)? {
+            Some(job) => Ok(Some(JobView::read(store, job)?)),
+            None => Ok(None),
         })
     })
     .await;
+    view_response(found, StatusCode::OK)
+}
+
+/// `POST /v1/attestations/ID/restamp`: a job with no verified proof
+/// (failed, or stuck signed or stamped) is stamped again at the service's
+/// calendars; 409 for a job that is anchored already.
+async fn restamp(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    let id = match attestation_id(&id) {
+        Ok(id) => id,
+        Err(refusal) => return refusal.into_response(),
+    };
+    let calendars = app.calendars.clone();
+    let restamped = tokio::task::spawn_blocking(move || {
+        app.read(|store| match store.restamp(&id, &calendars)? {
+            Some(job) => Ok(Some(JobView::read(store, job)?)),
+            None => Ok(None),
+        })
+    })
+    .await;
+    if let Ok(Ok(Some(view))) = &restamped
+        && view.job.state.is_anchored()
+    {
+        let detail = format!("the job is {} on a verified proof; nothing to restamp", view.job.state.name());
+        return Refusal::new(StatusCode::CONFLICT, "already_anchored", detail).into_response();
+    }
+    view_response(restamped, StatusCode::ACCEPTED)
+}
+
+fn view_response(
+    found: Result<Result<Option<JobView>, Refusal>, tokio::task::JoinError>,
+    status: StatusCode,
+) -> Response {
     match found {
-        Ok(Ok(Some((job, publications)))) => {
-            (StatusCode::OK, axum::Json(job_json(&job, &publications))).into_response()
-        }
+        Ok(Ok(Some(view))) => (status, axum::Json(job_json(&view))).into_response(),
         Ok(Ok(None)) => {
             Refusal::new(StatusCode::NOT_FOUND, "unknown_attestation", "no job for this attestation")
                 .into_response()
@@ -449,13 +574,17 @@ async fn job_status(State(app): State<Arc<App>>, Path(id): Path<String>) -> Resp
     }
 }
 
-/// A job as the API and `protect --status --json` show it.
-pub fn job_json(job: &Job, publications: &[crate::job::Publication]) -> Value {
-    let anchored = job.state >= JobState::Anchored;
+/// A job as the API and `protect --status --json` show it: `block` is the
+/// verified block (a proof is stored only once verified), `calendars` each
+/// calendar's last answer (a `lied` one names the rejected proof's fault),
+/// `unverified` why a claimed block could not be checked yet, and a
+/// `failed` job's reason in `last_error`.
+pub fn job_json(view: &JobView) -> Value {
+    let job = &view.job;
     let proof = job
         .proof
         .as_ref()
-        .filter(|_| anchored)
+        .filter(|_| job.state.is_anchored())
         .map(|proof| base64::engine::general_purpose::STANDARD.encode(proof));
     let proof_event = job.proof_event.as_deref().and_then(|event| serde_json::from_str::<Value>(event).ok());
     json!({
@@ -464,11 +593,14 @@ pub fn job_json(job: &Job, publications: &[crate::job::Publication]) -> Value {
         "state": job.state,
         "x": job.attestation.fingerprint().to_string(),
         "author": job.attestation.event().pubkey.to_hex(),
-        "block": job.block_height,
+        "block": job.block_height.filter(|_| job.state.is_anchored()),
+        "block_verified": job.state.is_anchored(),
         "proof": proof,
         "proof_event": proof_event,
         "content_event_id": job.content_event_id,
-        "publications": publications,
+        "publications": view.publications,
+        "calendars": view.calendars,
+        "unverified": job.unverified,
         "last_error": job.last_error,
         "created_at": job.created_at,
         "updated_at": job.updated_at,
@@ -499,6 +631,24 @@ async fn metrics(State(app): State<Arc<App>>) -> Response {
     text.push_str("# HELP priorart_relay_errors_total Events a relay did not store (refused, no answer, unreachable).\n");
     text.push_str("# TYPE priorart_relay_errors_total counter\n");
     text.push_str(&format!("priorart_relay_errors_total {}\n", counter(RELAY_ERRORS)));
+    text.push_str(
+        "# HELP priorart_calendar_rejected_proofs_total Upgraded proofs that failed verification and were discarded, \
+         by calendar (one per job it lied about).\n",
+    );
+    text.push_str("# TYPE priorart_calendar_rejected_proofs_total counter\n");
+    for (name, value) in &counters {
+        if let Some(calendar) = name.strip_prefix(REJECTED_PROOF_COUNTER) {
+            let label = calendar.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n");
+            text.push_str(&format!(
+                "priorart_calendar_rejected_proofs_total{{calendar=\"{label}\"}} {value}\n"
+            ));
+        }
+    }
+    text.push_str(
+        "# HELP priorart_rounds_total Rounds (stamp, upgrade, build, publish) finished since start.\n",
+    );
+    text.push_str("# TYPE priorart_rounds_total counter\n");
+    text.push_str(&format!("priorart_rounds_total {}\n", app.rounds.load(Ordering::Relaxed)));
     text.push_str("# HELP priorart_requests_total Attestation submissions by outcome (since start).\n");
     text.push_str("# TYPE priorart_requests_total counter\n");
     let requests = &app.requests;
@@ -510,6 +660,7 @@ async fn metrics(State(app): State<Arc<App>>) -> Response {
         ("too_large", &requests.too_large),
         ("rate_limited", &requests.rate_limited),
         ("queue_full", &requests.queue_full),
+        ("conflicting", &requests.conflicting),
     ] {
         text.push_str(&format!(
             "priorart_requests_total{{outcome=\"{outcome}\"}} {}\n",

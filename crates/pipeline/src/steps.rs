@@ -1,7 +1,14 @@
 //! The pipeline's steps, each a pass over the jobs in one state: stamp
-//! (signed → stamped), upgrade (stamped → anchored), build (anchored →
-//! built) and publish (built → published). `protect` and `serve` run the
-//! same [`run_round`].
+//! (signed → stamped), upgrade (stamped → anchored, or failed), build
+//! (anchored → built) and publish (built → published). `protect` and
+//! `serve` run the same [`run_round`].
+//!
+//! Nothing a calendar says is signed unchecked: each calendar's upgrade is
+//! verified on its own against the header source, as `priorart verify`
+//! does, before it is stored ([`upgrade`]); a proof that fails is
+//! discarded and its calendar named in the job's log and counted. The
+//! built kind 1041 goes through the NIP verifier before it is stored
+//! ([`build`]).
 //!
 //! Side effects and the store: a calendar `POST` is made after the attempt
 //! is counted and its proofs are stored after it returns; a crash in
@@ -12,16 +19,18 @@
 //! sending that same event again, which relays answer as a duplicate.
 
 use crate::failpoint::failpoint;
-use crate::job::{Job, JobState, Publication};
-use crate::store::{Store, StoreError};
+use crate::job::{CalendarVerdict, Job, JobState, Publication};
+use crate::store::{Store, StoreError, UpgradeUpdate, now};
 use priorart_nip::limits::MAX_EVENT_JSON_BYTES;
 use priorart_nip::nostr::prelude::{Event, Timestamp};
 use priorart_nip::{ProofEvent, ProofEventError};
-use priorart_ots::calendar::DEFAULT_ALLOWLIST;
-use priorart_ots::{Attestation, DetachedTimestamp};
+use priorart_ots::calendar::{DEFAULT_ALLOWLIST, pending_upgrades, same_calendar, url_matches};
+use priorart_ots::{AttestationError, DetachedTimestamp, HeaderSource, Network, VerifiedBlock, VerifyError};
 use priorart_ots_net::{StampOptions, UpgradeOptions, stamp_digests, upgrade_all};
 use priorart_relay::Acceptance;
 use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Events sent to the relays in one connection (each relay gets a time
@@ -37,15 +46,43 @@ pub const CALENDAR_ERRORS: &str = "calendar_errors";
 /// Name of the counter of relay answers other than accepted or duplicate.
 pub const RELAY_ERRORS: &str = "relay_errors";
 
-/// How the steps talk to calendars and relays.
-#[derive(Debug, Clone)]
+/// How long a job may have only calendars that lie or fail before it is
+/// `failed`, unless told otherwise.
+pub const DEFAULT_GIVE_UP_AFTER: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// How the steps talk to calendars, header sources and relays.
+#[derive(Clone)]
 pub struct Settings {
     /// Calendars, how many must answer, and their time limit.
     pub stamp: StampOptions,
+    /// Whether the calendars of `stamp` were named for this run: then they
+    /// stamp every signed job, whatever calendars it was queued with (a
+    /// calendar that was down must not hold a job for ever).
+    pub calendars_named: bool,
     /// Time each calendar gets for an upgrade.
     pub upgrade_timeout: Duration,
     /// Time each relay gets for a chunk of events.
     pub publish_timeout: Duration,
+    /// Where the headers every upgraded proof is verified against come from.
+    pub headers: Arc<dyn HeaderSource>,
+    /// The chain they belong to.
+    pub network: Network,
+    /// How long every calendar of a job may lie or fail before the job is `failed`.
+    pub give_up_after: Duration,
+}
+
+impl fmt::Debug for Settings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Settings")
+            .field("stamp", &self.stamp)
+            .field("calendars_named", &self.calendars_named)
+            .field("upgrade_timeout", &self.upgrade_timeout)
+            .field("publish_timeout", &self.publish_timeout)
+            .field("headers", &self.headers.describe())
+            .field("network", &self.network)
+            .field("give_up_after", &self.give_up_after)
+            .finish()
+    }
 }
 
 /// Why a round stopped.
@@ -67,8 +104,16 @@ pub struct Round {
     pub stamped: usize,
     /// Calendars that answered the stamp.
     pub calendars_answered: Vec<String>,
-    /// Jobs whose proof now reaches a Bitcoin block: (job, height).
+    /// Jobs whose proof now reaches a Bitcoin block, verified: (job, height).
     pub anchored: Vec<(i64, u64)>,
+    /// Upgraded proofs that failed verification and were discarded:
+    /// (job, calendar, why).
+    pub rejected: Vec<(i64, String, String)>,
+    /// Jobs whose upgraded proof could not be checked for lack of headers
+    /// (retried next round): (job, why).
+    pub unverified: Vec<(i64, String)>,
+    /// Jobs that gave up: every calendar lied or failed for too long.
+    pub failed: Vec<(i64, String)>,
     /// Jobs still waiting for their block.
     pub still_pending: usize,
     /// Kind 1041 events built and stored: (job, event id).
@@ -84,20 +129,26 @@ pub struct Round {
 /// One pass of every step, in order.
 pub fn run_round(store: &mut Store, settings: &Settings) -> Result<Round, PipelineError> {
     let mut round = Round::default();
-    stamp(store, &settings.stamp, &mut round)?;
-    upgrade(store, settings.upgrade_timeout, &mut round)?;
-    build(store, &mut round)?;
+    stamp(store, settings, &mut round)?;
+    upgrade(store, settings, &mut round)?;
+    build(store, settings, &mut round)?;
     publish(store, settings.publish_timeout, &mut round)?;
     Ok(round)
 }
 
 /// signed → stamped: the commitments of every signed job going to the
-/// same calendars in one merkle tree, its root posted once to each.
-pub fn stamp(store: &mut Store, options: &StampOptions, round: &mut Round) -> Result<(), PipelineError> {
+/// same calendars in one merkle tree, its root posted once to each. A job
+/// goes to the calendars it was queued with, unless this run names
+/// calendars (`calendars_named`): those then stamp every signed job.
+pub fn stamp(store: &mut Store, settings: &Settings, round: &mut Round) -> Result<(), PipelineError> {
+    let options = &settings.stamp;
     let mut groups: BTreeMap<Vec<String>, Vec<Job>> = BTreeMap::new();
     for job in store.jobs_in(JobState::Signed)? {
-        let calendars =
-            if job.calendars.is_empty() { options.calendars.clone() } else { job.calendars.clone() };
+        let calendars = if job.calendars.is_empty() || settings.calendars_named {
+            options.calendars.clone()
+        } else {
+            job.calendars.clone()
+        };
         groups.entry(calendars).or_default().push(job);
     }
     for (calendars, jobs) in groups {
@@ -108,6 +159,65 @@ pub fn stamp(store: &mut Store, options: &StampOptions, round: &mut Round) -> Re
         };
         stamp_group(store, &options, &jobs, round)?;
     }
+    if settings.calendars_named {
+        stamp_troubled_elsewhere(store, settings, round)?;
+    }
+    Ok(())
+}
+
+/// Stamped jobs whose every calendar lies or fails, when this run names
+/// calendars they were not stamped at: stamped there too, the new pending
+/// attestations merged into their proof, so that no job waits on dead or
+/// lying calendars while a working one is named.
+fn stamp_troubled_elsewhere(
+    store: &mut Store,
+    settings: &Settings,
+    round: &mut Round,
+) -> Result<(), PipelineError> {
+    let named = &settings.stamp.calendars;
+    let troubled: Vec<Job> = store
+        .jobs_in(JobState::Stamped)?
+        .into_iter()
+        .filter(|job| job.trouble_since.is_some())
+        .filter(|job| named.iter().any(|url| !job.calendars.iter().any(|had| same_calendar(had, url))))
+        .collect();
+    if troubled.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<i64> = troubled.iter().map(|job| job.id).collect();
+    let digests: Vec<[u8; 32]> = troubled.iter().map(|job| job.attestation.commitment().0).collect();
+    let options = StampOptions {
+        min_answers: settings.stamp.min_answers.clamp(1, named.len().max(1)),
+        calendars: named.clone(),
+        timeout: settings.stamp.timeout,
+    };
+    store.note_stamp_attempt(&ids)?;
+    let stamped = match stamp_digests(&digests, &options) {
+        Ok(stamped) => stamped,
+        Err(err) => {
+            store.bump(CALENDAR_ERRORS, named.len() as u64)?;
+            round.problems.push(format!("cannot stamp at {}: {err}", named.join(", ")));
+            return Ok(());
+        }
+    };
+    store.bump(CALENDAR_ERRORS, stamped.failed.len() as u64)?;
+    let mut merged = Vec::new();
+    for (job, fresh) in troubled.iter().zip(&stamped.proofs) {
+        let stored = job.proof.as_deref().map(DetachedTimestamp::from_bytes);
+        let Some(Ok(mut proof)) = stored else { continue };
+        let root = proof.file_digest().to_vec();
+        match proof.merge_at(&root, fresh.timestamp().clone()) {
+            Ok(()) => {
+                let mut calendars = job.calendars.clone();
+                calendars.extend(stamped.answered.iter().cloned());
+                merged.push((job.id, proof.to_bytes(), calendars));
+            }
+            Err(err) => round.problems.push(format!("job {}: cannot add the new calendars: {err}", job.id)),
+        }
+    }
+    round.stamped += merged.len();
+    round.calendars_answered.extend(stamped.answered);
+    store.record_restamped_elsewhere(&merged)?;
     Ok(())
 }
 
@@ -125,7 +235,9 @@ fn stamp_group(
         Ok(stamped) => {
             failpoint("after_stamp");
             store.bump(CALENDAR_ERRORS, stamped.failed.len() as u64)?;
-            round.problems.extend(stamped.failed.iter().map(|err| format!("calendar: {err}")));
+            round.problems.extend(
+                stamped.failed.iter().map(|err| format!("calendar: {}", priorart_ots_net::error_chain(err))),
+            );
             let proofs: Vec<(i64, Vec<u8>)> =
                 ids.iter().copied().zip(stamped.proofs.iter().map(DetachedTimestamp::to_bytes)).collect();
             store.record_stamped(&proofs, &stamped.answered)?;
@@ -134,7 +246,10 @@ fn stamp_group(
         }
         Err(err) => {
             store.bump(CALENDAR_ERRORS, options.calendars.len() as u64)?;
-            let message = format!("cannot stamp: {err}");
+            let message = format!(
+                "cannot stamp at {}: {err}; name working calendars with -c URL (they stamp every waiting job)",
+                options.calendars.join(", ")
+            );
             store.record_error(&ids, &message)?;
             round.problems.push(message);
         }
@@ -142,25 +257,26 @@ fn stamp_group(
     Ok(())
 }
 
-/// stamped → anchored: asks the calendars for the complete proofs (one
-/// request per calendar and batch) and keeps what they add.
-pub fn upgrade(store: &mut Store, timeout: Duration, round: &mut Round) -> Result<(), PipelineError> {
+/// stamped → anchored: each calendar holding a pending attestation of a
+/// job is asked for its complete proof (one request per calendar and
+/// batch), and each answer is verified on its own against the header
+/// source before anything is kept:
+/// - verified: the job is anchored on that proof, at the verified block;
+/// - fails verification: discarded, the calendar named in the job's log
+///   (and counted); the job keeps its other calendars' attestations;
+/// - no header for the claimed block: nothing stored, the job says why,
+///   and the next round asks and checks again.
+///
+/// A job whose every calendar lies or fails for `give_up_after` is failed.
+pub fn upgrade(store: &mut Store, settings: &Settings, round: &mut Round) -> Result<(), PipelineError> {
     let jobs = store.jobs_in(JobState::Stamped)?;
     if jobs.is_empty() {
         return Ok(());
     }
-    let mut allowlist: Vec<String> = DEFAULT_ALLOWLIST.iter().map(|url| url.to_string()).collect();
     let mut readable = Vec::new();
-    let mut proofs = Vec::new();
     for job in jobs {
         match job.proof.as_deref().map(DetachedTimestamp::from_bytes) {
-            Some(Ok(proof)) => {
-                // The calendars this job was stamped at were chosen by whoever
-                // queued it; they may be asked for the upgrade.
-                allowlist.extend(job.calendars.iter().cloned());
-                proofs.push(proof);
-                readable.push(job);
-            }
+            Some(Ok(proof)) => readable.push((job, proof)),
             Some(Err(err)) => {
                 let message = format!("job {}: the stored proof is unreadable: {err}", job.id);
                 store.record_error(&[job.id], &message)?;
@@ -169,48 +285,181 @@ pub fn upgrade(store: &mut Store, timeout: Duration, round: &mut Round) -> Resul
             None => round.problems.push(format!("job {}: stamped but no proof stored", job.id)),
         }
     }
-    allowlist.sort();
-    allowlist.dedup();
-    let options = UpgradeOptions { allowlist, calendar_map: Vec::new(), timeout };
+    // Which jobs each calendar is asked about.
+    let mut by_calendar: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    let mut updates: Vec<UpgradeUpdate> =
+        readable.iter().map(|(job, _)| UpgradeUpdate { job: job.id, ..UpgradeUpdate::default() }).collect();
+    for (at, (job, proof)) in readable.iter().enumerate() {
+        for pending in pending_upgrades(proof) {
+            if may_ask(&pending.calendar, job) {
+                let asked = by_calendar.entry(pending.calendar).or_default();
+                if asked.last() != Some(&at) {
+                    asked.push(at);
+                }
+            } else {
+                let detail = "not on the allow-list, not asked".to_owned();
+                updates[at].outcomes.push((pending.calendar, CalendarVerdict::Failed, detail));
+            }
+        }
+    }
     failpoint("before_upgrade");
-    let reports = upgrade_all(&mut proofs, &options);
-    let mut changed = Vec::new();
+    let mut verified: Vec<Option<(DetachedTimestamp, VerifiedBlock)>> = vec![None; readable.len()];
     let mut errors = 0;
-    for ((job, proof), report) in readable.iter().zip(&proofs).zip(&reports) {
-        errors += report.errors.len();
-        round.problems.extend(report.errors.iter().map(|err| format!("job {}: calendar: {err}", job.id)));
-        if !report.changed {
-            round.still_pending += 1;
-            continue;
+    for (calendar, asked) in by_calendar {
+        let mut candidates: Vec<DetachedTimestamp> = asked.iter().map(|&at| readable[at].1.clone()).collect();
+        let options = UpgradeOptions {
+            allowlist: vec![calendar.clone()],
+            calendar_map: Vec::new(),
+            timeout: settings.upgrade_timeout,
+        };
+        let reports = upgrade_all(&mut candidates, &options);
+        for ((&at, candidate), report) in asked.iter().zip(candidates).zip(reports) {
+            let (verdict, detail) = if !report.errors.is_empty() {
+                errors += report.errors.len();
+                let said: Vec<String> = report.errors.iter().map(|err| priorart_ots_net::error_chain(err)).collect();
+                (CalendarVerdict::Failed, said.join("; "))
+            } else if !report.changed {
+                let said: Vec<&str> =
+                    report.still_pending.iter().map(|(_, message)| message.as_str()).collect();
+                (CalendarVerdict::Pending, said.join("; "))
+            } else {
+                match check_upgraded(&candidate, settings) {
+                    Checked::Verified(block) => {
+                        let detail = format!("Bitcoin block {}", block.height);
+                        let earlier =
+                            verified[at].as_ref().is_some_and(|(_, kept)| kept.height <= block.height);
+                        if !earlier {
+                            verified[at] = Some((candidate, block));
+                        }
+                        (CalendarVerdict::Verified, detail)
+                    }
+                    Checked::Lied(why) => (CalendarVerdict::Lied, why),
+                    Checked::Unverifiable(why) => (CalendarVerdict::Unverifiable, why),
+                }
+            };
+            updates[at].outcomes.push((calendar.clone(), verdict, detail));
         }
-        let height = earliest_block(proof);
-        match height {
-            Some(height) => round.anchored.push((job.id, height)),
-            None => round.still_pending += 1,
-        }
-        changed.push((job.id, proof.to_bytes(), height));
     }
     store.bump(CALENDAR_ERRORS, errors as u64)?;
-    store.record_upgraded(&changed)?;
+    let now = now();
+    for ((update, (job, _)), verified) in updates.iter_mut().zip(&readable).zip(verified) {
+        conclude(update, job, verified, settings.give_up_after, now, round);
+    }
+    store.record_upgrades(&updates)?;
     Ok(())
 }
 
-/// The lowest Bitcoin block height a proof claims (checked by readers,
-/// against headers, when they verify the kind 1041).
-pub fn earliest_block(proof: &DetachedTimestamp) -> Option<u64> {
-    proof
-        .attestations()
+/// Whether a calendar named in a job's pending proof may be contacted: the
+/// public calendars, and those the job was stamped at.
+fn may_ask(calendar: &str, job: &Job) -> bool {
+    DEFAULT_ALLOWLIST.iter().any(|pattern| url_matches(pattern, calendar))
+        || job.calendars.iter().any(|stamped| same_calendar(stamped, calendar))
+}
+
+/// What verifying one calendar's upgraded proof found.
+enum Checked {
+    Verified(VerifiedBlock),
+    Lied(String),
+    Unverifiable(String),
+}
+
+/// The check `priorart verify` applies to a kind 1041's proof, on one
+/// calendar's upgrade: every Bitcoin attestation it adds must hold; one
+/// that cannot be checked for lack of headers makes it unverifiable.
+fn check_upgraded(proof: &DetachedTimestamp, settings: &Settings) -> Checked {
+    let no_header = |reason: &AttestationError| matches!(reason, AttestationError::Source(_));
+    let describe = |failures: &[priorart_ots::AttestationFailure]| {
+        failures.iter().map(|f| format!("block {}: {}", f.height, f.reason)).collect::<Vec<_>>().join("; ")
+    };
+    match priorart_ots::verify(proof, settings.headers.as_ref(), settings.network) {
+        Ok(verification) if verification.failures.is_empty() => Checked::Verified(verification.earliest),
+        Ok(verification) if verification.failures.iter().all(|f| no_header(&f.reason)) => {
+            Checked::Unverifiable(describe(&verification.failures))
+        }
+        Ok(verification) => Checked::Lied(describe(&verification.failures)),
+        Err(VerifyError::Failed { failures }) if failures.iter().all(|f| no_header(&f.reason)) => {
+            Checked::Unverifiable(describe(&failures))
+        }
+        Err(VerifyError::Failed { failures }) => Checked::Lied(describe(&failures)),
+        Err(other) => Checked::Lied(other.to_string()),
+    }
+}
+
+/// What a job's calendar answers of this round mean for it.
+fn conclude(
+    update: &mut UpgradeUpdate,
+    job: &Job,
+    verified: Option<(DetachedTimestamp, VerifiedBlock)>,
+    give_up_after: Duration,
+    now: i64,
+    round: &mut Round,
+) {
+    for (calendar, verdict, detail) in &update.outcomes {
+        match verdict {
+            CalendarVerdict::Lied => {
+                round.rejected.push((job.id, calendar.clone(), detail.clone()));
+                round.problems.push(format!(
+                    "job {}: calendar {calendar} gave a proof that fails verification, discarded: {detail}",
+                    job.id
+                ));
+            }
+            CalendarVerdict::Failed => {
+                round.problems.push(format!("job {}: calendar {calendar}: {detail}", job.id))
+            }
+            _ => {}
+        }
+    }
+    if let Some((proof, block)) = verified {
+        round.anchored.push((job.id, block.height));
+        update.anchored = Some((proof.to_bytes(), block.height));
+        return;
+    }
+    let unverifiable: Vec<String> = update
+        .outcomes
         .iter()
-        .filter_map(|at| match at.attestation {
-            Attestation::Bitcoin { height } => Some(height),
-            _ => None,
+        .filter(|(_, verdict, _)| *verdict == CalendarVerdict::Unverifiable)
+        .map(|(calendar, _, detail)| {
+            format!("{calendar} claims a block with no header to check it ({detail})")
         })
-        .min()
+        .collect();
+    if !unverifiable.is_empty() {
+        let why = format!("anchored-unverified, checked again next round: {}", unverifiable.join("; "));
+        round.unverified.push((job.id, why.clone()));
+        update.unverified = Some(why);
+    }
+    let troubles: Vec<String> = update
+        .outcomes
+        .iter()
+        .filter(|(_, verdict, _)| verdict.is_trouble())
+        .map(|(calendar, verdict, detail)| format!("{calendar} {}: {detail}", verdict.name()))
+        .collect();
+    let all_in_trouble = !update.outcomes.is_empty() && troubles.len() == update.outcomes.len();
+    update.note = (!troubles.is_empty()).then(|| troubles.join("; "));
+    if !all_in_trouble {
+        return;
+    }
+    let since = job.trouble_since.unwrap_or(now);
+    update.trouble_since = Some(since);
+    let waited = u64::try_from(now - since).unwrap_or(0);
+    if waited >= give_up_after.as_secs() {
+        let reason = format!(
+            "every calendar lied or failed for {waited} s: {}; restamp it (protect --restamp {}, or POST \
+             /v1/attestations/{}/restamp)",
+            troubles.join("; "),
+            job.id,
+            job.attestation_id
+        );
+        round.failed.push((job.id, reason.clone()));
+        update.failed = Some(reason);
+    }
 }
 
 /// anchored → built: each kind 1041 built and signed with the store's key,
-/// then all of them stored in one transaction before any is published.
-pub fn build(store: &mut Store, round: &mut Round) -> Result<(), PipelineError> {
+/// checked by the NIP verifier against the header source (what `priorart
+/// verify` applies to it), then all of them stored in one transaction
+/// before any is published. An event the verifier does not call valid is
+/// never stored: the job stays anchored, with the verifier's words.
+pub fn build(store: &mut Store, settings: &Settings, round: &mut Round) -> Result<(), PipelineError> {
     let jobs = store.jobs_in(JobState::Anchored)?;
     if jobs.is_empty() {
         return Ok(());
@@ -219,7 +468,27 @@ pub fn build(store: &mut Store, round: &mut Round) -> Result<(), PipelineError> 
     let mut events = Vec::new();
     for job in &jobs {
         match proof_event(job, &signer) {
-            Ok(event) => events.push((job.id, event)),
+            Ok(event) => {
+                let report = priorart_nip::verify_event(&event, settings.headers.as_ref(), settings.network);
+                if report.is_valid() {
+                    events.push((job.id, event));
+                } else {
+                    let failed: Vec<String> = report
+                        .steps
+                        .iter()
+                        .filter(|step| step.reason.is_some())
+                        .map(|step| step.detail.clone())
+                        .collect();
+                    let message = format!(
+                        "job {}: the built kind 1041 is {:?} under the verifier, not stored: {}",
+                        job.id,
+                        report.verdict,
+                        failed.join("; ")
+                    );
+                    store.record_error(&[job.id], &message)?;
+                    round.problems.push(message);
+                }
+            }
             Err(err) => {
                 let message = format!("job {}: cannot build the kind 1041: {err}", job.id);
                 store.record_error(&[job.id], &message)?;

@@ -3,7 +3,7 @@
 //! the state it leaves, so a transition applied twice (a restart after a
 //! crash, two loops racing) changes nothing the second time.
 
-use crate::job::{ContentTarget, Job, JobState, NewJob, Publication};
+use crate::job::{CalendarOutcome, CalendarVerdict, ContentTarget, Job, JobState, NewJob, Publication};
 use priorart_nip::nostr::prelude::{Event, Keys};
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior, params};
 use std::path::{Path, PathBuf};
@@ -15,8 +15,13 @@ pub const STATE_FILE: &str = "pipeline.sqlite3";
 pub const LOCK_FILE: &str = "run.lock";
 /// SQLite `application_id` of a priorart pipeline store ("PrAr").
 pub const APPLICATION_ID: i32 = 0x5072_4172;
-/// The schema this build reads and writes (`user_version`).
-pub const SCHEMA_VERSION: i32 = 1;
+/// The schema this build reads and writes (`user_version`). Older stores
+/// are migrated forward on open ([`MIGRATIONS`]); no job is ever dropped.
+pub const SCHEMA_VERSION: i32 = 2;
+
+/// Counter name prefix of the proofs a calendar gave that failed
+/// verification (one per job it lied about), followed by its URL.
+pub const REJECTED_PROOF_COUNTER: &str = "rejected_proof:";
 
 /// How long a statement waits for another process's write lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -133,9 +138,62 @@ CREATE TABLE counters (
 );
 ";
 
+/// `MIGRATIONS[i]` takes a store from schema `i + 1` to `i + 2`. Only
+/// additions: an older store's jobs are all kept.
+const MIGRATIONS: &[&str] = &["
+ALTER TABLE jobs ADD COLUMN unverified TEXT;
+ALTER TABLE jobs ADD COLUMN trouble_since INTEGER;
+CREATE TABLE calendar_outcomes (
+    job_id   INTEGER NOT NULL REFERENCES jobs (id),
+    calendar TEXT NOT NULL,
+    verdict  TEXT NOT NULL,
+    detail   TEXT NOT NULL,
+    at       INTEGER NOT NULL,
+    PRIMARY KEY (job_id, calendar)
+);
+"];
+
+/// What [`Store::add_jobs`] did with one new job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AddOutcome {
+    /// Stored as a new job.
+    Added(i64),
+    /// This attestation was queued already, for the same content: nothing changed.
+    Existing(i64),
+    /// This attestation was queued already for other content: nothing
+    /// changed; the stored reference is given.
+    Conflict {
+        /// The existing job.
+        job: i64,
+        /// The content it references.
+        stored: ContentTarget,
+    },
+    /// Refused: the queue is full.
+    QueueFull,
+}
+
+/// What one upgrade round found for one stamped job.
+#[derive(Debug, Clone, Default)]
+pub struct UpgradeUpdate {
+    /// The job.
+    pub job: i64,
+    /// Each asked calendar's answer.
+    pub outcomes: Vec<(String, CalendarVerdict, String)>,
+    /// A verified proof and its verified block: the job is anchored.
+    pub anchored: Option<(Vec<u8>, u64)>,
+    /// Why a proof could not be checked yet.
+    pub unverified: Option<String>,
+    /// Since when every calendar lied or failed, if they all do.
+    pub trouble_since: Option<i64>,
+    /// The job gives up, with this reason.
+    pub failed: Option<String>,
+    /// What the job's log says about this round (lies, failures).
+    pub note: Option<String>,
+}
+
 const JOB_COLUMNS: &str = "id, attestation_id, attestation, content_target, content_kind, relay_hint, content_event, \
      content_event_id, content_published, relays, state, proof, calendars, block_height, proof_event, proof_event_id, \
-     created_at, updated_at, last_error, label";
+     created_at, updated_at, last_error, label, unverified, trouble_since";
 
 impl Store {
     /// Opens (or creates) the store in `dir`. An existing file must be a
@@ -163,6 +221,9 @@ impl Store {
             if version > SCHEMA_VERSION {
                 return Err(StoreError::NewerSchema { path, found: version });
             }
+            if version < 1 {
+                return Err(StoreError::Corrupt { path, detail: format!("schema version {version}") });
+            }
             let check: String =
                 connection.pragma_query_value(None, "quick_check", |row| row.get(0)).map_err(corrupt)?;
             if check != "ok" {
@@ -178,6 +239,7 @@ impl Store {
         if !existing {
             store.initialize()?;
         }
+        store.migrate()?;
         Ok(store)
     }
 
@@ -188,7 +250,7 @@ impl Store {
         if found == 0 {
             tx.execute_batch(SCHEMA)?;
             tx.pragma_update(None, "application_id", APPLICATION_ID)?;
-            tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+            tx.pragma_update(None, "user_version", 1)?;
         } else if found != APPLICATION_ID {
             return Err(StoreError::Foreign { path: self.dir.join(STATE_FILE), found });
         }
@@ -196,28 +258,46 @@ impl Store {
         Ok(())
     }
 
+    /// Brings an older schema up to [`SCHEMA_VERSION`], each step in one
+    /// transaction (a crash leaves the last complete version).
+    fn migrate(&mut self) -> Result<(), StoreError> {
+        loop {
+            let tx = self.connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let version: i32 = tx.pragma_query_value(None, "user_version", |row| row.get(0))?;
+            let Some(step) = usize::try_from(version - 1).ok().and_then(|at| MIGRATIONS.get(at)) else {
+                return Ok(());
+            };
+            tx.execute_batch(step)?;
+            tx.pragma_update(None, "user_version", version + 1)?;
+            tx.commit()?;
+        }
+    }
+
     /// The state directory.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
-    /// Records new jobs in one transaction: for each, its job and whether it
-    /// is new (`false`: this attestation was already queued, nothing
-    /// changed). `max_open` bounds the jobs not yet published: past it a
-    /// new job is refused with `None`.
+    /// Records new jobs in one transaction: what happened to each (see
+    /// [`AddOutcome`]). `max_open` bounds the jobs neither published nor
+    /// failed: past it a new job is refused.
     pub fn add_jobs(
         &mut self,
         jobs: &[NewJob],
         max_open: Option<u64>,
-    ) -> Result<Vec<Option<(i64, bool)>>, StoreError> {
+    ) -> Result<Vec<AddOutcome>, StoreError> {
         let now = now();
         let tx = self.connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let open: i64 =
-            tx.query_row("SELECT count(*) FROM jobs WHERE state != 'published'", [], |row| row.get(0))?;
+        let open: i64 = tx.query_row(
+            "SELECT count(*) FROM jobs WHERE state NOT IN ('published', 'failed')",
+            [],
+            |row| row.get(0),
+        )?;
         let mut open = open.max(0) as u64;
         let mut added = Vec::with_capacity(jobs.len());
         {
-            let mut find = tx.prepare_cached("SELECT id FROM jobs WHERE attestation_id = ?1")?;
+            let mut find =
+                tx.prepare_cached("SELECT id, content_target FROM jobs WHERE attestation_id = ?1")?;
             let mut insert = tx.prepare_cached(
                 "INSERT INTO jobs (attestation_id, attestation, commitment, content_target, content_kind, relay_hint, \
                  content_event, content_event_id, relays, calendars, label, state, created_at, updated_at) \
@@ -225,12 +305,22 @@ impl Store {
             )?;
             for job in jobs {
                 let id = job.attestation.event().id.to_hex();
-                if let Some(existing) = find.query_row([&id], |row| row.get(0)).optional()? {
-                    added.push(Some((existing, false)));
+                let existing: Option<(i64, String)> =
+                    find.query_row([&id], |row| Ok((row.get(0)?, row.get(1)?))).optional()?;
+                if let Some((existing, target)) = existing {
+                    let stored = ContentTarget::from_stored(&target).ok_or_else(|| StoreError::BadRow {
+                        job: existing,
+                        detail: format!("content {target:?}"),
+                    })?;
+                    added.push(if stored == job.content {
+                        AddOutcome::Existing(existing)
+                    } else {
+                        AddOutcome::Conflict { job: existing, stored }
+                    });
                     continue;
                 }
                 if max_open.is_some_and(|max| open >= max) {
-                    added.push(None);
+                    added.push(AddOutcome::QueueFull);
                     continue;
                 }
                 insert.execute(params![
@@ -248,11 +338,17 @@ impl Store {
                     now,
                 ])?;
                 open += 1;
-                added.push(Some((tx.last_insert_rowid(), true)));
+                added.push(AddOutcome::Added(tx.last_insert_rowid()));
             }
         }
         tx.commit()?;
         Ok(added)
+    }
+
+    /// The job numbered `id` in this store.
+    pub fn job(&self, id: i64) -> Result<Option<Job>, StoreError> {
+        let sql = format!("SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?1");
+        Ok(self.query_jobs(&sql, [id])?.pop())
     }
 
     /// Every job in `state`, oldest first.
@@ -349,23 +445,138 @@ impl Store {
         Ok(())
     }
 
-    /// A proof that gained attestations: stored; with a Bitcoin block,
-    /// stamped → anchored.
-    pub fn record_upgraded(&mut self, upgraded: &[(i64, Vec<u8>, Option<u64>)]) -> Result<(), StoreError> {
+    /// Stamped jobs stamped again at other calendars: the proof with the new
+    /// pending attestations merged in, and the calendars it now holds.
+    pub fn record_restamped_elsewhere(
+        &mut self,
+        jobs: &[(i64, Vec<u8>, Vec<String>)],
+    ) -> Result<(), StoreError> {
         let now = now();
         let tx = self.connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
         {
             let mut update = tx.prepare_cached(
-                "UPDATE jobs SET proof = ?2, block_height = ?3, updated_at = ?4, last_error = NULL, \
-                 state = CASE WHEN ?3 IS NULL THEN 'stamped' ELSE 'anchored' END \
+                "UPDATE jobs SET proof = ?2, calendars = ?3, trouble_since = NULL, updated_at = ?4 \
                  WHERE id = ?1 AND state = 'stamped'",
             )?;
-            for (job, proof, height) in upgraded {
-                update.execute(params![job, proof, height.map(|h| h as i64), now])?;
+            for (job, proof, calendars) in jobs {
+                update.execute(params![
+                    job,
+                    proof,
+                    serde_json::to_string(calendars).unwrap_or_default(),
+                    now
+                ])?;
             }
         }
         tx.commit()?;
         Ok(())
+    }
+
+    /// What an upgrade round found, in one transaction: each calendar's
+    /// answer in the job's log (a calendar's first lie about a job counted
+    /// under [`REJECTED_PROOF_COUNTER`]); a verified proof moves the job
+    /// stamped → anchored, a job out of time stamped → failed.
+    pub fn record_upgrades(&mut self, updates: &[UpgradeUpdate]) -> Result<(), StoreError> {
+        let now = now();
+        let tx = self.connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        {
+            let mut previous = tx.prepare_cached(
+                "SELECT verdict FROM calendar_outcomes WHERE job_id = ?1 AND calendar = ?2",
+            )?;
+            let mut outcome = tx.prepare_cached(
+                "INSERT INTO calendar_outcomes (job_id, calendar, verdict, detail, at) VALUES (?1, ?2, ?3, ?4, ?5) \
+                 ON CONFLICT (job_id, calendar) DO UPDATE SET verdict = excluded.verdict, detail = excluded.detail, \
+                 at = excluded.at",
+            )?;
+            let mut lie = tx.prepare_cached(
+                "INSERT INTO counters (name, value) VALUES (?1, 1) ON CONFLICT (name) DO UPDATE SET value = value + 1",
+            )?;
+            let mut anchored = tx.prepare_cached(
+                "UPDATE jobs SET proof = ?2, block_height = ?3, updated_at = ?4, last_error = NULL, unverified = NULL, \
+                 trouble_since = NULL, state = 'anchored' WHERE id = ?1 AND state = 'stamped'",
+            )?;
+            let mut failed = tx.prepare_cached(
+                "UPDATE jobs SET state = 'failed', last_error = ?2, unverified = ?3, trouble_since = ?4, updated_at = ?5 \
+                 WHERE id = ?1 AND state = 'stamped'",
+            )?;
+            let mut waiting = tx.prepare_cached(
+                "UPDATE jobs SET last_error = ?2, unverified = ?3, trouble_since = ?4 WHERE id = ?1 AND state = 'stamped'",
+            )?;
+            for update in updates {
+                for (calendar, verdict, detail) in &update.outcomes {
+                    let before: Option<String> =
+                        previous.query_row(params![update.job, calendar], |row| row.get(0)).optional()?;
+                    if *verdict == CalendarVerdict::Lied
+                        && before.as_deref() != Some(CalendarVerdict::Lied.name())
+                    {
+                        lie.execute([format!("{REJECTED_PROOF_COUNTER}{calendar}")])?;
+                    }
+                    outcome.execute(params![update.job, calendar, verdict.name(), detail, now])?;
+                }
+                if let Some((proof, height)) = &update.anchored {
+                    anchored.execute(params![update.job, proof, *height as i64, now])?;
+                } else if let Some(reason) = &update.failed {
+                    failed.execute(params![
+                        update.job,
+                        reason,
+                        update.unverified,
+                        update.trouble_since,
+                        now
+                    ])?;
+                } else {
+                    waiting.execute(params![
+                        update.job,
+                        update.note,
+                        update.unverified,
+                        update.trouble_since
+                    ])?;
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Each calendar's last answer about a job.
+    pub fn calendar_outcomes(&self, job: i64) -> Result<Vec<CalendarOutcome>, StoreError> {
+        let mut statement = self.connection.prepare_cached(
+            "SELECT calendar, verdict, detail, at FROM calendar_outcomes WHERE job_id = ?1 ORDER BY calendar",
+        )?;
+        let rows = statement.query_map([job], |row| {
+            Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?, row.get::<_, String>(2)?, row.get(3)?))
+        })?;
+        let mut outcomes = Vec::new();
+        for row in rows {
+            let (calendar, verdict, detail, at) = row?;
+            let verdict = CalendarVerdict::from_name(&verdict)
+                .ok_or_else(|| StoreError::BadRow { job, detail: format!("calendar verdict {verdict:?}") })?;
+            outcomes.push(CalendarOutcome { calendar, verdict, detail, at });
+        }
+        Ok(outcomes)
+    }
+
+    /// Takes a job that has no verified proof (signed, stamped or failed)
+    /// back to signed, to be stamped at `calendars` next round; its pending
+    /// proof and calendar log are dropped. The job as it is now, or `None`
+    /// if no job has this number or attestation id; an anchored job is
+    /// returned unchanged.
+    pub fn restamp(&mut self, job: &str, calendars: &[String]) -> Result<Option<Job>, StoreError> {
+        let id = match job.parse::<i64>() {
+            Ok(id) => Some(id),
+            Err(_) => self.job_by_attestation(&job.to_ascii_lowercase())?.map(|job| job.id),
+        };
+        let Some(id) = id else { return Ok(None) };
+        let tx = self.connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let changed = tx.execute(
+            "UPDATE jobs SET state = 'signed', proof = NULL, block_height = NULL, calendars = ?2, last_error = NULL, \
+             unverified = NULL, trouble_since = NULL, stamp_attempts = 0, updated_at = ?3 \
+             WHERE id = ?1 AND state IN ('signed', 'stamped', 'failed')",
+            params![id, serde_json::to_string(calendars).unwrap_or_default(), now()],
+        )?;
+        if changed == 1 {
+            tx.execute("DELETE FROM calendar_outcomes WHERE job_id = ?1", [id])?;
+        }
+        tx.commit()?;
+        self.job(id)
     }
 
     /// anchored → built: the signed kind 1041s, stored in one transaction
@@ -564,6 +775,8 @@ impl Job {
             updated_at: row.get(17)?,
             last_error: row.get(18)?,
             label: row.get(19)?,
+            unverified: row.get(20)?,
+            trouble_since: row.get(21)?,
         }))
     }
 }
@@ -602,7 +815,8 @@ fn create_private_dir(dir: &Path) -> Result<(), StoreError> {
     builder.create(dir).map_err(|source| StoreError::Directory { path: dir.to_owned(), source })
 }
 
-fn now() -> i64 {
+/// Seconds since 1970.
+pub(crate) fn now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |since| since.as_secs() as i64)

@@ -4,7 +4,8 @@
 use priorart_nip::Attestation;
 use priorart_nip::nostr::prelude::{EventBuilder, FinalizeEvent, Keys, Kind, Timestamp};
 use priorart_pipeline::{
-    ContentTarget, JobState, NewJob, Publication, RunLock, STATE_FILE, Store, StoreError,
+    AddOutcome, CalendarVerdict, ContentTarget, JobState, NewJob, Publication, RunLock, SCHEMA_VERSION,
+    STATE_FILE, Store, StoreError, UpgradeUpdate,
 };
 
 fn new_job(keys: &Keys, text: &str) -> NewJob {
@@ -29,15 +30,27 @@ fn the_same_attestation_twice_is_one_job_and_the_queue_limit_holds() {
     let keys = Keys::generate();
     let (one, two) = (new_job(&keys, "first text of the author"), new_job(&keys, "second text"));
     let added = store.add_jobs(&[one.clone(), one.clone()], None).unwrap();
-    assert_eq!(added[0], Some((added[0].unwrap().0, true)));
-    assert_eq!(added[1], Some((added[0].unwrap().0, false)), "the repeat inside one batch is the same job");
-    assert!(!store.add_jobs(&[one], None).unwrap()[0].unwrap().1);
+    let AddOutcome::Added(first) = added[0] else { panic!("{added:?}") };
+    assert_eq!(added[1], AddOutcome::Existing(first), "the repeat inside one batch is the same job");
+    assert_eq!(store.add_jobs(std::slice::from_ref(&one), None).unwrap(), vec![AddOutcome::Existing(first)]);
     assert_eq!(
         store.add_jobs(std::slice::from_ref(&two), Some(1)).unwrap(),
-        vec![None],
+        vec![AddOutcome::QueueFull],
         "one open job is the limit"
     );
-    assert!(store.add_jobs(&[two], Some(2)).unwrap()[0].unwrap().1);
+    assert!(matches!(store.add_jobs(&[two], Some(2)).unwrap()[0], AddOutcome::Added(_)));
+    let elsewhere = NewJob {
+        content: ContentTarget::Address(format!("30023:{}:other", keys.public_key().to_hex())),
+        ..one
+    };
+    assert_eq!(
+        store.add_jobs(&[elsewhere], None).unwrap(),
+        vec![AddOutcome::Conflict {
+            job: first,
+            stored: ContentTarget::Address(format!("30023:{}:essay", keys.public_key().to_hex()))
+        }],
+        "the same attestation for other content is a conflict, and the stored reference is kept"
+    );
     assert_eq!(store.jobs_in(JobState::Signed).unwrap().len(), 2);
     drop(store);
     let reopened = Store::open(dir.path()).unwrap();
@@ -49,13 +62,22 @@ fn the_proof_event_is_stored_once_and_published_moves_the_job_once() {
     let dir = tempfile::tempdir().unwrap();
     let mut store = Store::open(dir.path()).unwrap();
     let keys = Keys::generate();
-    let (job, _) = store.add_jobs(&[new_job(&keys, "a text to anchor")], None).unwrap()[0].unwrap();
+    let AddOutcome::Added(job) = store.add_jobs(&[new_job(&keys, "a text to anchor")], None).unwrap()[0]
+    else {
+        panic!("added")
+    };
     store.record_stamped(&[(job, b"pending proof".to_vec())], &["http://calendar".into()]).unwrap();
     store.record_stamped(&[(job, b"another".to_vec())], &[]).unwrap();
     let stamped = &store.jobs_in(JobState::Stamped).unwrap()[0];
     assert_eq!(stamped.proof.as_deref(), Some(&b"pending proof"[..]), "signed → stamped applies once");
     assert_eq!(stamped.calendars, vec!["http://calendar".to_owned()]);
-    store.record_upgraded(&[(job, b"upgraded".to_vec(), Some(101))]).unwrap();
+    let verified = UpgradeUpdate {
+        job,
+        outcomes: vec![("http://calendar".into(), CalendarVerdict::Verified, "block 101".into())],
+        anchored: Some((b"upgraded".to_vec(), 101)),
+        ..UpgradeUpdate::default()
+    };
+    store.record_upgrades(&[verified]).unwrap();
     let anchored = &store.jobs_in(JobState::Anchored).unwrap()[0];
     assert_eq!(anchored.block_height, Some(101));
 
@@ -141,4 +163,63 @@ fn one_run_at_a_time() {
     assert!(matches!(RunLock::acquire(dir.path()), Err(StoreError::Locked(_))));
     drop(lock);
     drop(RunLock::acquire(dir.path()).unwrap());
+}
+
+#[test]
+fn a_schema_1_store_is_migrated_and_keeps_its_jobs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(dir.path()).unwrap();
+    let keys = Keys::generate();
+    store.add_jobs(&[new_job(&keys, "kept across the upgrade")], None).unwrap();
+    drop(store);
+    // What priorart wrote before schema 2: no verification columns, no calendar log.
+    let old = rusqlite::Connection::open(dir.path().join(STATE_FILE)).unwrap();
+    old.execute_batch(
+        "ALTER TABLE jobs DROP COLUMN unverified; ALTER TABLE jobs DROP COLUMN trouble_since; \
+         DROP TABLE calendar_outcomes; PRAGMA user_version = 1;",
+    )
+    .unwrap();
+    drop(old);
+    let store = Store::open(dir.path()).unwrap();
+    let jobs = store.all_jobs().unwrap();
+    assert_eq!(jobs.len(), 1, "no job lost");
+    assert_eq!(jobs[0].label.as_deref(), Some("essay.md"));
+    assert!(store.calendar_outcomes(jobs[0].id).unwrap().is_empty());
+    drop(store);
+    let version: i32 = rusqlite::Connection::open(dir.path().join(STATE_FILE))
+        .unwrap()
+        .pragma_query_value(None, "user_version", |row| row.get(0))
+        .unwrap();
+    assert_eq!(version, SCHEMA_VERSION);
+}
+
+#[test]
+fn a_lying_calendar_is_counted_once_per_job_and_a_failed_job_can_be_restamped() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(dir.path()).unwrap();
+    let keys = Keys::generate();
+    let AddOutcome::Added(job) = store.add_jobs(&[new_job(&keys, "a text")], None).unwrap()[0] else {
+        panic!("added")
+    };
+    store.record_stamped(&[(job, b"pending".to_vec())], &["http://liar".into()]).unwrap();
+    let lie = || UpgradeUpdate {
+        job,
+        outcomes: vec![("http://liar".into(), CalendarVerdict::Lied, "block 2: merkle root differs".into())],
+        trouble_since: Some(1),
+        ..UpgradeUpdate::default()
+    };
+    store.record_upgrades(&[lie()]).unwrap();
+    store.record_upgrades(&[lie()]).unwrap();
+    assert_eq!(store.counters().unwrap(), vec![("rejected_proof:http://liar".to_owned(), 1)]);
+    store.record_upgrades(&[UpgradeUpdate { failed: Some("every calendar lied".into()), ..lie() }]).unwrap();
+    let failed = store.job(job).unwrap().unwrap();
+    assert_eq!((failed.state, failed.last_error.as_deref()), (JobState::Failed, Some("every calendar lied")));
+    assert_eq!(store.calendar_outcomes(job).unwrap()[0].verdict, CalendarVerdict::Lied);
+
+    let restamped = store.restamp(&job.to_string(), &["http://honest".into()]).unwrap().unwrap();
+    assert_eq!(restamped.state, JobState::Signed);
+    assert_eq!(restamped.calendars, vec!["http://honest".to_owned()]);
+    assert!(restamped.proof.is_none() && restamped.last_error.is_none());
+    assert!(store.calendar_outcomes(job).unwrap().is_empty());
+    assert!(store.restamp("99", &[]).unwrap().is_none());
 }

@@ -12,7 +12,8 @@ use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 pub(crate) type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// Why a relay could not be reached.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ConnectError {
     /// Not a `ws://` or `wss://` URL.
     #[error("{url}: not a relay URL (ws:// or wss://): {reason}")]
@@ -26,8 +27,13 @@ pub enum ConnectError {
     #[error("no connection within {0:?}")]
     Timeout(Duration),
     /// DNS, TCP, TLS or the WebSocket handshake failed.
-    #[error("cannot connect: {0}")]
-    Failed(String),
+    #[error("cannot connect")]
+    Failed(
+        /// The WebSocket layer's error (tungstenite's, boxed: its type is
+        /// not part of this crate's API).
+        #[source]
+        Box<dyn std::error::Error + Send + Sync>,
+    ),
 }
 
 /// Parses a relay URL: `ws://` or `wss://`, nothing else.
@@ -50,7 +56,7 @@ pub(crate) async fn connect(
         tokio_tungstenite::connect_async_tls_with_config(url.as_str(), Some(config), true, Some(connector));
     match tokio::time::timeout(timeout, handshake).await {
         Err(_) => Err(ConnectError::Timeout(timeout)),
-        Ok(Err(err)) => Err(ConnectError::Failed(err.to_string())),
+        Ok(Err(err)) => Err(ConnectError::Failed(err.into())),
         Ok(Ok((socket, _response))) => Ok(socket),
     }
 }
@@ -79,5 +85,37 @@ pub(crate) fn excerpt(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         Some((end, _)) => format!("{}…", &text[..end]),
         None => text.to_owned(),
+    }
+}
+
+/// An error and its causes on one line, as a report quotes it. A cause
+/// whose text the line already ends with is left out: some libraries
+/// (tungstenite: "IO error: {0}") repeat their source in their own message.
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        let said = inner.to_string();
+        if !text.ends_with(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        cause = inner.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_connect_failure_keeps_its_cause_and_the_report_line_says_it_once() {
+        let refused = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused");
+        let error = ConnectError::Failed(tokio_tungstenite::tungstenite::Error::Io(refused).into());
+        assert_eq!(error.to_string(), "cannot connect");
+        let cause = std::error::Error::source(&error).expect("the cause is kept");
+        assert_eq!(cause.to_string(), "IO error: connection refused");
+        assert_eq!(error_chain(&error), "cannot connect: IO error: connection refused");
     }
 }

@@ -33,7 +33,7 @@ mod message;
 mod publish;
 mod query;
 
-pub use bunker::{Bunker, BunkerError, BunkerOptions, MAX_REQUEST_BYTES};
+pub use bunker::{Bunker, BunkerError, BunkerOptions, MAX_REQUEST_BYTES, SubscribeError};
 pub use connection::{ConnectError, parse_relay_url};
 pub use limits::QueryLimits;
 pub use publish::{Acceptance, PublishAnswer, publish, publish_async};

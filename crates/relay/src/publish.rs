@@ -93,7 +93,7 @@ async fn publish_to(url: &RelayUrl, events: &[Event], timeout: Duration) -> Publ
     let mut socket = match connection::connect(url, timeout, MAX_ANSWER_BYTES).await {
         Ok(socket) => socket,
         Err(err) => {
-            answer.acceptances = not_sent(err.to_string());
+            answer.acceptances = not_sent(connection::error_chain(&err));
             return answer;
         }
     };

@@ -43,7 +43,7 @@ async fn ask(url: RelayUrl, filter: Filter, limits: QueryLimits) -> RelayAnswer 
     let deadline = tokio::time::Instant::now() + limits.timeout;
     let mut reading = Reading::new(&url, filter, &limits);
     match connection::connect(&url, limits.timeout, limits.transport_message_bytes()).await {
-        Err(err) => reading.ending = Some(Ending::Unreachable { error: err.to_string() }),
+        Err(err) => reading.ending = Some(Ending::Unreachable { error: connection::error_chain(&err) }),
         Ok(mut socket) => {
             let subscription = SubscriptionId::new(SUBSCRIPTION);
             let request = ClientMessage::req(subscription.clone(), vec![reading.filter.clone()]).as_json();

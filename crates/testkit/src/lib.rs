@@ -250,6 +250,12 @@ pub enum Behavior {
     Garbage,
     /// Answers nothing for this long.
     Hang(Duration),
+    /// Stamps like an honest calendar, but its upgraded proofs claim this
+    /// block height for a root it never put in a block: a block whose
+    /// merkle root is something else, or one the chain never had.
+    Lying {
+        claimed_height: u64,
+    },
 }
 
 #[derive(Default)]
@@ -267,6 +273,7 @@ pub struct TestCalendar {
     server: LoopbackServer,
     chain: SharedChain,
     state: Arc<Mutex<CalendarState>>,
+    behavior: Behavior,
 }
 
 impl TestCalendar {
@@ -286,13 +293,13 @@ impl TestCalendar {
                 std::thread::sleep(pause);
                 (500, Vec::new())
             }
-            Behavior::Honest => {
+            Behavior::Honest | Behavior::Lying { .. } => {
                 let url = lock(&handler_url).clone();
                 answer(&mut lock(&handler_state), &url, method, path, body)
             }
         });
         *lock(&url) = server.url();
-        TestCalendar { server, chain, state }
+        TestCalendar { server, chain, state, behavior }
     }
 
     /// The server's base URL (`http://127.0.0.1:PORT`).
@@ -307,7 +314,9 @@ impl TestCalendar {
 
     /// Puts every pending commitment into one new block (merkle tree of the
     /// commitments, its root in the block's coinbase-like transaction) and
-    /// returns the block's height, or `None` if nothing was pending.
+    /// returns the block's height, or `None` if nothing was pending. A
+    /// [`Behavior::Lying`] calendar mines nothing: its proofs end at the
+    /// tree's root with a Bitcoin attestation of the height it claims.
     pub fn mine_block(&self) -> Option<u64> {
         let mut state = lock(&self.state);
         if state.pending.is_empty() {
@@ -315,7 +324,14 @@ impl TestCalendar {
         }
         let commitments = std::mem::take(&mut state.pending);
         let tree = MerkleTree::new(commitments.clone());
-        let (height, to_block) = lock(&self.chain).commit(tree.root());
+        let (height, to_block) = match self.behavior {
+            Behavior::Lying { claimed_height } => {
+                let mut tip = Timestamp::default();
+                tip.add_attestation(Attestation::Bitcoin { height: claimed_height });
+                (claimed_height, tip)
+            }
+            _ => lock(&self.chain).commit(tree.root()),
+        };
         for (commitment, path) in commitments.into_iter().zip(tree.into_paths()) {
             let proof = Timestamp::from_path(path, to_block.clone());
             state.complete.insert(commitment, proof.to_bytes());

@@ -118,7 +118,7 @@ pub struct RelayAnswer {
     /// connection and stays silent did not answer.
     pub answered: bool,
     /// Its events whose id and signature verified and that match the
-    /// discovery filter, each once, in the order received. [`crate::check()`]
+    /// discovery filter, each once, in the order received. [`check`](super::check())
     /// trusts these two checks (it does not repeat them): build answers
     /// from untrusted events with [`UncheckedAnswer`].
     pub events: Vec<Event>,

@@ -6,7 +6,7 @@
 //! [`HeaderSource`]. `check` verifies every proof event, ranks the valid
 //! ones by Bitcoin block, re-fingerprints every content event's text, and
 //! returns a [`CheckReport`]: the `priorart-check/1` document (serde JSON)
-//! and what the text rendering ([`CheckReport::write_table`],
+//! and what the text rendering ([`CheckReport::table_text`],
 //! [`CheckReport::verdict_line`]) prints. It reads no clock and opens no
 //! socket; it asks `headers` for block headers, and nothing else.
 //!
@@ -107,12 +107,6 @@ pub fn check(
     }
 }
 
-/// A proof event and what its verification said.
-struct Proof {
-    found: Found,
-    report: Report,
-}
-
 /// A content event (a note, an article…) carrying the `X`.
 struct Content {
     found: Found,
@@ -141,7 +135,9 @@ impl Content {
 struct Findings {
     x: String,
     network: Network,
-    proofs: Vec<Proof>,
+    /// The proof events (kind 1041 and 1040)…
+    proofs: Vec<Found>,
+    /// …and their reports, index for index (what `rank` takes).
     reports: Vec<Report>,
     ranking: Ranking,
     contents: Vec<Content>,
@@ -154,27 +150,25 @@ impl Findings {
         headers: &dyn HeaderSource,
         network: Network,
     ) -> Findings {
-        let mut proofs = Vec::new();
-        let mut contents = Vec::new();
+        let (mut proofs, mut reports, mut contents) = (Vec::new(), Vec::new(), Vec::new());
         for found in found {
             if found.event.kind.as_u16() == crate::PROOF_KIND {
-                let report = crate::verify_event(&found.event, headers, network);
-                proofs.push(Proof { found, report });
+                reports.push(crate::verify_event(&found.event, headers, network));
+                proofs.push(found);
             } else {
                 let check = check_x(&found.event, x);
                 contents.push(Content { found, check });
             }
         }
         let x = x.to_string();
-        let reports: Vec<Report> = proofs.iter().map(|proof| proof.report.clone()).collect();
         let ranking = rank(&reports, &x);
         Findings { x, network, proofs, reports, ranking, contents }
     }
 
     /// The reference (`a` coordinate or `e` id) of a proof, and whether a
     /// content event it names was among the answers.
-    fn content_reference(&self, proof: &Proof) -> Option<ContentReference> {
-        let event = &proof.found.event;
+    fn content_reference(&self, proof: &Found) -> Option<ContentReference> {
+        let event = &proof.event;
         let tag = |name: &str| event.tags.iter().find(|t| t.kind() == name).and_then(|t| t.content());
         if let Some(coordinate) = tag("a") {
             let found =
@@ -200,8 +194,7 @@ impl Findings {
     }
 
     fn earliest_event(&self) -> Option<&Event> {
-        let events =
-            self.contents.iter().map(|c| &c.found.event).chain(self.proofs.iter().map(|p| &p.found.event));
+        let events = self.contents.iter().map(|c| &c.found.event).chain(self.proofs.iter().map(|p| &p.event));
         events.min_by_key(|event| (event.created_at, event.id))
     }
 
@@ -269,13 +262,13 @@ impl Findings {
 
     fn ranked(&self, relays_of: &dyn Fn(&Found) -> Vec<String>) -> Vec<RankedProof> {
         let ranked = self.ranking.proven.iter().enumerate().filter_map(|(rank, &index)| {
-            let proof = &self.proofs[index];
+            let (proof, report) = (&self.proofs[index], &self.reports[index]);
             // `rank` puts only reports with a block among the proven.
-            let block = proof.report.bitcoin.as_ref()?;
-            let author = proof.report.author.clone().unwrap_or_default();
+            let block = report.bitcoin.as_ref()?;
+            let author = report.author.clone().unwrap_or_default();
             Some(RankedProof {
                 rank: rank + 1,
-                event_id: proof.found.event.id.to_hex(),
+                event_id: proof.event.id.to_hex(),
                 npub: npub(&author),
                 author,
                 block: Block {
@@ -285,8 +278,8 @@ impl Findings {
                     block_hash: block.block_hash.clone(),
                 },
                 content: self.content_reference(proof),
-                relays: relays_of(&proof.found),
-                report: proof.report.clone(),
+                relays: relays_of(proof),
+                report: report.clone(),
             })
         });
         ranked.collect()
@@ -294,14 +287,14 @@ impl Findings {
 
     fn unverified(&self, relays_of: &dyn Fn(&Found) -> Vec<String>) -> Vec<UnverifiedProof> {
         let unverified = self.ranking.unverified.iter().map(|&index| {
-            let proof = &self.proofs[index];
-            let author = proof.report.author.clone().unwrap_or_default();
+            let (proof, report) = (&self.proofs[index], &self.reports[index]);
+            let author = report.author.clone().unwrap_or_default();
             UnverifiedProof {
-                event_id: proof.found.event.id.to_hex(),
+                event_id: proof.event.id.to_hex(),
                 npub: npub(&author),
                 author,
-                relays: relays_of(&proof.found),
-                report: proof.report.clone(),
+                relays: relays_of(proof),
+                report: report.clone(),
             }
         });
         unverified.collect()
@@ -309,15 +302,15 @@ impl Findings {
 
     fn refused(&self, relays_of: &dyn Fn(&Found) -> Vec<String>) -> Vec<RefusedProof> {
         let refused = self.ranking.refused.iter().map(|&index| {
-            let proof = &self.proofs[index];
+            let (proof, report) = (&self.proofs[index], &self.reports[index]);
             RefusedProof {
-                event_id: proof.found.event.id.to_hex(),
-                signer: proof.report.signer.clone(),
-                claimed_author: proof.report.author.clone(),
-                verdict: proof.report.verdict,
-                reasons: refusal_reasons(&proof.report, &self.x),
-                relays: relays_of(&proof.found),
-                report: proof.report.clone(),
+                event_id: proof.event.id.to_hex(),
+                signer: report.signer.clone(),
+                claimed_author: report.author.clone(),
+                verdict: report.verdict,
+                reasons: refusal_reasons(report, &self.x),
+                relays: relays_of(proof),
+                report: report.clone(),
             }
         });
         refused.collect()
