@@ -5,8 +5,8 @@
 //! (`python/priorart/`) wraps it with docstrings, dicts and iterators.
 
 use priorart_extract::{ArchiveRecords, ExtractError, Format, Limits};
-use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, SimhashDoc, WordShingles};
-use priorart_index::{Entry, Layout, Segment, TableKeys};
+use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, SimhashDoc};
+use priorart_index::{Answer, Entry, Layout, Match, MemoryIndex, Query, SKETCH_WIDTH, TableKeys};
 use priorart_nip::check::UncheckedAnswer;
 use priorart_ots::{AttestationError, DetachedTimestamp, HeaderSource, Network, VerifyError};
 use priorart_ots_net::{DEFAULT_HEADER_TIMEOUT, HeaderConfig, HeaderConfigError};
@@ -339,10 +339,6 @@ fn layout_shape(py: Python<'_>, layout: &str) -> PyResult<(usize, u32, Vec<u8>)>
     Ok((layout.tables.len(), layout.max_distance, key_bits))
 }
 
-/// Shingle hashes kept per document, as `priorart index` keeps them (the
-/// Jaccard estimate's standard error is about 0.025 at J = 0.8).
-const SKETCH_WIDTH: u32 = 256;
-
 fn index_error(py: Python<'_>, err: priorart_index::IndexError) -> PyErr {
     use priorart_index::IndexError;
     match err {
@@ -352,55 +348,37 @@ fn index_error(py: Python<'_>, err: priorart_index::IndexError) -> PyErr {
     }
 }
 
-/// What a query looks up: a text brings its `X` and shingle sketch, a
-/// value only itself.
-struct Lookup {
-    simhash: u64,
-    x: Option<[u8; 32]>,
-    sketch: Option<Vec<u64>>,
+/// A text (`str`) or a simhash-doc value (`int`), as `Index` takes them.
+enum Document {
+    Text(PyBackedStr),
+    Value(u64),
 }
 
-impl Lookup {
-    fn of(py: Python<'_>, item: &Bound<'_, PyAny>) -> PyResult<Lookup> {
+impl Document {
+    fn of(py: Python<'_>, item: &Bound<'_, PyAny>) -> PyResult<Document> {
         if let Ok(text) = item.extract::<PyBackedStr>() {
-            let entry = py.detach(|| entry_of_text(String::new(), &text));
-            return Ok(Lookup { simhash: entry.simhash, x: entry.x, sketch: Some(entry.sketch) });
+            return Ok(Document::Text(text));
         }
-        let simhash = item.extract::<u64>().map_err(|_| {
-            with_reason::<InputError>(
-                py,
-                "invalid_simhash_doc",
-                "expected a text (str) or a simhash-doc value (int in 0..2**64)".into(),
-            )
-        })?;
-        Ok(Lookup { simhash, x: None, sketch: None })
+        item.extract::<u64>().map(Document::Value).map_err(|_| {
+            let message = "expected a text (str) or a simhash-doc value (int in 0..2**64)";
+            with_reason::<InputError>(py, "invalid_simhash_doc", message.into())
+        })
     }
-}
-
-/// An index entry of a text, as `priorart index` makes one.
-fn entry_of_text(id: String, text: &str) -> Entry {
-    let mut fingerprinter = Fingerprinter::new();
-    let x = fingerprinter.equality(text, Scheme::MinhashEqualityV1).map(|x| x.0);
-    let simhash = fingerprinter.simhash_doc(text).0;
-    let sketch = WordShingles::of(text).hashes().iter().take(SKETCH_WIDTH as usize).copied().collect();
-    Entry { id, simhash, x, sketch }
 }
 
 /// One document found by a query: `(id, simhash, distance, jaccard_estimate, same_x)`.
 type IndexHit = (String, u64, u32, Option<f64>, bool);
 
-/// A near-duplicate index (the index crate's permuted simhash-doc tables,
-/// exact `X` and shingle sketches): documents inserted in memory, saved to
-/// and opened from the directory format of `priorart index`.
+/// A near-duplicate index over the index crate: documents inserted in
+/// memory (a [`MemoryIndex`]), plus the index directory it was opened from
+/// or last saved to (the directory format of `priorart index`).
 #[pyclass(module = "priorart")]
 struct Index {
-    layout: Layout,
-    /// The index on disk this one was opened from or last saved to.
+    /// The index on disk, and its ids (an id is never inserted twice).
     saved: Option<(PathBuf, priorart_index::Index)>,
-    /// Documents inserted since, and their segment (built at the next query).
-    pending: Vec<Entry>,
-    pending_segment: Option<Segment>,
-    ids: HashSet<String>,
+    saved_ids: HashSet<String>,
+    /// Documents inserted since.
+    pending: MemoryIndex,
 }
 
 #[pymethods]
@@ -408,60 +386,59 @@ impl Index {
     #[new]
     #[pyo3(signature = (layout="manku-16x28"))]
     fn new(py: Python<'_>, layout: &str) -> PyResult<Self> {
-        let layout = self::layout(py, layout)?;
-        Ok(Index { layout, saved: None, pending: Vec::new(), pending_segment: None, ids: HashSet::new() })
+        Ok(Index {
+            saved: None,
+            saved_ids: HashSet::new(),
+            pending: MemoryIndex::new(self::layout(py, layout)?),
+        })
     }
 
     /// Opens the index directory `path` (as `priorart index build` writes it).
     #[staticmethod]
     fn open(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
         let index = py.detach(|| priorart_index::Index::open(&path)).map_err(|err| index_error(py, err))?;
-        let ids = index.entries().into_iter().map(|entry| entry.id).collect();
-        let layout = index.layout().clone();
-        Ok(Index { layout, saved: Some((path, index)), pending: Vec::new(), pending_segment: None, ids })
+        let saved_ids = index.entries().into_iter().map(|entry| entry.id).collect();
+        let pending = MemoryIndex::new(index.layout().clone());
+        Ok(Index { saved: Some((path, index)), saved_ids, pending })
     }
 
     /// Adds a document: a text, or a simhash-doc value (an int).
     fn insert(&mut self, py: Python<'_>, id: String, item: &Bound<'_, PyAny>) -> PyResult<()> {
-        if self.ids.contains(&id) {
-            return Err(with_reason::<InputError>(py, "duplicate_id", format!("{id}: already in the index")));
+        if self.saved_ids.contains(&id) {
+            let err = priorart_index::IndexError::DuplicateIds { ids: vec![id] };
+            return Err(index_error(py, err));
         }
-        let entry = if let Ok(text) = item.extract::<PyBackedStr>() {
-            py.detach(|| entry_of_text(id.clone(), &text))
-        } else {
-            let simhash = item.extract::<u64>().map_err(|_| {
-                with_reason::<InputError>(
-                    py,
-                    "invalid_simhash_doc",
-                    "expected a text (str) or a simhash-doc value (int in 0..2**64)".into(),
-                )
-            })?;
-            Entry { id: id.clone(), simhash, x: None, sketch: Vec::new() }
+        let entry = match Document::of(py, item)? {
+            Document::Text(text) => py.detach(|| Entry::of_text(id, &text, &mut Fingerprinter::new())),
+            Document::Value(simhash) => Entry { id, simhash, x: None, sketch: Vec::new() },
         };
-        self.ids.insert(id);
-        self.pending.push(entry);
-        self.pending_segment = None;
-        Ok(())
+        self.pending.insert(entry).map_err(|err| index_error(py, err))
     }
 
     /// Documents within Hamming distance `k` of a text or value, and for a
     /// text those with the same `X`.
     #[pyo3(signature = (item, k=None))]
     fn query(
-        &mut self,
+        &self,
         py: Python<'_>,
         item: &Bound<'_, PyAny>,
         k: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<IndexHit>> {
         let k = distance(py, k)?;
-        self.layout
-            .check_distance(k)
-            .map_err(|err| with_reason::<InputError>(py, "distance_too_large", err.to_string()))?;
-        let lookup = Lookup::of(py, item)?;
-        self.build_pending_segment(py)?;
-        let pending = self.pending_segment.as_ref();
+        let query = match Document::of(py, item)? {
+            Document::Text(text) => py.detach(|| Query::of_text(&text, &mut Fingerprinter::new())),
+            Document::Value(simhash) => Query::of_simhash(simhash),
+        };
         let saved = self.saved.as_ref().map(|(_, index)| index);
-        py.detach(|| query_all(saved, pending, &lookup, k)).map_err(|err| index_error(py, err))
+        let pending = &self.pending;
+        let answers = py.detach(|| {
+            let mut answers = vec![pending.query(&query, k)?];
+            if let Some(index) = saved {
+                answers.push(index.query(&query, k)?);
+            }
+            Ok(answers)
+        });
+        Ok(hits(&query, answers.map_err(|err| index_error(py, err))?))
     }
 
     /// Writes the index to the directory `path`: appends what was inserted
@@ -470,11 +447,11 @@ impl Index {
     /// `path` held once the new one is complete). On an error nothing is
     /// lost: the inserted documents stay pending.
     fn save(&mut self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
-        let (pending, layout) = (&self.pending, &self.layout);
+        let pending = &self.pending;
         match &mut self.saved {
             Some((dir, index)) if same_dir(dir, &path) => {
                 if !pending.is_empty() {
-                    py.detach(|| index.add(pending)).map_err(|err| index_error(py, err))?;
+                    py.detach(|| index.add(pending.entries())).map_err(|err| index_error(py, err))?;
                 }
             }
             saved => {
@@ -482,49 +459,30 @@ impl Index {
                 let index = py
                     .detach(|| {
                         let mut entries = previous.map(priorart_index::Index::entries).unwrap_or_default();
-                        entries.extend(pending.iter().cloned());
-                        priorart_index::Index::build(&path, layout.clone(), SKETCH_WIDTH, &entries)
+                        entries.extend_from_slice(pending.entries());
+                        priorart_index::Index::build(&path, pending.layout().clone(), SKETCH_WIDTH, &entries)
                     })
                     .map_err(|err| index_error(py, err))?;
                 *saved = Some((path, index));
             }
         }
-        self.pending.clear();
-        self.pending_segment = None;
+        self.saved_ids.extend(self.pending.entries().iter().map(|entry| entry.id.clone()));
+        self.pending = MemoryIndex::new(self.pending.layout().clone());
         Ok(())
     }
 
     /// The layout's name.
     #[getter]
     fn layout(&self) -> String {
-        self.layout.name.clone()
+        self.pending.layout().name.clone()
     }
 
     fn __len__(&self) -> usize {
-        self.ids.len()
+        self.saved_ids.len() + self.pending.len()
     }
 
     fn __contains__(&self, id: &str) -> bool {
-        self.ids.contains(id)
-    }
-}
-
-impl Index {
-    /// Builds the segment of the documents inserted since the last save,
-    /// unless it is built or there are none.
-    fn build_pending_segment(&mut self, py: Python<'_>) -> PyResult<()> {
-        if !self.pending.is_empty() && self.pending_segment.is_none() {
-            let (layout, pending) = (&self.layout, &self.pending);
-            let segment = py
-                .detach(|| {
-                    priorart_index::encode(layout, pending, SKETCH_WIDTH).and_then(Segment::from_bytes)
-                })
-                .map_err(|err| {
-                    with_reason::<InputError>(py, &reason_of(&format!("{err:?}")), err.to_string())
-                })?;
-            self.pending_segment = Some(segment);
-        }
-        Ok(())
+        self.saved_ids.contains(id) || self.pending.contains(id)
     }
 }
 
@@ -536,51 +494,33 @@ fn same_dir(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// The documents of `saved` and `pending` near `lookup`: most similar
-/// first (by the Jaccard estimate, when the lookup is a text), then
-/// nearest; then those with the same `X` that are not near.
-fn query_all(
-    saved: Option<&priorart_index::Index>,
-    pending: Option<&Segment>,
-    lookup: &Lookup,
-    k: u32,
-) -> Result<Vec<IndexHit>, priorart_index::IndexError> {
-    let sketch = lookup.sketch.as_deref();
-    let mut near: Vec<priorart_index::Match> = match saved {
-        Some(index) => index.near(lookup.simhash, k, sketch)?,
-        None => Vec::new(),
-    };
-    let mut same_x: Vec<(String, u64)> = match (saved, &lookup.x) {
-        (Some(index), Some(x)) => index.same_x(x).into_iter().map(|m| (m.id, m.simhash)).collect(),
-        _ => Vec::new(),
-    };
-    if let Some(segment) = pending {
-        let width = SKETCH_WIDTH as usize;
-        near.extend(segment.near(lookup.simhash, k).into_iter().map(|hit| priorart_index::Match {
-            id: segment.id(hit.number).to_owned(),
-            simhash: segment.simhash(hit.number),
-            distance: hit.distance,
-            jaccard: sketch.map(|s| priorart_index::sketch_jaccard(s, &segment.sketch(hit.number), width)),
-        }));
-        if let Some(x) = &lookup.x {
-            same_x.extend(
-                segment.same_x(x).into_iter().map(|n| (segment.id(n).to_owned(), segment.simhash(n))),
-            );
-        }
+/// The answers of the documents in memory and on disk as one list: the
+/// near ones ranked as the index crate ranks them (highest Jaccard estimate
+/// first, then nearest, then by id), then those found by their `X` alone,
+/// with their real distance.
+fn hits(query: &Query, answers: Vec<Answer>) -> Vec<IndexHit> {
+    let (mut near, mut same_x) = (Vec::new(), Vec::new());
+    for answer in answers {
+        near.extend(answer.near);
+        same_x.extend(answer.same_x);
     }
     near.sort_by(|a, b| {
-        b.jaccard.unwrap_or(0.0).total_cmp(&a.jaccard.unwrap_or(0.0)).then(a.distance.cmp(&b.distance))
+        let (ja, jb) = (a.jaccard_estimate.unwrap_or(0.0), b.jaccard_estimate.unwrap_or(0.0));
+        jb.total_cmp(&ja).then(a.distance.cmp(&b.distance)).then_with(|| a.id.cmp(&b.id))
     });
-    let has_same_x = |id: &str| same_x.iter().any(|(other, _)| other == id);
-    let mut hits: Vec<IndexHit> =
-        near.iter().map(|m| (m.id.clone(), m.simhash, m.distance, m.jaccard, has_same_x(&m.id))).collect();
+    let has_x = |id: &str| same_x.iter().any(|m: &Match| m.id == id);
+    let mut hits: Vec<IndexHit> = near
+        .iter()
+        .map(|m| (m.id.clone(), m.simhash, m.distance, m.jaccard_estimate, has_x(&m.id)))
+        .collect();
+    let distance = |m: &Match| query.simhash.map_or(m.distance, |simhash| (simhash ^ m.simhash).count_ones());
     hits.extend(
         same_x
             .iter()
-            .filter(|(id, _)| !near.iter().any(|m| &m.id == id))
-            .map(|(id, simhash)| (id.clone(), *simhash, (simhash ^ lookup.simhash).count_ones(), None, true)),
+            .filter(|m| !near.iter().any(|n| n.id == m.id))
+            .map(|m| (m.id.clone(), m.simhash, distance(m), None, true)),
     );
-    Ok(hits)
+    hits
 }
 
 fn format_of(py: Python<'_>, format: Option<&str>) -> PyResult<Option<Format>> {

@@ -60,7 +60,7 @@ def test_values_and_the_layout_bound():
     assert caught.value.reason == "out_of_range"
     with pytest.raises(priorart.InputError) as caught:
         index.insert("v0", base)
-    assert caught.value.reason == "duplicate_id"
+    assert caught.value.reason == "duplicate_ids"
     with pytest.raises(priorart.InputError):
         index.insert("negative", -1)
     with pytest.raises(priorart.InputError) as caught:
@@ -80,6 +80,9 @@ def test_save_open_and_append(tmp_path):
     assert len(reopened) == 100 and reopened.layout == "manku-16x28"
     query = items[0][1]
     assert reopened.query(query) == index.query(query)
+    with pytest.raises(priorart.InputError) as caught:
+        reopened.insert(items[0][0], items[0][1])
+    assert caught.value.reason == "duplicate_ids"
     # Inserted after opening: found before and after saving to the same place.
     for doc_id, text in items[100:]:
         reopened.insert(doc_id, text)

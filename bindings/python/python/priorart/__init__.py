@@ -373,7 +373,7 @@ class Index:
         """Adds a document under ``id``: a text (``str``: its
         ``simhash-doc``, ``X`` and shingle sketch are kept) or a
         ``simhash-doc`` value (``int``: found by distance alone). An ``id``
-        already in the index is an :class:`InputError` (``duplicate_id``)."""
+        already in the index is an :class:`InputError` (``duplicate_ids``)."""
         self._index.insert(id, document)
 
     def query(self, document: Union[str, int], k: int = 3) -> List[IndexMatch]:
