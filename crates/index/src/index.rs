@@ -46,7 +46,7 @@ pub enum IndexError {
     },
     /// A query asks for a distance the layout cannot guarantee.
     #[error("{0}; rebuild with --layout k={k}", k = .0.k)]
-    DistanceTooLarge(#[from] DistanceTooLarge),
+    DistanceTooLarge(DistanceTooLarge),
     /// The directory could not be created or listed.
     #[error("{path}: {action}")]
     Directory {
@@ -58,6 +58,24 @@ pub enum IndexError {
         #[source]
         source: std::io::Error,
     },
+}
+
+reason_names!(IndexError {
+    Segment => "segment",
+    File => "file",
+    Missing => "missing",
+    Manifest => "manifest",
+    LayoutMismatch => "layout_mismatch",
+    DistanceTooLarge => "distance_too_large",
+    Directory => "directory",
+});
+
+// The cause is part of the message above, so it is not also a `source()`:
+// an error chain (anyhow's `{:#}`) would print it twice.
+impl From<DistanceTooLarge> for IndexError {
+    fn from(cause: DistanceTooLarge) -> Self {
+        IndexError::DistanceTooLarge(cause)
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -64,6 +64,13 @@ pub enum LayoutError {
     Unknown(String),
 }
 
+reason_names!(LayoutError {
+    BadShape => "bad_shape",
+    TooManyTables => "too_many_tables",
+    NotAPermutation => "not_a_permutation",
+    Unknown => "unknown",
+});
+
 /// The layout does not guarantee every pair within the distance asked for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("k = {k}: layout {layout} finds every pair only within {max}")]

@@ -23,7 +23,7 @@ pub fn verify(event: &Event, headers: &dyn HeaderSource, network: Network) -> Re
             Some(proof)
         }
         Err(failure) => {
-            report.fail(Nip03Step::ProofDecodes, failure.reason(), error_chain(&failure));
+            report.fail(Nip03Step::ProofDecodes, failure.report_reason(), error_chain(&failure));
             None
         }
     };
@@ -41,7 +41,9 @@ pub fn verify(event: &Event, headers: &dyn HeaderSource, network: Network) -> Re
                      and publish the event once the key leaks. This is not a NIP-FF-3 authorship proof.",
                 );
             }
-            Err(failure) => report.fail(Nip03Step::ProofVerifies, failure.reason(), error_chain(&failure)),
+            Err(failure) => {
+                report.fail(Nip03Step::ProofVerifies, failure.report_reason(), error_chain(&failure))
+            }
         },
         _ => report.skip(
             Nip03Step::ProofVerifies,

@@ -48,8 +48,13 @@ pub enum ProofFailure {
 }
 
 impl ProofFailure {
-    /// The report's name for this failure.
-    pub fn reason(&self) -> Reason {
+    /// The report's name for this failure (`proof_not_verified`, ...).
+    pub fn reason(&self) -> &'static str {
+        self.report_reason().as_str()
+    }
+
+    /// [`Self::reason`], typed: the report's [`Reason`].
+    pub fn report_reason(&self) -> Reason {
         match self {
             ProofFailure::TooLarge => Reason::ProofTooLarge,
             ProofFailure::NotBase64 => Reason::ProofNotBase64,

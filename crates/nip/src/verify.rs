@@ -202,7 +202,7 @@ fn step3_attestation(report: &mut Report, embedded: &Event) -> Option<Attestatio
             Some(attestation)
         }
         Err(err) => {
-            let reason = err.reason();
+            let reason = err.report_reason();
             fail(report, ProofEventStep::Attestation, reason, format!("the embedded event: {err}"))
         }
     }
@@ -325,7 +325,7 @@ fn steps7_8_proof(
             proof
         }
         Err(failure) => {
-            report.fail(ProofEventStep::ProofDecodes, failure.reason(), error_chain(&failure));
+            report.fail(ProofEventStep::ProofDecodes, failure.report_reason(), error_chain(&failure));
             report.skip(ProofEventStep::ProofVerifies, "skipped: needs a parseable proof (step 7)");
             return;
         }
@@ -342,6 +342,8 @@ fn steps7_8_proof(
             );
             report.bitcoin = Some(anchor);
         }
-        Err(failure) => report.fail(ProofEventStep::ProofVerifies, failure.reason(), error_chain(&failure)),
+        Err(failure) => {
+            report.fail(ProofEventStep::ProofVerifies, failure.report_reason(), error_chain(&failure))
+        }
     }
 }

@@ -16,6 +16,12 @@ pub enum HttpError {
     Transport { url: String, message: String },
 }
 
+reason_names!(HttpError {
+    Timeout => "timeout",
+    TooLarge => "too_large",
+    Transport => "transport",
+});
+
 /// A status code and body.
 pub(crate) struct Answer {
     pub status: u16,

@@ -48,6 +48,12 @@ pub enum SourceError {
     BadAnswer { source_name: String, detail: String },
 }
 
+reason_names!(SourceError {
+    NotFound => "not_found",
+    Unavailable => "unavailable",
+    BadAnswer => "bad_answer",
+});
+
 impl SourceError {
     /// An [`SourceError::Unavailable`] from any error.
     pub fn unavailable(

@@ -41,15 +41,36 @@ pub enum AttestationError {
     #[error("the proof reaches a {len}-byte message at block {height}; a merkle root has 32 bytes")]
     NotAMerkleRoot { height: u64, len: usize },
     #[error("header refused: {0}")]
-    Header(#[from] HeaderError),
+    Header(HeaderError),
     #[error("no header: {0}")]
-    Source(#[from] SourceError),
+    Source(SourceError),
     /// A header of a period boundary, needed to compute the real difficulty
     /// past the checkpoint table, was refused.
     #[error(
         "block {height}: its difficulty cannot be established: boundary block {boundary} refused: {reason}"
     )]
     Boundary { height: u64, boundary: u64, reason: HeaderError },
+}
+
+reason_names!(AttestationError {
+    MerkleRootMismatch => "merkle_root_mismatch",
+    NotAMerkleRoot => "not_a_merkle_root",
+    Header => "header",
+    Source => "source",
+    Boundary => "boundary",
+});
+
+// The cause is part of the message above, so it is not also a `source()`:
+// an error chain (anyhow's `{:#}`) would print it twice.
+impl From<HeaderError> for AttestationError {
+    fn from(cause: HeaderError) -> Self {
+        AttestationError::Header(cause)
+    }
+}
+impl From<SourceError> for AttestationError {
+    fn from(cause: SourceError) -> Self {
+        AttestationError::Source(cause)
+    }
 }
 
 /// The outcome of a successful verification.
@@ -78,6 +99,12 @@ pub enum VerifyError {
     #[error("no Bitcoin attestation verified: {}", describe_failures(failures))]
     Failed { failures: Vec<AttestationFailure> },
 }
+
+reason_names!(VerifyError {
+    Pending => "pending",
+    NoBitcoinAttestation => "no_bitcoin_attestation",
+    Failed => "failed",
+});
 
 fn describe_failures(failures: &[AttestationFailure]) -> String {
     let parts: Vec<String> = failures.iter().map(|f| format!("block {}: {}", f.height, f.reason)).collect();
