@@ -148,6 +148,10 @@ pub(crate) struct HeaderArgs {
 }
 
 #[derive(ClapArgs)]
+#[command(
+    after_help = "Exit codes: 0 verified; 1 the file does not match, the proof is pending or invalid, or \
+unreadable input; 2 usage error; 3 unverified (no block header to check the proof against)."
+)]
 struct VerifyArgs {
     /// The proof (FILE.ots); the timestamped file is FILE unless --file or
     /// --digest is given.
