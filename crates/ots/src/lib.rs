@@ -74,6 +74,7 @@ pub mod calendar;
 pub mod checkpoints;
 mod codec;
 mod detached;
+mod forge;
 mod headers;
 pub mod hex;
 mod info;
@@ -89,8 +90,9 @@ pub use calendar::{MerkleTree, PendingUpgrade, StampBatch};
 pub use checkpoints::{HeaderError, Network};
 pub use codec::DecodeError;
 pub use detached::{DetachedTimestamp, MAGIC, MAJOR_VERSION, MAX_PROOF_BYTES, hash_reader};
+pub use forge::{CostToForge, DEFAULT_FORGE_HEADERS, ForgeError, cost_to_forge};
 pub use headers::{
-    Cause, HeaderSource, MemoryHeaders, SourceError, SourcedHeader, header_from_hex, header_to_hex,
+    Cause, HeaderSource, MemoryHeaders, SourceError, SourcedHeader, TipHeight, header_from_hex, header_to_hex,
 };
 pub use info::{attestation_json, info_json, info_text, transaction_id};
 pub use op::{HashOp, Hasher, MAX_ARG_LEN, MAX_MSG_LEN, Op, OpError};
@@ -131,6 +133,7 @@ mod reason_names_tests {
             crate::MergeError::REASONS,
             crate::AttestationError::REASONS,
             crate::VerifyError::REASONS,
+            crate::ForgeError::REASONS,
         ] {
             assert_well_formed(names);
         }

@@ -161,14 +161,11 @@ pub fn verify_attestation(
         return Err(AttestationError::NotAMerkleRoot { height, len: commitment.len() });
     }
     let sourced = source.header_at(height)?;
-    check_header(network, height, &sourced.claimed_hash, &sourced.header)?;
-    if !difficulty_is_tabled(network, height) {
-        let expected = mainnet_bits_past_table(source, height)?;
-        let bits = sourced.header.bits.to_consensus();
-        if bits != expected {
-            return Err(HeaderError::WrongDifficulty { height, bits, expected }.into());
-        }
-    }
+    let past_table = match difficulty_is_tabled(network, height) {
+        true => None,
+        false => Some(mainnet_bits_past_table(source, height)?),
+    };
+    check_sourced_header(network, height, &sourced, past_table)?;
     let merkle_root = sourced.header.merkle_root.to_byte_array();
     if merkle_root[..] != *commitment {
         return Err(AttestationError::MerkleRootMismatch {
@@ -181,13 +178,33 @@ pub fn verify_attestation(
     Ok(VerifiedBlock { height, block_hash: sourced.claimed_hash, time: sourced.header.time })
 }
 
+/// Checks a sourced header: its hash, its proof of work and its difficulty
+/// ([`check_header`]), and past the checkpoint table the `bits` computed
+/// for its period (`past_table_bits`, from [`mainnet_bits_past_table`]).
+pub(crate) fn check_sourced_header(
+    network: Network,
+    height: u64,
+    sourced: &crate::headers::SourcedHeader,
+    past_table_bits: Option<u32>,
+) -> Result<(), HeaderError> {
+    check_header(network, height, &sourced.claimed_hash, &sourced.header)?;
+    let bits = sourced.header.bits.to_consensus();
+    match past_table_bits {
+        Some(expected) if bits != expected => Err(HeaderError::WrongDifficulty { height, bits, expected }),
+        _ => Ok(()),
+    }
+}
+
 /// The real `bits` of the mainnet block at `height`, past the checkpoint
 /// table: from the table's last period, each period's first and last
 /// headers give the next period's bits ([`next_period_bits`]). Every
 /// boundary header must pass [`check_header`] and carry the bits computed
 /// for its period, so a source cannot bend the difficulty without mining at
 /// it. Boundary headers that pass are confirmed to the source (for caching).
-fn mainnet_bits_past_table(source: &dyn HeaderSource, height: u64) -> Result<u32, AttestationError> {
+pub(crate) fn mainnet_bits_past_table(
+    source: &dyn HeaderSource,
+    height: u64,
+) -> Result<u32, AttestationError> {
     let target_period = height / RETARGET_INTERVAL;
     let first_period = last_table_period();
     let mut bits = period_bits(first_period).expect("the table covers its own last period");
