@@ -94,7 +94,8 @@
 //! | `commitment` | hex digest the proof must be for: `SHA256(sig)` (step 6) or, for NIP-03, the event id |
 //! | `bitcoin` | `{"height", "time", "block_hash"}` of the earliest block the proof reaches (after step 8), else `null` |
 //! | `steps` | `[{"step", "check", "status": "pass"/"fail"/"skip", "reason", "detail"}]`, steps 1–8 (NIP-03: 1–4) |
-//! | `warnings` | `[{"reason", "detail"}]`: `k_mismatch`, `k_missing`, `event_signature_invalid`, `forgeable_by_prestamping`, `not_nip_ff_3` |
+//! | `cost_to_forge` | after step 8: `{"blocks", "work_log2", "days_at_attested_hashrate", "claimed_blocks", "complete", "tip_as_far_as_held"}`: the blocks on top of that block up to the header source's tip (each header fetched and checked, at most 144), the expected hashes to redo it and them (log2), and those hashes in days of the network's hash rate at that block; `complete: false` makes it a lower bound; else `null` |
+//! | `warnings` | `[{"reason", "detail"}]`: `k_mismatch`, `k_missing`, `event_signature_invalid`, `forgeable_by_prestamping`, `not_nip_ff_3`, `cost_to_forge_unknown` (the header source gave no tip, or a header on top failed a check) |
 //! | `content` | with a plaintext: `{"fingerprint", "matches_x"}`, else `null` |
 //!
 //! Failure reasons by step: 1 `event_too_large`, `event_not_json`,

@@ -29,12 +29,13 @@ pub fn verify(event: &Event, headers: &dyn HeaderSource, network: Network) -> Re
     };
     match (proof, digest) {
         (Some(proof), Some(digest)) => match proof_check::verify(&proof, &digest, headers, network) {
-            Ok(anchor) => {
+            Ok(anchored) => {
+                let anchor = &anchored.anchor;
                 report.pass(
                     Nip03Step::ProofVerifies,
                     format!("Bitcoin block {} (time {})", anchor.height, anchor.time),
                 );
-                report.bitcoin = Some(anchor);
+                anchored.record(&mut report);
                 report.warn(
                     Reason::ForgeableByPrestamping,
                     "NIP-03 proves only that an event id existed: anyone can compute and stamp an id in advance \

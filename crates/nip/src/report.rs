@@ -3,6 +3,7 @@
 //! (see the crate documentation for the format).
 
 use crate::steps::AlgorithmStep;
+use priorart_ots::CostToForge;
 use serde::Serialize;
 
 /// The report format identifier, first member of the JSON.
@@ -114,6 +115,7 @@ pub enum Reason {
     KMissing,
     EventSignatureInvalid,
     ForgeableByPrestamping,
+    CostToForgeUnknown,
 }
 
 impl Reason {
@@ -166,6 +168,7 @@ impl Reason {
             Reason::KMissing => "k_missing",
             Reason::EventSignatureInvalid => "event_signature_invalid",
             Reason::ForgeableByPrestamping => "forgeable_by_prestamping",
+            Reason::CostToForgeUnknown => "cost_to_forge_unknown",
         }
     }
 }
@@ -234,7 +237,7 @@ pub struct ContentCheck {
 }
 
 /// The full answer of a verification.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
     /// Always [`REPORT_FORMAT`].
     pub format: &'static str,
@@ -259,6 +262,10 @@ pub struct Report {
     pub commitment: Option<String>,
     /// The earliest Bitcoin block the proof reaches, once step 8 passed.
     pub bitcoin: Option<BitcoinAnchor>,
+    /// What rewriting the chain from that block to the header source's tip
+    /// costs, from checked headers (`null` until step 8 passed, or when the
+    /// source could not say: then a `cost_to_forge_unknown` warning).
+    pub cost_to_forge: Option<CostToForge>,
     /// Every step, in order.
     pub steps: Vec<Step>,
     /// Advisory findings.
@@ -281,6 +288,7 @@ impl Report {
             fingerprint: None,
             commitment: None,
             bitcoin: None,
+            cost_to_forge: None,
             steps: Vec::new(),
             warnings: Vec::new(),
             content: None,

@@ -338,12 +338,13 @@ fn steps7_8_proof(
         return;
     };
     match proof_check::verify(&proof, &digest, headers, network) {
-        Ok(anchor) => {
+        Ok(anchored) => {
+            let anchor = &anchored.anchor;
             report.pass(
                 ProofEventStep::ProofVerifies,
                 format!("Bitcoin block {} (time {})", anchor.height, anchor.time),
             );
-            report.bitcoin = Some(anchor);
+            anchored.record(report);
         }
         Err(failure) => {
             report.fail(ProofEventStep::ProofVerifies, failure.report_reason(), error_chain(&failure))
