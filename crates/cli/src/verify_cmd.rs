@@ -116,6 +116,9 @@ fn write_report(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
         let chain = if report.network == Some("regtest") { "REGTEST (not Bitcoin) " } else { "" };
         writeln!(out, "bitcoin:     {chain}block {} ({}), {date} (time {})", block.height, block.block_hash, block.time)?;
     }
+    if let Some(cost) = &report.cost_to_forge {
+        writeln!(out, "forge cost:  {cost}")?;
+    }
     if let Some(content) = &report.content {
         let verdict = if content.matches_x { "matches X" } else { "DOES NOT match X" };
         writeln!(out, "content:     fingerprint {} {verdict}", content.fingerprint)?;

@@ -39,6 +39,30 @@ pub struct CostToForge {
     pub tip_as_far_as_held: bool,
 }
 
+impl std::fmt::Display for CostToForge {
+    /// One line: `2^78.3 hashes (0.04 days of the network's hash rate at
+    /// the attested block) to redo the attested block and the 5 on top`,
+    /// with what makes it a lower bound.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let at_least = if self.complete { "" } else { "at least " };
+        let days = self.days_at_attested_hashrate;
+        let days = if days < 10.0 { format!("{days:.2}") } else { format!("{days:.0}") };
+        write!(
+            f,
+            "{at_least}2^{:.1} hashes ({days} days of the network's hash rate at the attested block) \
+             to redo the attested block and the {} on top",
+            self.work_log2, self.blocks
+        )?;
+        if !self.complete {
+            write!(f, "; a lower bound: the source claims {} block(s) on top", self.claimed_blocks)?;
+        }
+        if self.tip_as_far_as_held {
+            f.write_str(" (its tip as far as the headers it holds go)")?;
+        }
+        Ok(())
+    }
+}
+
 /// Why the cost could not be computed.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
