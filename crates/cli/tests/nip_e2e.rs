@@ -118,12 +118,17 @@ fn key_event_attest_timestamp_upgrade_proof_verify() {
     assert_eq!(report["verdict"], "valid");
     assert_eq!(report["bitcoin"]["height"], height);
     assert_eq!(report["author"], pubkey);
+    // Nothing mined on top yet: the attested block's own work, 2 hashes at regtest's difficulty.
+    let cost = &report["cost_to_forge"];
+    assert_eq!((cost["blocks"].as_u64(), cost["complete"].as_bool()), (Some(0), Some(true)), "{report}");
+    assert_eq!(cost["work_log2"], 1.0, "{report}");
 
     // The human report names the block; the plaintext check confirms X.
     let human = stdout(world.verify(&world.file("proof.json")).arg("--content").arg(world.file("post.md")));
     assert!(human.starts_with("verdict: VALID NIP-FF-3 proof"), "{human}");
     assert!(human.contains(&format!("block {height} ")), "{human}");
     assert!(human.contains("matches X"), "{human}");
+    assert!(human.contains("forge cost:  2^1.0 hashes (0.01 days of the network's hash rate"), "{human}");
     std::fs::write(world.file("other.md"), "Nothing like the original: a shopping list of eggs and flour.")
         .unwrap();
     let mismatch = world
