@@ -172,6 +172,28 @@ pub enum BunkerError {
     Runtime(String),
 }
 
+reason_names!(BunkerError {
+    BadUri => "bad_uri",
+    NoRelay => "no_relay",
+    Unreachable => "unreachable",
+    Disconnected => "disconnected",
+    RelaysRefused => "relays_refused",
+    Timeout => "timeout",
+    AuthNotCompleted => "auth_not_completed",
+    Rejected => "rejected",
+    Nip04Response => "nip04_response",
+    BadResponse => "bad_response",
+    WrongSecret => "wrong_secret",
+    NotTheUser => "not_the_user",
+    WrongPublicKey => "wrong_public_key",
+    DifferentEvent => "different_event",
+    BadId => "bad_id",
+    BadSignature => "bad_signature",
+    RequestTooLarge => "request_too_large",
+    Request => "request",
+    Runtime => "runtime",
+});
+
 fn describe_unreachable(relays: &[(String, String)]) -> String {
     relays.iter().map(|(relay, why)| format!("{relay}: {why}")).collect::<Vec<_>>().join("; ")
 }

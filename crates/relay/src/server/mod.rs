@@ -39,6 +39,11 @@ pub enum ServerError {
     },
 }
 
+reason_names!(ServerError {
+    Store => "store",
+    Listen => "listen",
+});
+
 /// How the relay runs.
 #[derive(Debug, Clone)]
 pub struct ServerOptions {
