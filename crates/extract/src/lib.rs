@@ -132,6 +132,14 @@ impl fmt::Display for Format {
 #[error("unknown format `{0}` (expected one of html, xml, pdf, epub, text, warc, arc)")]
 pub struct UnknownFormat(String);
 
+impl UnknownFormat {
+    /// The stable snake_case name of this error, as the JSON reports and
+    /// the Python binding (`InputError.reason`) give it.
+    pub fn reason(&self) -> &'static str {
+        "unknown_format"
+    }
+}
+
 impl FromStr for Format {
     type Err = UnknownFormat;
 

@@ -83,6 +83,14 @@ pub struct DistanceTooLarge {
     pub layout: String,
 }
 
+impl DistanceTooLarge {
+    /// The stable snake_case name of this error, as the JSON reports and
+    /// the Python binding (`InputError.reason`) give it.
+    pub fn reason(&self) -> &'static str {
+        "distance_too_large"
+    }
+}
+
 /// The most tables a layout may have (C(10, 5) = 252 covers k = 5 with
 /// ten blocks; more only costs space).
 pub const MAX_TABLES: usize = 256;
