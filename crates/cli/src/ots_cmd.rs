@@ -6,10 +6,8 @@ use crate::exit::{self, UsageError};
 use anyhow::{Context, Result, bail};
 use chrono::{DateTime, Local, Utc};
 use clap::{Args as ClapArgs, Parser, Subcommand};
-use priorart_ots::hex::encode as hex;
-use priorart_ots::{AttestationError, Network, Verification, VerifyError};
+use priorart_ots::{Network, Verification, VerifyError, VerifyOutcome, VerifyReport};
 use priorart_ots_net::UpgradeOptions;
-use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -70,6 +68,10 @@ struct UpgradeArgs {
 }
 
 #[derive(ClapArgs)]
+#[command(
+    after_help = "Exit codes: 0 verified; 1 the file does not match, the proof is pending or invalid, or \
+unreadable input; 2 usage error; 3 unverified (no block header to check the proof against)."
+)]
 struct VerifyArgs {
     /// The proof (FILE.ots); the timestamped file is FILE unless --file or
     /// --digest is given.
@@ -242,33 +244,33 @@ fn verify(args: VerifyArgs) -> Result<ExitCode> {
             proof.matches_file(reader).with_context(|| format!("{}: cannot read", target.display()))?
         }
     };
+    let network = args.headers.network();
     if !digest_matches {
-        let expected = hex(proof.file_digest());
-        let op = proof.file_hash_op().name();
-        report_failure(args.json, &format!("file does not match the proof (expected {op} {expected})"));
+        let report = VerifyReport::digest_mismatch(&proof, network);
+        report_failure(args.json, &report, None);
         return Ok(ExitCode::from(exit::BAD_INPUT));
     }
-    if let Some(warning) = file_hash_warning(&proof) {
+    if let Some(warning) = priorart_ots::file_hash_warning(&proof) {
         note!("priorart: warning: {warning}");
     }
     let source = args.headers.source()?;
-    match priorart_ots::verify(&proof, &source, args.headers.network()) {
-        Ok(verification) => {
-            print_verification(args.json, &verification, args.headers.network(), file_hash_warning(&proof))?;
+    let report = VerifyReport::verify(&proof, &source, network, priorart_ots::DEFAULT_FORGE_HEADERS);
+    match &report.outcome {
+        VerifyOutcome::Verified(verification) => {
+            print_verification(args.json, &report, verification)?;
             Ok(ExitCode::from(exit::OK))
         }
-        Err(err) if lacks_headers(&err) => {
-            report_unverified(args.json, &err, args.headers.network());
+        _ if report.lacks_headers() => {
+            report_unverified(args.json, &report);
             Ok(ExitCode::from(exit::UNVERIFIED))
         }
-        Err(err) => {
-            let message = match &err {
-                VerifyError::Pending { .. } => {
-                    format!("{err}: priorart ots upgrade {}", args.proof.display())
-                }
-                _ => err.to_string(),
-            };
-            report_failure(args.json, &message);
+        VerifyOutcome::NotVerified(VerifyError::Pending { .. }) => {
+            let hint = format!("priorart ots upgrade {}", args.proof.display());
+            report_failure(args.json, &report, Some(&hint));
+            Ok(ExitCode::from(exit::BAD_INPUT))
+        }
+        _ => {
+            report_failure(args.json, &report, None);
             Ok(ExitCode::from(exit::BAD_INPUT))
         }
     }
@@ -284,48 +286,26 @@ fn target_of(proof: &Path) -> Result<PathBuf> {
     }
 }
 
-/// Whether verification stopped for want of a header (which says nothing
-/// about the proof) rather than on a check that failed.
-fn lacks_headers(err: &VerifyError) -> bool {
-    matches!(err, VerifyError::Failed { failures }
-        if failures.iter().any(|failure| matches!(failure.reason, AttestationError::Source(_))))
-}
-
-fn report_unverified(json: bool, err: &VerifyError, network: Network) {
+fn report_unverified(json: bool, report: &VerifyReport) {
     if json {
-        println!(
-            "{}",
-            json!({"verified": false, "unverified": true, "network": network.name(), "error": err.to_string()})
-        );
+        println!("{}", report.to_json());
     }
-    note!("priorart: UNVERIFIED (not invalid): {err}");
+    note!("priorart: UNVERIFIED (not invalid): {}", report.error().unwrap_or_default());
     note!("priorart: {}", exit::HEADER_SOURCE_HINT);
 }
 
-fn report_failure(json: bool, message: &str) {
+fn report_failure(json: bool, report: &VerifyReport, hint: Option<&str>) {
     if json {
-        println!("{}", json!({"verified": false, "error": message}));
+        println!("{}", report.to_json_with_hint(hint));
     }
-    note!("priorart: verification failed: {message}");
+    let error = report.error().unwrap_or_default();
+    match hint {
+        Some(hint) => note!("priorart: verification failed: {error}: {hint}"),
+        None => note!("priorart: verification failed: {error}"),
+    }
 }
 
-/// What a person must know about a proof's file hash: SHA-1 and RIPEMD-160
-/// proofs verify, but two different files can be made to share a SHA-1
-/// digest (the `sha1/a` and `sha1/b` fixtures both verify).
-fn file_hash_warning(proof: &priorart_ots::DetachedTimestamp) -> Option<String> {
-    (proof.file_hash_op() == priorart_ots::HashOp::Sha1).then(|| {
-        "the proof's file hash is SHA-1, whose collisions are practical: it shows that a file with this \
-         SHA-1 digest existed, and another file can share the digest"
-            .to_owned()
-    })
-}
-
-fn print_verification(
-    json: bool,
-    verification: &Verification,
-    network: Network,
-    warning: Option<String>,
-) -> Result<()> {
+fn print_verification(json: bool, report: &VerifyReport, verification: &Verification) -> Result<()> {
     let block = &verification.earliest;
     let utc = priorart_ots::UtcTime::from_unix(u64::from(block.time));
     let local = DateTime::<Utc>::from_timestamp(i64::from(block.time), 0)
@@ -337,25 +317,14 @@ fn print_verification(
     for attestation in &verification.unverified {
         note!("note: also attested by {attestation} (not verified)");
     }
+    if let Some(Err(err)) = &report.cost_to_forge {
+        note!("priorart: cost to forge unknown: {err}");
+    }
     if json {
-        let value = json!({
-            "verified": true,
-            "network": network.name(),
-            "height": block.height,
-            "block_hash": block.block_hash.to_string(),
-            "time": block.time,
-            "time_utc": utc.rfc3339(),
-            "pending": verification.pending,
-            "unverified": verification.unverified.iter().map(priorart_ots::attestation_json).collect::<Vec<_>>(),
-            "failures": verification.failures.iter()
-                .map(|f| json!({"height": f.height, "reason": f.reason.to_string()}))
-                .collect::<Vec<_>>(),
-            "warnings": warning.into_iter().collect::<Vec<_>>(),
-        });
-        println!("{value}");
+        println!("{}", report.to_json());
     } else {
         // A regtest chain is anyone's: its "success" proves nothing about Bitcoin.
-        let chain = match network {
+        let chain = match report.network {
             Network::Mainnet => "Bitcoin",
             Network::Regtest => "REGTEST (a private test chain, not Bitcoin)",
         };
@@ -366,6 +335,9 @@ fn print_verification(
             local.format("%Y-%m-%d %H:%M:%S %Z")
         );
         println!("Block hash {}", block.block_hash);
+        if let Some(Ok(cost)) = &report.cost_to_forge {
+            println!("Cost to forge: {cost}");
+        }
     }
     Ok(())
 }

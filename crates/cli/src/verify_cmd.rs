@@ -6,13 +6,15 @@ use crate::input;
 use crate::args::HeaderArgs;
 use anyhow::Result;
 use clap::Parser;
-use priorart_nip::{Report, Status, Verdict};
+use priorart_nip::{Reason, Report, Status, Step, Verdict};
 use std::io::Write;
 use std::process::ExitCode;
 
 #[derive(Parser)]
 #[command(
-    after_help = "Exit codes: 0 valid (NIP-03: valid but forgeable), 1 invalid or not a NIP-FF-3 proof, 2 usage or unreadable input."
+    after_help = "Exit codes: 0 valid (NIP-03: valid but forgeable); 1 invalid, not a NIP-FF-3 proof, --content \
+that does not match X, or unreadable input; 2 usage error; 3 unverified (every check that could run passed, \
+but no block header to check the Bitcoin proof against)."
 )]
 pub struct Args {
     /// The event JSON (`-`: standard input).
@@ -61,8 +63,22 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::from(if report.is_valid() && !content_mismatch { exit::OK } else { exit::BAD_INPUT }))
 }
 
-fn write_report(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
-    let verdict = match report.verdict {
+/// The headline: the verdict on everything the command was asked, so a
+/// valid proof of another text does not headline as valid.
+fn headline(report: &Report) -> &'static str {
+    let content_mismatch = report.content.as_ref().is_some_and(|c| !c.matches_x);
+    if is_attestation(report) {
+        return "NOT A PROOF: this is a kind 1042 attestation, not a proof; build the proof with \
+                `priorart proof` (after `priorart timestamp` and `priorart ots upgrade`)";
+    }
+    match report.verdict {
+        Verdict::Valid if content_mismatch => {
+            "CONTENT DOES NOT MATCH: a valid NIP-FF-3 proof, but of another text (the content's fingerprint is not X)"
+        }
+        Verdict::Unverified if content_mismatch => {
+            "CONTENT DOES NOT MATCH: the event attests another text (the content's fingerprint is not X); \
+             its Bitcoin proof was not checked for lack of block headers"
+        }
         Verdict::Valid => "VALID NIP-FF-3 proof",
         Verdict::ValidButForgeable => {
             "VALID NIP-03 timestamp, but FORGEABLE by pre-stamping (not an authorship proof)"
@@ -74,17 +90,17 @@ fn write_report(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
         }
         Verdict::NotNipFf3 => "NOT A NIP-FF-3 PROOF (a kind 1041 of another scheme)",
         _ => "UNKNOWN VERDICT",
-    };
-    writeln!(out, "verdict: {verdict}")?;
-    for step in &report.steps {
-        let status = match step.status {
-            Status::Pass => "pass",
-            Status::Fail => "FAIL",
-            Status::Skip => "skip",
-        };
-        let reason = step.reason.map(|r| format!(" [{r}]")).unwrap_or_default();
-        writeln!(out, "  {} {status}{reason}  {}: {}", step.step, step.check, step.detail)?;
     }
+}
+
+/// Whether the event is a kind 1042 attestation given where a proof was expected.
+fn is_attestation(report: &Report) -> bool {
+    report.kind == Some(priorart_nip::ATTESTATION_KIND) && report.failures().contains(&Reason::WrongKind)
+}
+
+fn write_report(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
+    writeln!(out, "verdict: {}", headline(report))?;
+    write_steps(out, &report.steps)?;
     if let Some(author) = &report.author {
         writeln!(out, "author:      {author}")?;
     }
@@ -99,12 +115,40 @@ fn write_report(out: &mut impl Write, report: &Report) -> std::io::Result<()> {
         let chain = if report.network == Some("regtest") { "REGTEST (not Bitcoin) " } else { "" };
         writeln!(out, "bitcoin:     {chain}block {} ({}), {date} (time {})", block.height, block.block_hash, block.time)?;
     }
+    if let Some(cost) = &report.cost_to_forge {
+        writeln!(out, "forge cost:  {cost}")?;
+    }
     if let Some(content) = &report.content {
         let verdict = if content.matches_x { "matches X" } else { "DOES NOT match X" };
         writeln!(out, "content:     fingerprint {} {verdict}", content.fingerprint)?;
     }
     for warning in &report.warnings {
         writeln!(out, "warning [{}]: {}", warning.reason, warning.detail)?;
+    }
+    Ok(())
+}
+
+/// One line per step; a run of steps skipped for the same reason is one line
+/// (`2-8 skip`), since the reason says it all.
+fn write_steps(out: &mut impl Write, steps: &[Step]) -> std::io::Result<()> {
+    let mut rest = steps;
+    while let Some(step) = rest.first() {
+        let run = match step.status {
+            Status::Skip => rest.iter().take_while(|s| s.status == Status::Skip && s.detail == step.detail).count(),
+            _ => 1,
+        };
+        if run > 1 {
+            writeln!(out, "  {}-{} skip  {}", step.step, rest[run - 1].step, step.detail)?;
+        } else {
+            let status = match step.status {
+                Status::Pass => "pass",
+                Status::Fail => "FAIL",
+                Status::Skip => "skip",
+            };
+            let reason = step.reason.map(|r| format!(" [{r}]")).unwrap_or_default();
+            writeln!(out, "  {} {status}{reason}  {}: {}", step.step, step.check, step.detail)?;
+        }
+        rest = &rest[run..];
     }
     Ok(())
 }

@@ -118,15 +118,33 @@ fn key_event_attest_timestamp_upgrade_proof_verify() {
     assert_eq!(report["verdict"], "valid");
     assert_eq!(report["bitcoin"]["height"], height);
     assert_eq!(report["author"], pubkey);
+    // Nothing mined on top yet: the attested block's own work, 2 hashes at regtest's difficulty.
+    let cost = &report["cost_to_forge"];
+    assert_eq!((cost["blocks"].as_u64(), cost["complete"].as_bool()), (Some(0), Some(true)), "{report}");
+    assert_eq!(cost["work_log2"], 1.0, "{report}");
 
     // The human report names the block; the plaintext check confirms X.
     let human = stdout(world.verify(&world.file("proof.json")).arg("--content").arg(world.file("post.md")));
     assert!(human.starts_with("verdict: VALID NIP-FF-3 proof"), "{human}");
     assert!(human.contains(&format!("block {height} ")), "{human}");
     assert!(human.contains("matches X"), "{human}");
+    assert!(human.contains("forge cost:  2^1.0 hashes (0.01 days of the network's hash rate"), "{human}");
     std::fs::write(world.file("other.md"), "Nothing like the original: a shopping list of eggs and flour.")
         .unwrap();
-    world.verify(&world.file("proof.json")).arg("--content").arg(world.file("other.md")).assert().code(1);
+    let mismatch = world
+        .verify(&world.file("proof.json"))
+        .arg("--content")
+        .arg(world.file("other.md"))
+        .output()
+        .unwrap();
+    assert_eq!(mismatch.status.code(), Some(1));
+    // The headline covers the whole command: a valid proof of another text is no "VALID".
+    let human = String::from_utf8(mismatch.stdout).unwrap();
+    assert!(
+        human.starts_with("verdict: CONTENT DOES NOT MATCH: a valid NIP-FF-3 proof, but of another text"),
+        "{human}"
+    );
+    assert!(human.contains("DOES NOT match X"), "{human}");
 
     if peer::available() {
         let answers = peer::verify(&[content_event, attestation, proof_event.clone()]);
@@ -171,6 +189,49 @@ fn the_e_form_signed_by_a_throwaway_key_verifies_too() {
         (report["verdict"].clone(), report["bitcoin"]["height"].clone()),
         ("valid".into(), height.into())
     );
+}
+
+#[test]
+fn an_attestation_given_to_verify_is_named_and_sent_to_priorart_proof() {
+    let world = World::new();
+    let attestation =
+        stdout(priorart().args(["attest", "--key-file"]).arg(&world.key).arg(world.file("post.md")));
+    std::fs::write(world.file("attestation.json"), attestation).unwrap();
+    let out = world.verify(&world.file("attestation.json")).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let human = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        human.starts_with("verdict: NOT A PROOF: this is a kind 1042 attestation, not a proof"),
+        "{human}"
+    );
+    assert!(human.contains("build the proof with `priorart proof`"), "{human}");
+    // The steps the wrong kind skipped are one line, not seven.
+    assert_eq!(human.lines().filter(|line| line.contains(" skip ")).count(), 1, "{human}");
+    assert!(human.contains("  2-8 skip  "), "{human}");
+    let report: Value = serde_json::from_slice(
+        &world.verify(&world.file("attestation.json")).arg("--json").output().unwrap().stdout,
+    )
+    .unwrap();
+    assert_eq!(report["steps"][0]["reason"], "wrong_kind");
+    assert!(
+        report["steps"][0]["detail"].as_str().unwrap().contains("a NIP-FF-3 attestation, not a proof"),
+        "{report}"
+    );
+}
+
+#[test]
+fn verify_help_states_the_exit_codes_the_code_uses() {
+    // exit.rs: unreadable input is BAD_INPUT (1), a usage error 2, unverified 3.
+    let help = stdout(priorart().args(["verify", "--help"]));
+    assert!(
+        help.contains(
+            "1 invalid, not a NIP-FF-3 proof, --content that does not match X, or unreadable input"
+        ),
+        "{help}"
+    );
+    assert!(help.contains("2 usage error; 3 unverified"), "{help}");
+    let help = stdout(priorart().args(["ots", "verify", "--help"]));
+    assert!(help.contains("or unreadable input; 2 usage error; 3 unverified"), "{help}");
 }
 
 #[test]

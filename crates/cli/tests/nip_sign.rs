@@ -129,3 +129,22 @@ fn attest_never_signs_over_an_empty_text() {
         assert!(stderr.contains("the text is empty: nothing to attest"), "{stderr}");
     }
 }
+
+#[test]
+fn a_note_given_as_an_attestation_names_its_kind_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = key_file(dir.path());
+    let note = dir.path().join("note.json");
+    let out =
+        stdout(priorart().args(["event", "-", "--kind", "1", "--key-file"]).arg(&key).write_stdin(TEXT));
+    std::fs::write(&note, out).unwrap();
+    let ots = dir.path().join("note.ots");
+    std::fs::write(&ots, b"not read: the attestation is refused first").unwrap();
+    let zero_id = "0".repeat(64);
+    let output =
+        priorart().arg("proof").arg(&note).arg("--ots").arg(&ots).args(["--e", &zero_id]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("not a valid kind 1042 attestation: it is kind 1, not 1042"), "{stderr}");
+    assert_eq!(stderr.matches("it is kind 1").count(), 1, "the cause is repeated: {stderr}");
+}

@@ -214,6 +214,27 @@ fn stamp_upgrade_verify_on_regtest_from_the_cli() {
             .success()
             .stdout(predicates::str::contains("REGTEST (a private test chain, not Bitcoin) block 1 attests"));
     }
+    // The cost to forge counts the blocks on top, each header checked: 2 hashes a regtest block.
+    for root in [[7; 32], [8; 32], [9; 32]] {
+        chain.lock().unwrap().mine_block(root);
+    }
+    let tip = chain.lock().unwrap().tip_height();
+    let output = verify_json(&esplora, &proofs[0]);
+    let report: serde_json::Value = serde_json::from_str(&output).unwrap();
+    let on_top = tip - report["height"].as_u64().unwrap();
+    let cost = &report["cost_to_forge"];
+    assert_eq!(cost["blocks"], on_top, "{report}");
+    assert_eq!((cost["claimed_blocks"].as_u64(), cost["complete"].as_bool()), (Some(on_top), Some(true)));
+    assert_eq!(cost["tip_as_far_as_held"], false);
+    let work_log2 = cost["work_log2"].as_f64().unwrap();
+    assert!((work_log2 - (2.0 * (on_top + 1) as f64).log2()).abs() < 1e-9, "{report}");
+    let days = cost["days_at_attested_hashrate"].as_f64().unwrap();
+    assert!((days - (on_top + 1) as f64 * 600.0 / 86_400.0).abs() < 1e-9, "{report}");
+    verify(&proofs[0]).success().stdout(predicates::str::contains(format!(
+        "Cost to forge: 2^{:.1} hashes (0.03 days of the network's hash rate at the attested block) to redo the \
+         attested block and the {on_top} on top\n",
+        work_log2
+    )));
     // Without --network regtest the header is refused as a mainnet header.
     priorart()
         .args(["ots", "verify", "--no-header-cache", "--esplora", &esplora.url()])
@@ -288,4 +309,21 @@ fn sha1_proofs_warn() {
             .code(3)
             .stderr(predicates::str::contains("SHA-1, whose collisions are practical"));
     }
+}
+
+fn verify_json(esplora: &EsploraServer, proof: &Path) -> String {
+    stdout_of(
+        priorart()
+            .args([
+                "ots",
+                "verify",
+                "--json",
+                "--network",
+                "regtest",
+                "--no-header-cache",
+                "--esplora",
+                &esplora.url(),
+            ])
+            .arg(proof),
+    )
 }

@@ -62,6 +62,23 @@ pub enum ExtractError {
     Unsupported(String),
 }
 
+reason_names!(ExtractError {
+    TooLarge => "too_large",
+    TooDeep => "too_deep",
+    DecompressionBomb => "decompression_bomb",
+    ManyDocuments => "many_documents",
+    Timeout => "timeout",
+    InvalidEncoding => "invalid_encoding",
+    NotText => "not_text",
+    Malformed => "malformed",
+    TruncatedGzip => "truncated_gzip",
+    CyclicPdf => "cyclic_pdf",
+    NoTextLayer => "no_text_layer",
+    ParserPanic => "parser_panic",
+    Encrypted => "encrypted",
+    Unsupported => "unsupported",
+});
+
 impl ExtractError {
     pub(crate) fn malformed(format: &'static str, reason: impl ToString) -> Self {
         ExtractError::Malformed { format, reason: reason.to_string() }

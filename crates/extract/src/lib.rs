@@ -38,6 +38,27 @@
 //! ratio, zip entry count, WARC record count, and a wall-clock budget. Breaking one is
 //! a typed [`ExtractError`], never a panic.
 
+/// Implements `reason()` for an error enum: the stable snake_case name of
+/// each variant, as JSON reports and the Python binding give it, and
+/// `REASONS`, every name it can return (in declaration order).
+macro_rules! reason_names {
+    ($error:ident { $($variant:ident => $name:literal),+ $(,)? }) => {
+        impl $error {
+            /// The stable snake_case name of this error's kind, as JSON
+            /// reports and the Python binding (`InputError.reason`) give it.
+            pub fn reason(&self) -> &'static str {
+                match self {
+                    $($error::$variant { .. } => $name,)+
+                }
+            }
+
+            /// Every name [`Self::reason`] returns, one per variant, in
+            /// declaration order.
+            pub const REASONS: &'static [&'static str] = &[$($name),+];
+        }
+    };
+}
+
 mod budget;
 mod clean;
 mod decode;
@@ -111,6 +132,14 @@ impl fmt::Display for Format {
 #[derive(Debug, thiserror::Error)]
 #[error("unknown format `{0}` (expected one of html, xml, pdf, epub, text, warc, arc)")]
 pub struct UnknownFormat(String);
+
+impl UnknownFormat {
+    /// The stable snake_case name of this error, as the JSON reports and
+    /// the Python binding (`InputError.reason`) give it.
+    pub fn reason(&self) -> &'static str {
+        "unknown_format"
+    }
+}
 
 impl FromStr for Format {
     type Err = UnknownFormat;
@@ -374,4 +403,55 @@ fn check_size(len: usize, limits: &Limits) -> Result<(), ExtractError> {
         return Err(ExtractError::TooLarge { size, limit: limits.max_input_bytes });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod reason_names_tests {
+    /// Each name is snake_case (as the JSON reports spell reasons), and no
+    /// two variants of one error share a name.
+    fn assert_well_formed(names: &[&str]) {
+        for name in names {
+            let snake = !name.is_empty()
+                && !name.starts_with('_')
+                && !name.ends_with('_')
+                && !name.contains("__")
+                && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+            assert!(snake, "{name:?} is not snake_case");
+        }
+        let mut sorted = names.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len(), "a name repeats in {names:?}");
+    }
+
+    #[test]
+    fn every_error_names_each_variant_once_in_snake_case() {
+        assert_well_formed(crate::ExtractError::REASONS);
+    }
+
+    #[test]
+    fn reason_names_are_stable() {
+        use crate::ExtractError;
+        assert_eq!(ExtractError::TruncatedGzip.reason(), "truncated_gzip");
+        assert_eq!(ExtractError::NotText { offset: 0 }.reason(), "not_text");
+        assert_eq!(
+            ExtractError::REASONS,
+            [
+                "too_large",
+                "too_deep",
+                "decompression_bomb",
+                "many_documents",
+                "timeout",
+                "invalid_encoding",
+                "not_text",
+                "malformed",
+                "truncated_gzip",
+                "cyclic_pdf",
+                "no_text_layer",
+                "parser_panic",
+                "encrypted",
+                "unsupported",
+            ]
+        );
+    }
 }

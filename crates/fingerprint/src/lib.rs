@@ -102,6 +102,14 @@ impl fmt::Display for EqualityFingerprint {
 #[error("an equality fingerprint is 64 hex digits")]
 pub struct InvalidFingerprint;
 
+impl InvalidFingerprint {
+    /// The stable snake_case name of this error, as the JSON reports and
+    /// the Python binding (`InputError.reason`) give it.
+    pub fn reason(&self) -> &'static str {
+        "invalid_fingerprint"
+    }
+}
+
 impl FromStr for EqualityFingerprint {
     type Err = InvalidFingerprint;
 

@@ -51,6 +51,14 @@ pub struct UnknownScheme {
     known: String,
 }
 
+impl UnknownScheme {
+    /// The stable snake_case name of this error, as the JSON reports and
+    /// the Python binding (`InputError.reason`) give it.
+    pub fn reason(&self) -> &'static str {
+        "unknown_scheme"
+    }
+}
+
 impl FromStr for Scheme {
     type Err = UnknownScheme;
 

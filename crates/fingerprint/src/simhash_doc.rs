@@ -137,6 +137,14 @@ impl fmt::Display for SimhashDoc {
 )]
 pub struct InvalidSimhashDoc;
 
+impl InvalidSimhashDoc {
+    /// The stable snake_case name of this error, as the JSON reports and
+    /// the Python binding (`InputError.reason`) give it.
+    pub fn reason(&self) -> &'static str {
+        "invalid_simhash_doc"
+    }
+}
+
 impl FromStr for SimhashDoc {
     type Err = InvalidSimhashDoc;
 

@@ -51,7 +51,7 @@ pub enum IndexError {
     },
     /// A query asks for a distance the layout cannot guarantee.
     #[error("{0}; {hint}", hint = rebuild_hint(.0.k))]
-    DistanceTooLarge(#[from] DistanceTooLarge),
+    DistanceTooLarge(DistanceTooLarge),
     /// Ids given twice, or already in the index: each document has one id,
     /// and one id names one document.
     #[error("{} given more than once or already in the index: {}", ids_noun(.ids.len()), list_ids(.ids))]
@@ -98,6 +98,25 @@ fn repeated_ids<'a>(entries: &'a [Entry], taken: impl Fn(&str) -> bool) -> Vec<S
         .filter(|entry| !seen.insert(entry.id.as_str()) || taken(&entry.id))
         .map(|entry| entry.id.clone())
         .collect()
+}
+
+reason_names!(IndexError {
+    Segment => "segment",
+    File => "file",
+    Missing => "missing",
+    Manifest => "manifest",
+    LayoutMismatch => "layout_mismatch",
+    DistanceTooLarge => "distance_too_large",
+    Directory => "directory",
+    DuplicateIds => "duplicate_ids",
+});
+
+// The cause is part of the message above, so it is not also a `source()`:
+// an error chain (anyhow's `{:#}`) would print it twice.
+impl From<DistanceTooLarge> for IndexError {
+    fn from(cause: DistanceTooLarge) -> Self {
+        IndexError::DistanceTooLarge(cause)
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

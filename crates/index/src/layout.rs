@@ -79,6 +79,14 @@ pub enum LayoutError {
     Unknown(String),
 }
 
+reason_names!(LayoutError {
+    BadShape => "bad_shape",
+    TooManyTables => "too_many_tables",
+    NotAPermutation => "not_a_permutation",
+    Unknown => "unknown",
+    DistanceTooLargeForAnyLayout => "distance_too_large_for_any_layout",
+});
+
 /// The layout does not guarantee every pair within the distance asked for.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("k = {k}: layout {layout} finds every pair only within {max}")]
@@ -89,6 +97,14 @@ pub struct DistanceTooLarge {
     pub max: u32,
     /// The layout's name.
     pub layout: String,
+}
+
+impl DistanceTooLarge {
+    /// The stable snake_case name of this error, as the JSON reports and
+    /// the Python binding (`InputError.reason`) give it.
+    pub fn reason(&self) -> &'static str {
+        "distance_too_large"
+    }
 }
 
 /// The most tables a layout may have (C(10, 5) = 252 covers k = 5 with

@@ -113,6 +113,17 @@ pub enum SegmentError {
     },
 }
 
+reason_names!(SegmentError {
+    File => "file",
+    Map => "map",
+    Foreign => "foreign",
+    Version => "version",
+    Corrupt => "corrupt",
+    Checksum => "checksum",
+    Layout => "layout",
+    TooManyDocuments => "too_many_documents",
+});
+
 /// Where each section starts, computed from the header.
 #[derive(Debug, Clone, Copy)]
 struct Sections {

@@ -214,6 +214,14 @@ impl RecordShape {
     }
 }
 
+impl LineTooLong {
+    /// The stable snake_case name of this error, as the JSON reports and
+    /// the Python binding (`InputError.reason`) give it.
+    pub fn reason(&self) -> &'static str {
+        "line_too_long"
+    }
+}
+
 /// Bytes of JSONL read per batch; two batches are in memory at a time.
 const BATCH_BYTES: usize = 8 << 20;
 /// Bytes asked of the reader at a time.

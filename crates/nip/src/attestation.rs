@@ -52,7 +52,12 @@ pub enum AttestationError {
 impl AttestationError {
     /// The verifier's name for this failure (step 3 of the report), so that
     /// a service refusing an attestation names it as `priorart verify` would.
-    pub fn reason(&self) -> crate::Reason {
+    pub fn reason(&self) -> &'static str {
+        self.report_reason().as_str()
+    }
+
+    /// [`Self::reason`], typed: the report's [`crate::Reason`].
+    pub fn report_reason(&self) -> crate::Reason {
         use crate::Reason;
         match self {
             AttestationError::IdMismatch => Reason::AttestationIdMismatch,
@@ -167,7 +172,26 @@ pub enum AttestationParseError {
     Json(#[from] event_json::EventJsonError),
     /// An event, but not a valid attestation.
     #[error("not a valid kind 1042 attestation: {0}")]
-    Invalid(#[from] AttestationError),
+    Invalid(AttestationError),
+}
+
+impl AttestationParseError {
+    /// `attestation_not_event` for JSON that is no event (the service's
+    /// name), else the step 3 name of [`AttestationError::reason`].
+    pub fn reason(&self) -> &'static str {
+        match self {
+            AttestationParseError::Json(_) => "attestation_not_event",
+            AttestationParseError::Invalid(invalid) => invalid.reason(),
+        }
+    }
+}
+
+// The cause is part of the message above, so it is not also a `source()`:
+// an error chain (anyhow's `{:#}`) would print it twice.
+impl From<AttestationError> for AttestationParseError {
+    fn from(cause: AttestationError) -> Self {
+        AttestationParseError::Invalid(cause)
+    }
 }
 
 /// The fingerprint and content kind of an attestation of the fixed shape.

@@ -19,7 +19,21 @@ pub enum ContentEventError {
     UnexpectedD(u16),
     /// Signing failed.
     #[error("cannot sign: {0}")]
-    Sign(#[from] nostr::error::Error),
+    Sign(nostr::error::Error),
+}
+
+reason_names!(ContentEventError {
+    MissingD => "missing_d",
+    UnexpectedD => "unexpected_d",
+    Sign => "sign",
+});
+
+// The cause is part of the message above, so it is not also a `source()`:
+// an error chain (anyhow's `{:#}`) would print it twice.
+impl From<nostr::error::Error> for ContentEventError {
+    fn from(cause: nostr::error::Error) -> Self {
+        ContentEventError::Sign(cause)
+    }
 }
 
 /// What goes into a content event.

@@ -42,6 +42,15 @@ pub enum EventJsonError {
     },
 }
 
+reason_names!(EventJsonError {
+    TooLarge => "too_large",
+    NotJson => "not_json",
+    NotEvent => "not_event",
+    TooManyTags => "too_many_tags",
+    EmptyTag => "empty_tag",
+    Malformed => "malformed",
+});
+
 /// The NIP-01 fields as they appear in JSON, before any check.
 #[derive(Deserialize)]
 struct RawEvent {

@@ -98,7 +98,8 @@
 //! | `commitment` | hex digest the proof must be for: `SHA256(sig)` (step 6) or, for NIP-03, the event id |
 //! | `bitcoin` | `{"height", "time", "block_hash"}` of the earliest block the proof reaches (after step 8), else `null` |
 //! | `steps` | `[{"step", "check", "status": "pass"/"fail"/"skip", "reason", "detail"}]`, steps 1–8 (NIP-03: 1–4) |
-//! | `warnings` | `[{"reason", "detail"}]`: `k_mismatch`, `k_missing`, `event_signature_invalid`, `forgeable_by_prestamping`, `not_nip_ff_3` |
+//! | `cost_to_forge` | after step 8: `{"blocks", "work_log2", "days_at_attested_hashrate", "claimed_blocks", "complete", "tip_as_far_as_held"}`: the blocks on top of that block up to the header source's tip (each header fetched and checked, at most 144), the expected hashes to redo it and them (log2), and those hashes in days of the network's hash rate at that block; `complete: false` makes it a lower bound; else `null` |
+//! | `warnings` | `[{"reason", "detail"}]`: `k_mismatch`, `k_missing`, `event_signature_invalid`, `forgeable_by_prestamping`, `not_nip_ff_3`, `cost_to_forge_unknown` (the header source gave no tip, or a header on top failed a check) |
 //! | `content` | with a plaintext: `{"fingerprint", "matches_x"}`, else `null` |
 //!
 //! Failure reasons by step: 1 `event_too_large`, `event_not_json`,
@@ -122,6 +123,27 @@
 //!
 //! Every untrusted size is bounded (see [`limits`]): event JSON, the
 //! `description`, the base64 proof, the number of tags and their lengths.
+
+/// Implements `reason()` for an error enum: the stable snake_case name of
+/// each variant, as JSON reports and the Python binding give it, and
+/// `REASONS`, every name it can return (in declaration order).
+macro_rules! reason_names {
+    ($error:ident { $($variant:ident => $name:literal),+ $(,)? }) => {
+        impl $error {
+            /// The stable snake_case name of this error's kind, as JSON
+            /// reports and the Python binding (`InputError.reason`) give it.
+            pub fn reason(&self) -> &'static str {
+                match self {
+                    $($error::$variant { .. } => $name,)+
+                }
+            }
+
+            /// Every name [`Self::reason`] returns, one per variant, in
+            /// declaration order.
+            pub const REASONS: &'static [&'static str] = &[$($name),+];
+        }
+    };
+}
 
 mod attestation;
 pub mod check;
@@ -163,3 +185,64 @@ pub const PROOF_KIND: u16 = 1041;
 pub const ATTESTATION_KIND: u16 = 1042;
 /// The algorithm identifier in every NIP-FF-3 `X` tag.
 pub const ALGORITHM: &str = "minhash-equality-v1";
+
+#[cfg(test)]
+mod reason_names_tests {
+    /// Each name is snake_case (as the JSON reports spell reasons), and no
+    /// two variants of one error share a name.
+    fn assert_well_formed(names: &[&str]) {
+        for name in names {
+            let snake = !name.is_empty()
+                && !name.starts_with('_')
+                && !name.ends_with('_')
+                && !name.contains("__")
+                && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+            assert!(snake, "{name:?} is not snake_case");
+        }
+        let mut sorted = names.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len(), "a name repeats in {names:?}");
+    }
+
+    #[test]
+    fn every_error_names_each_variant_once_in_snake_case() {
+        for names in [
+            crate::ProofEventError::REASONS,
+            crate::EventJsonError::REASONS,
+            crate::ContentEventError::REASONS,
+        ] {
+            assert_well_formed(names);
+        }
+    }
+
+    #[test]
+    fn reason_names_are_stable() {
+        use crate::*;
+        assert_eq!(ProofEventError::ProofTooLarge.reason(), "proof_too_large");
+        assert_eq!(AttestationError::WrongKind(1).reason(), "attestation_wrong_kind");
+        assert_eq!(
+            AttestationParseError::from(AttestationError::KMalformed).reason(),
+            "attestation_k_malformed"
+        );
+        assert_eq!(ProofFailure::PendingOnly.reason(), "proof_pending_only");
+        // `Reason::as_str` is the serialized name.
+        for reason in [Reason::EventNotJson, Reason::ProofHeadersUnavailable, Reason::NotNipFf3] {
+            assert_eq!(serde_json::to_value(reason).unwrap(), reason.as_str());
+        }
+    }
+
+    #[test]
+    fn a_wrapped_error_prints_its_cause_once() {
+        use crate::*;
+        let err = AttestationParseError::from(AttestationError::WrongKind(1));
+        assert_eq!(report::error_chain(&err), "not a valid kind 1042 attestation: it is kind 1, not 1042");
+        let err = ProofEventError::from(priorart_ots::DecodeError::BadMagic);
+        let chain = report::error_chain(&err);
+        assert_eq!(chain.matches("magic bytes").count(), 1, "{chain}");
+        assert_eq!(
+            EventJsonError::REASONS,
+            ["too_large", "not_json", "not_event", "too_many_tags", "empty_tag", "malformed"]
+        );
+    }
+}

@@ -23,25 +23,28 @@ pub fn verify(event: &Event, headers: &dyn HeaderSource, network: Network) -> Re
             Some(proof)
         }
         Err(failure) => {
-            report.fail(Nip03Step::ProofDecodes, failure.reason(), error_chain(&failure));
+            report.fail(Nip03Step::ProofDecodes, failure.report_reason(), error_chain(&failure));
             None
         }
     };
     match (proof, digest) {
         (Some(proof), Some(digest)) => match proof_check::verify(&proof, &digest, headers, network) {
-            Ok(anchor) => {
+            Ok(anchored) => {
+                let anchor = &anchored.anchor;
                 report.pass(
                     Nip03Step::ProofVerifies,
                     format!("Bitcoin block {} (time {})", anchor.height, anchor.time),
                 );
-                report.bitcoin = Some(anchor);
+                anchored.record(&mut report);
                 report.warn(
                     Reason::ForgeableByPrestamping,
                     "NIP-03 proves only that an event id existed: anyone can compute and stamp an id in advance \
                      and publish the event once the key leaks. This is not a NIP-FF-3 authorship proof.",
                 );
             }
-            Err(failure) => report.fail(Nip03Step::ProofVerifies, failure.reason(), error_chain(&failure)),
+            Err(failure) => {
+                report.fail(Nip03Step::ProofVerifies, failure.report_reason(), error_chain(&failure))
+            }
         },
         _ => report.skip(
             Nip03Step::ProofVerifies,

@@ -7,7 +7,8 @@ use crate::report::{BitcoinAnchor, Reason};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use priorart_ots::{
-    AttestationError, DecodeError, DetachedTimestamp, HashOp, HeaderSource, Network, VerifyError,
+    AttestationError, CostToForge, DEFAULT_FORGE_HEADERS, DecodeError, DetachedTimestamp, ForgeError, HashOp,
+    HeaderSource, Network, VerifyError,
 };
 
 /// Why a proof event's `.content` does not prove its digest.
@@ -48,8 +49,13 @@ pub enum ProofFailure {
 }
 
 impl ProofFailure {
-    /// The report's name for this failure.
-    pub fn reason(&self) -> Reason {
+    /// The report's name for this failure (`proof_not_verified`, ...).
+    pub fn reason(&self) -> &'static str {
+        self.report_reason().as_str()
+    }
+
+    /// [`Self::reason`], typed: the report's [`Reason`].
+    pub fn report_reason(&self) -> Reason {
         match self {
             ProofFailure::TooLarge => Reason::ProofTooLarge,
             ProofFailure::NotBase64 => Reason::ProofNotBase64,
@@ -79,7 +85,7 @@ pub fn verify(
     digest: &[u8; 32],
     headers: &dyn HeaderSource,
     network: Network,
-) -> Result<BitcoinAnchor, ProofFailure> {
+) -> Result<Anchored, ProofFailure> {
     check_digest(proof, digest)?;
     let verification = priorart_ots::verify(proof, headers, network).map_err(|err| match err {
         VerifyError::Pending { .. } => ProofFailure::PendingOnly,
@@ -92,11 +98,31 @@ pub fn verify(
         other => ProofFailure::NotVerified(other),
     })?;
     let block = verification.earliest;
-    Ok(BitcoinAnchor {
+    let cost_to_forge = priorart_ots::cost_to_forge(headers, network, &block, DEFAULT_FORGE_HEADERS);
+    let anchor = BitcoinAnchor {
         height: block.height,
         time: u64::from(block.time),
         block_hash: block.block_hash.to_string(),
-    })
+    };
+    Ok(Anchored { anchor, cost_to_forge })
+}
+
+/// A proof that reached a block, and what rewriting the chain from it costs.
+pub(crate) struct Anchored {
+    pub anchor: BitcoinAnchor,
+    pub cost_to_forge: Result<CostToForge, ForgeError>,
+}
+
+impl Anchored {
+    /// Records the block and the cost to forge in `report` (a cost that could
+    /// not be worked out is a warning: the proof stands without it).
+    pub(crate) fn record(self, report: &mut crate::Report) {
+        report.bitcoin = Some(self.anchor);
+        match self.cost_to_forge {
+            Ok(cost) => report.cost_to_forge = Some(cost),
+            Err(err) => report.warn(Reason::CostToForgeUnknown, crate::report::error_chain(&err)),
+        }
+    }
 }
 
 /// Whether `proof` is a SHA-256 proof of exactly `digest`.

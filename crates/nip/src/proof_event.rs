@@ -96,7 +96,7 @@ pub enum ProofEventError {
     },
     /// The `.ots` file is not an OpenTimestamps proof.
     #[error("the proof file is not an OpenTimestamps proof: {0}")]
-    ProofUnparseable(#[from] priorart_ots::DecodeError),
+    ProofUnparseable(priorart_ots::DecodeError),
     /// The proof is not for this attestation's commitment.
     #[error("the proof is not for this attestation: {0}")]
     ProofForOtherCommitment(ProofFailure),
@@ -110,7 +110,33 @@ pub enum ProofEventError {
     ProofTooLarge,
     /// Signing failed.
     #[error("cannot sign: {0}")]
-    Sign(#[from] nostr::error::Error),
+    Sign(nostr::error::Error),
+}
+
+reason_names!(ProofEventError {
+    BadCoordinate => "bad_coordinate",
+    NotAddressable => "not_addressable",
+    AuthorMismatch => "author_mismatch",
+    KindUnknown => "kind_unknown",
+    KindMismatch => "kind_mismatch",
+    ProofUnparseable => "proof_unparseable",
+    ProofForOtherCommitment => "proof_for_other_commitment",
+    ProofPendingOnly => "proof_pending_only",
+    ProofTooLarge => "proof_too_large",
+    Sign => "sign",
+});
+
+// The cause is part of the message above, so it is not also a `source()`:
+// an error chain (anyhow's `{:#}`) would print it twice.
+impl From<priorart_ots::DecodeError> for ProofEventError {
+    fn from(cause: priorart_ots::DecodeError) -> Self {
+        ProofEventError::ProofUnparseable(cause)
+    }
+}
+impl From<nostr::error::Error> for ProofEventError {
+    fn from(cause: nostr::error::Error) -> Self {
+        ProofEventError::Sign(cause)
+    }
 }
 
 /// What goes into a kind 1041.

@@ -3,6 +3,7 @@
 //! (see the crate documentation for the format).
 
 use crate::steps::AlgorithmStep;
+use priorart_ots::CostToForge;
 use serde::Serialize;
 
 /// The report format identifier, first member of the JSON.
@@ -114,13 +115,68 @@ pub enum Reason {
     KMissing,
     EventSignatureInvalid,
     ForgeableByPrestamping,
+    CostToForgeUnknown,
+}
+
+impl Reason {
+    /// The snake_case name, as in the JSON report (the serialization test
+    /// holds the two equal).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::EventTooLarge => "event_too_large",
+            Reason::EventNotJson => "event_not_json",
+            Reason::EventMalformed => "event_malformed",
+            Reason::WrongKind => "wrong_kind",
+            Reason::NotNipFf3 => "not_nip_ff3",
+            Reason::DescriptionMissing => "description_missing",
+            Reason::DescriptionRepeated => "description_repeated",
+            Reason::DescriptionTooLarge => "description_too_large",
+            Reason::DescriptionNotJson => "description_not_json",
+            Reason::DescriptionNotEvent => "description_not_event",
+            Reason::AttestationIdMismatch => "attestation_id_mismatch",
+            Reason::AttestationBadSignature => "attestation_bad_signature",
+            Reason::AttestationWrongKind => "attestation_wrong_kind",
+            Reason::AttestationContentNotEmpty => "attestation_content_not_empty",
+            Reason::AttestationXMissing => "attestation_x_missing",
+            Reason::AttestationXRepeated => "attestation_x_repeated",
+            Reason::AttestationXMalformed => "attestation_x_malformed",
+            Reason::AttestationWrongAlgorithm => "attestation_wrong_algorithm",
+            Reason::AttestationKMalformed => "attestation_k_malformed",
+            Reason::AttestationUnexpectedTag => "attestation_unexpected_tag",
+            Reason::ContentReferenceMissing => "content_reference_missing",
+            Reason::ContentReferenceAmbiguous => "content_reference_ambiguous",
+            Reason::AuthorMissing => "author_missing",
+            Reason::AuthorMalformed => "author_malformed",
+            Reason::AuthorMismatch => "author_mismatch",
+            Reason::XMissing => "x_missing",
+            Reason::XRepeated => "x_repeated",
+            Reason::XMalformed => "x_malformed",
+            Reason::XWrongAlgorithm => "x_wrong_algorithm",
+            Reason::XMismatch => "x_mismatch",
+            Reason::EventReferenceMissing => "event_reference_missing",
+            Reason::EventReferenceRepeated => "event_reference_repeated",
+            Reason::EventReferenceMalformed => "event_reference_malformed",
+            Reason::ProofTooLarge => "proof_too_large",
+            Reason::ProofNotBase64 => "proof_not_base64",
+            Reason::ProofUnparseable => "proof_unparseable",
+            Reason::ProofForOtherDigest => "proof_for_other_digest",
+            Reason::ProofPendingOnly => "proof_pending_only",
+            Reason::ProofNoBitcoinAttestation => "proof_no_bitcoin_attestation",
+            Reason::ProofNotVerified => "proof_not_verified",
+            Reason::ProofHeadersUnavailable => "proof_headers_unavailable",
+            Reason::KMismatch => "k_mismatch",
+            Reason::KMissing => "k_missing",
+            Reason::EventSignatureInvalid => "event_signature_invalid",
+            Reason::ForgeableByPrestamping => "forgeable_by_prestamping",
+            Reason::CostToForgeUnknown => "cost_to_forge_unknown",
+        }
+    }
 }
 
 impl std::fmt::Display for Reason {
     /// The snake_case name, as in the JSON report.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let name = serde_json::to_value(self).ok();
-        f.write_str(name.as_ref().and_then(serde_json::Value::as_str).unwrap_or("unknown"))
+        f.write_str(self.as_str())
     }
 }
 
@@ -181,7 +237,7 @@ pub struct ContentCheck {
 }
 
 /// The full answer of a verification.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
     /// Always [`REPORT_FORMAT`].
     pub format: &'static str,
@@ -206,6 +262,10 @@ pub struct Report {
     pub commitment: Option<String>,
     /// The earliest Bitcoin block the proof reaches, once step 8 passed.
     pub bitcoin: Option<BitcoinAnchor>,
+    /// What rewriting the chain from that block to the header source's tip
+    /// costs, from checked headers (`null` until step 8 passed, or when the
+    /// source could not say: then a `cost_to_forge_unknown` warning).
+    pub cost_to_forge: Option<CostToForge>,
     /// Every step, in order.
     pub steps: Vec<Step>,
     /// Advisory findings.
@@ -228,6 +288,7 @@ impl Report {
             fingerprint: None,
             commitment: None,
             bitcoin: None,
+            cost_to_forge: None,
             steps: Vec::new(),
             warnings: Vec::new(),
             content: None,

@@ -9,7 +9,7 @@ use crate::limits::{MAX_DESCRIPTION_BYTES, MAX_EVENT_JSON_BYTES};
 use crate::proof_check;
 use crate::report::{Reason, Report, Specification, Verdict, error_chain};
 use crate::steps::{AlgorithmStep, ProofEventStep};
-use crate::{NIP03_KIND, PROOF_KIND};
+use crate::{ATTESTATION_KIND, NIP03_KIND, PROOF_KIND};
 use nostr::prelude::{Event, Tag};
 use priorart_ots::{HeaderSource, Network};
 
@@ -53,11 +53,14 @@ fn verify_by_kind(event: &Event, headers: &dyn HeaderSource, network: Network) -
         NIP03_KIND => crate::nip03::verify(event, headers, network),
         other => {
             let mut report = Report::describing(Specification::NipFf3, event);
-            report.fail(
-                ProofEventStep::Kind,
-                Reason::WrongKind,
-                format!("kind {other}: neither 1041 (NIP-FF-3) nor 1040 (NIP-03)"),
-            );
+            let detail = if other == ATTESTATION_KIND {
+                // The usual mix-up: the 1042 is what a proof embeds, not the proof.
+                "kind 1042: a NIP-FF-3 attestation, not a proof; a kind 1041 proof embeds it with its timestamp"
+                    .to_owned()
+            } else {
+                format!("kind {other}: neither 1041 (NIP-FF-3) nor 1040 (NIP-03)")
+            };
+            report.fail(ProofEventStep::Kind, Reason::WrongKind, detail);
             skip_from(&mut report, ProofEventStep::Description, "the event is not a proof event");
             report
         }
@@ -202,7 +205,7 @@ fn step3_attestation(report: &mut Report, embedded: &Event) -> Option<Attestatio
             Some(attestation)
         }
         Err(err) => {
-            let reason = err.reason();
+            let reason = err.report_reason();
             fail(report, ProofEventStep::Attestation, reason, format!("the embedded event: {err}"))
         }
     }
@@ -325,7 +328,7 @@ fn steps7_8_proof(
             proof
         }
         Err(failure) => {
-            report.fail(ProofEventStep::ProofDecodes, failure.reason(), error_chain(&failure));
+            report.fail(ProofEventStep::ProofDecodes, failure.report_reason(), error_chain(&failure));
             report.skip(ProofEventStep::ProofVerifies, "skipped: needs a parseable proof (step 7)");
             return;
         }
@@ -335,13 +338,16 @@ fn steps7_8_proof(
         return;
     };
     match proof_check::verify(&proof, &digest, headers, network) {
-        Ok(anchor) => {
+        Ok(anchored) => {
+            let anchor = &anchored.anchor;
             report.pass(
                 ProofEventStep::ProofVerifies,
                 format!("Bitcoin block {} (time {})", anchor.height, anchor.time),
             );
-            report.bitcoin = Some(anchor);
+            anchored.record(report);
         }
-        Err(failure) => report.fail(ProofEventStep::ProofVerifies, failure.reason(), error_chain(&failure)),
+        Err(failure) => {
+            report.fail(ProofEventStep::ProofVerifies, failure.report_reason(), error_chain(&failure))
+        }
     }
 }

@@ -49,6 +49,13 @@ fn an_honest_proof_is_valid_with_its_block_in_both_reference_forms() {
         assert_eq!(block.block_hash, chain.header(height).unwrap().block_hash().to_string());
         assert_eq!(block.time, u64::from(chain.header(height).unwrap().time));
         assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        // One block on top, as far as the headers held go; 2 hashes a regtest block.
+        let cost = report.cost_to_forge.clone().expect("a cost to forge");
+        assert_eq!(
+            (cost.blocks, cost.claimed_blocks, cost.complete, cost.tip_as_far_as_held),
+            (1, 1, true, true)
+        );
+        assert!((cost.work_log2 - 2.0).abs() < 1e-9, "{cost:?}");
 
         report.check_content(&common::TEXT.replace("twice", "twice!")); // a light edit
         assert_eq!(report.content.as_ref().map(|c| c.matches_x), Some(true));
@@ -126,6 +133,7 @@ fn a_nip03_proof_is_valid_but_forgeable_never_a_nip_ff_3_proof() {
     assert_ne!(report.verdict, Verdict::Valid);
     assert_eq!(report.scheme, Some(Specification::Nip03));
     assert_eq!(report.bitcoin.as_ref().map(|b| b.height), Some(height));
+    assert_eq!(report.cost_to_forge.as_ref().map(|cost| cost.blocks), Some(0));
     assert!(report.warnings.iter().any(|w| w.reason == Reason::ForgeableByPrestamping));
     assert!(report.is_valid());
     // The same proof in a 1041 shape is no NIP-FF-3 proof: it commits to an

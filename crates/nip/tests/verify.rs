@@ -323,6 +323,7 @@ fn the_json_report_has_the_documented_members() {
         "fingerprint",
         "commitment",
         "bitcoin",
+        "cost_to_forge",
         "steps",
         "warnings",
         "content",

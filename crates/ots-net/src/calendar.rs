@@ -50,6 +50,14 @@ pub enum CalendarError {
     ClientFailed { url: String },
 }
 
+reason_names!(CalendarError {
+    Http => "http",
+    Status => "status",
+    Invalid => "invalid",
+    Merge => "merge",
+    ClientFailed => "client_failed",
+});
+
 /// Options for [`stamp_digests`].
 #[derive(Debug, Clone)]
 pub struct StampOptions {
@@ -100,6 +108,13 @@ pub enum StampError {
     #[error("no random numbers from the operating system: {0}")]
     Random(String),
 }
+
+reason_names!(StampError {
+    NoDigests => "no_digests",
+    BadMinimum => "bad_minimum",
+    TooFewAnswers => "too_few_answers",
+    Random => "random",
+});
 
 fn describe(errors: &[CalendarError]) -> String {
     errors.iter().map(|error| error_chain(error)).collect::<Vec<_>>().join("; ")

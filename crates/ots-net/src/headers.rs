@@ -10,7 +10,8 @@ use priorart_ots::bitcoin::BlockHash;
 use priorart_ots::bitcoin::block::Header;
 use priorart_ots::checkpoints::{check_header, difficulty_is_tabled};
 use priorart_ots::{
-    HeaderSource, MemoryHeaders, Network, SourceError, SourcedHeader, header_from_hex, header_to_hex,
+    HeaderSource, MemoryHeaders, Network, SourceError, SourcedHeader, TipHeight, header_from_hex,
+    header_to_hex,
 };
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -76,6 +77,24 @@ impl HeaderCache {
             .map_err(|err| SourceError::unavailable(path.display().to_string(), err))
     }
 
+    /// The highest height cached, in memory or in the directory (`HEIGHT.hex`).
+    pub fn highest(&self) -> Result<Option<u64>, SourceError> {
+        let mut highest = self.memory.highest();
+        let Some(dir) = &self.dir else { return Ok(highest) };
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(highest),
+            Err(err) => return Err(io_error(dir, err)),
+        };
+        for entry in entries {
+            let name = entry.map_err(|err| io_error(dir, err))?.file_name();
+            let height =
+                name.to_str().and_then(|name| name.strip_suffix(".hex")).and_then(|h| h.parse().ok());
+            highest = highest.max(height);
+        }
+        Ok(highest)
+    }
+
     fn path(&self, height: u64) -> Option<PathBuf> {
         Some(self.dir.as_ref()?.join(format!("{height}.hex")))
     }
@@ -97,6 +116,14 @@ impl HeaderSource for HeaderCache {
         match self.get(height)? {
             Some(header) => Ok(SourcedHeader { claimed_hash: header.block_hash(), header }),
             None => Err(SourceError::NotFound { source_name: self.describe(), height }),
+        }
+    }
+
+    /// The highest header cached: as far as the cache knows.
+    fn tip_height(&self) -> Result<TipHeight, SourceError> {
+        match self.highest()? {
+            Some(height) => Ok(TipHeight { height, as_far_as_held: true }),
+            None => Err(SourceError::NoTip { source_name: self.describe() }),
         }
     }
 }
@@ -149,6 +176,14 @@ impl<S: HeaderSource> HeaderSource for CachedSource<S> {
             let _ = self.cache.put(height, header);
         }
     }
+
+    /// The upstream's tip; without one, the cache's highest header.
+    fn tip_height(&self) -> Result<TipHeight, SourceError> {
+        match &self.upstream {
+            Some(upstream) => upstream.tip_height(),
+            None => self.cache.tip_height(),
+        }
+    }
 }
 
 /// An Esplora REST server (blockstream.info/api, mempool.space/api, …):
@@ -197,6 +232,18 @@ impl HeaderSource for Esplora {
             header_from_hex(&header_text).ok_or_else(|| self.bad_answer("header is not 160 hex digits"))?;
         Ok(SourcedHeader { claimed_hash, header })
     }
+
+    /// `GET /blocks/tip/height`.
+    fn tip_height(&self) -> Result<TipHeight, SourceError> {
+        let url = join(&self.base, "blocks/tip/height");
+        let answer = self.http.get(&url, &[], MAX_SOURCE_ANSWER).map_err(|err| self.unavailable(err))?;
+        if answer.status != 200 {
+            return Err(self.bad_answer(&format!("HTTP status {} for {url}", answer.status)));
+        }
+        let height = std::str::from_utf8(&answer.body).ok().and_then(|text| text.trim().parse().ok());
+        let height = height.ok_or_else(|| self.bad_answer("the tip height is not a number"))?;
+        Ok(TipHeight { height, as_far_as_held: false })
+    }
 }
 
 /// How to log in to bitcoind.
@@ -239,7 +286,12 @@ impl BitcoinRpc {
         Ok(Some(format!("Basic {}", BASE64_STANDARD.encode(credentials))))
     }
 
-    fn call(&self, method: &str, params: serde_json::Value, height: u64) -> Result<String, SourceError> {
+    fn call(
+        &self,
+        method: &str,
+        params: serde_json::Value,
+        height: u64,
+    ) -> Result<serde_json::Value, SourceError> {
         let request =
             serde_json::json!({"jsonrpc": "1.0", "id": "priorart", "method": method, "params": params});
         let authorization = self.authorization()?;
@@ -264,9 +316,25 @@ impl BitcoinRpc {
             }
             return Err(bad(format!("{method}: {error}")));
         }
-        match reply.get("result").and_then(|result| result.as_str()) {
-            Some(result) => Ok(result.to_owned()),
-            None => Err(bad(format!("{method}: result is not a string"))),
+        match reply.get("result") {
+            Some(result) if !result.is_null() => Ok(result.clone()),
+            _ => Err(bad(format!("{method}: no result"))),
+        }
+    }
+
+    /// [`Self::call`] for a method whose result is a string.
+    fn call_for_text(
+        &self,
+        method: &str,
+        params: serde_json::Value,
+        height: u64,
+    ) -> Result<String, SourceError> {
+        match self.call(method, params, height)? {
+            serde_json::Value::String(text) => Ok(text),
+            _ => Err(SourceError::BadAnswer {
+                source_name: self.describe(),
+                detail: format!("{method}: result is not a string"),
+            }),
         }
     }
 }
@@ -279,12 +347,25 @@ impl HeaderSource for BitcoinRpc {
     fn header_at(&self, height: u64) -> Result<SourcedHeader, SourceError> {
         let bad =
             |detail: &str| SourceError::BadAnswer { source_name: self.describe(), detail: detail.to_owned() };
-        let hash_text = self.call("getblockhash", serde_json::json!([height]), height)?;
+        let hash_text = self.call_for_text("getblockhash", serde_json::json!([height]), height)?;
         let claimed_hash =
             BlockHash::from_str(&hash_text).map_err(|_| bad("block hash is not 64 hex digits"))?;
-        let header_text =
-            self.call("getblockheader", serde_json::json!([claimed_hash.to_string(), false]), height)?;
+        let header_text = self.call_for_text(
+            "getblockheader",
+            serde_json::json!([claimed_hash.to_string(), false]),
+            height,
+        )?;
         let header = header_from_hex(&header_text).ok_or_else(|| bad("header is not 160 hex digits"))?;
         Ok(SourcedHeader { claimed_hash, header })
+    }
+
+    /// `getblockcount`.
+    fn tip_height(&self) -> Result<TipHeight, SourceError> {
+        let count = self.call("getblockcount", serde_json::json!([]), 0)?;
+        let height = count.as_u64().ok_or_else(|| SourceError::BadAnswer {
+            source_name: self.describe(),
+            detail: "getblockcount: result is not a height".into(),
+        })?;
+        Ok(TipHeight { height, as_far_as_held: false })
     }
 }

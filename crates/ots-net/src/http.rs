@@ -43,6 +43,12 @@ impl PartialEq for HttpError {
 
 impl Eq for HttpError {}
 
+reason_names!(HttpError {
+    Timeout => "timeout",
+    TooLarge => "too_large",
+    Transport => "transport",
+});
+
 /// A status code and body.
 pub(crate) struct Answer {
     pub status: u16,

@@ -78,3 +78,20 @@ fn a_node_serving_another_chain_is_refused() {
     let err = verify(&proof, &rpc(&node, auth), Network::Regtest).unwrap_err();
     assert!(matches!(err, VerifyError::Failed { .. }), "{err}");
 }
+
+#[test]
+fn the_cost_to_forge_counts_up_to_the_node_s_block_count() {
+    let chain = RegtestChain::shared();
+    let proof = anchored_proof(&chain, [11; 32]);
+    for i in 0..3 {
+        chain.lock().unwrap().mine_block([i; 32]);
+    }
+    let node = BitcoindServer::start(chain, ALICE.to_owned());
+    let source = rpc(&node, RpcAuth::UserPassword { user: "alice".into(), password: "s3cret".into() });
+    let verified = verify(&proof, &source, Network::Regtest).expect("verifies");
+    let cost = priorart_ots::cost_to_forge(&source, Network::Regtest, &verified.earliest, 144).unwrap();
+    assert_eq!(
+        (cost.blocks, cost.claimed_blocks, cost.complete, cost.tip_as_far_as_held),
+        (3, 3, true, false)
+    );
+}

@@ -209,3 +209,94 @@ fn a_cached_source_stores_only_checked_headers() {
         358391
     );
 }
+
+/// A regtest chain of `on_top + 2` blocks (genesis, the attested block 1,
+/// `on_top` more) and block 1 as verified.
+fn chain_with_blocks_on_top(on_top: u64) -> (priorart_testkit::SharedChain, priorart_ots::VerifiedBlock) {
+    let chain = priorart_testkit::RegtestChain::shared();
+    let attested = {
+        let mut chain = chain.lock().unwrap();
+        chain.mine_block([1; 32]);
+        for i in 0..on_top {
+            chain.mine_block([i as u8 + 2; 32]);
+        }
+        let header = *chain.header(1).unwrap();
+        priorart_ots::VerifiedBlock { height: 1, block_hash: header.block_hash(), time: header.time }
+    };
+    (chain, attested)
+}
+
+/// Regtest bits 0x207fffff: target 0x7fffff * 256^29, so 2^256 // (target + 1) = 2 hashes a block.
+const REGTEST_BLOCK_WORK: f64 = 2.0;
+
+#[test]
+fn the_cost_to_forge_counts_every_checked_block_up_to_the_esplora_tip() {
+    let (chain, attested) = chain_with_blocks_on_top(5);
+    let server = EsploraServer::from_chain(chain);
+    let cost = priorart_ots::cost_to_forge(&esplora(&server), Network::Regtest, &attested, 144).unwrap();
+    assert_eq!(
+        (cost.blocks, cost.claimed_blocks, cost.complete, cost.tip_as_far_as_held),
+        (5, 5, true, false)
+    );
+    assert!((cost.work_log2 - (6.0 * REGTEST_BLOCK_WORK).log2()).abs() < 1e-9, "{cost:?}");
+    assert!((cost.days_at_attested_hashrate - 6.0 * 600.0 / 86_400.0).abs() < 1e-9, "{cost:?}");
+}
+
+#[test]
+fn past_the_bound_the_cost_to_forge_is_a_lower_bound() {
+    let (chain, attested) = chain_with_blocks_on_top(5);
+    let server = EsploraServer::from_chain(chain);
+    let cost = priorart_ots::cost_to_forge(&esplora(&server), Network::Regtest, &attested, 2).unwrap();
+    assert_eq!((cost.blocks, cost.claimed_blocks, cost.complete), (2, 5, false));
+    assert!((cost.work_log2 - (3.0 * REGTEST_BLOCK_WORK).log2()).abs() < 1e-9, "{cost:?}");
+}
+
+#[test]
+fn a_tip_the_source_cannot_back_with_headers_is_not_counted() {
+    let (chain, attested) = chain_with_blocks_on_top(2);
+    let headers: Vec<_> = (0..=3).map(|h| *chain.lock().unwrap().header(h).unwrap()).collect();
+    // The source claims a tip at 1,000,000 but has headers only to 3.
+    let server = EsploraServer::start_with_tip(
+        move |height| headers.get(height as usize).map(|header| (header.block_hash(), *header)),
+        || Some(1_000_000),
+    );
+    let cost = priorart_ots::cost_to_forge(&esplora(&server), Network::Regtest, &attested, 144).unwrap();
+    assert_eq!((cost.blocks, cost.claimed_blocks, cost.complete), (2, 999_999, false));
+}
+
+#[test]
+fn blocks_of_another_chain_are_not_on_top_of_the_attested_one() {
+    let (chain, attested) = chain_with_blocks_on_top(1);
+    let mut other = priorart_testkit::RegtestChain::new();
+    other.mine_block([0xee; 32]);
+    other.mine_block([0xef; 32]);
+    let ours = *chain.lock().unwrap().header(1).unwrap();
+    // A real header at the right difficulty, on top of another block 1.
+    let theirs = *other.header(2).unwrap();
+    let server =
+        EsploraServer::from_headers(vec![(1, ours.block_hash(), ours), (2, theirs.block_hash(), theirs)]);
+    let err = priorart_ots::cost_to_forge(&esplora(&server), Network::Regtest, &attested, 144).unwrap_err();
+    assert!(matches!(err, priorart_ots::ForgeError::NotLinked { height: 2 }), "{err}");
+    assert_eq!(err.reason(), "not_linked");
+}
+
+#[test]
+fn a_header_cache_alone_knows_the_tip_only_as_far_as_it_holds() {
+    let (chain, attested) = chain_with_blocks_on_top(3);
+    let dir = tempfile::tempdir().unwrap();
+    for height in 1..=3 {
+        let header = chain.lock().unwrap().header(height).copied().unwrap();
+        std::fs::write(dir.path().join(format!("{height}.hex")), priorart_ots::header_to_hex(&header))
+            .unwrap();
+    }
+    let cache = priorart_ots_net::CachedSource::<Esplora>::new(
+        HeaderCache::in_dir(dir.path()),
+        None,
+        Network::Regtest,
+    );
+    let cost = priorart_ots::cost_to_forge(&cache, Network::Regtest, &attested, 144).unwrap();
+    assert_eq!(
+        (cost.blocks, cost.claimed_blocks, cost.complete, cost.tip_as_far_as_held),
+        (2, 2, true, true)
+    );
+}

@@ -131,6 +131,14 @@ pub enum HeaderError {
     CheckpointMismatch { height: u64, got: BlockHash, expected: String },
 }
 
+reason_names!(HeaderError {
+    HashMismatch => "hash_mismatch",
+    InvalidBits => "invalid_bits",
+    InsufficientWork => "insufficient_work",
+    WrongDifficulty => "wrong_difficulty",
+    CheckpointMismatch => "checkpoint_mismatch",
+});
+
 /// Checks a header the source says is block `asked` at `height`.
 pub fn check_header(
     network: Network,

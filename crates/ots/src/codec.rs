@@ -39,6 +39,22 @@ pub enum DecodeError {
     PayloadTrailingBytes(usize),
 }
 
+reason_names!(DecodeError {
+    BadMagic => "bad_magic",
+    UnsupportedMajorVersion => "unsupported_major_version",
+    UnknownFileHashOp => "unknown_file_hash_op",
+    UnknownOp => "unknown_op",
+    Truncated => "truncated",
+    TrailingBytes => "trailing_bytes",
+    VarUintOverflow => "var_uint_overflow",
+    BadLength => "bad_length",
+    MessageTooLong => "message_too_long",
+    ResultTooLong => "result_too_long",
+    RecursionLimit => "recursion_limit",
+    UriBadChar => "uri_bad_char",
+    PayloadTrailingBytes => "payload_trailing_bytes",
+});
+
 /// A cursor over a byte slice. `base` is added to reported offsets so that a
 /// reader over an attestation payload reports positions in the whole proof.
 pub(crate) struct Reader<'a> {

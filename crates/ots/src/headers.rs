@@ -46,7 +46,17 @@ pub enum SourceError {
     /// The source answered something that is not a header.
     #[error("{source_name}: unexpected answer: {detail}")]
     BadAnswer { source_name: String, detail: String },
+    /// The source cannot say which block is the tip of its chain.
+    #[error("{source_name}: no tip height known")]
+    NoTip { source_name: String },
 }
+
+reason_names!(SourceError {
+    NotFound => "not_found",
+    Unavailable => "unavailable",
+    BadAnswer => "bad_answer",
+    NoTip => "no_tip",
+});
 
 impl SourceError {
     /// An [`SourceError::Unavailable`] from any error.
@@ -56,6 +66,17 @@ impl SourceError {
     ) -> Self {
         SourceError::Unavailable { source_name: source_name.into(), cause: Arc::new(cause) }
     }
+}
+
+/// The height of the tip of a source's chain, as the source tells it: a
+/// claim, never trusted for more than where to stop fetching headers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TipHeight {
+    /// The height claimed.
+    pub height: u64,
+    /// Whether it is only the highest header the source holds (a cache),
+    /// not the tip of a chain it follows: "as far as the cache knows".
+    pub as_far_as_held: bool,
 }
 
 /// Anything that can look up the Bitcoin block header at a height.
@@ -68,6 +89,11 @@ pub trait HeaderSource: Send + Sync {
     /// included: a caching source stores it then, and only then, so one
     /// lying answer cannot poison its cache. Does nothing by default.
     fn confirmed(&self, _height: u64, _header: &Header) {}
+    /// The height of the tip of this source's chain. By default the source
+    /// cannot say ([`SourceError::NoTip`]).
+    fn tip_height(&self) -> Result<TipHeight, SourceError> {
+        Err(SourceError::NoTip { source_name: self.describe() })
+    }
 }
 
 impl<S: HeaderSource + ?Sized> HeaderSource for Box<S> {
@@ -82,6 +108,10 @@ impl<S: HeaderSource + ?Sized> HeaderSource for Box<S> {
     fn confirmed(&self, height: u64, header: &Header) {
         (**self).confirmed(height, header)
     }
+
+    fn tip_height(&self) -> Result<TipHeight, SourceError> {
+        (**self).tip_height()
+    }
 }
 
 impl<S: HeaderSource + ?Sized> HeaderSource for &S {
@@ -95,6 +125,10 @@ impl<S: HeaderSource + ?Sized> HeaderSource for &S {
 
     fn confirmed(&self, height: u64, header: &Header) {
         (**self).confirmed(height, header)
+    }
+
+    fn tip_height(&self) -> Result<TipHeight, SourceError> {
+        (**self).tip_height()
     }
 }
 
@@ -137,6 +171,11 @@ impl MemoryHeaders {
         self.lock().insert(height, header);
     }
 
+    /// The highest height held, if any.
+    pub fn highest(&self) -> Option<u64> {
+        self.lock().keys().max().copied()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Header>> {
         // A panic elsewhere cannot leave the map half-updated: every
         // operation on it is a single insert or lookup.
@@ -159,6 +198,14 @@ impl HeaderSource for MemoryHeaders {
         match self.get(height) {
             Some(header) => Ok(SourcedHeader { claimed_hash: header.block_hash(), header }),
             None => Err(SourceError::NotFound { source_name: self.describe(), height }),
+        }
+    }
+
+    /// The highest header held: a set of headers knows no chain beyond it.
+    fn tip_height(&self) -> Result<TipHeight, SourceError> {
+        match self.highest() {
+            Some(height) => Ok(TipHeight { height, as_far_as_held: true }),
+            None => Err(SourceError::NoTip { source_name: self.describe() }),
         }
     }
 }

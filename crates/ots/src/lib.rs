@@ -48,16 +48,39 @@
 //!   what a complete proof no longer needs.
 //! - [`info_text`] prints a proof as the reference's `ots info` does.
 
+/// Implements `reason()` for an error enum: the stable snake_case name of
+/// each variant, as JSON reports and the Python binding give it, and
+/// `REASONS`, every name it can return (in declaration order).
+macro_rules! reason_names {
+    ($error:ident { $($variant:ident => $name:literal),+ $(,)? }) => {
+        impl $error {
+            /// The stable snake_case name of this error's kind, as JSON
+            /// reports and the Python binding (`InputError.reason`) give it.
+            pub fn reason(&self) -> &'static str {
+                match self {
+                    $($error::$variant { .. } => $name,)+
+                }
+            }
+
+            /// Every name [`Self::reason`] returns, one per variant, in
+            /// declaration order.
+            pub const REASONS: &'static [&'static str] = &[$($name),+];
+        }
+    };
+}
+
 mod attestation;
 pub mod calendar;
 pub mod checkpoints;
 mod codec;
 mod detached;
+mod forge;
 mod headers;
 pub mod hex;
 mod info;
 mod op;
 mod prune;
+mod report;
 mod timestamp;
 mod utc;
 mod verify;
@@ -69,15 +92,92 @@ pub use calendar::{MerkleTree, PendingUpgrade, StampBatch};
 pub use checkpoints::{HeaderError, Network};
 pub use codec::DecodeError;
 pub use detached::{DetachedTimestamp, MAGIC, MAJOR_VERSION, MAX_PROOF_BYTES, hash_reader};
+pub use forge::{CostToForge, DEFAULT_FORGE_HEADERS, ForgeError, cost_to_forge};
 pub use headers::{
-    Cause, HeaderSource, MemoryHeaders, SourceError, SourcedHeader, header_from_hex, header_to_hex,
+    Cause, HeaderSource, MemoryHeaders, SourceError, SourcedHeader, TipHeight, header_from_hex, header_to_hex,
 };
 pub use info::{attestation_json, info_json, info_text, transaction_id};
 pub use op::{HashOp, Hasher, MAX_ARG_LEN, MAX_MSG_LEN, Op, OpError};
 pub use prune::{PruneError, PruneReport, prune};
+pub use report::{SHA1_WARNING, VerifyOutcome, VerifyReport, file_hash_warning, lacks_headers, utc_text};
 pub use timestamp::{AttestationAt, MAX_DEPTH, MergeError, Timestamp};
 pub use utc::{MAX_UTC_SECONDS, UtcTime};
 pub use verify::{
     AttestationError, AttestationFailure, Verification, VerifiedBlock, VerifyError, verify,
     verify_attestation,
 };
+
+#[cfg(test)]
+mod reason_names_tests {
+    /// Each name is snake_case (as the JSON reports spell reasons), and no
+    /// two variants of one error share a name.
+    fn assert_well_formed(names: &[&str]) {
+        for name in names {
+            let snake = !name.is_empty()
+                && !name.starts_with('_')
+                && !name.ends_with('_')
+                && !name.contains("__")
+                && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+            assert!(snake, "{name:?} is not snake_case");
+        }
+        let mut sorted = names.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len(), "a name repeats in {names:?}");
+    }
+
+    #[test]
+    fn every_error_names_each_variant_once_in_snake_case() {
+        for names in [
+            crate::DecodeError::REASONS,
+            crate::HeaderError::REASONS,
+            crate::SourceError::REASONS,
+            crate::OpError::REASONS,
+            crate::PruneError::REASONS,
+            crate::MergeError::REASONS,
+            crate::AttestationError::REASONS,
+            crate::VerifyError::REASONS,
+            crate::ForgeError::REASONS,
+        ] {
+            assert_well_formed(names);
+        }
+    }
+
+    #[test]
+    fn reason_names_are_stable() {
+        use crate::*;
+        assert_eq!(DecodeError::BadMagic.reason(), "bad_magic");
+        assert_eq!(DecodeError::Truncated { offset: 3, needed: 1 }.reason(), "truncated");
+        assert_eq!(VerifyError::Failed { failures: Vec::new() }.reason(), "failed");
+        assert_eq!(
+            DecodeError::REASONS,
+            [
+                "bad_magic",
+                "unsupported_major_version",
+                "unknown_file_hash_op",
+                "unknown_op",
+                "truncated",
+                "trailing_bytes",
+                "var_uint_overflow",
+                "bad_length",
+                "message_too_long",
+                "result_too_long",
+                "recursion_limit",
+                "uri_bad_char",
+                "payload_trailing_bytes",
+            ]
+        );
+        assert_eq!(VerifyError::REASONS, ["pending", "no_bitcoin_attestation", "failed"]);
+    }
+
+    #[test]
+    fn a_wrapped_error_prints_its_cause_once() {
+        use std::error::Error;
+        let err = crate::AttestationError::from(crate::SourceError::NotFound {
+            source_name: "here".into(),
+            height: 7,
+        });
+        assert_eq!(err.to_string(), "no header: here: no block at height 7");
+        assert!(err.source().is_none(), "the message already holds the cause");
+    }
+}

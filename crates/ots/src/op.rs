@@ -148,6 +148,13 @@ pub enum OpError {
     EmptyMessage { op: &'static str },
 }
 
+reason_names!(OpError {
+    MessageTooLong => "message_too_long",
+    ResultTooLong => "result_too_long",
+    BadArgLength => "bad_arg_length",
+    EmptyMessage => "empty_message",
+});
+
 impl Op {
     /// The op's tag byte in the proof format.
     pub fn tag(&self) -> u8 {

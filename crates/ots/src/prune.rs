@@ -29,6 +29,10 @@ pub enum PruneError {
     NoBitcoinAttestation,
 }
 
+reason_names!(PruneError {
+    NoBitcoinAttestation => "no_bitcoin_attestation",
+});
+
 /// Drops every pending attestation of a proof that has a Bitcoin
 /// attestation (as the reference's `ots prune` does by default), and with
 /// `earliest_only` every Bitcoin attestation but the lowest block (the

@@ -69,6 +69,11 @@ pub enum MergeError {
     CommitmentNotFound,
 }
 
+reason_names!(MergeError {
+    TooDeep => "too_deep",
+    CommitmentNotFound => "commitment_not_found",
+});
+
 impl Timestamp {
     /// Decodes a bare timestamp for `msg`, as calendars send them: the tree
     /// only, no header, and no trailing bytes.

@@ -41,15 +41,36 @@ pub enum AttestationError {
     #[error("the proof reaches a {len}-byte message at block {height}; a merkle root has 32 bytes")]
     NotAMerkleRoot { height: u64, len: usize },
     #[error("header refused: {0}")]
-    Header(#[from] HeaderError),
+    Header(HeaderError),
     #[error("no header: {0}")]
-    Source(#[from] SourceError),
+    Source(SourceError),
     /// A header of a period boundary, needed to compute the real difficulty
     /// past the checkpoint table, was refused.
     #[error(
         "block {height}: its difficulty cannot be established: boundary block {boundary} refused: {reason}"
     )]
     Boundary { height: u64, boundary: u64, reason: HeaderError },
+}
+
+reason_names!(AttestationError {
+    MerkleRootMismatch => "merkle_root_mismatch",
+    NotAMerkleRoot => "not_a_merkle_root",
+    Header => "header",
+    Source => "source",
+    Boundary => "boundary",
+});
+
+// The cause is part of the message above, so it is not also a `source()`:
+// an error chain (anyhow's `{:#}`) would print it twice.
+impl From<HeaderError> for AttestationError {
+    fn from(cause: HeaderError) -> Self {
+        AttestationError::Header(cause)
+    }
+}
+impl From<SourceError> for AttestationError {
+    fn from(cause: SourceError) -> Self {
+        AttestationError::Source(cause)
+    }
 }
 
 /// The outcome of a successful verification.
@@ -78,6 +99,12 @@ pub enum VerifyError {
     #[error("no Bitcoin attestation verified: {}", describe_failures(failures))]
     Failed { failures: Vec<AttestationFailure> },
 }
+
+reason_names!(VerifyError {
+    Pending => "pending",
+    NoBitcoinAttestation => "no_bitcoin_attestation",
+    Failed => "failed",
+});
 
 fn describe_failures(failures: &[AttestationFailure]) -> String {
     let parts: Vec<String> = failures.iter().map(|f| format!("block {}: {}", f.height, f.reason)).collect();
@@ -134,14 +161,11 @@ pub fn verify_attestation(
         return Err(AttestationError::NotAMerkleRoot { height, len: commitment.len() });
     }
     let sourced = source.header_at(height)?;
-    check_header(network, height, &sourced.claimed_hash, &sourced.header)?;
-    if !difficulty_is_tabled(network, height) {
-        let expected = mainnet_bits_past_table(source, height)?;
-        let bits = sourced.header.bits.to_consensus();
-        if bits != expected {
-            return Err(HeaderError::WrongDifficulty { height, bits, expected }.into());
-        }
-    }
+    let past_table = match difficulty_is_tabled(network, height) {
+        true => None,
+        false => Some(mainnet_bits_past_table(source, height)?),
+    };
+    check_sourced_header(network, height, &sourced, past_table)?;
     let merkle_root = sourced.header.merkle_root.to_byte_array();
     if merkle_root[..] != *commitment {
         return Err(AttestationError::MerkleRootMismatch {
@@ -154,13 +178,33 @@ pub fn verify_attestation(
     Ok(VerifiedBlock { height, block_hash: sourced.claimed_hash, time: sourced.header.time })
 }
 
+/// Checks a sourced header: its hash, its proof of work and its difficulty
+/// ([`check_header`]), and past the checkpoint table the `bits` computed
+/// for its period (`past_table_bits`, from [`mainnet_bits_past_table`]).
+pub(crate) fn check_sourced_header(
+    network: Network,
+    height: u64,
+    sourced: &crate::headers::SourcedHeader,
+    past_table_bits: Option<u32>,
+) -> Result<(), HeaderError> {
+    check_header(network, height, &sourced.claimed_hash, &sourced.header)?;
+    let bits = sourced.header.bits.to_consensus();
+    match past_table_bits {
+        Some(expected) if bits != expected => Err(HeaderError::WrongDifficulty { height, bits, expected }),
+        _ => Ok(()),
+    }
+}
+
 /// The real `bits` of the mainnet block at `height`, past the checkpoint
 /// table: from the table's last period, each period's first and last
 /// headers give the next period's bits ([`next_period_bits`]). Every
 /// boundary header must pass [`check_header`] and carry the bits computed
 /// for its period, so a source cannot bend the difficulty without mining at
 /// it. Boundary headers that pass are confirmed to the source (for caching).
-fn mainnet_bits_past_table(source: &dyn HeaderSource, height: u64) -> Result<u32, AttestationError> {
+pub(crate) fn mainnet_bits_past_table(
+    source: &dyn HeaderSource,
+    height: u64,
+) -> Result<u32, AttestationError> {
     let target_period = height / RETARGET_INTERVAL;
     let first_period = last_table_period();
     let mut bits = period_bits(first_period).expect("the table covers its own last period");

@@ -84,7 +84,20 @@ pub enum ServiceError {
     Store(#[from] StoreError),
     /// The listener failed.
     #[error("HTTP server: {0}")]
-    Io(#[from] std::io::Error),
+    Io(std::io::Error),
+}
+
+reason_names!(ServiceError {
+    Store => "store",
+    Io => "io",
+});
+
+// The cause is part of the message above, so it is not also a `source()`:
+// an error chain (anyhow's `{:#}`) would print it twice.
+impl From<std::io::Error> for ServiceError {
+    fn from(cause: std::io::Error) -> Self {
+        ServiceError::Io(cause)
+    }
 }
 
 /// Requests answered, by outcome (for `/metrics`).
@@ -408,12 +421,9 @@ fn parse_submission(body: &[u8], relays: &[String]) -> Result<NewJob, Refusal> {
         }
         None => return Err(bad("attestation_missing", "no attestation member".into())),
     };
-    let attestation = Attestation::from_json(&attestation_json).map_err(|err| match err {
-        AttestationParseError::Invalid(reason) => {
-            let name = serde_json::to_value(reason.reason()).ok().and_then(|v| v.as_str().map(str::to_owned));
-            invalid(name.as_deref().unwrap_or("attestation_invalid"), reason.to_string())
-        }
-        other => invalid("attestation_not_event", other.to_string()),
+    let attestation = Attestation::from_json(&attestation_json).map_err(|err| match &err {
+        AttestationParseError::Invalid(reason) => invalid(err.reason(), reason.to_string()),
+        AttestationParseError::Json(_) => invalid(err.reason(), err.to_string()),
     })?;
     let text = |name: &str| request.get(name).and_then(Value::as_str);
     let requested_kind = match request.get("k") {

@@ -94,7 +94,20 @@ pub enum PipelineError {
     Store(#[from] StoreError),
     /// No runtime for the relay connections.
     #[error("cannot start the network runtime: {0}")]
-    Runtime(#[from] std::io::Error),
+    Runtime(std::io::Error),
+}
+
+reason_names!(PipelineError {
+    Store => "store",
+    Runtime => "runtime",
+});
+
+// The cause is part of the message above, so it is not also a `source()`:
+// an error chain (anyhow's `{:#}`) would print it twice.
+impl From<std::io::Error> for PipelineError {
+    fn from(cause: std::io::Error) -> Self {
+        PipelineError::Runtime(cause)
+    }
 }
 
 /// What one round did (for progress lines and `--json`).

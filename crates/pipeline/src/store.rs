@@ -74,7 +74,7 @@ pub enum StoreError {
     Locked(PathBuf),
     /// A database operation failed.
     #[error("state store: {0}")]
-    Sqlite(#[from] rusqlite::Error),
+    Sqlite(rusqlite::Error),
     /// A stored value cannot be read back (the store was edited by hand?).
     #[error("state store: job {job}: {detail}")]
     BadRow {
@@ -83,6 +83,24 @@ pub enum StoreError {
         /// What is wrong.
         detail: String,
     },
+}
+
+reason_names!(StoreError {
+    Directory => "directory",
+    Foreign => "foreign",
+    NewerSchema => "newer_schema",
+    Corrupt => "corrupt",
+    Locked => "locked",
+    Sqlite => "sqlite",
+    BadRow => "bad_row",
+});
+
+// The cause is part of the message above, so it is not also a `source()`:
+// an error chain (anyhow's `{:#}`) would print it twice.
+impl From<rusqlite::Error> for StoreError {
+    fn from(cause: rusqlite::Error) -> Self {
+        StoreError::Sqlite(cause)
+    }
 }
 
 /// A connection to the job store of one state directory. Several may be

@@ -34,13 +34,23 @@ pub enum ServerError {
         reason: String,
     },
     /// The address cannot be listened on.
-    #[error("cannot listen on {addr}: {source}")]
+    #[error("cannot listen on {addr}")]
     Listen {
         /// The address.
         addr: SocketAddr,
         /// Why.
         source: std::io::Error,
     },
+}
+
+impl ServerError {
+    /// The stable snake_case name of this error's kind, as JSON reports give it.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            ServerError::Store { .. } => "store",
+            ServerError::Listen { .. } => "listen",
+        }
+    }
 }
 
 /// How the relay runs.

@@ -191,6 +191,32 @@ fn describe_unreachable(relays: &[(RelayUrl, SubscribeError)]) -> String {
         .join("; ")
 }
 
+reason_names!(BunkerError {
+    Uri => "uri",
+    Unreachable => "unreachable",
+    Disconnected => "disconnected",
+    RelaysRefused => "relays_refused",
+    Timeout => "timeout",
+    AuthNotCompleted => "auth_not_completed",
+    Rejected => "rejected",
+    Nip04Response => "nip04_response",
+    BadResponse => "bad_response",
+    WrongSecret => "wrong_secret",
+    NotTheUser => "not_the_user",
+    SignedEvent => "signed_event",
+    RequestTooLarge => "request_too_large",
+    Request => "request",
+    Runtime => "runtime",
+});
+
+reason_names!(SubscribeError {
+    Connect => "connect",
+    Transport => "transport",
+    Closed => "closed",
+    Refused => "refused",
+    NoEose => "no_eose",
+});
+
 /// How long to wait, and whom to tell about authorization URLs.
 #[derive(Clone)]
 pub struct BunkerOptions {

@@ -36,6 +36,12 @@ pub enum ConnectError {
     ),
 }
 
+reason_names!(ConnectError {
+    BadUrl => "bad_url",
+    Timeout => "timeout",
+    Failed => "failed",
+});
+
 /// Parses a relay URL: `ws://` or `wss://`, nothing else.
 pub fn parse_relay_url(url: &str) -> Result<RelayUrl, ConnectError> {
     RelayUrl::parse(url).map_err(|err| ConnectError::BadUrl { url: url.to_owned(), reason: err.to_string() })

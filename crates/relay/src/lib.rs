@@ -26,6 +26,27 @@
 //! runtime of their own (the pipeline's service, the embedded relay's
 //! tests) use [`publish_async`] and [`query_async`].
 
+/// Implements `reason()` for an error enum: the stable snake_case name of
+/// each variant, as JSON reports and the Python binding give it, and
+/// `REASONS`, every name it can return (in declaration order).
+macro_rules! reason_names {
+    ($error:ident { $($variant:ident => $name:literal),+ $(,)? }) => {
+        impl $error {
+            /// The stable snake_case name of this error's kind, as JSON
+            /// reports and the Python binding (`InputError.reason`) give it.
+            pub fn reason(&self) -> &'static str {
+                match self {
+                    $($error::$variant { .. } => $name,)+
+                }
+            }
+
+            /// Every name [`Self::reason`] returns, one per variant, in
+            /// declaration order.
+            pub const REASONS: &'static [&'static str] = &[$($name),+];
+        }
+    };
+}
+
 mod bunker;
 mod connection;
 mod limits;
@@ -49,4 +70,24 @@ pub use nostr;
 /// worker threads are plenty and leave the machine to the verifier.
 fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()
+}
+
+#[cfg(test)]
+mod reason_names_tests {
+    #[test]
+    fn every_error_names_each_variant_once_in_snake_case() {
+        for names in
+            [crate::BunkerError::REASONS, crate::ConnectError::REASONS, crate::SubscribeError::REASONS]
+        {
+            assert!(names.iter().all(|name| {
+                !name.is_empty()
+                    && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+            }));
+            let mut sorted = names.to_vec();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(sorted.len(), names.len(), "a name repeats in {names:?}");
+        }
+        assert_eq!(crate::ConnectError::REASONS, ["bad_url", "timeout", "failed"]);
+    }
 }

@@ -253,7 +253,10 @@ pub enum Behavior {
     /// Stamps like an honest calendar, but its upgraded proofs claim this
     /// block height for a root it never put in a block: a block whose
     /// merkle root is something else, or one the chain never had.
-    Lying { claimed_height: u64 },
+    Lying {
+        /// The block height the lying proofs claim.
+        claimed_height: u64,
+    },
 }
 
 #[derive(Default)]
@@ -369,7 +372,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// An Esplora REST server on loopback: `GET /block-height/H`,
+/// An Esplora REST server on loopback: `GET /blocks/tip/height`, `GET /block-height/H`,
 /// `GET /block/HASH/header`.
 pub struct EsploraServer {
     server: LoopbackServer,
@@ -378,29 +381,53 @@ pub struct EsploraServer {
 impl EsploraServer {
     /// Serves the headers of a (growing) regtest chain.
     pub fn from_chain(chain: SharedChain) -> EsploraServer {
-        EsploraServer::start_with(move |height| {
-            let chain = lock(&chain);
-            chain.header(height).map(|header| (header.block_hash(), *header))
-        })
+        let tip_chain = chain.clone();
+        EsploraServer::start_with_tip(
+            move |height| {
+                let chain = lock(&chain);
+                chain.header(height).map(|header| (header.block_hash(), *header))
+            },
+            move || Some(lock(&tip_chain).tip_height()),
+        )
     }
 
     /// Serves fixed answers: for each height, the hash it claims and the
     /// header it serves under that hash (which may be a lie).
+    /// The tip is the highest height given.
     pub fn from_headers(headers: Vec<(u64, BlockHash, Header)>) -> EsploraServer {
-        EsploraServer::start_with(move |height| {
-            headers.iter().find(|(h, _, _)| *h == height).map(|(_, hash, header)| (*hash, *header))
-        })
+        let tip = headers.iter().map(|(height, _, _)| *height).max();
+        EsploraServer::start_with_tip(
+            move |height| {
+                headers.iter().find(|(h, _, _)| *h == height).map(|(_, hash, header)| (*hash, *header))
+            },
+            move || tip,
+        )
     }
 
     /// Serves whatever `lookup` answers for a height: the hash it claims and
-    /// the header served under that hash (`None`: 404).
+    /// the header served under that hash (`None`: 404); no tip height (404).
     pub fn start_with(
         lookup: impl Fn(u64) -> Option<(BlockHash, Header)> + Send + Sync + 'static,
+    ) -> EsploraServer {
+        EsploraServer::start_with_tip(lookup, || None)
+    }
+
+    /// [`EsploraServer::start_with`], with `GET /blocks/tip/height`
+    /// answering what `tip` says (`None`: 404).
+    pub fn start_with_tip(
+        lookup: impl Fn(u64) -> Option<(BlockHash, Header)> + Send + Sync + 'static,
+        tip: impl Fn() -> Option<u64> + Send + Sync + 'static,
     ) -> EsploraServer {
         let by_hash: Arc<Mutex<HashMap<String, Header>>> = Arc::default();
         let server = LoopbackServer::start(move |method, path, _| {
             if method != "GET" {
                 return (405, Vec::new());
+            }
+            if path == "/blocks/tip/height" {
+                return match tip() {
+                    Some(height) => (200, height.to_string().into_bytes()),
+                    None => (404, b"Not found".to_vec()),
+                };
             }
             if let Some(height) = path.strip_prefix("/block-height/").and_then(|h| h.parse::<u64>().ok()) {
                 return match lookup(height) {
@@ -427,7 +454,7 @@ impl EsploraServer {
 }
 
 /// A bitcoind JSON-RPC endpoint on loopback serving a (growing) regtest
-/// chain: `getblockhash HEIGHT` and `getblockheader HASH false`, with
+/// chain: `getblockcount`, `getblockhash HEIGHT` and `getblockheader HASH false`, with
 /// bitcoind's error codes (-8 height out of range, -5 unknown block), behind
 /// HTTP basic authentication.
 pub struct BitcoindServer {
@@ -464,17 +491,18 @@ fn bitcoind_call(chain: &RegtestChain, call: &serde_json::Value) -> serde_json::
     let id = call["id"].clone();
     let params = &call["params"];
     let result = match call["method"].as_str() {
+        Some("getblockcount") => Ok(serde_json::Value::from(chain.tip_height())),
         Some("getblockhash") => params[0]
             .as_u64()
             .and_then(|height| chain.header(height))
-            .map(|header| header.block_hash().to_string())
+            .map(|header| header.block_hash().to_string().into())
             .ok_or((-8, "Block height out of range")),
         Some("getblockheader") if params[1] == serde_json::Value::Bool(false) => {
             let wanted = params[0].as_str().unwrap_or_default();
             (0..=chain.tip_height())
                 .filter_map(|height| chain.header(height))
                 .find(|header| header.block_hash().to_string() == wanted)
-                .map(header_to_hex)
+                .map(|header| header_to_hex(header).into())
                 .ok_or((-5, "Block not found"))
         }
         _ => Err((-32601, "Method not found")),
