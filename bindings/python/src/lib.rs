@@ -8,7 +8,7 @@ use priorart_extract::{ArchiveRecords, ExtractError, Format, Limits};
 use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, SimhashDoc};
 use priorart_index::{Answer, Entry, Layout, Match, MemoryIndex, Query, SKETCH_WIDTH, TableKeys};
 use priorart_nip::check::UncheckedAnswer;
-use priorart_ots::{AttestationError, DetachedTimestamp, HeaderSource, Network, VerifyError};
+use priorart_ots::{DetachedTimestamp, HeaderSource, Network, VerifyReport as OtsVerifyReport};
 use priorart_ots_net::{DEFAULT_HEADER_TIMEOUT, HeaderConfig, HeaderConfigError};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyOverflowError, PyValueError};
@@ -29,24 +29,6 @@ create_exception!(
 );
 create_exception!(_priorart, ProofError, InputError, "An OpenTimestamps proof could not be decoded.");
 
-/// A typed error's variant as a Python-friendly reason: `TooLarge { .. }`
-/// becomes `too_large`.
-fn reason_of(debug: &str) -> String {
-    let name: String = debug.chars().take_while(char::is_ascii_alphanumeric).collect();
-    let mut reason = String::with_capacity(name.len() + 4);
-    for (i, c) in name.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                reason.push('_');
-            }
-            reason.push(c.to_ascii_lowercase());
-        } else {
-            reason.push(c);
-        }
-    }
-    reason
-}
-
 /// An exception of type `E` with `reason` set on it.
 fn with_reason<E: pyo3::PyTypeInfo>(py: Python<'_>, reason: &str, message: String) -> PyErr {
     let err = PyErr::new::<E, _>(message);
@@ -56,13 +38,13 @@ fn with_reason<E: pyo3::PyTypeInfo>(py: Python<'_>, reason: &str, message: Strin
 }
 
 fn extract_error(py: Python<'_>, err: &ExtractError) -> PyErr {
-    with_reason::<ExtractionError>(py, &reason_of(&format!("{err:?}")), err.to_string())
+    with_reason::<ExtractionError>(py, err.reason(), err.to_string())
 }
 
 fn file_error(py: Python<'_>, err: priorart_files::FileError) -> PyErr {
     match err {
         priorart_files::FileError::TooLarge { .. } => {
-            with_reason::<ExtractionError>(py, "too_large", err.to_string())
+            with_reason::<ExtractionError>(py, err.reason(), err.to_string())
         }
         other => PyOSError::new_err(other.to_string()),
     }
@@ -70,7 +52,7 @@ fn file_error(py: Python<'_>, err: priorart_files::FileError) -> PyErr {
 
 fn scheme(py: Python<'_>, name: &str) -> PyResult<Scheme> {
     name.parse().map_err(|err: priorart_fingerprint::UnknownScheme| {
-        with_reason::<InputError>(py, "unknown_scheme", err.to_string())
+        with_reason::<InputError>(py, err.reason(), err.to_string())
     })
 }
 
@@ -86,7 +68,7 @@ fn simhash_value(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<SimhashDo
         )
     })?;
     text.parse().map_err(|err: priorart_fingerprint::InvalidSimhashDoc| {
-        with_reason::<InputError>(py, "invalid_simhash_doc", err.to_string())
+        with_reason::<InputError>(py, err.reason(), err.to_string())
     })
 }
 
@@ -261,7 +243,7 @@ fn simhash_doc_many_bytes<'py>(
 }
 
 fn layout(py: Python<'_>, name: &str) -> PyResult<Layout> {
-    Layout::parse(name).map_err(|err| with_reason::<InputError>(py, "unknown_layout", err.to_string()))
+    Layout::parse(name).map_err(|err| with_reason::<InputError>(py, err.reason(), err.to_string()))
 }
 
 /// `values` as native-endian 8-byte integers (what numpy's `tobytes`
@@ -320,11 +302,11 @@ fn near_pairs_bytes<'py>(
     let layout = match layout {
         Some(name) => self::layout(py, name)?,
         None => Layout::for_distance(k)
-            .map_err(|err| with_reason::<InputError>(py, "distance_too_large", err.to_string()))?,
+            .map_err(|err| with_reason::<InputError>(py, err.reason(), err.to_string()))?,
     };
     let pairs = py
         .detach(|| on_threads(threads, || priorart_index::all_pairs(&values, &layout, k)))?
-        .map_err(|err| with_reason::<InputError>(py, "distance_too_large", err.to_string()))?;
+        .map_err(|err| with_reason::<InputError>(py, err.reason(), err.to_string()))?;
     let out: Vec<u8> =
         pairs.iter().flat_map(|pair| [pair.a, pair.b, pair.distance]).flat_map(u32::to_ne_bytes).collect();
     Ok(PyBytes::new(py, &out))
@@ -344,7 +326,7 @@ fn index_error(py: Python<'_>, err: priorart_index::IndexError) -> PyErr {
     match err {
         IndexError::File(err) => file_error(py, err),
         IndexError::Directory { .. } => PyOSError::new_err(err.to_string()),
-        other => with_reason::<InputError>(py, &reason_of(&format!("{other:?}")), other.to_string()),
+        other => with_reason::<InputError>(py, other.reason(), other.to_string()),
     }
 }
 
@@ -526,8 +508,7 @@ fn hits(query: &Query, answers: Vec<Answer>) -> Vec<IndexHit> {
 fn format_of(py: Python<'_>, format: Option<&str>) -> PyResult<Option<Format>> {
     format
         .map(|name| {
-            name.parse::<Format>()
-                .map_err(|err| with_reason::<InputError>(py, "unknown_format", err.to_string()))
+            name.parse::<Format>().map_err(|err| with_reason::<InputError>(py, err.reason(), err.to_string()))
         })
         .transpose()
 }
@@ -604,7 +585,7 @@ impl WebArchiveReader {
         Some(match py.detach(|| records.next())? {
             Ok(d) => (d.uri, d.record_id, d.offset, Some(d.text), None, None),
             Err(e) => {
-                let reason = reason_of(&format!("{:?}", e.error));
+                let reason = e.error.reason().to_owned();
                 (e.uri, e.record_id, Some(e.offset), None, Some(reason), Some(e.error.to_string()))
             }
         })
@@ -624,7 +605,7 @@ fn web_archive_records(py: Python<'_>, path: PathBuf) -> PyResult<WebArchiveRead
     let format = priorart_extract::detect(bytes.as_ref());
     let records = priorart_extract::archive_records(bytes, format, &Limits::default()).map_err(|err| {
         let message = format!("{}: {err}", path.display());
-        with_reason::<ExtractionError>(py, &reason_of(&format!("{err:?}")), message)
+        with_reason::<ExtractionError>(py, err.reason(), message)
     })?;
     Ok(WebArchiveReader { records })
 }
@@ -740,7 +721,7 @@ fn decode_proof(py: Python<'_>, proof: &[u8]) -> PyResult<DetachedTimestamp> {
         ));
     }
     DetachedTimestamp::from_bytes(proof)
-        .map_err(|err| with_reason::<ProofError>(py, &reason_of(&format!("{err:?}")), err.to_string()))
+        .map_err(|err| with_reason::<ProofError>(py, err.reason(), err.to_string()))
 }
 
 /// The proof's tree as the JSON text of `priorart ots info --json`.
@@ -750,7 +731,8 @@ fn ots_info_json(py: Python<'_>, proof: &[u8]) -> PyResult<String> {
 }
 
 /// Verifies a proof of `digest` against Bitcoin headers: the JSON text of
-/// `priorart ots verify --json` (less its local `time_utc`).
+/// `priorart ots verify --json` (the ots crate's [`OtsVerifyReport`]:
+/// outcome, "lacks headers", SHA-1 warning, cost to forge).
 #[pyfunction]
 fn ots_verify_json(
     py: Python<'_>,
@@ -761,56 +743,15 @@ fn ots_verify_json(
     let proof = decode_proof(py, proof)?;
     let network = headers.config.network;
     if !proof.matches_digest(digest) {
-        let expected = priorart_ots::hex::encode(proof.file_digest());
-        let message =
-            format!("file does not match the proof (expected {} {expected})", proof.file_hash_op().name());
-        return Ok(
-            serde_json::json!({"verified": false, "error": message, "reason": "digest_mismatch"}).to_string()
-        );
+        return Ok(OtsVerifyReport::digest_mismatch(&proof, network).to_json().to_string());
     }
-    let outcome = py
-        .detach(|| headers.source().map(|source| priorart_ots::verify(&proof, &source, network)))
+    let report = py
+        .detach(|| {
+            let source = headers.source()?;
+            Ok(OtsVerifyReport::verify(&proof, source.as_ref(), network, priorart_ots::DEFAULT_FORGE_HEADERS))
+        })
         .map_err(|err| header_config_error(py, &err))?;
-    let value = match outcome {
-        Ok(verification) => {
-            let block = &verification.earliest;
-            serde_json::json!({
-                "verified": true,
-                "network": network.name(),
-                "height": block.height,
-                "block_hash": block.block_hash.to_string(),
-                "time": block.time,
-                "pending": verification.pending,
-                "unverified": verification.unverified.iter().map(priorart_ots::attestation_json).collect::<Vec<_>>(),
-                "failures": verification.failures.iter()
-                    .map(|f| serde_json::json!({"height": f.height, "reason": f.reason.to_string()}))
-                    .collect::<Vec<_>>(),
-                "warnings": sha1_warning(&proof).into_iter().collect::<Vec<_>>(),
-            })
-        }
-        Err(err) => {
-            let lacks_headers = matches!(&err, VerifyError::Failed { failures }
-                if failures.iter().any(|failure| matches!(failure.reason, AttestationError::Source(_))));
-            let reason =
-                if lacks_headers { "headers_unavailable".to_owned() } else { reason_of(&format!("{err:?}")) };
-            serde_json::json!({
-                "verified": false,
-                "unverified": lacks_headers,
-                "network": network.name(),
-                "error": err.to_string(),
-                "reason": reason,
-            })
-        }
-    };
-    Ok(value.to_string())
-}
-
-/// The CLI's warning for SHA-1 file hashes.
-fn sha1_warning(proof: &DetachedTimestamp) -> Option<&'static str> {
-    (proof.file_hash_op() == priorart_ots::HashOp::Sha1).then_some(
-        "the proof's file hash is SHA-1, whose collisions are practical: it shows that a file with this \
-         SHA-1 digest existed, and another file can share the digest",
-    )
+    Ok(report.to_json().to_string())
 }
 
 /// The NIP-FF-3 client algorithm on an event: the `priorart-verify/1`

@@ -163,7 +163,7 @@ def test_table_keys_find_every_pair_within_three_bits():
         assert set(enumerate(priorart.table_keys(value))) & set(enumerate(priorart.table_keys(other)))
     with pytest.raises(priorart.InputError) as caught:
         priorart.table_keys(0, "nonsense")
-    assert caught.value.reason == "unknown_layout"
+    assert caught.value.reason == "unknown"  # LayoutError::reason(): no such layout
     assert priorart.layout_shape("k=5")[1] == 5
 
 

@@ -65,7 +65,7 @@ def test_values_and_the_layout_bound():
         index.insert("negative", -1)
     with pytest.raises(priorart.InputError) as caught:
         priorart.Index(layout="nonsense")
-    assert caught.value.reason == "unknown_layout"
+    assert caught.value.reason == "unknown"  # LayoutError::reason(): no such layout
 
 
 def test_save_open_and_append(tmp_path):

@@ -164,3 +164,28 @@ def test_nip_report_is_the_clis(cli, tmp_path):
                          capture_output=True, text=True).stdout
     source = priorart.HeaderSource(header_cache=cache, network="regtest")
     assert priorart.nip.verify(nip_events()[1], header_source=source).to_json() == json.loads(out)
+
+
+@pytest.mark.parametrize("name, digest_of", [
+    ("hello-world.txt.ots", "hello-world.txt"),
+    ("bad-stamp.txt.ots", "bad-stamp.txt"),
+    ("incomplete.txt.ots", "incomplete.txt"),
+    ("hello-world.txt.ots", None),
+])
+def test_ots_verify_is_the_clis(cli, tmp_path, name, digest_of):
+    """One owner of the answer (the ots crate's VerifyReport): the typed
+    result gives back, member for member, what `ots verify --json` prints."""
+    cache = tmp_path / "headers"
+    shutil.copytree(OTS_DATA / "headers", cache)
+    digest = hashlib.sha256((OTS_DATA / digest_of).read_bytes()).digest() if digest_of else b"\1" * 32
+    out = subprocess.run([cli, "ots", "verify", "--json", "--header-cache", str(cache), "--digest", digest.hex(),
+                          str(OTS_DATA / name)], capture_output=True, text=True).stdout
+    from_cli = json.loads(out)
+    # The CLI appends what to run next to a pending proof's error (it knows the path).
+    hint = f": priorart ots upgrade {OTS_DATA / name}"
+    if from_cli.get("error", "").endswith(hint):
+        from_cli["error"] = from_cli["error"][: -len(hint)]
+    result = priorart.ots.verify(proof(name), digest, header_source=priorart.HeaderSource(header_cache=cache))
+    assert result.to_json() == from_cli
+    if result.verified:
+        assert result.cost_to_forge is not None or any("cost to forge" in w for w in result.warnings)

@@ -20,6 +20,7 @@ __all__ = [
     "CheckVerdict",
     "ContentEventSeen",
     "ContentReference",
+    "CostToForge",
     "Earliest",
     "ContentCheck",
     "Explanation",
@@ -301,18 +302,34 @@ class OtsFailure(_Json):
 
 
 @_record
+class CostToForge(_Json):
+    """How much work a forger would have to redo, from the header source's
+    tip: ``blocks`` on top of the attested one (each fetched and checked),
+    the expected hashes as ``work_log2`` and as
+    ``days_at_attested_hashrate``; ``complete`` false (or
+    ``tip_as_far_as_held``) makes the figures a lower bound."""
+
+    blocks: int
+    work_log2: float
+    days_at_attested_hashrate: float
+    claimed_blocks: int
+    complete: bool
+    tip_as_far_as_held: bool
+
+
+@_record
 class OtsVerification(_Json):
-    """The answer of ``priorart ots verify --json`` (less the local
-    ``time_utc``). ``verified``: the proof reaches Bitcoin block ``height``
-    (``block_hash``, header ``time``). Otherwise ``error`` and ``reason``
-    say why, and ``unverified`` is true when only block headers were
-    missing (no judgement on the proof: check again with headers).
+    """The answer of ``priorart ots verify --json`` (the ots crate's
+    ``VerifyReport``). ``verified``: the proof reaches Bitcoin block
+    ``height`` (``block_hash``, header ``time``, ``time_utc``), and
+    ``cost_to_forge`` says what rewriting it would cost (``None`` when the
+    source could not say: then a warning says why). Otherwise ``error`` and
+    ``reason`` say why, and ``unverified`` is true when only block headers
+    were missing (no judgement on the proof: check again with headers).
 
     When verified, ``pending`` lists calendars still to be asked,
     ``unverified_attestations`` the attestations that could not be checked
     (the JSON's ``unverified`` array) and ``failures`` those that failed."""
-
-    _OPTIONAL = ("network", "height", "block_hash", "time", "error", "reason")
 
     verified: bool
     unverified: bool
@@ -320,16 +337,19 @@ class OtsVerification(_Json):
     height: Optional[int] = None
     block_hash: Optional[str] = None
     time: Optional[int] = None
+    time_utc: Optional[str] = None
     pending: Tuple[str, ...] = ()
     unverified_attestations: Tuple[Attestation, ...] = ()
     failures: Tuple[OtsFailure, ...] = ()
     warnings: Tuple[str, ...] = ()
+    cost_to_forge: Optional[CostToForge] = None
     error: Optional[str] = None
     reason: Optional[str] = None
 
     @classmethod
     def from_json(cls, value: Dict[str, Any]) -> "OtsVerification":
         listed = value.get("unverified")
+        cost = value.get("cost_to_forge")
         return cls(
             verified=value["verified"],
             unverified=listed is True,
@@ -337,17 +357,21 @@ class OtsVerification(_Json):
             height=value.get("height"),
             block_hash=value.get("block_hash"),
             time=value.get("time"),
+            time_utc=value.get("time_utc"),
             pending=tuple(value.get("pending", ())),
             unverified_attestations=tuple(
                 Attestation.from_json(a) for a in (listed if isinstance(listed, list) else ())
             ),
             failures=tuple(OtsFailure(**f) for f in value.get("failures", ())),
             warnings=tuple(value.get("warnings", ())),
+            cost_to_forge=None if cost is None else CostToForge(**cost),
             error=value.get("error"),
             reason=value.get("reason"),
         )
 
     def to_json(self) -> Dict[str, Any]:
+        """The object ``priorart ots verify --json`` prints (its members
+        depend on the outcome, as there)."""
         if self.verified:
             return {
                 "verified": True,
@@ -355,18 +379,22 @@ class OtsVerification(_Json):
                 "height": self.height,
                 "block_hash": self.block_hash,
                 "time": self.time,
+                "time_utc": self.time_utc,
                 "pending": list(self.pending),
                 "unverified": [a.to_json() for a in self.unverified_attestations],
                 "failures": [f.to_json() for f in self.failures],
                 "warnings": list(self.warnings),
+                "cost_to_forge": None if self.cost_to_forge is None else self.cost_to_forge.to_json(),
             }
-        out: Dict[str, Any] = {"verified": False}
-        if self.reason != "digest_mismatch":
-            out["unverified"] = self.unverified
-            out["network"] = self.network
-        out["error"] = self.error
-        out["reason"] = self.reason
-        return out
+        if self.reason == "digest_mismatch":
+            return {"verified": False, "error": self.error, "reason": self.reason}
+        return {
+            "verified": False,
+            "unverified": self.unverified,
+            "network": self.network,
+            "error": self.error,
+            "reason": self.reason,
+        }
 
 
 # --- NIP-FF-3 verification ---------------------------------------------------
@@ -416,7 +444,8 @@ class VerifyReport(_Json):
     """The ``priorart-verify/1`` report (``priorart verify --json``):
     ``verdict`` (``valid``, ``valid-but-forgeable``, ``invalid``,
     ``unverified``, ``not-nip-ff-3``), every step, the author, fingerprint,
-    commitment and Bitcoin block, warnings, and the content check."""
+    commitment and Bitcoin block, warnings, the content check, and for a
+    verified proof the cost to forge it."""
 
     format: str
     verdict: str
@@ -432,11 +461,13 @@ class VerifyReport(_Json):
     steps: Tuple[Step, ...]
     warnings: Tuple[VerifyWarning, ...]
     content: Optional[ContentCheck]
+    cost_to_forge: Optional[CostToForge] = None
 
     @classmethod
     def from_json(cls, value: Dict[str, Any]) -> "VerifyReport":
         bitcoin = value.get("bitcoin")
         content = value.get("content")
+        cost = value.get("cost_to_forge")
         return cls(
             format=value["format"],
             verdict=value["verdict"],
@@ -452,6 +483,7 @@ class VerifyReport(_Json):
             steps=tuple(Step(**step) for step in value["steps"]),
             warnings=tuple(VerifyWarning(**w) for w in value["warnings"]),
             content=None if content is None else ContentCheck(**content),
+            cost_to_forge=None if cost is None else CostToForge(**cost),
         )
 
     @property
