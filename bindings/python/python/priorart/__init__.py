@@ -81,9 +81,13 @@ SCHEMES = EQUALITY_SCHEMES + ("simhash-doc",)
 
 #: Where block headers come from (keyword arguments as the CLI's options:
 #: ``esplora``, ``bitcoin_rpc``, ``rpc_cookie``, ``rpc_user``,
-#: ``rpc_password``, ``header_cache``, ``no_header_cache``, ``network``
-#: (``mainnet`` or ``regtest``), ``timeout`` in seconds). With no
-#: arguments: the default header cache directory and no network.
+#: ``rpc_password``, ``rpc_password_file``, ``header_cache``,
+#: ``no_header_cache``, ``network`` (``mainnet`` or ``regtest``),
+#: ``timeout`` in seconds, 10 by default). With no arguments: the default
+#: header cache directory and no network. It is ots-net's ``HeaderConfig``:
+#: a combination that cannot work is an :class:`InputError` whose
+#: ``reason`` is the CLI's (``two_header_sources``, ``no_header_source``,
+#: ``user_without_password``, ...).
 HeaderSource = _priorart.HeaderSourceOptions
 
 SimhashLike = Union[int, str]
