@@ -1,7 +1,9 @@
 //! Every format on real fixtures (tests/data, written by make_fixtures.py), and
 //! every limit on hostile ones.
 
-use priorart_extract::{Document, ExtractError, Extraction, Format, Limits, detect, extract};
+use priorart_extract::{
+    Document, ExtractError, Extraction, Format, Limits, archive_records, detect, extract,
+};
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
@@ -331,5 +333,30 @@ fn limits_and_broken_encodings() {
     assert!(matches!(
         extract(b"<a><b></a", Format::Xml, &Limits::default()).unwrap_err(),
         ExtractError::Malformed { format: "XML", .. }
+    ));
+}
+
+#[test]
+fn archive_records_hand_out_what_extract_collects_one_at_a_time() {
+    for name in ["sample.warc.gz", "sample.warc", "sample.arc.gz", "bomb.warc.gz"] {
+        let bytes = data(name);
+        let format = detect(&bytes);
+        let all = extract(&bytes, format, &Limits::default()).unwrap();
+        let mut records = archive_records(bytes.as_slice(), format, &Limits::default()).unwrap();
+        let first = records.next().expect("a first record");
+        let items: Vec<_> = std::iter::once(first).chain(records).collect();
+        let documents: Vec<Document> = items.iter().filter_map(|item| item.clone().ok()).collect();
+        let errors: Vec<_> = items.iter().filter_map(|item| item.clone().err()).collect();
+        assert_eq!((documents, errors), (all.documents, all.record_errors), "{name}");
+        let offsets: Vec<u64> = items
+            .iter()
+            .map(|item| item.as_ref().map_or_else(|e| e.offset, |d| d.offset.unwrap_or(0)))
+            .collect();
+        assert!(offsets.is_sorted(), "{name}: in file order");
+    }
+    let html = data("html-utf8.html");
+    assert!(matches!(
+        archive_records(html.as_slice(), Format::Html, &Limits::default()),
+        Err(ExtractError::Unsupported(_))
     ));
 }
