@@ -11,16 +11,11 @@ fn peer_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../nip/tests/peer")
 }
 
-/// Whether nostr-tools is installed; panics if it is required and missing.
+/// Whether nostr-tools is installed; panics if it is required and missing
+/// (`priorart_testkit::peers`).
 pub fn available() -> bool {
-    if peer_dir().join("node_modules/nostr-tools").is_dir() {
-        return true;
-    }
-    if std::env::var("PRIORART_REQUIRE_PEERS").as_deref() == Ok("1") {
-        panic!("nostr-tools is missing: run .ci/setup.d/nip.sh");
-    }
-    eprintln!("skipped: nostr-tools is not installed (run .ci/setup.d/nip.sh)");
-    false
+    let installed = peer_dir().join("node_modules/nostr-tools").is_dir();
+    priorart_testkit::peers::peer_available("nostr-tools", installed, "run .ci/setup.d/nip.sh")
 }
 
 /// Runs `script` of the peer directory with `input` on stdin; its stdout.
