@@ -306,8 +306,10 @@ fn serve_refuses_bad_input_with_named_reasons_and_queues_nothing() {
         }
     }
     assert!(refused > 0, "the flood is refused");
-    std::thread::sleep(Duration::from_millis(800));
-    let (_, metrics) = get(&agent, &format!("{}/metrics", serve.url));
+    let counted = format!("priorart_requests_total{{outcome=\"rate_limited\"}} {refused}");
+    let metrics = wait_until(&agent, &format!("{}/metrics", serve.url), Duration::from_secs(10), |metrics| {
+        metrics.as_str().is_some_and(|metrics| metrics.contains(&counted))
+    });
     let metrics = metrics.as_str().unwrap();
     for state in ["signed", "stamped", "anchored", "built", "published"] {
         assert!(

@@ -172,7 +172,7 @@ fn thousands_of_attestations_are_batched_anchored_and_published_once() {
         relay = Some(start_relay());
         let up = Instant::now();
         // kill -9 in the middle of publishing, then a restart on the same state.
-        std::thread::sleep(Duration::from_millis(1_500));
+        wait_for(&agent, &serve, "published", 1, Duration::from_secs(60));
         let before_kill = jobs_in(&agent, &serve, "published");
         drop(serve);
         serve = ServeProcess::start(&dir.path().join("state"), &args, None);
