@@ -38,6 +38,8 @@
 //! ratio, zip entry count, WARC record count, and a wall-clock budget. Breaking one is
 //! a typed [`ExtractError`], never a panic.
 
+#![forbid(unsafe_code)]
+
 mod budget;
 mod clean;
 mod decode;

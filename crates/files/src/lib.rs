@@ -7,6 +7,8 @@
 //! disk, and only then takes the destination's name: a reader, or a process
 //! killed half-way, never sees half a file.
 
+#![forbid(unsafe_code)]
+
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

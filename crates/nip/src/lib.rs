@@ -119,6 +119,8 @@
 //! Every untrusted size is bounded (see [`limits`]): event JSON, the
 //! `description`, the base64 proof, the number of tags and their lengths.
 
+#![forbid(unsafe_code)]
+
 mod attestation;
 mod commitment;
 mod content_event;

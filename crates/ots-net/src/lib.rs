@@ -10,6 +10,8 @@
 //! codec so that decoding and verification (the `nip` crate, Python
 //! bindings, a relay plugin) never link TLS or sockets.
 
+#![forbid(unsafe_code)]
+
 mod calendar;
 mod headers;
 mod http;

@@ -48,6 +48,8 @@
 //!   what a complete proof no longer needs.
 //! - [`info_text`] prints a proof as the reference's `ots info` does.
 
+#![forbid(unsafe_code)]
+
 mod attestation;
 pub mod calendar;
 pub mod checkpoints;

@@ -17,6 +17,8 @@
 //! events, `ots-net` stamps (one merkle tree per round) and upgrades (one
 //! request per calendar and batch), `relay` publishes.
 
+#![forbid(unsafe_code)]
+
 pub mod failpoint;
 mod job;
 pub mod service;

@@ -26,6 +26,8 @@
 //! leaks out. The server needs a runtime of its own: [`RelayServer::start`]
 //! is async.
 
+#![forbid(unsafe_code)]
+
 mod bunker;
 mod connection;
 mod limits;
