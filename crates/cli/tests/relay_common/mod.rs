@@ -1,6 +1,5 @@
 //! Relays as child processes for the CLI's relay tests: `priorart relay`,
 //! and the independent relays (PyPI nostr-relay, nostr-rs-relay).
-#![allow(dead_code)] // each test file uses a part
 
 use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpListener, TcpStream};
