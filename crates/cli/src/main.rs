@@ -8,6 +8,8 @@
 //! Exit codes (`EXIT_CODES`, printed by `priorart --help`): 0 success, 1 bad
 //! input or a negative verdict, 2 usage error, 3 unverified.
 
+#![forbid(unsafe_code)]
+
 /// `eprintln!` that cannot panic: messages and progress go to stderr, and a
 /// closed stderr (`priorart … 2>&1 >/dev/null | head -1`) must not turn into
 /// a crash, so a failed write is ignored.

@@ -4,8 +4,8 @@
 //! `priorart verify`; a lying bunker is refused by name (exit 1); a silent
 //! one times out within `--timeout`; the URI's secret is never printed.
 
-mod nip_common;
-mod relay_common;
+use crate::nip_common;
+use crate::relay_common;
 
 use nip_common::{TEXT, peer, priorart, stdout};
 use priorart_nip::nostr::prelude::Event;
@@ -190,7 +190,7 @@ fn bunker_options_are_checked() {
 /// `uri`, as an ES module read from stdin so that nostr-tools resolves from
 /// its install directory.
 fn nostr_tools_client(uri: &str) -> Value {
-    peer::run_module(include_str!("peer/bunker-client.mjs"), &[uri])
+    nip_common::run_node_module(include_str!("peer/bunker-client.mjs"), &[uri])
 }
 
 /// The test bunker speaks NIP-46 as nostr-tools' client does (so the tests
@@ -225,13 +225,8 @@ impl NdkSigner {
         use std::io::{BufRead, BufReader};
         use std::process::{Command, Stdio};
         let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/peer/nip46-signer");
-        if !dir.join("node_modules/@nostr-dev-kit/ndk").is_dir() {
-            assert_ne!(
-                std::env::var("PRIORART_REQUIRE_PEERS").as_deref(),
-                Ok("1"),
-                "NDK is missing: run .ci/setup.d/nip46.sh"
-            );
-            eprintln!("skipped: NDK is not installed (run .ci/setup.d/nip46.sh)");
+        let installed = dir.join("node_modules/@nostr-dev-kit/ndk").is_dir();
+        if !priorart_testkit::peers::peer_available("NDK", installed, "run .ci/setup.d/nip46.sh") {
             return None;
         }
         let mut child = Command::new("node")

@@ -3,7 +3,7 @@
 //! with the block height. Every signed event is cross-checked with
 //! nostr-tools.
 
-mod nip_common;
+use crate::nip_common;
 
 use assert_cmd::Command;
 use nip_common::{TEXT, peer, priorart, stdout};

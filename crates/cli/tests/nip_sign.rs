@@ -1,7 +1,7 @@
 //! `priorart key`, `event` and `attest`: what they write, that secrets stay
 //! secret, and that nostr-tools accepts every event they sign.
 
-mod nip_common;
+use crate::nip_common;
 
 use nip_common::{TEXT, peer, priorart, stdout};
 use std::path::Path;

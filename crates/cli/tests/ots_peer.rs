@@ -15,14 +15,7 @@ use std::process::Command as Process;
 fn peer_available() -> bool {
     let ok = Process::new("ots").arg("--version").output().is_ok_and(|out| out.status.success())
         && Process::new("python3").args(["-c", "import opentimestamps"]).status().is_ok_and(|s| s.success());
-    if !ok {
-        assert!(
-            std::env::var("PRIORART_REQUIRE_PEERS").as_deref() != Ok("1"),
-            "the Python `ots` client is required (PRIORART_REQUIRE_PEERS=1): run .ci/setup.d/ots.sh"
-        );
-        eprintln!("skipping: the Python `ots` client is not installed (.ci/setup.d/ots.sh installs it)");
-    }
-    ok
+    priorart_testkit::peers::peer_available("the Python `ots` client", ok, "run .ci/setup.d/ots.sh")
 }
 
 fn reference_info(proof: &Path) -> String {

@@ -4,8 +4,8 @@
 //! effect boundary (`PRIORART_FAILPOINT`), restarted, every job completed
 //! exactly once, one kind 1041 per attestation on the relay.
 
-mod nip_common;
-mod relay_common;
+use crate::nip_common;
+use crate::relay_common;
 
 use nip_common::{priorart, stdout};
 use priorart_nip::nostr::prelude::{Filter, Kind, SingleLetterTag};

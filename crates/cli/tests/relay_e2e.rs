@@ -4,8 +4,8 @@
 //! (attack A); two `priorart relay` processes each hold part of the events.
 //! Also: relays that lie or stay silent, and `priorart relay` killed -9.
 
-mod nip_common;
-mod relay_common;
+use crate::nip_common;
+use crate::relay_common;
 
 use nip_common::{priorart, stdout};
 use priorart_nip::nostr::prelude::{Event, EventBuilder, FinalizeEvent, Keys, Kind, Tag};

@@ -3,8 +3,8 @@
 //! nostr-relay and (when built: it is an opt-in peer) nostr-rs-relay.
 //! Installed by `.ci/setup.d/nip.sh` and `.ci/setup.d/relay.sh`.
 
-mod nip_common;
-mod relay_common;
+use crate::nip_common;
+use crate::relay_common;
 
 use nip_common::{peer, priorart, stdout};
 use priorart_nip::nostr::prelude::{EventBuilder, FinalizeEvent, Keys, Kind, Tag, Timestamp};
@@ -44,7 +44,7 @@ fn content_ids(report: &Value) -> Vec<String> {
 
 /// tests/peer/relay-roundtrip.mjs against `relay`.
 fn nostr_tools_roundtrip(relay: &str, x: &str) -> Value {
-    peer::run_module(include_str!("peer/relay-roundtrip.mjs"), &[relay, x])
+    nip_common::run_node_module(include_str!("peer/relay-roundtrip.mjs"), &[relay, x])
 }
 
 #[test]

@@ -5,9 +5,9 @@
 //! aborted at each side-effect boundary, restarted, every job completed
 //! once, one kind 1041 per attestation on the relay.
 
-mod nip_common;
-mod relay_common;
-mod serve_common;
+use crate::nip_common;
+use crate::relay_common;
+use crate::serve_common;
 
 use nip_common::{priorart, stdout};
 use priorart_nip::nostr::prelude::{

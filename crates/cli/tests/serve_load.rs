@@ -9,8 +9,8 @@
 //! quick; BENCHMARKS.md has the 10,000 run), `PRIORART_LOAD_RELAY_UP=1`
 //! keeps the relay up from the start (the benchmark of block → published).
 
-mod relay_common;
-mod serve_common;
+use crate::relay_common;
+use crate::serve_common;
 
 use priorart_nip::Attestation;
 use priorart_nip::nostr::prelude::{Filter, Keys, Kind, SingleLetterTag, Timestamp};

@@ -38,6 +38,8 @@
 //! ratio, zip entry count, WARC record count, and a wall-clock budget. Breaking one is
 //! a typed [`ExtractError`], never a panic.
 
+#![forbid(unsafe_code)]
+
 /// Implements `reason()` for an error enum: the stable snake_case name of
 /// each variant, as JSON reports and the Python binding give it, and
 /// `REASONS`, every name it can return (in declaration order).

@@ -4,7 +4,6 @@
 //! (`fuzz/checks.rs`), so CI re-runs every input the fuzzer kept.
 
 #[path = "../fuzz/checks.rs"]
-#[allow(dead_code)] // each test replays some of the checks
 mod checks;
 
 /// Runs `check` on every input of `target`'s seeds and archived corpus

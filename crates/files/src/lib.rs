@@ -12,6 +12,8 @@
 //! on Unix) and exclusively, so the secret is never readable by others,
 //! not even for an instant, and never written through a planted symlink.
 
+#![forbid(unsafe_code)]
+
 /// Implements `reason()` for an error enum: the stable snake_case name of
 /// each variant, as JSON reports and the Python binding give it, and
 /// `REASONS`, every name it can return (in declaration order).

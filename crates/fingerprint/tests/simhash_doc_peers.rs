@@ -31,7 +31,7 @@
 //! 12-byte block boundaries and all tail lengths).
 //!
 //! Peers are installed by `.ci/setup.d/simhash.sh`. Missing peers skip the
-//! test with a message, unless `PRIORART_REQUIRE_PEERS=1` (CI).
+//! test (recorded by `priorart_testkit::peers`), unless `PRIORART_REQUIRE_PEERS=1` (CI).
 
 use priorart_fingerprint::{explain_simhash_doc, hashlittle2};
 use serde_json::{Value, json};
@@ -45,13 +45,7 @@ fn peer_dir() -> PathBuf {
 
 /// Skips (returns false) or fails when a peer is missing.
 fn peer_present(what: &str, present: bool) -> bool {
-    if present {
-        return true;
-    }
-    let message = format!("{what} is not installed: run .ci/setup.d/simhash.sh");
-    assert!(std::env::var_os("PRIORART_REQUIRE_PEERS").is_none(), "{message}");
-    eprintln!("skipping: {message}");
-    false
+    priorart_testkit::peers::peer_available(what, present, "run .ci/setup.d/simhash.sh")
 }
 
 /// Runs `program args` with `input` on stdin; returns its JSON stdout.

@@ -87,7 +87,16 @@ mod reason_names_tests {
         use crate::*;
         assert_eq!(
             IndexError::REASONS,
-            ["segment", "file", "missing", "manifest", "layout_mismatch", "distance_too_large", "directory"]
+            [
+                "segment",
+                "file",
+                "missing",
+                "manifest",
+                "layout_mismatch",
+                "distance_too_large",
+                "directory",
+                "duplicate_ids"
+            ]
         );
     }
 }

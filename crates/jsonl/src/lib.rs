@@ -8,6 +8,8 @@
 //! [`LineTooLong`] in its place, and the lines after it are read as usual.
 //! A UTF-8 byte order mark at the start of the stream is dropped.
 
+#![forbid(unsafe_code)]
+
 use serde_json::{Map, Value};
 use std::io::Read;
 use std::ops::Range;

@@ -124,6 +124,8 @@
 //! Every untrusted size is bounded (see [`limits`]): event JSON, the
 //! `description`, the base64 proof, the number of tags and their lengths.
 
+#![forbid(unsafe_code)]
+
 /// Implements `reason()` for an error enum: the stable snake_case name of
 /// each variant, as JSON reports and the Python binding give it, and
 /// `REASONS`, every name it can return (in declaration order).

@@ -1,6 +1,6 @@
 //! The kind 1042 attestation and its commitment.
 
-mod common;
+use crate::common;
 
 use common::{alice, peer, signed};
 use priorart_nip::nostr::prelude::*;

@@ -1,6 +1,6 @@
 //! Building the kind 1041: tags in the NIP's two forms, and refusals.
 
-mod common;
+use crate::common;
 
 use base64::Engine;
 use common::{alice, mallory, peer};
@@ -95,7 +95,7 @@ fn refuses_references_that_would_fail_verification() {
     unscoped.content_kind = Some(1);
     assert!(matches!(unscoped.sign(&alice()).unwrap_err(), ProofEventError::KindMismatch { .. }));
 
-    let bare = crate::attestation(None);
+    let bare = self::attestation(None);
     let proof = common::bitcoin_claim(&bare.commitment().0, 5);
     assert!(matches!(spec(&bare, note, &proof).sign(&alice()).unwrap_err(), ProofEventError::KindUnknown));
 

@@ -1,7 +1,7 @@
 //! Real proofs on a regtest chain verify, with their block; nostr-tools
 //! events verify too; NIP-03 is valid-but-forgeable, never a 1041.
 
-mod common;
+use crate::common;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;

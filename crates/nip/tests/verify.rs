@@ -1,7 +1,7 @@
 //! The verifier: every attack and tamper case of the NIP fails for its own
 //! named reason, at its own step.
 
-mod common;
+use crate::common;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;

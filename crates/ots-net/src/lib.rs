@@ -12,6 +12,8 @@
 //! codec so that decoding and verification (the `nip` crate, Python
 //! bindings, a relay plugin) never link TLS or sockets.
 
+#![forbid(unsafe_code)]
+
 /// Implements `reason()` for an error enum: the stable snake_case name of
 /// each variant, as JSON reports and the Python binding give it, and
 /// `REASONS`, every name it can return (in declaration order).

@@ -48,6 +48,8 @@
 //!   what a complete proof no longer needs.
 //! - [`info_text`] prints a proof as the reference's `ots info` does.
 
+#![forbid(unsafe_code)]
+
 /// Implements `reason()` for an error enum: the stable snake_case name of
 /// each variant, as JSON reports and the Python binding give it, and
 /// `REASONS`, every name it can return (in declaration order).

@@ -21,6 +21,8 @@
 //! events, `ots-net` stamps (one merkle tree per round) and upgrades (one
 //! request per calendar and batch), `relay` publishes.
 
+#![forbid(unsafe_code)]
+
 /// Implements `reason()` for an error enum: the stable snake_case name of
 /// each variant, as JSON reports and the Python binding give it, and
 /// `REASONS`, every name it can return (in declaration order).

@@ -26,6 +26,8 @@
 //! runtime of their own (the pipeline's service, the embedded relay's
 //! tests) use [`publish_async`] and [`query_async`].
 
+#![forbid(unsafe_code)]
+
 /// Implements `reason()` for an error enum: the stable snake_case name of
 /// each variant, as JSON reports and the Python binding give it, and
 /// `REASONS`, every name it can return (in declaration order).

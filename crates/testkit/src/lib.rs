@@ -36,6 +36,7 @@ use priorart_ots::hex::{decode as unhex, encode as hex};
 use priorart_ots::{Attestation, HashOp, MemoryHeaders, MerkleTree, Op, Timestamp, header_to_hex};
 use std::collections::HashMap;
 use std::io::Read;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -513,4 +514,34 @@ fn bitcoind_call(chain: &RegtestChain, call: &serde_json::Value) -> serde_json::
             serde_json::json!({"result": null, "error": {"code": code, "message": message}, "id": id})
         }
     }
+}
+
+/// Fails unless every test file of `CRATE_DIR/tests` (`NAME.rs`, or a
+/// helper `NAME/mod.rs`) is declared `mod NAME;` in `root`, the source of
+/// the crate's one integration-test binary (`tests/tests.rs`). Those crates
+/// set `autotests = false`, so an undeclared file would never run.
+pub fn assert_every_test_file_is_a_module(crate_dir: &str, root: &str) {
+    let tests = Path::new(crate_dir).join("tests");
+    let declared: Vec<&str> =
+        root.lines().filter_map(|line| line.trim().strip_prefix("mod ")?.strip_suffix(';')).collect();
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&tests).expect("a readable tests directory") {
+        let path = entry.expect("a readable tests directory").path();
+        let name = match path.file_name().and_then(|name| name.to_str()) {
+            Some("tests.rs") | None => continue,
+            Some(file) if path.is_file() => match file.strip_suffix(".rs") {
+                Some(module) => module.to_owned(),
+                None => continue,
+            },
+            Some(dir) if path.join("mod.rs").is_file() => dir.to_owned(),
+            Some(_) => continue,
+        };
+        if !declared.contains(&name.as_str()) {
+            missing.push(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "tests/tests.rs does not declare `mod NAME;` for {missing:?}: they would never run"
+    );
 }

@@ -53,7 +53,8 @@ pub fn optional_peer_available(variable: &str, peer: &str, installed: bool, inst
         return true;
     }
     assert!(!env_flag(variable), "{peer} is required ({variable}=1) but not installed: {install}");
-    let line = format!("{}: {peer} is not installed: {install}", test_binary());
+    let test = std::thread::current().name().unwrap_or("?").to_owned();
+    let line = format!("{} {test}: {peer} is not installed: {install}", test_binary());
     eprintln!("skipped: {line}");
     record_skip(&line);
     false
@@ -65,7 +66,8 @@ pub fn on_path(program: &str) -> bool {
         .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
 }
 
-/// The running test binary's name without cargo's hash (`ots_peer`).
+/// The running test binary's name without cargo's hash (`ots_peer`);
+/// libtest names each test's thread after the test.
 fn test_binary() -> String {
     let exe = std::env::current_exe().unwrap_or_default();
     let stem = exe.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();

@@ -1,11 +1,19 @@
 //! Helpers of the NIP-FF-3 CLI tests.
-#![allow(dead_code)] // each test file uses a part
 
 #[path = "../../../nip/tests/common/peer.rs"]
 pub mod peer;
 
 use assert_cmd::Command;
 use priorart_testkit::{EsploraServer, RegtestChain, TestCalendar};
+
+/// `module` (an ES module's source, read from stdin so that nostr-tools
+/// resolves from nostr-tools' peer directory) run with `args` and Node's
+/// WebSocket; its stdout as JSON.
+pub fn run_node_module(module: &str, args: &[&str]) -> serde_json::Value {
+    let mut command = std::process::Command::new("node");
+    command.args(["--experimental-websocket", "--no-warnings", "--input-type=module", "-"]).args(args);
+    serde_json::from_slice(&peer::node(&mut command, module)).expect("JSON")
+}
 
 /// The binary, with no secret key inherited from the environment.
 pub fn priorart() -> Command {

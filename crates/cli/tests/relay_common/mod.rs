@@ -1,6 +1,5 @@
 //! Relays as child processes for the CLI's relay tests: `priorart relay`,
 //! and the independent relays (PyPI nostr-relay, nostr-rs-relay).
-#![allow(dead_code)] // each test file uses a part
 
 use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -131,19 +130,11 @@ fn wait_listening(addr: SocketAddr) {
     }
 }
 
-/// Whether `program` is on PATH; panics if it is required (`variable=1`, or
-/// PRIORART_REQUIRE_PEERS=1 when `variable` is that) and missing.
+/// Whether `program` is on PATH; panics if it is required (`variable=1`)
+/// and missing, else records the skip (`priorart_testkit::peers`).
 pub fn peer_on_path(program: &str, variable: &str, install: &str) -> bool {
-    let found = std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()));
-    if found {
-        return true;
-    }
-    if std::env::var(variable).as_deref() == Ok("1") {
-        panic!("{program} is missing: {install}");
-    }
-    eprintln!("skipped: {program} is not installed ({install})");
-    false
+    let found = priorart_testkit::peers::on_path(program);
+    priorart_testkit::peers::optional_peer_available(variable, program, found, install)
 }
 
 /// PyPI nostr-relay serving an SQLite file in `dir` on a free port.

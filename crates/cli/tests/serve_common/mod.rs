@@ -1,5 +1,4 @@
 //! `priorart serve` as a child process, and a small HTTP client for it.
-#![allow(dead_code)] // each test file uses a part
 
 use serde_json::Value;
 use std::io::{BufRead, BufReader};

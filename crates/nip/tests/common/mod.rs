@@ -1,5 +1,4 @@
 //! Shared helpers of the nip tests.
-#![allow(dead_code)] // each test file uses a part
 
 pub mod peer;
 

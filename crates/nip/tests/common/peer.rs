@@ -11,16 +11,11 @@ fn peer_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../nip/tests/peer")
 }
 
-/// Whether nostr-tools is installed; panics if it is required and missing.
+/// Whether nostr-tools is installed; panics if it is required and missing
+/// (`priorart_testkit::peers`).
 pub fn available() -> bool {
-    if peer_dir().join("node_modules/nostr-tools").is_dir() {
-        return true;
-    }
-    if std::env::var("PRIORART_REQUIRE_PEERS").as_deref() == Ok("1") {
-        panic!("nostr-tools is missing: run .ci/setup.d/nip.sh");
-    }
-    eprintln!("skipped: nostr-tools is not installed (run .ci/setup.d/nip.sh)");
-    false
+    let installed = peer_dir().join("node_modules/nostr-tools").is_dir();
+    priorart_testkit::peers::peer_available("nostr-tools", installed, "run .ci/setup.d/nip.sh")
 }
 
 /// Runs `script` of the peer directory with `input` on stdin; its stdout.
@@ -29,18 +24,9 @@ pub fn run(script: &str, input: &str) -> String {
     String::from_utf8(stdout).expect("UTF-8")
 }
 
-/// `module` (an ES module's source, read from stdin so that nostr-tools
-/// resolves from the peer directory) run with `args` and Node's WebSocket;
-/// its stdout as JSON.
-pub fn run_module(module: &str, args: &[&str]) -> serde_json::Value {
-    let mut command = Command::new("node");
-    command.args(["--experimental-websocket", "--no-warnings", "--input-type=module", "-"]).args(args);
-    serde_json::from_slice(&node(&mut command, module)).expect("JSON")
-}
-
 /// `command` (node and its arguments) run in the peer directory with
 /// `input` on stdin; it must succeed; its stdout.
-fn node(command: &mut Command, input: &str) -> Vec<u8> {
+pub fn node(command: &mut Command, input: &str) -> Vec<u8> {
     let mut child = command
         .current_dir(peer_dir())
         .stdin(Stdio::piped())
