@@ -54,7 +54,7 @@ pub fn optional_peer_available(variable: &str, peer: &str, installed: bool, inst
     }
     assert!(!env_flag(variable), "{peer} is required ({variable}=1) but not installed: {install}");
     let test = std::thread::current().name().unwrap_or("?").to_owned();
-    let line = format!("{} {test}: {peer} is not installed: {install}", test_binary());
+    let line = format!("{} {test}: {peer} is not installed: {install}", test_package());
     eprintln!("skipped: {line}");
     record_skip(&line);
     false
@@ -66,9 +66,13 @@ pub fn on_path(program: &str) -> bool {
         .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
 }
 
-/// The running test binary's name without cargo's hash (`ots_peer`);
-/// libtest names each test's thread after the test.
-fn test_binary() -> String {
+/// The package whose tests run (`cargo test` sets `CARGO_PKG_NAME`), else
+/// the test binary's name without cargo's hash; libtest names each test's
+/// thread after the test.
+fn test_package() -> String {
+    if let Ok(package) = std::env::var("CARGO_PKG_NAME") {
+        return package;
+    }
     let exe = std::env::current_exe().unwrap_or_default();
     let stem = exe.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
     match stem.rsplit_once('-') {
