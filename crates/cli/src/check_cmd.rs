@@ -16,7 +16,7 @@
 //! the documents with the same X); else `null`.
 
 use crate::exit::{self, UsageError};
-use crate::index_cmd::{self, Lookup};
+use crate::lookup::{self, Lookup};
 use crate::input;
 use crate::args::{HeaderArgs, RelayListArgs};
 use anyhow::{Context, Result, bail};
@@ -131,7 +131,7 @@ struct LocalIndex {
     path: PathBuf,
     layout: String,
     k: u32,
-    answer: index_cmd::Answer,
+    answer: lookup::Answer,
 }
 
 impl LocalIndex {
@@ -147,13 +147,13 @@ impl LocalIndex {
             "layout": self.layout,
             "k": self.k,
             "documents": self.answer.documents(),
-            "answer": index_cmd::answer_json(lookup, &self.answer),
+            "answer": lookup::answer_json(lookup, &self.answer),
         })
     }
 
     fn write(&self, out: &mut impl Write, lookup: &Lookup) -> std::io::Result<()> {
         writeln!(out, "local index {} (layout {}):", self.path.display(), self.layout)?;
-        index_cmd::write_answer(out, lookup, &self.answer, self.k)
+        lookup::write_answer(out, lookup, &self.answer, self.k)
     }
 }
 

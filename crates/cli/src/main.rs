@@ -24,6 +24,7 @@ mod args;
 mod corpus;
 mod exit;
 mod input;
+mod lookup;
 mod pdf_child;
 mod signing_key;
 

@@ -8,6 +8,7 @@ use crate::detached::DetachedTimestamp;
 use crate::forge::{CostToForge, ForgeError, cost_to_forge};
 use crate::headers::HeaderSource;
 use crate::op::HashOp;
+use crate::utc::UtcTime;
 use crate::verify::{AttestationError, Verification, VerifyError, verify};
 use serde_json::{Value, json};
 
@@ -181,7 +182,7 @@ impl VerifyReport {
             "height": block.height,
             "block_hash": block.block_hash.to_string(),
             "time": block.time,
-            "time_utc": utc_text(i64::from(block.time)),
+            "time_utc": UtcTime::from_unix(u64::from(block.time)).rfc3339(),
             "pending": verification.pending,
             "unverified": verification.unverified.iter().map(crate::attestation_json).collect::<Vec<_>>(),
             "failures": verification.failures.iter()
@@ -190,43 +191,5 @@ impl VerifyReport {
             "warnings": warnings,
             "cost_to_forge": cost,
         })
-    }
-}
-
-/// `seconds` since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ` (proleptic
-/// Gregorian, UTC): a block time as the JSON gives it, without a clock or a
-/// date library (the civil-from-days conversion of Howard Hinnant).
-pub fn utc_text(seconds: i64) -> String {
-    let (days, second_of_day) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z.rem_euclid(146_097);
-    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let shifted_month = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
-    let month = if shifted_month < 10 { shifted_month + 3 } else { shifted_month - 9 };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        second_of_day / 3600,
-        second_of_day % 3600 / 60,
-        second_of_day % 60
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::utc_text;
-
-    #[test]
-    fn utc_text_of_known_instants() {
-        assert_eq!(utc_text(0), "1970-01-01T00:00:00Z");
-        // The genesis block's time.
-        assert_eq!(utc_text(1_231_006_505), "2009-01-03T18:15:05Z");
-        // Leap days, and the last second of a leap year.
-        assert_eq!(utc_text(951_782_400), "2000-02-29T00:00:00Z");
-        assert_eq!(utc_text(1_735_689_599), "2024-12-31T23:59:59Z");
-        assert_eq!(utc_text(4_294_967_295), "2106-02-07T06:28:15Z");
     }
 }

@@ -3,9 +3,7 @@
 //! auth challenges, and a bunker that refuses, lies, speaks NIP-04 or stays
 //! silent, each refused with its named error within the time limit.
 
-mod common;
-
-use common::InProcessRelay;
+use crate::common::InProcessRelay;
 use priorart_nip::nip46::{EventField, SignedEventError};
 use priorart_relay::nostr::nips::nip46::NostrConnectMethod;
 use priorart_relay::nostr::prelude::{

@@ -1,9 +1,7 @@
 //! Relays that lie, flood, hang or are down: the query completes within its
 //! time limit, keeps only verified matching events, and names every problem.
 
-mod common;
-
-use common::{InProcessRelay, discovery, x_event, x_value};
+use crate::common::{InProcessRelay, discovery, x_event, x_value};
 use priorart_relay::nostr::prelude::{Event, Keys, RelayUrl};
 use priorart_relay::{Acceptance, Ending, QueryLimits, RelayAnswer, SkipReason};
 use priorart_testkit::{Frame, ScriptedRelay};

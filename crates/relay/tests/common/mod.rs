@@ -1,6 +1,5 @@
 //! Events and an in-process embedded relay (priorart-relay-server) for the
 //! client's tests.
-#![allow(dead_code)] // each test file uses a part
 
 use priorart_relay::nostr::prelude::{
     Event, EventBuilder, Filter, FinalizeEvent, Keys, Kind, SingleLetterTag, Tag,
