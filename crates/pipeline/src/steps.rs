@@ -316,7 +316,8 @@ pub fn upgrade(store: &mut Store, settings: &Settings, round: &mut Round) -> Res
         for ((&at, candidate), report) in asked.iter().zip(candidates).zip(reports) {
             let (verdict, detail) = if !report.errors.is_empty() {
                 errors += report.errors.len();
-                let said: Vec<String> = report.errors.iter().map(|err| priorart_ots_net::error_chain(err)).collect();
+                let said: Vec<String> =
+                    report.errors.iter().map(|err| priorart_ots_net::error_chain(err)).collect();
                 (CalendarVerdict::Failed, said.join("; "))
             } else if !report.changed {
                 let said: Vec<&str> =

@@ -253,9 +253,7 @@ pub enum Behavior {
     /// Stamps like an honest calendar, but its upgraded proofs claim this
     /// block height for a root it never put in a block: a block whose
     /// merkle root is something else, or one the chain never had.
-    Lying {
-        claimed_height: u64,
-    },
+    Lying { claimed_height: u64 },
 }
 
 #[derive(Default)]
