@@ -43,6 +43,7 @@
 
 mod config;
 mod flood;
+pub mod strfry;
 
 pub use config::{Action, FloodRules, PolicyConfig, PolicyError, ProofRules, Unverified, XTagRules};
 pub use priorart_nip::nostr;
@@ -65,11 +66,13 @@ pub struct Decision {
 }
 
 impl Decision {
-    fn accept() -> Decision {
+    /// Accept, saying nothing.
+    pub fn accept() -> Decision {
         Decision { action: Action::Accept, msg: String::new() }
     }
 
-    fn reject(msg: impl Into<String>) -> Decision {
+    /// Refuse, telling the sender `msg`.
+    pub fn reject(msg: impl Into<String>) -> Decision {
         Decision { action: Action::Reject, msg: msg.into() }
     }
 
@@ -130,13 +133,19 @@ impl Policy {
     /// Decides on an event given as JSON (as a relay received it),
     /// `received_at` being the relay's Unix time of receipt.
     pub fn decide_json(&mut self, json: &str, received_at: u64) -> Decision {
-        if json.len() > self.config.max_event_bytes {
-            return Decision::reject("blocked: event_too_large");
-        }
-        match priorart_nip::parse_event(json, self.config.max_event_bytes) {
+        match self.read_event(json) {
             Ok(event) => self.decide(&event, received_at),
-            Err(err) => Decision::reject(format!("invalid: {err}")),
+            Err(refusal) => refusal,
         }
+    }
+
+    /// The event `json` holds, or the refusal of one too long or malformed.
+    pub fn read_event(&self, json: &str) -> Result<Event, Decision> {
+        if json.len() > self.config.max_event_bytes {
+            return Err(Decision::reject("blocked: event_too_large"));
+        }
+        priorart_nip::parse_event(json, self.config.max_event_bytes)
+            .map_err(|err| Decision::reject(format!("invalid: {err}")))
     }
 
     /// Decides on an event whose id and signature the relay has checked.
