@@ -103,7 +103,7 @@ fn note(author: &Keys, text: &str, tags: &[&[&str]]) -> Event {
 fn proof_event(chain: &mut RegtestChain, author: &Keys) -> Event {
     let x = priorart_fingerprint::minhash_equality_v1(TEXT);
     let attestation =
-        Attestation::sign(&author, x, Some(1), Timestamp::from_secs(RECEIVED_AT)).expect("signs");
+        Attestation::sign(author, x, Some(1), Timestamp::from_secs(RECEIVED_AT)).expect("signs");
     let digest = attestation.commitment().0;
     let (_, timestamp) = chain.commit(&digest);
     let mut proof = priorart_ots::MAGIC.to_vec();
