@@ -27,7 +27,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         proof.extend([0x01, 0x08]);
         proof.extend(digest);
         proof.extend(timestamp.to_bytes());
-        let content = ContentRef::Event { id: EventId::from_byte_array([4; 32]), author: author.public_key() };
+        let content =
+            ContentRef::Event { id: EventId::from_byte_array([4; 32]), author: author.public_key() };
         let spec = ProofEvent {
             attestation: &attestation,
             content,

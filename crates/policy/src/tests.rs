@@ -192,3 +192,55 @@ fn the_defaults_are_the_documented_ones() {
     assert_eq!(config.flood.seconds, 600);
     assert_eq!(config.max_event_bytes, 128 * 1024);
 }
+
+/// The 1041 `event` re-signed with `content` and its tags passed through `edit`.
+fn resigned(event: &Event, content: &str, edit: impl Fn(Vec<String>) -> Option<Vec<String>>) -> Event {
+    let tags = event
+        .tags
+        .iter()
+        .filter_map(|tag| edit(tag.as_slice().to_vec()))
+        .map(|tag| Tag::parse(tag).expect("tag"));
+    EventBuilder::new(event.kind, content).tags(tags).finalize(&keys(0x33)).expect("signs")
+}
+
+#[test]
+fn tampered_proofs_are_rejected_each_with_the_verifiers_reason() {
+    let mut chain = RegtestChain::new();
+    let event = proof_event(&mut chain);
+    let mut policy = policy("", chain.memory_headers());
+    let other_x = priorart_fingerprint::minhash_equality_v1("another text").to_string();
+    let keep = |tag: Vec<String>| Some(tag);
+    let cases = [
+        (
+            "description_missing",
+            resigned(&event, &event.content, |tag| (tag[0] != "description").then_some(tag)),
+        ),
+        ("proof_not_base64", resigned(&event, "not base64!", keep)),
+        (
+            "x_mismatch",
+            resigned(&event, &event.content, |mut tag| {
+                if tag[0] == "X" {
+                    tag[1] = other_x.clone();
+                }
+                Some(tag)
+            }),
+        ),
+        (
+            "author_mismatch",
+            resigned(&event, &event.content, |mut tag| {
+                if tag[0] == "e" && tag.len() > 3 {
+                    tag[3] = keys(0x44).public_key().to_hex();
+                }
+                if tag[0] == "p" {
+                    tag[1] = keys(0x44).public_key().to_hex();
+                }
+                Some(tag)
+            }),
+        ),
+    ];
+    for (reason, tampered) in cases {
+        assert_eq!(policy.decide(&tampered, NOW), Decision::reject(format!("blocked: {reason}")), "{reason}");
+    }
+    // The untampered event, re-signed by another key, is still valid.
+    assert_eq!(policy.decide(&resigned(&event, &event.content, keep), NOW), Decision::accept());
+}
