@@ -2,6 +2,7 @@
 //! (`priorart-policy`) as a strfry plugin, speaking its protocol on stdin
 //! and stdout (`priorart_policy::strfry`).
 
+use crate::args::read_policy_file;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use priorart_policy::Policy;
@@ -10,9 +11,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime};
-
-/// Longest policy file read.
-const MAX_POLICY_BYTES: u64 = 1 << 20;
 
 /// How often the policy file's modification time is looked at.
 const RELOAD_CHECK_INTERVAL: Duration = Duration::from_secs(1);
@@ -81,7 +79,7 @@ struct LoadedPolicy {
 impl LoadedPolicy {
     fn load(path: &Path) -> Result<LoadedPolicy> {
         let modified = modified(path);
-        let policy = read_policy(path)?;
+        let policy = read_policy_file(path)?;
         Ok(LoadedPolicy { path: path.to_owned(), policy, modified, checked: Instant::now() })
     }
 
@@ -97,7 +95,7 @@ impl LoadedPolicy {
             return;
         }
         self.modified = modified;
-        match read_policy(&self.path) {
+        match read_policy_file(&self.path) {
             Ok(policy) => {
                 self.policy = policy;
                 note!("priorart: policy {} changed: reloaded", self.path.display());
@@ -109,10 +107,4 @@ impl LoadedPolicy {
 
 fn modified(path: &Path) -> Option<SystemTime> {
     std::fs::metadata(path).and_then(|meta| meta.modified()).ok()
-}
-
-fn read_policy(path: &Path) -> Result<Policy> {
-    let bytes = priorart_files::read_limited(path, MAX_POLICY_BYTES)?;
-    let text = String::from_utf8(bytes).with_context(|| format!("{}: not UTF-8", path.display()))?;
-    Policy::from_toml(&text).with_context(|| format!("{}: refused", path.display()))
 }
