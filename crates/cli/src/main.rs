@@ -71,6 +71,7 @@ subcommands! {
     Relay => relay_cmd: "Run a persistent nostr relay (NIP-01, NIP-11) on an LMDB store.",
     Protect => protect_cmd: "Protect a text end to end: publish it, attest, stamp; later (--resume) publish its kind 1041 proof.",
     Serve => serve_cmd: "Run an open timestamping service: authors POST kind 1042 attestations, it publishes their kind 1041s.",
+    Policy => policy_cmd: "A relay write policy (strfry plugin): verify kind 1041 proofs and X tags, slow near-duplicate floods.",
 }
 
 /// What every command's exit code means (shown by `priorart --help`).

@@ -1,12 +1,15 @@
 //! `priorart relay`: run the embedded persistent nostr relay.
 
-use crate::args::{stopped, xdg_dir};
+use crate::args::{read_policy_file, stopped, xdg_dir};
 use anyhow::{Context, Result};
 use clap::Parser;
-use priorart_relay_server::{RelayServer, ServerOptions};
+use priorart_policy::{Action, Policy};
+use priorart_relay_server::{Admission, RelayServer, ServerOptions, WritePolicy};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 #[derive(Parser)]
 #[command(after_help = "Stops on Ctrl-C or SIGTERM; every event acknowledged with OK is on disk by then \
@@ -18,6 +21,11 @@ pub struct Args {
     /// Address to listen on (port 0: any free port, printed on stderr).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7777")]
     listen: SocketAddr,
+    /// A write policy (TOML, as `priorart policy strfry` takes; see
+    /// docs/policy.md): every event is accepted, rejected or shadow-rejected
+    /// by it before it is stored.
+    #[arg(long, value_name = "FILE")]
+    policy: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -25,9 +33,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Some(db) => db,
         None => default_db_dir().context("no data directory: give --db DIR (or set XDG_DATA_HOME or HOME)")?,
     };
+    let policy = match &args.policy {
+        Some(path) => Some(write_policy(read_policy_file(path)?)),
+        None => None,
+    };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the relay's runtime")?;
     runtime.block_on(async {
-        let server = RelayServer::start(ServerOptions::new(db.clone(), args.listen)).await?;
+        let mut options = ServerOptions::new(db.clone(), args.listen);
+        options.write_policy = policy;
+        let server = RelayServer::start(options).await?;
         note!("priorart: relay listening on {} (store {})", server.url(), db.display());
         stopped().await;
         note!("priorart: relay stopping");
@@ -38,4 +52,22 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
 fn default_db_dir() -> Option<PathBuf> {
     xdg_dir("XDG_DATA_HOME", ".local/share").map(|dir| dir.join("priorart").join("relay"))
+}
+
+/// `policy` as the relay's hook: one event at a time (the flood window is
+/// shared), timed by the clock as strfry's `receivedAt` is.
+fn write_policy(policy: Policy) -> WritePolicy {
+    let policy = Mutex::new(policy);
+    WritePolicy::new(move |event| {
+        let received_at = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |since| since.as_secs());
+        let decision = match policy.lock() {
+            Ok(mut policy) => policy.decide(event, received_at),
+            Err(poisoned) => poisoned.into_inner().decide(event, received_at),
+        };
+        match decision.action {
+            Action::Accept => Admission::Accept,
+            Action::Reject => Admission::Reject(decision.msg),
+            Action::ShadowReject => Admission::ShadowReject,
+        }
+    })
 }

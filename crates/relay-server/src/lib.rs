@@ -64,12 +64,55 @@ pub struct ServerOptions {
     pub max_message_bytes: usize,
     /// Connections served at once; more wait for a free slot.
     pub max_connections: usize,
+    /// Asked about every event whose id and signature are valid, before it
+    /// is stored (`priorart relay --policy`); `None` accepts all.
+    pub write_policy: Option<WritePolicy>,
+}
+
+/// What a write policy says of an event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Admission {
+    /// Store it.
+    Accept,
+    /// Refuse it: `OK false` with this message (`blocked: …`).
+    Reject(String),
+    /// Drop it, answering `OK true` as if it were stored.
+    ShadowReject,
+}
+
+/// A write policy: a function of the event, run on a blocking thread (it
+/// may wait on a header source), one event at a time per connection.
+#[derive(Clone)]
+pub struct WritePolicy(Arc<dyn Fn(&Event) -> Admission + Send + Sync>);
+
+impl WritePolicy {
+    /// The policy `admit` implements.
+    pub fn new(admit: impl Fn(&Event) -> Admission + Send + Sync + 'static) -> WritePolicy {
+        WritePolicy(Arc::new(admit))
+    }
+
+    /// What the policy says of `event`.
+    pub fn admit(&self, event: &Event) -> Admission {
+        (self.0)(event)
+    }
+}
+
+impl std::fmt::Debug for WritePolicy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WritePolicy(..)")
+    }
 }
 
 impl ServerOptions {
     /// Defaults for a store in `db` listening on `listen`.
     pub fn new(db: PathBuf, listen: SocketAddr) -> ServerOptions {
-        ServerOptions { db, listen, max_message_bytes: 512 * 1024 + 1024, max_connections: 256 }
+        ServerOptions {
+            db,
+            listen,
+            max_message_bytes: 512 * 1024 + 1024,
+            max_connections: 256,
+            write_policy: None,
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! One client's NIP-01 session: `EVENT` (verify, store, `OK`), `REQ`
 //! (stored events, `EOSE`, then live ones), `CLOSE`, and NIP-45 `COUNT`.
 
-use super::Shared;
+use super::{Admission, Shared};
 use futures_util::{SinkExt, StreamExt};
 use nostr::filter::MatchEventOptions;
 use nostr::prelude::{ClientMessage, Event, Filter, RelayMessage, SubscriptionId};
@@ -118,6 +118,9 @@ impl Session {
         if !event.verify_signature() {
             return RelayMessage::ok(id, false, "invalid: bad signature");
         }
+        if let Some(refusal) = self.refusal(&event).await {
+            return refusal;
+        }
         if event.kind.is_ephemeral() {
             let _ = self.shared.live.send(Arc::new(event));
             return RelayMessage::ok(id, true, "");
@@ -129,6 +132,21 @@ impl Session {
             }
             Ok(SaveEventStatus::Rejected(reason)) => rejection(id, reason),
             Err(err) => RelayMessage::ok(id, false, format!("error: could not store: {err}")),
+        }
+    }
+
+    /// The write policy's `OK` for an event it does not let through.
+    async fn refusal(&self, event: &Event) -> Option<RelayMessage<'static>> {
+        let policy = self.shared.options.write_policy.clone()?;
+        let (id, asked) = (event.id, event.clone());
+        match tokio::task::spawn_blocking(move || policy.admit(&asked)).await {
+            Ok(Admission::Accept) => None,
+            Ok(Admission::Reject(msg)) if msg.is_empty() => {
+                Some(RelayMessage::ok(id, false, "blocked: refused by the write policy"))
+            }
+            Ok(Admission::Reject(msg)) => Some(RelayMessage::ok(id, false, msg)),
+            Ok(Admission::ShadowReject) => Some(RelayMessage::ok(id, true, "")),
+            Err(_) => Some(RelayMessage::ok(id, false, "error: the write policy failed")),
         }
     }
 

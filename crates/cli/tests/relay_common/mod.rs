@@ -20,9 +20,15 @@ pub struct RelayProcess {
 impl RelayProcess {
     /// `priorart relay --db DB --listen 127.0.0.1:0`; its URL read from stderr.
     pub fn priorart(db: &Path) -> RelayProcess {
+        RelayProcess::priorart_with(db, &[])
+    }
+
+    /// `priorart relay` with `extra` options (e.g. `--policy FILE`).
+    pub fn priorart_with(db: &Path, extra: &[&std::ffi::OsStr]) -> RelayProcess {
         let mut child = Command::new(assert_cmd::cargo::cargo_bin("priorart"))
             .args(["relay", "--listen", "127.0.0.1:0", "--db"])
             .arg(db)
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
