@@ -84,7 +84,7 @@ def lockstep(binary, config, lines):
     started = time.perf_counter()
     for line in lines:
         sent = time.perf_counter()
-        plugin.stdin.write(line)
+        plugin.stdin.write(line.encode())
         answer = out.readline()
         latencies.append(time.perf_counter() - sent)
         action = json.loads(answer)["action"]
