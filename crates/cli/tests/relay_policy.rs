@@ -1,7 +1,7 @@
 //! `priorart relay --policy FILE`: the write policy in the embedded relay,
 //! through `priorart publish` and `priorart check`.
 
-mod relay_common;
+use crate::relay_common;
 
 use assert_cmd::Command;
 use priorart_nip::nostr::prelude::*;

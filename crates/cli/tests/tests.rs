@@ -20,9 +20,11 @@ mod nip_e2e;
 mod nip_sign;
 mod ots;
 mod ots_peer;
+mod policy_strfry;
 mod protect;
 mod relay_e2e;
 mod relay_peers;
+mod relay_policy;
 mod serve;
 mod serve_load;
 
