@@ -19,26 +19,8 @@
 //! and query in memory, then save as a directory that [`Index::open`]
 //! reads.
 
-/// Implements `reason()` for an error enum: the stable snake_case name of
-/// each variant, as JSON reports and the Python binding give it, and
-/// `REASONS`, every name it can return (in declaration order).
-macro_rules! reason_names {
-    ($error:ident { $($variant:ident => $name:literal),+ $(,)? }) => {
-        impl $error {
-            /// The stable snake_case name of this error's kind, as JSON
-            /// reports and the Python binding (`InputError.reason`) give it.
-            pub fn reason(&self) -> &'static str {
-                match self {
-                    $($error::$variant { .. } => $name,)+
-                }
-            }
-
-            /// Every name [`Self::reason`] returns, one per variant, in
-            /// declaration order.
-            pub const REASONS: &'static [&'static str] = &[$($name),+];
-        }
-    };
-}
+#[macro_use]
+extern crate priorart_reason;
 
 mod cluster;
 mod document;
@@ -58,27 +40,10 @@ pub use segment::{Entry, Hit, Segment, SegmentError, encode, sketch_jaccard, wri
 
 #[cfg(test)]
 mod reason_names_tests {
-    /// Each name is snake_case (as the JSON reports spell reasons), and no
-    /// two variants of one error share a name.
-    fn assert_well_formed(names: &[&str]) {
-        for name in names {
-            let snake = !name.is_empty()
-                && !name.starts_with('_')
-                && !name.ends_with('_')
-                && !name.contains("__")
-                && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
-            assert!(snake, "{name:?} is not snake_case");
-        }
-        let mut sorted = names.to_vec();
-        sorted.sort_unstable();
-        sorted.dedup();
-        assert_eq!(sorted.len(), names.len(), "a name repeats in {names:?}");
-    }
-
     #[test]
     fn every_error_names_each_variant_once_in_snake_case() {
         for names in [crate::SegmentError::REASONS, crate::IndexError::REASONS, crate::LayoutError::REASONS] {
-            assert_well_formed(names);
+            priorart_reason::check_names(names).unwrap();
         }
     }
 

@@ -28,26 +28,8 @@
 
 #![forbid(unsafe_code)]
 
-/// Implements `reason()` for an error enum: the stable snake_case name of
-/// each variant, as JSON reports and the Python binding give it, and
-/// `REASONS`, every name it can return (in declaration order).
-macro_rules! reason_names {
-    ($error:ident { $($variant:ident => $name:literal),+ $(,)? }) => {
-        impl $error {
-            /// The stable snake_case name of this error's kind, as JSON
-            /// reports and the Python binding (`InputError.reason`) give it.
-            pub fn reason(&self) -> &'static str {
-                match self {
-                    $($error::$variant { .. } => $name,)+
-                }
-            }
-
-            /// Every name [`Self::reason`] returns, one per variant, in
-            /// declaration order.
-            pub const REASONS: &'static [&'static str] = &[$($name),+];
-        }
-    };
-}
+#[macro_use]
+extern crate priorart_reason;
 
 mod bunker;
 mod connection;
@@ -81,14 +63,7 @@ mod reason_names_tests {
         for names in
             [crate::BunkerError::REASONS, crate::ConnectError::REASONS, crate::SubscribeError::REASONS]
         {
-            assert!(names.iter().all(|name| {
-                !name.is_empty()
-                    && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-            }));
-            let mut sorted = names.to_vec();
-            sorted.sort_unstable();
-            sorted.dedup();
-            assert_eq!(sorted.len(), names.len(), "a name repeats in {names:?}");
+            priorart_reason::check_names(names).unwrap();
         }
         assert_eq!(crate::ConnectError::REASONS, ["bad_url", "timeout", "failed"]);
     }
