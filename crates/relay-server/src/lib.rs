@@ -11,6 +11,8 @@
 //! the server runs on its caller's tokio runtime. The clients (publish,
 //! query, the NIP-46 bunker) are `priorart-relay`, which does not link LMDB.
 
+#![forbid(unsafe_code)]
+
 mod http;
 mod session;
 
