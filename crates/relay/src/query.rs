@@ -5,9 +5,8 @@ use crate::connection::{self, Socket, excerpt};
 use crate::limits::QueryLimits;
 use crate::message::{self, BadMessage};
 use futures_util::{SinkExt, StreamExt};
-use nostr::filter::MatchEventOptions;
 use nostr::prelude::{ClientMessage, Event, EventId, Filter, RelayMessage, RelayUrl, SubscriptionId};
-use priorart_nip::check::{Ending, RelayAnswer, SkipReason, Skipped};
+use priorart_nip::check::{Ending, RelayAnswer, SkipReason, Skipped, skip_reason};
 use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::Message;
@@ -207,25 +206,14 @@ impl Reading {
     }
 
     fn event(&mut self, event: Event) {
-        // The id first: a forged copy that reuses a kept event's id is a
-        // bad id, not a duplicate; the costly signature check last.
-        let reason = if !event.verify_id() {
-            SkipReason::BadId
-        } else if self.seen.contains(&event.id) {
-            SkipReason::Duplicate
-        } else if !event.verify_signature() {
-            SkipReason::BadSignature
-        } else if !self.filter.match_event(&event, MatchEventOptions::new()) {
-            SkipReason::NotMatchingFilter
-        } else {
-            self.seen.insert(event.id);
-            self.events.push(event);
-            if self.events.len() >= self.limits.max_events {
-                self.ending = Some(Ending::EventLimit { limit: self.limits.max_events });
-            }
-            return;
-        };
-        self.skip(reason, format!("event {} (kind {})", event.id, event.kind.as_u16()));
+        if let Some(reason) = skip_reason(&event, &self.seen, &self.filter) {
+            return self.skip(reason, format!("event {} (kind {})", event.id, event.kind.as_u16()));
+        }
+        self.seen.insert(event.id);
+        self.events.push(event);
+        if self.events.len() >= self.limits.max_events {
+            self.ending = Some(Ending::EventLimit { limit: self.limits.max_events });
+        }
     }
 
     fn skip(&mut self, reason: SkipReason, example: String) {

@@ -225,6 +225,25 @@ impl UncheckedAnswer {
     }
 }
 
+/// Why a relay's event is not kept, or `None` to keep it: the one rule
+/// for every client that reads untrusted relays (the relay crate's query,
+/// [`UncheckedAnswer::check`]). `seen` holds the ids kept so far. The id
+/// first: a forged copy that reuses a kept event's id is a bad id, not a
+/// duplicate; the costly signature check last.
+pub fn skip_reason(event: &Event, seen: &HashSet<EventId>, filter: &Filter) -> Option<SkipReason> {
+    if !event.verify_id() {
+        Some(SkipReason::BadId)
+    } else if seen.contains(&event.id) {
+        Some(SkipReason::Duplicate)
+    } else if !event.verify_signature() {
+        Some(SkipReason::BadSignature)
+    } else if !filter.match_event(event, MatchEventOptions::new()) {
+        Some(SkipReason::NotMatchingFilter)
+    } else {
+        None
+    }
+}
+
 /// Events kept and skipped, as they are offered.
 struct Sieve {
     filter: Filter,
@@ -251,22 +270,13 @@ impl Sieve {
             }
             Err(_) => return self.skip(SkipReason::MalformedEvent, excerpt(&json)),
         };
-        // The id first: a forged copy that reuses a kept event's id is a
-        // bad id, not a duplicate; the costly signature check last.
-        let reason = if !event.verify_id() {
-            SkipReason::BadId
-        } else if self.seen.contains(&event.id) {
-            SkipReason::Duplicate
-        } else if !event.verify_signature() {
-            SkipReason::BadSignature
-        } else if !self.filter.match_event(&event, MatchEventOptions::new()) {
-            SkipReason::NotMatchingFilter
-        } else {
-            self.seen.insert(event.id);
-            self.events.push(event);
-            return;
-        };
-        self.skip(reason, format!("event {} (kind {})", event.id, event.kind.as_u16()));
+        match skip_reason(&event, &self.seen, &self.filter) {
+            Some(reason) => self.skip(reason, format!("event {} (kind {})", event.id, event.kind.as_u16())),
+            None => {
+                self.seen.insert(event.id);
+                self.events.push(event);
+            }
+        }
     }
 
     fn skip(&mut self, reason: SkipReason, example: String) {

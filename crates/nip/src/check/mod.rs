@@ -61,7 +61,7 @@ mod text;
 
 pub use answer::{
     DISCOVERY_KINDS, Ending, Found, RelayAnswer, SkipReason, Skipped, UncheckedAnswer, discovery_filter,
-    merge,
+    merge, skip_reason,
 };
 pub use content::{Unreadable, XCheck, check_x, coordinate_of, looks_encrypted};
 pub use report::{
