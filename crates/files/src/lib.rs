@@ -96,9 +96,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
 /// Writes `bytes` to `path`, which must not exist: the complete file is
 /// linked into place, which fails rather than replace anything.
 pub fn write_new(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
-    let temporary = write_temporary(path, bytes)?;
-    let linked = std::fs::hard_link(&temporary, path);
-    let _ = std::fs::remove_file(&temporary);
+    link_new(&write_temporary(path, bytes)?, path)
+}
+
+/// Links the complete `temporary` file at `path`, which must not exist,
+/// then removes the temporary name (whether or not the link was made).
+fn link_new(temporary: &Path, path: &Path) -> Result<(), FileError> {
+    let linked = std::fs::hard_link(temporary, path);
+    let _ = std::fs::remove_file(temporary);
     linked.map_err(|source| match source.kind() {
         std::io::ErrorKind::AlreadyExists => FileError::Exists { path: path.to_owned() },
         _ => FileError::Io { path: path.to_owned(), action: "create", source },
@@ -110,13 +115,7 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
 /// rules apply): for secrets. As [`write_new`], the complete file is linked
 /// into place, which fails with [`FileError::Exists`] rather than replace anything.
 pub fn write_new_private(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
-    let temporary = write_private_temporary(path, bytes)?;
-    let linked = std::fs::hard_link(&temporary, path);
-    let _ = std::fs::remove_file(&temporary);
-    linked.map_err(|source| match source.kind() {
-        std::io::ErrorKind::AlreadyExists => FileError::Exists { path: path.to_owned() },
-        _ => FileError::Io { path: path.to_owned(), action: "create", source },
-    })
+    link_new(&write_private_temporary(path, bytes)?, path)
 }
 
 /// As [`write_new_private`], replacing `path` if it exists, atomically: the
