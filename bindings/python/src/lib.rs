@@ -4,6 +4,7 @@
 //! errors, and releases the GIL around the work. The `priorart` package
 //! (`python/priorart/`) wraps it with docstrings, dicts and iterators.
 
+use priorart_align::report::Named;
 use priorart_extract::{ArchiveRecords, ExtractError, Format, Limits};
 use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, SimhashDoc};
 use priorart_index::{Answer, Entry, Layout, Match, MemoryIndex, Query, SKETCH_WIDTH, TableKeys};
@@ -801,6 +802,17 @@ fn check_json(
     .map_err(|err| header_config_error(py, &err))
 }
 
+/// The passages `a` and `b` share (`priorart_align`, default parameters)
+/// as the JSON text of `priorart compare --passages --json`.
+#[pyfunction]
+fn passages_json(py: Python<'_>, a: PyBackedStr, b: PyBackedStr, a_name: &str, b_name: &str) -> PyResult<String> {
+    let found = py
+        .detach(|| priorart_align::align(&a, &b))
+        .map_err(|err| with_reason::<InputError>(py, err.reason(), err.to_string()))?;
+    let (a, b) = (Named { name: a_name, text: &a }, Named { name: b_name, text: &b });
+    Ok(priorart_align::report::json(a, b, &found).to_string())
+}
+
 /// The extension module.
 #[pymodule]
 fn _priorart(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -811,6 +823,7 @@ fn _priorart(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("MAX_PROOF_BYTES", priorart_ots::MAX_PROOF_BYTES)?;
     module.add_class::<HeaderSourceOptions>()?;
     module.add_function(wrap_pyfunction!(fingerprint, module)?)?;
+    module.add_function(wrap_pyfunction!(passages_json, module)?)?;
     module.add_function(wrap_pyfunction!(explain_json, module)?)?;
     module.add_function(wrap_pyfunction!(simhash_doc, module)?)?;
     module.add_function(wrap_pyfunction!(simhash_doc_text, module)?)?;

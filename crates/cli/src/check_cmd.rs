@@ -13,7 +13,11 @@
 //! with `--index`, `{"path", "layout", "k", "documents", "answer"}`, where
 //! `answer` is the object `priorart index query --json` prints for FILE
 //! (near copies within `k` with their distance and estimated Jaccard, and
-//! the documents with the same X); else `null`.
+//! the documents with the same X), and `passages`: the passages FILE shares
+//! with its top near copies where the index can give their text; today's
+//! index keeps none, so it is `{"shown": false, "why": "..."}` and no
+//! passage is shown (`priorart compare --passages FILE COPY` shows them when
+//! the copy's file is at hand); else `null`.
 
 use crate::exit::{self, UsageError};
 use crate::lookup::{self, Lookup};
@@ -126,6 +130,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::from(exit::OK))
 }
 
+/// Why `check --index` shows no passages for its near copies: it would have
+/// to align FILE with each copy's text, and the index holds only
+/// fingerprints and sketches.
+const NO_PASSAGES: &str = "the index keeps no text (only fingerprints and sketches); \
+    `priorart compare --passages FILE COPY` shows the passages shared with a copy whose file you have";
+
 /// What a local index holds near the checked document.
 struct LocalIndex {
     path: PathBuf,
@@ -148,12 +158,17 @@ impl LocalIndex {
             "k": self.k,
             "documents": self.answer.documents(),
             "answer": lookup::answer_json(lookup, &self.answer),
+            "passages": { "shown": false, "why": NO_PASSAGES },
         })
     }
 
     fn write(&self, out: &mut impl Write, lookup: &Lookup) -> std::io::Result<()> {
         writeln!(out, "local index {} (layout {}):", self.path.display(), self.layout)?;
-        lookup::write_answer(out, lookup, &self.answer, self.k)
+        lookup::write_answer(out, lookup, &self.answer, self.k)?;
+        if !self.answer.near.is_empty() {
+            writeln!(out, "passages: none shown: {NO_PASSAGES}")?;
+        }
+        Ok(())
     }
 }
 

@@ -1,8 +1,9 @@
 //! `priorart compare A B`: two documents side by side under both kinds of
-//! scheme: the NIP-FF-3 `X` tag (equal or not) and `simhash-doc` (how far).
+//! scheme: the NIP-FF-3 `X` tag (equal or not) and `simhash-doc` (how far);
+//! with `--passages`, the passages they share instead (`compare_passages.rs`).
 
 use crate::exit::UsageError;
-use crate::input;
+use crate::{compare_passages, input};
 use anyhow::{Result, bail};
 use clap::Parser;
 use priorart_fingerprint::{Fingerprint, Fingerprinter, LOOKUP_DISTANCE, SHINGLE_WORDS, Scheme, SimhashDoc, WordShingles};
@@ -11,7 +12,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(after_help = "Exit codes: 0 compared (whatever the verdict), 1 bad input, 2 usage error.")]
+#[command(after_help = "Exit codes: 0 compared (whatever the verdict or the passages found), 1 bad input, 2 usage error.")]
 pub struct Args {
     /// The first document (`-`: standard input).
     a: String,
@@ -23,6 +24,15 @@ pub struct Args {
     /// One JSON object instead of text.
     #[arg(long)]
     json: bool,
+    /// The passages A and B share instead of their fingerprints: where each
+    /// is in both texts (character and byte offsets of the text as read),
+    /// its text side by side and its similarity.
+    #[arg(long)]
+    passages: bool,
+    /// With --passages: PAN's text-alignment XML (A is PAN's suspicious
+    /// document, B the source; offsets and lengths in characters).
+    #[arg(long, requires = "passages", conflicts_with = "json")]
+    pan: bool,
 }
 
 /// The fingerprints of one document.
@@ -64,6 +74,16 @@ fn verdict(same_x: bool, overlap: f64) -> String {
 pub fn run(args: Args) -> Result<ExitCode> {
     if args.a == input::STDIN && args.b == input::STDIN {
         bail!(UsageError("standard input (`-`) can be named only once".into()));
+    }
+    if args.passages {
+        let output = if args.pan {
+            compare_passages::Output::Pan
+        } else if args.json {
+            compare_passages::Output::Json
+        } else {
+            compare_passages::Output::SideBySide
+        };
+        return compare_passages::run(&args.a, &args.b, &args.document, output);
     }
     let mut fingerprinter = Fingerprinter::new();
     let a = side(&mut fingerprinter, &args.a, &args.document)?;

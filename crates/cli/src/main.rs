@@ -21,6 +21,7 @@ macro_rules! note {
 }
 
 mod args;
+mod compare_passages;
 mod corpus;
 mod exit;
 mod input;

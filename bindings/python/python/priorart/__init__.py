@@ -34,6 +34,7 @@ from .results import (
     Explanation,
     IndexMatch,
     NearPair,
+    Passage,
     SimhashDocExplanation,
     WebArchiveRecord,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "IndexMatch",
     "InputError",
     "NearPair",
+    "Passage",
     "PDF_TIME_LIMIT",
     "ProofError",
     "WebArchiveRecord",
@@ -58,6 +60,7 @@ __all__ = [
     "extract",
     "fingerprint",
     "fingerprint_many",
+    "passages",
     "hamming",
     "layout_shape",
     "near_pairs",
@@ -434,6 +437,18 @@ def check(
     source = header_source if header_source is not None else HeaderSource()
     answers = json.dumps(list(relay_answers))
     return CheckReport.from_json(json.loads(_priorart.check_json(x, answers, source)))
+
+
+def passages(a: str, b: str) -> List[Passage]:
+    """The passages texts ``a`` and ``b`` share, in the order they come in
+    ``a``, as ``priorart compare --passages`` finds them: robust to words
+    edited, shuffled or deleted inside a passage, to reordered paragraphs
+    and to passages moved elsewhere; none between unrelated texts.
+    Offsets are ``str`` indices into ``a`` and ``b`` (and byte offsets into
+    their UTF-8). A text over 256 MiB is an :class:`InputError` (reason
+    ``text_too_large``)."""
+    found = json.loads(_priorart.passages_json(a, b, "a", "b"))
+    return [Passage.from_json(passage) for passage in found["passages"]]
 
 
 # The submodules of verification, importable as attributes of the package

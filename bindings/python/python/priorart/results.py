@@ -29,6 +29,8 @@ __all__ = [
     "Operation",
     "OtsFailure",
     "OtsVerification",
+    "Passage",
+    "PassageSide",
     "ProofInfo",
     "RankedProof",
     "RefusedProof",
@@ -183,6 +185,45 @@ class IndexMatch(_Json):
     distance: int
     jaccard_estimate: Optional[float]
     same_x: bool
+
+
+# --- passages ----------------------------------------------------------------
+
+
+@_record
+class PassageSide(_Json):
+    """Where a shared passage is in one text: ``text[char_offset:char_offset
+    + char_length]`` is ``text`` (Python's ``str`` indices); the byte
+    offsets are into the text's UTF-8 encoding."""
+
+    char_offset: int
+    char_length: int
+    byte_offset: int
+    byte_length: int
+    text: str
+
+
+@_record
+class Passage(_Json):
+    """A passage two texts share (:func:`priorart.passages`): where it is in
+    the first (``a``) and in the second (``b``), its word-bag similarity
+    (Dice of the content words of both sides, 0 to 1) and its ``seeds``
+    (shared word pairs), as ``priorart compare --passages --json`` prints
+    each member of ``passages``."""
+
+    a: PassageSide
+    b: PassageSide
+    similarity: float
+    seeds: int
+
+    @classmethod
+    def from_json(cls, value: Dict[str, Any]) -> "Passage":
+        return cls(
+            a=PassageSide(**value["a"]),
+            b=PassageSide(**value["b"]),
+            similarity=value["similarity"],
+            seeds=value["seeds"],
+        )
 
 
 # --- web archives ------------------------------------------------------------

@@ -1,0 +1,59 @@
+"""priorart.passages: typed results whose offsets index the Python strings,
+the same answer as ``priorart compare --passages --json``."""
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+import priorart
+from priorart.results import Passage, PassageSide
+
+BORROWED = (
+    "Lighthouse keepers once recorded every passing vessel in heavy leather logbooks, noting weather, "
+    "cargo flags and the hour each ship rounded the headland. Historians now read these volumes to "
+    "reconstruct coastal trade routes, estimate seasonal traffic and date shipwrecks whose remains divers "
+    "still discover beneath shifting sandbanks along the northern estuary."
+)
+HOST = (
+    "Sourdough starters depend on wild yeast and lactic bacteria living together in flour paste. Bakers "
+    "feed them daily, discarding part of the culture, and judge readiness by smell and bubbles."
+)
+SOURCE = (
+    "Mountain railways climb steep gradients using rack systems, cogwheels gripping a toothed rail laid "
+    "between running rails.\n\n" + BORROWED
+)
+
+
+def test_offsets_are_str_indices_into_both_texts():
+    suspicious = "Ünïcödé «" + HOST + "»\n\n" + BORROWED.upper()
+    found = priorart.passages(suspicious, SOURCE)
+    assert len(found) == 1
+    passage = found[0]
+    assert isinstance(passage, Passage) and isinstance(passage.a, PassageSide)
+    for text, side in ((suspicious, passage.a), (SOURCE, passage.b)):
+        assert text[side.char_offset : side.char_offset + side.char_length] == side.text
+        encoded = text.encode("utf-8")
+        assert encoded[side.byte_offset : side.byte_offset + side.byte_length].decode("utf-8") == side.text
+    assert passage.a.text == BORROWED.upper()
+    assert passage.similarity == 1.0
+    assert passage.seeds > 10
+
+
+def test_unrelated_texts_share_nothing():
+    assert priorart.passages(HOST, SOURCE.split("\n\n")[0]) == []
+    assert priorart.passages("", "") == []
+
+
+def test_the_same_answer_as_the_cli(tmp_path):
+    binary = shutil.which("priorart") or os.environ.get("PRIORART_BIN")
+    if not binary:
+        pytest.skip("no priorart binary on PATH or in PRIORART_BIN")
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    suspicious = HOST + "\n\n" + BORROWED
+    a.write_text(suspicious, encoding="utf-8")
+    b.write_text(SOURCE, encoding="utf-8")
+    cli = json.loads(subprocess.run([binary, "compare", "--passages", "--json", str(a), str(b)], check=True, capture_output=True).stdout)
+    assert [p.to_json() for p in priorart.passages(suspicious, SOURCE)] == cli["passages"]

@@ -1,0 +1,80 @@
+//! Throughput of `Aligner::align`: a long suspicious text against one source
+//! document, in MB of suspicious text per second. The suspicious text is
+//! `PRIORART_ALIGN_BENCH_TEXT` (a UTF-8 file, e.g. the Debian corpus's
+//! `docs.txt`, cut to 32 MB) or else 16 MB of generated prose; the source is
+//! 40 KB of it, ten passages of which are planted in the suspicious text.
+//!
+//!     PRIORART_ALIGN_BENCH_TEXT=/work/corpus/docs.txt cargo bench -p priorart-align --bench align
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use priorart_align::{Aligner, Params};
+use std::hint::black_box;
+
+const GENERATED_BYTES: usize = 16 << 20;
+const FILE_BYTES: usize = 32 << 20;
+const SOURCE_BYTES: usize = 40_000;
+
+/// Generated prose: Zipf-like words over a 20,000-word vocabulary.
+fn generated(bytes: usize) -> String {
+    let mut rng = fastrand::Rng::with_seed(7);
+    let vocabulary: Vec<String> = (0..20_000u32).map(|rank| format!("w{rank:x}o")).collect();
+    let mut text = String::with_capacity(bytes + 16);
+    while text.len() < bytes {
+        let rank = ((rng.f64() * (vocabulary.len() as f64).ln()).exp() as usize - 1).min(vocabulary.len() - 1);
+        text.push_str(&vocabulary[rank]);
+        text.push_str(if rng.u8(..) < 16 { ".\n" } else { " " });
+    }
+    text
+}
+
+/// The longest prefix of `text` up to `bytes` that ends on a character.
+fn prefix(text: &str, bytes: usize) -> &str {
+    let mut end = bytes.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+fn texts() -> (String, String) {
+    let base = match std::env::var_os("PRIORART_ALIGN_BENCH_TEXT") {
+        Some(path) => {
+            let bytes = std::fs::read(&path).expect("the bench text can be read");
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            prefix(&text, FILE_BYTES).to_owned()
+        }
+        None => generated(GENERATED_BYTES),
+    };
+    // The source comes from the middle; the suspicious text is the rest
+    // with ten 2 KB pieces of the source planted at even intervals.
+    let middle = base.len() / 2;
+    let source = prefix(&base[base.floor_char_boundary(middle)..], SOURCE_BYTES).to_owned();
+    let mut suspicious = String::with_capacity(base.len());
+    let step = middle / 10;
+    let mut at = 0;
+    for piece in 0..10 {
+        let next = base.floor_char_boundary((piece + 1) * step);
+        suspicious.push_str(&base[at..next]);
+        let start = source.floor_char_boundary(piece * source.len() / 10);
+        suspicious.push_str(prefix(&source[start..], 2000));
+        at = next;
+    }
+    (suspicious, source)
+}
+
+fn bench(c: &mut Criterion) {
+    let (suspicious, source) = texts();
+    let aligner = Aligner::new(Params::default()).expect("default parameters are valid");
+    let found = aligner.align(&suspicious, &source).expect("aligns");
+    eprintln!("{} MB suspicious, {} KB source: {} passages", suspicious.len() >> 20, source.len() >> 10, found.len());
+    let mut group = c.benchmark_group("align");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(suspicious.len() as u64));
+    group.bench_function("suspicious_vs_one_source", |b| {
+        b.iter(|| aligner.align(black_box(&suspicious), black_box(&source)).expect("aligns"))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

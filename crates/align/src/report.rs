@@ -1,0 +1,102 @@
+//! What front ends print about passages, written once: the JSON document
+//! (`priorart-passages/1`: the CLI's `compare --passages --json` and the
+//! Python package's typed results) and PAN's text-alignment XML, which
+//! PAN's evaluators score.
+
+use crate::Passage;
+use serde_json::{Value, json};
+
+/// The JSON document's format name.
+pub const FORMAT: &str = "priorart-passages/1";
+
+/// What the offsets count, as the JSON document states it.
+pub const OFFSETS: &str = "offsets count from the start of each document's text: characters (Unicode scalar \
+     values) and bytes of its UTF-8; for a plain-text file the decoded file, for other formats the extracted \
+     text (`priorart extract`)";
+
+/// A text and the name it is reported under.
+#[derive(Debug, Clone, Copy)]
+pub struct Named<'t> {
+    /// The name (a file name, a reference).
+    pub name: &'t str,
+    /// The text the passages were found in.
+    pub text: &'t str,
+}
+
+/// The `priorart-passages/1` document: both texts' names and sizes, and
+/// each passage with its offsets, its text on each side and its similarity.
+pub fn json(a: Named<'_>, b: Named<'_>, passages: &[Passage]) -> Value {
+    let document = |named: Named<'_>| {
+        json!({ "name": named.name, "chars": named.text.chars().count(), "bytes": named.text.len() })
+    };
+    let side = |named: Named<'_>, span: &crate::Span| {
+        json!({
+            "char_offset": span.char_offset,
+            "char_length": span.char_length,
+            "byte_offset": span.byte_offset,
+            "byte_length": span.byte_length,
+            "text": &named.text[span.bytes()],
+        })
+    };
+    let passages: Vec<Value> = passages
+        .iter()
+        .map(|p| json!({ "a": side(a, &p.a), "b": side(b, &p.b), "similarity": p.similarity, "seeds": p.seeds }))
+        .collect();
+    json!({
+        "format": FORMAT,
+        "offsets": OFFSETS,
+        "a": document(a),
+        "b": document(b),
+        "passages": passages,
+    })
+}
+
+/// PAN's detection file for the pair: one `detected-plagiarism` feature
+/// per passage, `this_*` in the first text (PAN's suspicious document),
+/// `source_*` in the second, offsets and lengths in characters.
+pub fn pan_xml(this_reference: &str, source_reference: &str, passages: &[Passage]) -> String {
+    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    xml.push_str(&format!("<document reference=\"{}\">\n", escape(this_reference)));
+    for passage in passages {
+        xml.push_str(&format!(
+            "<feature name=\"detected-plagiarism\" this_offset=\"{}\" this_length=\"{}\" source_reference=\"{}\" \
+             source_offset=\"{}\" source_length=\"{}\"/>\n",
+            passage.a.char_offset,
+            passage.a.char_length,
+            escape(source_reference),
+            passage.b.char_offset,
+            passage.b.char_length,
+        ));
+    }
+    xml.push_str("</document>\n");
+    xml
+}
+
+/// `text` as an XML attribute value (in double quotes). Characters XML 1.0
+/// cannot hold at all (most controls) become U+FFFD.
+fn escape(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\t' | '\n' | '\r' => escaped.push_str(&format!("&#{};", u32::from(c))),
+            c if c < ' ' || c == '\u{FFFE}' || c == '\u{FFFF}' => escaped.push('\u{FFFD}'),
+            c => escaped.push(c),
+        }
+    }
+    escaped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attribute_values_are_escaped() {
+        assert_eq!(escape(r#"a&b<c>"d'"#), "a&amp;b&lt;c&gt;&quot;d'");
+        assert_eq!(escape("x\ny\u{1}"), "x&#10;y\u{FFFD}");
+    }
+}

@@ -1,0 +1,120 @@
+//! Seeds: places where both texts have the same few content words next to
+//! each other, in any order (a *sorted* word n-gram: shuffling words inside
+//! it does not change its key). The second text's keys are indexed once;
+//! the first text's are looked up as they come.
+
+use crate::words::Word;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Content words per seed key, at most.
+pub const MAX_SEED_WORDS: usize = 8;
+
+/// A seed: the index (among content words) of the first word of the same
+/// key in the first text (`a`) and in the second (`b`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Seed {
+    pub(crate) a: u32,
+    pub(crate) b: u32,
+}
+
+/// The key of `words` (at most [`MAX_SEED_WORDS`]): their hashes sorted and
+/// mixed, so that the order of the words does not matter.
+fn key(words: &[Word]) -> u64 {
+    let mut hashes = [0u64; MAX_SEED_WORDS];
+    for (slot, word) in hashes.iter_mut().zip(words) {
+        *slot = word.hash;
+    }
+    let hashes = &mut hashes[..words.len()];
+    hashes.sort_unstable();
+    hashes.iter().fold(0x9e37_79b9_7f4a_7c15u64, |key, &hash| (key.rotate_left(23) ^ hash).wrapping_mul(0x2545_f491_4f6c_dd1d))
+}
+
+/// Keys are already well-mixed hashes: a map over them needs no hashing.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = (self.0.rotate_left(8)) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 = value;
+    }
+}
+
+/// Where each key of the second text occurs: a range of `positions`.
+pub(crate) struct SourceKeys {
+    ranges: HashMap<u64, (u32, u32), BuildHasherDefault<KeyHasher>>,
+    positions: Vec<u32>,
+}
+
+impl SourceKeys {
+    /// The keys of `words` (`width` words each). A key found more than
+    /// `max_occurrences` times is left out: it is boilerplate, which
+    /// locates nothing, and keeping it would make the seeds grow with the
+    /// product of the texts' lengths.
+    pub(crate) fn new(words: &[Word], width: usize, max_occurrences: usize) -> SourceKeys {
+        let mut keyed: Vec<(u64, u32)> =
+            words.windows(width).enumerate().map(|(at, window)| (key(window), index(at))).collect();
+        keyed.sort_unstable();
+        let mut ranges = HashMap::with_capacity_and_hasher(keyed.len(), BuildHasherDefault::default());
+        let mut positions = Vec::with_capacity(keyed.len());
+        for run in keyed.chunk_by(|x, y| x.0 == y.0) {
+            if run.len() <= max_occurrences {
+                ranges.insert(run[0].0, (index(positions.len()), index(run.len())));
+                positions.extend(run.iter().map(|&(_, at)| at));
+            }
+        }
+        SourceKeys { ranges, positions }
+    }
+
+    /// Every seed between `words` (the first text) and the indexed text.
+    pub(crate) fn seeds(&self, words: &[Word], width: usize) -> Vec<Seed> {
+        let mut seeds = Vec::new();
+        for (at, window) in words.windows(width).enumerate() {
+            if let Some(&(start, count)) = self.ranges.get(&key(window)) {
+                let a = index(at);
+                let found = &self.positions[start as usize..(start + count) as usize];
+                seeds.extend(found.iter().map(|&b| Seed { a, b }));
+            }
+        }
+        seeds
+    }
+}
+
+/// A word index of a text under 4 GiB (fewer words than bytes).
+fn index(at: usize) -> u32 {
+    u32::try_from(at).expect("texts are limited to fewer than 2^32 bytes")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(hashes: &[u64]) -> Vec<Word> {
+        hashes.iter().map(|&hash| Word { hash, start: 0, end: 0 }).collect()
+    }
+
+    #[test]
+    fn a_key_ignores_the_order_of_its_words() {
+        assert_eq!(key(&words(&[1, 2, 3])), key(&words(&[3, 1, 2])));
+        assert_ne!(key(&words(&[1, 2, 3])), key(&words(&[1, 2, 4])));
+        assert_ne!(key(&words(&[1, 2])), key(&words(&[1, 2, 2])));
+    }
+
+    #[test]
+    fn seeds_pair_every_occurrence_and_skip_frequent_keys() {
+        let source = SourceKeys::new(&words(&[1, 2, 9, 1, 2, 5, 5, 5, 5]), 2, 2);
+        let seeds = source.seeds(&words(&[2, 1, 7, 5, 5]), 2);
+        // (1 2) is at 0 and 3; (5 5) occurs three times: too often.
+        assert_eq!(seeds, [Seed { a: 0, b: 0 }, Seed { a: 0, b: 3 }]);
+    }
+}

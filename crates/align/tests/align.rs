@@ -1,0 +1,183 @@
+//! Passages found where they were planted, with offsets that slice the
+//! original texts, through edits, reordering and moves; none between
+//! unrelated texts; limits on input.
+
+use priorart_align::{AlignError, Aligner, Params, Passage, Side, align};
+
+/// English function words, the commonest ranks of [`prose`]'s vocabulary.
+const FUNCTION_WORDS: &[&str] = &[
+    "the", "of", "and", "to", "a", "in", "is", "it", "that", "for", "was", "on", "are", "as", "with", "be", "at",
+    "by", "this", "from", "or", "an", "but", "not", "which", "have", "they", "you", "were", "their", "one", "all",
+    "we", "can", "her", "has", "there", "been", "if", "more", "when", "will", "would", "who", "so", "no",
+];
+
+/// Deterministic prose-like text: words of a Zipf-like vocabulary (English
+/// function words first, about half the text as in English, then many
+/// made-up content words), with punctuation and line breaks.
+pub fn prose(seed: u64, words: usize) -> String {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let vocabulary: Vec<String> =
+        FUNCTION_WORDS.iter().map(|w| (*w).to_owned()).chain((0..20_000u64).map(word_of)).collect();
+    let mut text = String::new();
+    for at in 0..words {
+        // Log-uniform ranks: P(rank r) ~ 1/r (Zipf), the commonest word
+        // about 7% of the text, as "the" is in English.
+        let rank = ((rng.f64() * (vocabulary.len() as f64).ln()).exp() as usize - 1).min(vocabulary.len() - 1);
+        text.push_str(&vocabulary[rank]);
+        text.push_str(if at % 17 == 16 { ".\n" } else if at % 5 == 4 { ", " } else { " " });
+    }
+    text
+}
+
+/// A pronounceable word for a vocabulary rank.
+fn word_of(rank: u64) -> String {
+    const SYLLABLES: [&str; 16] =
+        ["ka", "lo", "mi", "ne", "su", "ta", "ri", "vo", "pe", "du", "ga", "zo", "bi", "fe", "hu", "ya"];
+    let mut word = String::new();
+    let mut n = rank + 1;
+    while n > 0 {
+        word.push_str(SYLLABLES[(n % 16) as usize]);
+        n /= 16;
+    }
+    word
+}
+
+/// The text of a passage's side in a text.
+fn side<'t>(text: &'t str, span: &priorart_align::Span) -> &'t str {
+    &text[span.bytes()]
+}
+
+/// Whether a passage found covers `chars` but for `slack` characters at
+/// either end (a function word at the edge of a passage is not part of any
+/// seed, so it may be left out).
+fn covers(passage_span: &priorart_align::Span, chars: std::ops::Range<usize>, slack: usize) -> bool {
+    passage_span.char_offset <= chars.start + slack && passage_span.chars().end + slack >= chars.end
+}
+
+/// Characters of `text` before byte offset `at`.
+fn chars_before(text: &str, at: usize) -> usize {
+    text[..at].chars().count()
+}
+
+#[test]
+fn an_inserted_passage_is_found_with_offsets_into_both_originals() {
+    let source = format!("Ünïcödé prélude — {}", prose(1, 300));
+    let end = source[..source.len() - 200].rfind(' ').unwrap();
+    let passage_bytes = source.find('\n').unwrap() + 1..end;
+    let passage = &source[passage_bytes.clone()];
+    let host = prose(2, 400);
+    let cut = host.find(".\n").unwrap() + 2;
+    let suspicious = format!("{}Ωmega: {}{}", &host[..cut], passage, &host[cut..]);
+    let found = align(&suspicious, &source).unwrap();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let p = &found[0];
+    // Bytes and characters name the same stretch of each original text.
+    for (text, span) in [(&suspicious, &p.a), (&source, &p.b)] {
+        let by_chars: String = text.chars().skip(span.char_offset).take(span.char_length).collect();
+        assert_eq!(by_chars, side(text, span));
+        assert_eq!(span.char_offset, chars_before(text, span.byte_offset));
+    }
+    let planted_at = suspicious.find(passage).unwrap();
+    let planted = chars_before(&suspicious, planted_at)..chars_before(&suspicious, planted_at + passage.len());
+    let source_chars = chars_before(&source, passage_bytes.start)..chars_before(&source, passage_bytes.end);
+    assert!(covers(&p.a, planted.clone(), 12), "{:?} vs {planted:?}", p.a);
+    assert!(covers(&p.b, source_chars.clone(), 12), "{:?} vs {source_chars:?}", p.b);
+    assert!(p.a.char_length <= planted.len() + 2 && p.b.char_length <= source_chars.len() + 2);
+    assert!(p.similarity > 0.99, "{}", p.similarity);
+    assert_eq!(side(&suspicious, &p.a), side(&source, &p.b));
+}
+
+#[test]
+fn moved_and_reordered_paragraphs_are_separate_passages() {
+    let paragraphs: Vec<String> = (10..14).map(|seed| prose(seed, 120)).collect();
+    let source = paragraphs.join("\n\n");
+    // The host has paragraphs 3 and 1 of the source, in that order, among
+    // its own text; 0 and 2 are not there.
+    let suspicious = format!("{}\n\n{}\n\n{}\n\n{}", prose(20, 100), paragraphs[3], prose(21, 100), paragraphs[1]);
+    let found = align(&suspicious, &source).unwrap();
+    assert_eq!(found.len(), 2, "{found:#?}");
+    for (passage, paragraph) in found.iter().zip([3, 1]) {
+        let wanted = &paragraphs[paragraph];
+        let at = source.find(wanted.as_str()).unwrap();
+        let chars = chars_before(&source, at)..chars_before(&source, at + wanted.len());
+        assert!(covers(&passage.b, chars.clone(), 12), "paragraph {paragraph}: {:?} vs {chars:?}", passage.b);
+        assert!(passage.b.char_length <= chars.len());
+    }
+}
+
+/// `text` with every `every`-th word replaced by a word no text has.
+fn replace_words(text: &str, every: usize) -> String {
+    text.split(' ')
+        .enumerate()
+        .map(|(i, word)| if i % every == every - 1 { "xqzzy".to_owned() } else { word.to_owned() })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `text` with neighbouring words swapped in pairs.
+fn swap_pairs(text: &str) -> String {
+    let words: Vec<&str> = text.split(' ').collect();
+    let mut out: Vec<&str> = Vec::with_capacity(words.len());
+    for pair in words.chunks(2) {
+        out.extend(pair.iter().rev());
+    }
+    out.join(" ")
+}
+
+#[test]
+fn edits_inside_a_passage_do_not_cut_it() {
+    let passage = prose(30, 250);
+    let source = format!("{}\n{}\n{}", prose(31, 200), passage, prose(32, 200));
+    for (edit, edited) in [("replaced", replace_words(&passage, 5)), ("swapped", swap_pairs(&passage))] {
+        assert_ne!(edited, passage);
+        let suspicious = format!("{}\n{}\n{}", prose(33, 150), edited, prose(34, 150));
+        let found = align(&suspicious, &source).unwrap();
+        assert_eq!(found.len(), 1, "{edit}: {found:#?}");
+        let at = suspicious.find(edited.as_str()).unwrap();
+        let planted = chars_before(&suspicious, at)..chars_before(&suspicious, at + edited.len());
+        assert!(covers(&found[0].a, planted.clone(), 40), "{edit}: {:?} vs {planted:?}", found[0].a);
+        assert!(found[0].similarity > 0.6, "{edit}: {}", found[0].similarity);
+    }
+}
+
+#[test]
+fn unrelated_texts_share_no_passage() {
+    for seed in 0..5 {
+        let found = align(&prose(100 + seed, 3000), &prose(200 + seed, 3000)).unwrap();
+        assert_eq!(found, Vec::<Passage>::new(), "seed {seed}");
+    }
+    assert_eq!(align("", "").unwrap(), []);
+    assert_eq!(align("one", &prose(1, 100)).unwrap(), []);
+}
+
+#[test]
+fn repeated_boilerplate_stays_bounded() {
+    // Every seed key of one text repeats thousands of times in the other:
+    // too common to locate anything, so they are ignored, not multiplied.
+    let repeated = "alpha beta ".repeat(20_000);
+    assert_eq!(align(&repeated, &repeated).unwrap(), []);
+}
+
+#[test]
+fn the_input_limit_is_kept() {
+    let params = Params { max_text_bytes: 1000, ..Params::default() };
+    let aligner = Aligner::new(params).unwrap();
+    let long = "word ".repeat(201);
+    let error = aligner.align("short", &long).unwrap_err();
+    assert_eq!(error, AlignError::TextTooLarge { side: Side::B, bytes: 1005, limit: 1000 });
+    assert_eq!(error.reason(), "text_too_large");
+    assert!(aligner.align(&long[..1000], "short").is_ok());
+}
+
+#[test]
+fn parameters_out_of_range_are_refused() {
+    for params in [
+        Params { seed_words: 0, ..Params::default() },
+        Params { seed_words: priorart_align::MAX_SEED_WORDS + 1, ..Params::default() },
+        Params { min_similarity: 1.5, ..Params::default() },
+        Params { max_key_occurrences: 0, ..Params::default() },
+        Params { max_text_bytes: priorart_align::MAX_TEXT_BYTES + 1, ..Params::default() },
+    ] {
+        assert_eq!(Aligner::new(params).unwrap_err().reason(), "bad_parameter");
+    }
+}

@@ -1,0 +1,4 @@
+//! The crate's one integration-test binary: a module per file.
+
+mod align;
+mod report;

@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Builds a text-alignment evaluation corpus in PAN's layout from real documents.
+
+    scripts/pan-eval-build.py DOCS.jsonl OUT [--pairs 100] [--seed 1]
+
+DOCS.jsonl holds one {"id": ..., "text": ...} per line (the Debian corpus of
+/work/shared/corpus, or bindings/python/tests/data/debian-copyright.jsonl).
+Each pair is a host document (the suspicious one) and an unrelated source
+document (they share no word 8-gram before anything is inserted); one to
+three passages of 40 to 300 words of the source are inserted into the host,
+at line breaks and in an order of their own, after one obfuscation:
+
+  01-no-plagiarism    nothing inserted (every detection is a false positive)
+  02-no-obfuscation   the source's text verbatim
+  03-shuffle          each word moved up to --shuffle-window places (a sort by
+                      position + uniform(0, window))
+  04-replacement      each word replaced, with probability --replace, by a word
+                      drawn from the whole corpus
+  05-deletion         each word deleted with probability --delete
+  06-mixed            all three at once, at half those rates
+
+Obfuscated passages are their words joined by single spaces. Written:
+OUT/susp/suspicious-documentNNNNN.txt, OUT/src/source-documentNNNNN.txt,
+OUT/pairs ("SUSP SRC" per line), OUT/CATEGORY/SUSP-SRC.xml (the truth:
+`feature name="plagiarism"` with this_/source_ offsets and lengths in
+characters, as PAN's corpora have them) and OUT/meta.json (the settings).
+Files are UTF-8 with "\\n" line ends, so character offsets are the same for
+Python's str, PAN's evaluator and priorart.
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import sys
+from xml.sax.saxutils import quoteattr
+
+WORD = re.compile(r"\S+")
+LOWER_WORDS = re.compile(r"\w+")
+ENGLISH_HINTS = {"the", "and", "of", "to", "is", "in", "for", "that", "with", "this", "be", "are", "it", "on"}
+CATEGORIES = ["01-no-plagiarism", "02-no-obfuscation", "03-shuffle", "04-replacement", "05-deletion", "06-mixed"]
+
+
+def english_enough(text):
+    words = LOWER_WORDS.findall(text[:20000].lower())
+    return len(words) >= 300 and sum(word in ENGLISH_HINTS for word in words) / len(words) >= 0.12
+
+
+def load_documents(path, limit, rng, min_chars, max_chars):
+    """A uniform sample (reservoir) of at most `limit` English documents of
+    a usable length, with line ends made "\\n"."""
+    sample, seen = [], 0
+    with open(path, encoding="utf-8") as lines:
+        for line in lines:
+            text = json.loads(line)["text"].replace("\r\n", "\n").replace("\r", "\n")
+            if not (min_chars <= len(text) <= max_chars) or not english_enough(text):
+                continue
+            seen += 1
+            if len(sample) < limit:
+                sample.append(text)
+            else:
+                slot = rng.randrange(seen)
+                if slot < limit:
+                    sample[slot] = text
+    return sample
+
+
+def eight_grams(text):
+    words = LOWER_WORDS.findall(text.lower())
+    return {tuple(words[i : i + 8]) for i in range(len(words) - 7)}
+
+
+def shuffle(words, rng, window):
+    keyed = sorted(range(len(words)), key=lambda i: i + rng.uniform(0, window))
+    return [words[i] for i in keyed]
+
+
+def replace(words, rng, probability, vocabulary):
+    return [rng.choice(vocabulary) if rng.random() < probability else word for word in words]
+
+
+def delete(words, rng, probability):
+    kept = [word for word in words if rng.random() >= probability]
+    return kept or words[:1]
+
+
+def obfuscate(category, passage, rng, settings, vocabulary):
+    if category == "02-no-obfuscation":
+        return passage
+    words = passage.split()
+    if category == "03-shuffle":
+        words = shuffle(words, rng, settings.shuffle_window)
+    elif category == "04-replacement":
+        words = replace(words, rng, settings.replace, vocabulary)
+    elif category == "05-deletion":
+        words = delete(words, rng, settings.delete)
+    elif category == "06-mixed":
+        words = shuffle(words, rng, settings.shuffle_window / 2)
+        words = replace(words, rng, settings.replace / 2, vocabulary)
+        words = delete(words, rng, settings.delete / 2)
+    return " ".join(words)
+
+
+def pick_passages(source, rng, count):
+    """Up to `count` disjoint word ranges of the source, as (start, end)
+    character offsets, each 40 to 300 words long."""
+    spans = [m.span() for m in WORD.finditer(source)]
+    chosen, taken = [], []
+    for _ in range(count * 10):
+        if len(chosen) == count:
+            break
+        length = rng.randint(40, min(300, len(spans) // 2))
+        first = rng.randrange(0, len(spans) - length)
+        last = first + length - 1
+        if any(first <= t_last and t_first <= last for t_first, t_last in taken):
+            continue
+        taken.append((first, last))
+        chosen.append((spans[first][0], spans[last][1]))
+    return chosen
+
+
+def insert(host, passages, rng):
+    """The host with `passages` (texts) inserted at distinct line breaks in
+    the order given; returns the text and each passage's (offset, length)."""
+    breaks = [m.end() for m in re.finditer("\n", host)] or [len(host)]
+    points = sorted(rng.sample(breaks, min(len(passages), len(breaks))))
+    while len(points) < len(passages):
+        points.append(len(host))
+    text, at, where = [], 0, []
+    length = 0
+    for point, passage in zip(points, passages):
+        piece = host[at:point]
+        text.append(piece)
+        length += len(piece)
+        if not piece.endswith("\n"):
+            text.append("\n")
+            length += 1
+        where.append((length, len(passage)))
+        text.append(passage + "\n")
+        length += len(passage) + 1
+        at = point
+    text.append(host[at:])
+    return "".join(text), where
+
+
+def truth_xml(susp, src, cases, category):
+    lines = [f'<?xml version="1.0" encoding="UTF-8"?>\n<document reference={quoteattr(susp)}>']
+    for (this_offset, this_length), (source_offset, source_length) in cases:
+        lines.append(
+            f'<feature name="plagiarism" type="artificial" obfuscation="{category[3:]}" '
+            f'this_offset="{this_offset}" this_length="{this_length}" source_reference={quoteattr(src)} '
+            f'source_offset="{source_offset}" source_length="{source_length}"/>'
+        )
+    lines.append("</document>\n")
+    return "\n".join(lines)
+
+
+def write(path, text):
+    with open(path, "w", encoding="utf-8", newline="") as out:
+        out.write(text)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("docs")
+    parser.add_argument("out")
+    parser.add_argument("--pairs", type=int, default=100, help="pairs per category (default 100)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--shuffle-window", type=float, default=4.0)
+    parser.add_argument("--replace", type=float, default=0.2)
+    parser.add_argument("--delete", type=float, default=0.2)
+    parser.add_argument("--min-chars", type=int, default=3000)
+    parser.add_argument("--max-chars", type=int, default=40000)
+    settings = parser.parse_args()
+    rng = random.Random(settings.seed)
+    needed = 2 * settings.pairs * len(CATEGORIES)
+    documents = load_documents(settings.docs, max(needed * 2, 400), rng, settings.min_chars, settings.max_chars)
+    if len(documents) < 4:
+        sys.exit(f"{settings.docs}: only {len(documents)} usable documents")
+    vocabulary = sorted({w for text in documents[:200] for w in WORD.findall(text)})
+    for directory in ["susp", "src"] + CATEGORIES:
+        os.makedirs(os.path.join(settings.out, directory), exist_ok=True)
+    pairs, number, skipped = [], 0, 0
+    for category in CATEGORIES:
+        made = 0
+        while made < settings.pairs:
+            host, source = rng.sample(documents, 2)
+            if eight_grams(host) & eight_grams(source):
+                skipped += 1
+                if skipped > 100 * needed:
+                    sys.exit("too few unrelated documents")
+                continue
+            number += 1
+            made += 1
+            susp, src = f"suspicious-document{number:05}.txt", f"source-document{number:05}.txt"
+            cases = []
+            if category == "01-no-plagiarism":
+                suspicious = host
+            else:
+                spans = pick_passages(source, rng, rng.randint(1, 3))
+                rng.shuffle(spans)
+                texts = [obfuscate(category, source[start:end], rng, settings, vocabulary) for start, end in spans]
+                suspicious, where = insert(host, texts, rng)
+                cases = [(w, (start, end - start)) for w, (start, end) in zip(where, spans)]
+            write(os.path.join(settings.out, "susp", susp), suspicious)
+            write(os.path.join(settings.out, "src", src), source)
+            write(os.path.join(settings.out, category, f"{susp[:-4]}-{src[:-4]}.xml"), truth_xml(susp, src, cases, category))
+            pairs.append(f"{susp} {src}")
+    write(os.path.join(settings.out, "pairs"), "\n".join(pairs) + "\n")
+    meta = {k: v for k, v in vars(settings).items()}
+    meta.update(documents_sampled=len(documents), pairs_total=len(pairs), related_pairs_skipped=skipped)
+    write(os.path.join(settings.out, "meta.json"), json.dumps(meta, indent=2) + "\n")
+    print(f"{settings.out}: {len(pairs)} pairs from {len(documents)} documents ({skipped} related pairs skipped)")
+
+
+if __name__ == "__main__":
+    main()
