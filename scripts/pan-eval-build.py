@@ -6,7 +6,7 @@
 DOCS.jsonl holds one {"id": ..., "text": ...} per line (the Debian corpus of
 /work/shared/corpus, or bindings/python/tests/data/debian-copyright.jsonl).
 Each pair is a host document (the suspicious one) and an unrelated source
-document (they share no word 8-gram before anything is inserted); one to
+document (they share no word 5-gram before anything is inserted); one to
 three passages of 40 to 300 words of the source are inserted into the host,
 at line breaks and in an order of their own, after one obfuscation:
 
@@ -15,7 +15,7 @@ at line breaks and in an order of their own, after one obfuscation:
   03-shuffle          each word moved up to --shuffle-window places (a sort by
                       position + uniform(0, window))
   04-replacement      each word replaced, with probability --replace, by a word
-                      drawn from the whole corpus
+                      (a run of letters) drawn from 200 of the documents
   05-deletion         each word deleted with probability --delete
   06-mixed            all three at once, at half those rates
 
@@ -38,6 +38,9 @@ from xml.sax.saxutils import quoteattr
 
 WORD = re.compile(r"\S+")
 LOWER_WORDS = re.compile(r"\w+")
+# Replacement words: runs of letters (not paths or code, which would insert
+# many words for one).
+LETTERS = re.compile(r"\b[^\W\d_]{2,}\b")
 ENGLISH_HINTS = {"the", "and", "of", "to", "is", "in", "for", "that", "with", "this", "be", "are", "it", "on"}
 CATEGORIES = ["01-no-plagiarism", "02-no-obfuscation", "03-shuffle", "04-replacement", "05-deletion", "06-mixed"]
 
@@ -66,9 +69,9 @@ def load_documents(path, limit, rng, min_chars, max_chars):
     return sample
 
 
-def eight_grams(text):
+def five_grams(text):
     words = LOWER_WORDS.findall(text.lower())
-    return {tuple(words[i : i + 8]) for i in range(len(words) - 7)}
+    return {tuple(words[i : i + 5]) for i in range(len(words) - 4)}
 
 
 def shuffle(words, rng, window):
@@ -102,10 +105,24 @@ def obfuscate(category, passage, rng, settings, vocabulary):
     return " ".join(words)
 
 
+def repeated_words(spans, source):
+    """For each word of the source (by `spans`), whether a word 8-gram
+    starting there occurs more than once in the source."""
+    words = [source[start:end].lower() for start, end in spans]
+    grams = [tuple(words[i : i + 8]) for i in range(len(words))]
+    counts = {}
+    for gram in grams:
+        counts[gram] = counts.get(gram, 0) + 1
+    return [counts[gram] > 1 for gram in grams]
+
+
 def pick_passages(source, rng, count):
     """Up to `count` disjoint word ranges of the source, as (start, end)
-    character offsets, each 40 to 300 words long."""
+    character offsets, each 40 to 300 words long, whose text does not occur
+    elsewhere in the source (no word 8-gram of it repeats there): a
+    detector that finds the other copy would be right, yet scored wrong."""
     spans = [m.span() for m in WORD.finditer(source)]
+    repeated = repeated_words(spans, source)
     chosen, taken = [], []
     for _ in range(count * 10):
         if len(chosen) == count:
@@ -113,7 +130,7 @@ def pick_passages(source, rng, count):
         length = rng.randint(40, min(300, len(spans) // 2))
         first = rng.randrange(0, len(spans) - length)
         last = first + length - 1
-        if any(first <= t_last and t_first <= last for t_first, t_last in taken):
+        if any(first <= t_last and t_first <= last for t_first, t_last in taken) or any(repeated[first : last + 1]):
             continue
         taken.append((first, last))
         chosen.append((spans[first][0], spans[last][1]))
@@ -178,7 +195,7 @@ def main():
     documents = load_documents(settings.docs, max(needed * 2, 400), rng, settings.min_chars, settings.max_chars)
     if len(documents) < 4:
         sys.exit(f"{settings.docs}: only {len(documents)} usable documents")
-    vocabulary = sorted({w for text in documents[:200] for w in WORD.findall(text)})
+    vocabulary = sorted({w for text in documents[:200] for w in LETTERS.findall(text)})
     for directory in ["susp", "src"] + CATEGORIES:
         os.makedirs(os.path.join(settings.out, directory), exist_ok=True)
     pairs, number, skipped = [], 0, 0
@@ -186,7 +203,7 @@ def main():
         made = 0
         while made < settings.pairs:
             host, source = rng.sample(documents, 2)
-            if eight_grams(host) & eight_grams(source):
+            if five_grams(host) & five_grams(source):
                 skipped += 1
                 if skipped > 100 * needed:
                     sys.exit("too few unrelated documents")
@@ -199,6 +216,10 @@ def main():
                 suspicious = host
             else:
                 spans = pick_passages(source, rng, rng.randint(1, 3))
+                if not spans:
+                    number -= 1
+                    made -= 1
+                    continue
                 rng.shuffle(spans)
                 texts = [obfuscate(category, source[start:end], rng, settings, vocabulary) for start, end in spans]
                 suspicious, where = insert(host, texts, rng)

@@ -1,7 +1,8 @@
 //! Seeds into passages (the extension step of Sanchez-Perez et al., PAN
 //! 2014): split the seeds wherever they leave a gap of more than `max_gap`
 //! content words in the first text, split each part wherever it leaves such
-//! a gap in the second, and repeat until no part splits. What remains are
+//! a gap in the second, then wherever their diagonals (`b - a`) leave a gap
+//! of more than `max_shift`, and repeat until no part splits. What remains are
 //! groups of seeds close together in both texts, whatever their order
 //! inside: a passage survives reordered words and sentences, and a passage
 //! moved elsewhere is another group. Then neighbouring groups that are
@@ -21,27 +22,42 @@ pub(crate) struct Group {
     pub(crate) seeds: usize,
 }
 
+/// A direction along which seeds are split.
 #[derive(Clone, Copy)]
 enum Axis {
+    /// Position in the first text.
     A,
+    /// Position in the second text.
     B,
+    /// Offset between the texts (`b - a`): seeds of one passage drift
+    /// along it slowly (words inserted, deleted or moved); a phrase that
+    /// also occurs elsewhere nearby makes seeds on another diagonal.
+    Diagonal,
 }
 
 impl Axis {
-    fn of(self, seed: &Seed) -> u32 {
+    /// Where `seed` is along this axis, and how far it reaches.
+    fn of(self, seed: &Seed, width: u32) -> (i64, i64) {
+        let (a, b) = (i64::from(seed.a), i64::from(seed.b));
+        let width = i64::from(width);
         match self {
-            Axis::A => seed.a,
-            Axis::B => seed.b,
+            Axis::A => (a, a + width - 1),
+            Axis::B => (b, b + width - 1),
+            Axis::Diagonal => (b - a, b - a),
         }
     }
 
-    fn other(self) -> Axis {
+    fn next(self) -> Axis {
         match self {
             Axis::A => Axis::B,
-            Axis::B => Axis::A,
+            Axis::B => Axis::Diagonal,
+            Axis::Diagonal => Axis::A,
         }
     }
 }
+
+/// Axes a group is split along.
+const AXES: u8 = 3;
 
 /// The seeds that have a neighbour on about the same diagonal: another seed
 /// at most `max_gap` content words away in the first text whose offset
@@ -68,19 +84,18 @@ pub(crate) fn supported(mut seeds: Vec<Seed>, max_gap: u32, max_shift: u32) -> V
 }
 
 /// `seeds` sorted along `axis`, cut wherever the next seed starts more than
-/// `max_gap` words after the end of every earlier one (a seed covers
-/// `width` words).
+/// `max_gap` after the reach of every earlier one.
 fn split_along(mut seeds: Vec<Seed>, axis: Axis, width: u32, max_gap: u32) -> Vec<Vec<Seed>> {
-    seeds.sort_unstable_by_key(|seed| (axis.of(seed), axis.other().of(seed)));
+    seeds.sort_unstable_by_key(|seed| (axis.of(seed, width).0, seed.a, seed.b));
     let mut parts = Vec::new();
     let mut current: Vec<Seed> = Vec::new();
-    let mut reach = 0u32;
+    let mut reach = i64::MIN;
     for seed in seeds {
-        let at = axis.of(&seed);
-        if !current.is_empty() && at > reach.saturating_add(max_gap) {
+        let (at, end) = axis.of(&seed, width);
+        if !current.is_empty() && at > reach + i64::from(max_gap) {
             parts.push(std::mem::take(&mut current));
         }
-        reach = if current.is_empty() { at + width - 1 } else { reach.max(at + width - 1) };
+        reach = if current.is_empty() { end } else { reach.max(end) };
         current.push(seed);
     }
     if !current.is_empty() {
@@ -89,20 +104,26 @@ fn split_along(mut seeds: Vec<Seed>, axis: Axis, width: u32, max_gap: u32) -> Ve
     parts
 }
 
-/// The groups of seeds close together in both texts (see the module).
-pub(crate) fn groups(seeds: Vec<Seed>, width: u32, max_gap: u32) -> Vec<Group> {
-    // Each piece of work: seeds, the axis to split along next, and whether
-    // splitting along the other axis left them whole.
-    let mut work = vec![(seeds, Axis::A, false)];
+/// The groups of seeds close together in both texts and on nearby
+/// diagonals (see the module): gaps of at most `max_gap` words in either
+/// text, `max_shift` between diagonals.
+pub(crate) fn groups(seeds: Vec<Seed>, width: u32, max_gap: u32, max_shift: u32) -> Vec<Group> {
+    // Each piece of work: seeds, the axis to split along next, and along
+    // how many axes in a row they are known to be whole.
+    let mut work = vec![(seeds, Axis::A, 0u8)];
     let mut groups = Vec::new();
-    while let Some((seeds, axis, whole_along_other)) = work.pop() {
-        let mut parts = split_along(seeds, axis, width, max_gap);
-        if parts.len() == 1 && whole_along_other {
-            groups.push(group_of(&parts.pop().expect("one part"), width));
+    while let Some((seeds, axis, whole)) = work.pop() {
+        let gap = if matches!(axis, Axis::Diagonal) { max_shift } else { max_gap };
+        let mut parts = split_along(seeds, axis, width, gap);
+        if parts.len() == 1 {
+            if whole + 1 == AXES {
+                groups.push(group_of(&parts.pop().expect("one part"), width));
+            } else {
+                work.push((parts.pop().expect("one part"), axis.next(), whole + 1));
+            }
             continue;
         }
-        let whole = parts.len() == 1;
-        work.extend(parts.into_iter().map(|part| (part, axis.other(), whole)));
+        work.extend(parts.into_iter().map(|part| (part, axis.next(), 1)));
     }
     groups.sort_unstable_by_key(|group| (group.a_first, group.b_first));
     groups
@@ -147,6 +168,11 @@ pub(crate) fn continues(group: &Group, next: &Group, gap: u32) -> bool {
         && group.b_first <= next.b_last.saturating_add(gap)
 }
 
+/// Whether two groups overlap in both texts: two views of one passage.
+pub(crate) fn overlaps(x: &Group, y: &Group) -> bool {
+    x.a_first <= y.a_last && y.a_first <= x.a_last && x.b_first <= y.b_last && y.b_first <= x.b_last
+}
+
 /// The smallest group covering both.
 pub(crate) fn joined(group: &Group, next: &Group) -> Group {
     Group {
@@ -168,26 +194,36 @@ mod tests {
 
     #[test]
     fn close_seeds_make_one_group_in_any_order() {
-        let found = groups(seeds(&[(10, 50), (11, 53), (12, 51), (14, 52)]), 2, 3);
+        let found = groups(seeds(&[(10, 50), (11, 53), (12, 51), (14, 52)]), 2, 3, 3);
         assert_eq!(found, [Group { a_first: 10, a_last: 15, b_first: 50, b_last: 54, seeds: 4 }]);
     }
 
     #[test]
     fn a_gap_in_either_text_splits_a_group() {
         // Close in the first text, far apart in the second: two passages.
-        let found = groups(seeds(&[(0, 0), (1, 1), (2, 100), (3, 101)]), 1, 5);
+        let found = groups(seeds(&[(0, 0), (1, 1), (2, 100), (3, 101)]), 1, 5, 100);
         assert_eq!(found.len(), 2);
         assert_eq!((found[0].b_first, found[1].b_first), (0, 100));
         // Far apart in the first text.
-        assert_eq!(groups(seeds(&[(0, 0), (1, 1), (100, 2), (101, 3)]), 1, 5).len(), 2);
+        assert_eq!(groups(seeds(&[(0, 0), (1, 1), (100, 2), (101, 3)]), 1, 5, 200).len(), 2);
     }
 
     #[test]
     fn splitting_repeats_until_stable() {
         // Along a: one run. Along b: {0,1,2} and {200}; then {0,1,2} along a
         // has a gap between 0,1 and 60 once 2 (at a=30, b=200) is gone.
-        let found = groups(seeds(&[(0, 0), (1, 1), (30, 200), (60, 2)]), 1, 30);
+        let found = groups(seeds(&[(0, 0), (1, 1), (30, 200), (60, 2)]), 1, 30, 200);
         assert_eq!(found.len(), 3, "{found:?}");
+    }
+
+    #[test]
+    fn a_phrase_repeated_nearby_is_another_diagonal() {
+        // One passage on diagonal +10 (drifting to +12); a phrase of it
+        // found again 30 words further in the second text.
+        let pairs = [(0, 10), (2, 12), (4, 15), (6, 18), (8, 20), (3, 43), (4, 44)];
+        let found = groups(seeds(&pairs), 1, 12, 6);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!((found[0].b_first, found[0].b_last), (10, 20));
     }
 
     #[test]

@@ -21,7 +21,10 @@
 //!    and an edit inside a passage does not cut it (`cluster.rs`);
 //! 4. **filtering**: a passage needs [`Params::min_seeds`] seeds,
 //!    [`Params::min_words`] content words on each side, and a word-bag
-//!    similarity (Dice) of at least [`Params::min_similarity`].
+//!    similarity (Dice) of at least [`Params::min_similarity`]; passages
+//!    that overlap in both texts are merged, and a stretch of the first
+//!    text keeps only its strongest match (a copied passage also matches,
+//!    weakly, the places of its source that repeat some of its phrases).
 //!
 //! Pure: no I/O, threads or global state. [`report`] writes what every
 //! front end prints: the JSON document and PAN's XML.
@@ -48,6 +51,9 @@ use words::Word;
 /// The largest text [`Aligner::align`] takes, in bytes: 256 MiB. Memory is
 /// about 8 bytes per word of the first text and 40 per word of the second.
 pub const MAX_TEXT_BYTES: usize = 256 << 20;
+
+/// How many of the latest passages a group may join (see `join_and_filter`).
+const JOIN_LOOKBACK: usize = 8;
 
 /// How passages are found. [`Params::default`] is what the CLI, the Python
 /// package and the measurements in BENCHMARKS.md use.
@@ -86,8 +92,8 @@ impl Default for Params {
             max_shift: 6,
             join_gap: 40,
             min_seeds: 4,
-            min_words: 12,
-            min_similarity: 0.5,
+            min_words: 16,
+            min_similarity: 0.6,
             max_key_occurrences: 32,
             english_stopwords: true,
             max_text_bytes: MAX_TEXT_BYTES,
@@ -217,7 +223,7 @@ impl Aligner {
         let seeds = source.seeds(&a_words, width);
         drop(source);
         let seeds = cluster::supported(seeds, self.params.max_gap, self.params.max_shift);
-        let found = cluster::groups(seeds, width as u32, self.params.max_gap);
+        let found = cluster::groups(seeds, width as u32, self.params.max_gap, self.params.max_shift);
         let found = found.into_iter().filter(|group| group.seeds >= self.params.min_seeds).collect();
         let kept = self.join_and_filter(found, &a_words, &b_words);
         Ok(offsets::passages(a, b, &a_words, &b_words, &kept))
@@ -234,28 +240,97 @@ impl Aligner {
         };
         let mut joined: Vec<(Group, f64)> = Vec::with_capacity(groups.len());
         for group in groups {
-            let score = similarity(&group);
-            if let Some((last, last_score)) = joined.last_mut()
-                && cluster::continues(last, &group, self.params.join_gap)
-            {
-                let both = cluster::joined(last, &group);
+            // A few recent passages, not only the last: a stray group (a
+            // phrase an edit brought in) may sit between two parts of one.
+            let recent = joined.len().saturating_sub(JOIN_LOOKBACK);
+            let into = (recent..joined.len()).rev().find_map(|at| {
+                let earlier = &joined[at].0;
+                if !cluster::continues(earlier, &group, self.params.join_gap) {
+                    return None;
+                }
+                let both = cluster::joined(earlier, &group);
                 let both_score = similarity(&both);
-                if both_score >= self.params.min_similarity {
-                    (*last, *last_score) = (both, both_score);
-                    continue;
+                (both_score >= self.params.min_similarity).then_some((at, both, both_score))
+            });
+            match into {
+                Some((at, both, both_score)) => joined[at] = (both, both_score),
+                None => {
+                    let score = similarity(&group);
+                    joined.push((group, score));
                 }
             }
-            joined.push((group, score));
         }
-        joined
+        let kept: Vec<(Group, f64)> = joined
             .into_iter()
             .filter(|(group, score)| {
                 group.a_last - group.a_first + 1 >= self.params.min_words
                     && group.b_last - group.b_first + 1 >= self.params.min_words
                     && *score >= self.params.min_similarity
             })
-            .collect()
+            .collect();
+        drop_shadowed(merge_overlapping(kept, similarity))
     }
+}
+
+/// The passages left when each stretch of the first text keeps its
+/// strongest match (most seeds): a passage with more than half of its first
+/// side inside stronger ones is dropped. A copied passage also matches, more
+/// weakly, other places of the source that repeat some of its phrases; its
+/// true origin is the strong one.
+fn drop_shadowed(mut passages: Vec<(Group, f64)>) -> Vec<(Group, f64)> {
+    passages.sort_unstable_by(|(x, _), (y, _)| {
+        y.seeds.cmp(&x.seeds).then((y.a_last - y.a_first).cmp(&(x.a_last - x.a_first)))
+    });
+    let mut kept: Vec<(Group, f64)> = Vec::with_capacity(passages.len());
+    for (group, score) in passages {
+        let length = u64::from(group.a_last - group.a_first + 1);
+        let mut inside: Vec<(u32, u32)> = kept
+            .iter()
+            .filter(|(k, _)| k.a_first <= group.a_last && group.a_first <= k.a_last)
+            .map(|(k, _)| (k.a_first.max(group.a_first), k.a_last.min(group.a_last)))
+            .collect();
+        if covered(&mut inside) * 2 <= length {
+            kept.push((group, score));
+        }
+    }
+    kept.sort_unstable_by_key(|(group, _)| (group.a_first, group.b_first));
+    kept
+}
+
+/// Words covered by the union of inclusive ranges.
+fn covered(ranges: &mut [(u32, u32)]) -> u64 {
+    ranges.sort_unstable();
+    let (mut total, mut reach) = (0u64, None::<u32>);
+    for &(first, last) in ranges.iter() {
+        let start = reach.map_or(first, |r| first.max(r + 1));
+        if last >= start {
+            total += u64::from(last - start + 1);
+            reach = Some(last);
+        }
+    }
+    total
+}
+
+/// Passages that overlap in both texts, merged: one passage reached twice
+/// (the same stretch of text split, then joined to different neighbours)
+/// is reported once.
+fn merge_overlapping(mut passages: Vec<(Group, f64)>, similarity: impl Fn(&Group) -> f64) -> Vec<(Group, f64)> {
+    passages.sort_unstable_by_key(|(group, _)| (group.a_first, group.b_first));
+    let mut merged: Vec<(Group, f64)> = Vec::with_capacity(passages.len());
+    for (group, score) in passages {
+        // Only passages still open in the first text can overlap this one.
+        let open = merged.iter().rposition(|(kept, _)| {
+            kept.a_last >= group.a_first && cluster::overlaps(kept, &group)
+        });
+        match open {
+            Some(at) => {
+                let both = cluster::joined(&merged[at].0, &group);
+                merged[at] = (both, similarity(&both));
+            }
+            None => merged.push((group, score)),
+        }
+    }
+    merged
 }
 
 fn check(params: &Params) -> Result<(), AlignError> {
