@@ -20,6 +20,10 @@ pub(crate) struct Group {
     pub(crate) b_first: u32,
     pub(crate) b_last: u32,
     pub(crate) seeds: usize,
+    /// Content words the two sides share, counted with repeats (the
+    /// numerator of their Dice similarity; for joined groups, a lower
+    /// bound: what each part shares).
+    pub(crate) shared: u64,
 }
 
 /// A direction along which seeds are split.
@@ -134,21 +138,17 @@ fn group_of(seeds: &[Seed], width: u32) -> Group {
     let a_last = seeds.iter().map(|s| s.a).max().expect("a group has seeds") + width - 1;
     let b_first = seeds.iter().map(|s| s.b).min().expect("a group has seeds");
     let b_last = seeds.iter().map(|s| s.b).max().expect("a group has seeds") + width - 1;
-    Group { a_first, a_last, b_first, b_last, seeds: seeds.len() }
+    Group { a_first, a_last, b_first, b_last, seeds: seeds.len(), shared: 0 }
 }
 
-/// How much two bags of words have in common: twice the shared words
-/// (counted with repeats) over the words of both, between 0 and 1. Word
+/// How many words two bags of words share, counted with repeats. Word
 /// order does not count, so reordering inside a passage costs nothing.
-pub(crate) fn dice(a: &[u64], b: &[u64]) -> f64 {
-    if a.is_empty() && b.is_empty() {
-        return 1.0;
-    }
+pub(crate) fn shared_words(a: &[u64], b: &[u64]) -> u64 {
     let mut counts: HashMap<u64, i64> = HashMap::with_capacity(a.len());
     for &word in a {
         *counts.entry(word).or_default() += 1;
     }
-    let mut shared = 0usize;
+    let mut shared = 0u64;
     for &word in b {
         if let Some(count) = counts.get_mut(&word)
             && *count > 0
@@ -157,7 +157,21 @@ pub(crate) fn dice(a: &[u64], b: &[u64]) -> f64 {
             shared += 1;
         }
     }
-    (2 * shared) as f64 / (a.len() + b.len()) as f64
+    shared
+}
+
+impl Group {
+    /// Content words on each side.
+    pub(crate) fn lengths(&self) -> (u32, u32) {
+        (self.a_last - self.a_first + 1, self.b_last - self.b_first + 1)
+    }
+
+    /// Dice similarity of the two sides from `shared`: twice the shared
+    /// words over the words of both, 0 to 1.
+    pub(crate) fn dice(&self) -> f64 {
+        let (a, b) = self.lengths();
+        (2 * self.shared) as f64 / f64::from(a + b)
+    }
 }
 
 /// Whether `next` (later in the first text) continues `group` within
@@ -181,6 +195,7 @@ pub(crate) fn joined(group: &Group, next: &Group) -> Group {
         b_first: group.b_first.min(next.b_first),
         b_last: group.b_last.max(next.b_last),
         seeds: group.seeds + next.seeds,
+        shared: group.shared + next.shared,
     }
 }
 
@@ -195,7 +210,7 @@ mod tests {
     #[test]
     fn close_seeds_make_one_group_in_any_order() {
         let found = groups(seeds(&[(10, 50), (11, 53), (12, 51), (14, 52)]), 2, 3, 3);
-        assert_eq!(found, [Group { a_first: 10, a_last: 15, b_first: 50, b_last: 54, seeds: 4 }]);
+        assert_eq!(found, [Group { a_first: 10, a_last: 15, b_first: 50, b_last: 54, seeds: 4, shared: 0 }]);
     }
 
     #[test]
@@ -234,9 +249,11 @@ mod tests {
     }
 
     #[test]
-    fn dice_counts_repeats_and_ignores_order() {
-        assert_eq!(dice(&[1, 2, 3], &[3, 2, 1]), 1.0);
-        assert_eq!(dice(&[1, 1, 2], &[1, 2, 2]), 2.0 * 2.0 / 6.0);
-        assert_eq!(dice(&[1], &[2]), 0.0);
+    fn shared_words_count_repeats_and_ignore_order() {
+        assert_eq!(shared_words(&[1, 2, 3], &[3, 2, 1]), 3);
+        assert_eq!(shared_words(&[1, 1, 2], &[1, 2, 2]), 2);
+        assert_eq!(shared_words(&[1], &[2]), 0);
+        let group = Group { a_first: 0, a_last: 2, b_first: 5, b_last: 7, seeds: 1, shared: 2 };
+        assert_eq!(group.dice(), 4.0 / 6.0);
     }
 }

@@ -38,22 +38,24 @@ mod cluster;
 mod offsets;
 pub mod report;
 mod seeds;
+mod select;
 mod stopwords;
 mod words;
 
-use cluster::Group;
 pub use seeds::MAX_SEED_WORDS;
 use serde::Serialize;
 use std::ops::Range;
 use stopwords::Stopwords;
-use words::Word;
 
-/// The largest text [`Aligner::align`] takes, in bytes: 256 MiB. Memory is
-/// about 8 bytes per word of the first text and 40 per word of the second.
-pub const MAX_TEXT_BYTES: usize = 256 << 20;
+/// The largest text [`Aligner::align`] takes, in bytes: 64 MiB. Memory is
+/// about 16 bytes per word of the first text, 50 per word of the second,
+/// and 8 per seed (at most [`MAX_SEEDS`]).
+pub const MAX_TEXT_BYTES: usize = 64 << 20;
 
-/// How many of the latest passages a group may join (see `join_and_filter`).
-const JOIN_LOOKBACK: usize = 8;
+/// The most seeds by default: 32 million (256 MiB). Natural texts have
+/// about one seed per shared word pair; only text repeating the same
+/// phrases dozens of times on both sides comes near it.
+pub const MAX_SEEDS: usize = 32 << 20;
 
 /// How passages are found. [`Params::default`] is what the CLI, the Python
 /// package and the measurements in BENCHMARKS.md use.
@@ -78,6 +80,9 @@ pub struct Params {
     pub min_similarity: f64,
     /// A seed key found more often than this in the second text is ignored.
     pub max_key_occurrences: usize,
+    /// The most seeds two texts may have (8 bytes each): past it the texts
+    /// are refused as too repetitive rather than aligned slowly.
+    pub max_seeds: usize,
     /// Leave English stopwords out of seeds.
     pub english_stopwords: bool,
     /// The largest text accepted, in bytes (at most [`MAX_TEXT_BYTES`]).
@@ -95,6 +100,7 @@ impl Default for Params {
             min_words: 16,
             min_similarity: 0.6,
             max_key_occurrences: 32,
+            max_seeds: MAX_SEEDS,
             english_stopwords: true,
             max_text_bytes: MAX_TEXT_BYTES,
         }
@@ -132,6 +138,15 @@ pub enum AlignError {
         /// The limit it passed.
         limit: usize,
     },
+    /// The texts share more seeds than the limit: both repeat the same
+    /// phrases over and over.
+    #[error("the texts repeat the same phrases too often to align ({seeds} seeds or more, the limit is {limit})")]
+    TooManySeeds {
+        /// Seeds found before stopping.
+        seeds: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// A parameter is out of its range.
     #[error("bad alignment parameter: {0}")]
     BadParameter(String),
@@ -139,6 +154,7 @@ pub enum AlignError {
 
 reason_names!(AlignError {
     TextTooLarge => "text_too_large",
+    TooManySeeds => "too_many_seeds",
     BadParameter => "bad_parameter",
 });
 
@@ -220,117 +236,14 @@ impl Aligner {
             return Ok(Vec::new());
         }
         let source = seeds::SourceKeys::new(&b_words, width, self.params.max_key_occurrences);
-        let seeds = source.seeds(&a_words, width);
+        let seeds = source.seeds(&a_words, width, self.params.max_seeds)?;
         drop(source);
         let seeds = cluster::supported(seeds, self.params.max_gap, self.params.max_shift);
         let found = cluster::groups(seeds, width as u32, self.params.max_gap, self.params.max_shift);
         let found = found.into_iter().filter(|group| group.seeds >= self.params.min_seeds).collect();
-        let kept = self.join_and_filter(found, &a_words, &b_words);
+        let kept = select::passages(found, &a_words, &b_words, &self.params);
         Ok(offsets::passages(a, b, &a_words, &b_words, &kept))
     }
-
-    /// Joins neighbouring groups that stay similar, then keeps the ones
-    /// long and similar enough, each with its similarity.
-    fn join_and_filter(&self, groups: Vec<Group>, a: &[Word], b: &[Word]) -> Vec<(Group, f64)> {
-        let similarity = |group: &Group| {
-            let side = |words: &[Word], first: u32, last: u32| -> Vec<u64> {
-                words[first as usize..=last as usize].iter().map(|w| w.hash).collect()
-            };
-            cluster::dice(&side(a, group.a_first, group.a_last), &side(b, group.b_first, group.b_last))
-        };
-        let mut joined: Vec<(Group, f64)> = Vec::with_capacity(groups.len());
-        for group in groups {
-            // A few recent passages, not only the last: a stray group (a
-            // phrase an edit brought in) may sit between two parts of one.
-            let recent = joined.len().saturating_sub(JOIN_LOOKBACK);
-            let into = (recent..joined.len()).rev().find_map(|at| {
-                let earlier = &joined[at].0;
-                if !cluster::continues(earlier, &group, self.params.join_gap) {
-                    return None;
-                }
-                let both = cluster::joined(earlier, &group);
-                let both_score = similarity(&both);
-                (both_score >= self.params.min_similarity).then_some((at, both, both_score))
-            });
-            match into {
-                Some((at, both, both_score)) => joined[at] = (both, both_score),
-                None => {
-                    let score = similarity(&group);
-                    joined.push((group, score));
-                }
-            }
-        }
-        let kept: Vec<(Group, f64)> = joined
-            .into_iter()
-            .filter(|(group, score)| {
-                group.a_last - group.a_first + 1 >= self.params.min_words
-                    && group.b_last - group.b_first + 1 >= self.params.min_words
-                    && *score >= self.params.min_similarity
-            })
-            .collect();
-        drop_shadowed(merge_overlapping(kept, similarity))
-    }
-}
-
-/// The passages left when each stretch of the first text keeps its
-/// strongest match (most seeds): a passage with more than half of its first
-/// side inside stronger ones is dropped. A copied passage also matches, more
-/// weakly, other places of the source that repeat some of its phrases; its
-/// true origin is the strong one.
-fn drop_shadowed(mut passages: Vec<(Group, f64)>) -> Vec<(Group, f64)> {
-    passages.sort_unstable_by(|(x, _), (y, _)| {
-        y.seeds.cmp(&x.seeds).then((y.a_last - y.a_first).cmp(&(x.a_last - x.a_first)))
-    });
-    let mut kept: Vec<(Group, f64)> = Vec::with_capacity(passages.len());
-    for (group, score) in passages {
-        let length = u64::from(group.a_last - group.a_first + 1);
-        let mut inside: Vec<(u32, u32)> = kept
-            .iter()
-            .filter(|(k, _)| k.a_first <= group.a_last && group.a_first <= k.a_last)
-            .map(|(k, _)| (k.a_first.max(group.a_first), k.a_last.min(group.a_last)))
-            .collect();
-        if covered(&mut inside) * 2 <= length {
-            kept.push((group, score));
-        }
-    }
-    kept.sort_unstable_by_key(|(group, _)| (group.a_first, group.b_first));
-    kept
-}
-
-/// Words covered by the union of inclusive ranges.
-fn covered(ranges: &mut [(u32, u32)]) -> u64 {
-    ranges.sort_unstable();
-    let (mut total, mut reach) = (0u64, None::<u32>);
-    for &(first, last) in ranges.iter() {
-        let start = reach.map_or(first, |r| first.max(r + 1));
-        if last >= start {
-            total += u64::from(last - start + 1);
-            reach = Some(last);
-        }
-    }
-    total
-}
-
-/// Passages that overlap in both texts, merged: one passage reached twice
-/// (the same stretch of text split, then joined to different neighbours)
-/// is reported once.
-fn merge_overlapping(mut passages: Vec<(Group, f64)>, similarity: impl Fn(&Group) -> f64) -> Vec<(Group, f64)> {
-    passages.sort_unstable_by_key(|(group, _)| (group.a_first, group.b_first));
-    let mut merged: Vec<(Group, f64)> = Vec::with_capacity(passages.len());
-    for (group, score) in passages {
-        // Only passages still open in the first text can overlap this one.
-        let open = merged.iter().rposition(|(kept, _)| {
-            kept.a_last >= group.a_first && cluster::overlaps(kept, &group)
-        });
-        match open {
-            Some(at) => {
-                let both = cluster::joined(&merged[at].0, &group);
-                merged[at] = (both, similarity(&both));
-            }
-            None => merged.push((group, score)),
-        }
-    }
-    merged
 }
 
 fn check(params: &Params) -> Result<(), AlignError> {
@@ -341,8 +254,8 @@ fn check(params: &Params) -> Result<(), AlignError> {
     if !(0.0..=1.0).contains(&params.min_similarity) {
         return bad(format!("min_similarity is {}, not 0 to 1", params.min_similarity));
     }
-    if params.max_key_occurrences == 0 {
-        return bad("max_key_occurrences is 0: no seed could be found".into());
+    if params.max_key_occurrences == 0 || params.max_seeds == 0 {
+        return bad("max_key_occurrences and max_seeds must be at least 1: no seed could be found".into());
     }
     if params.max_text_bytes > MAX_TEXT_BYTES {
         return bad(format!("max_text_bytes is {}, more than {MAX_TEXT_BYTES}", params.max_text_bytes));
@@ -360,6 +273,6 @@ mod reason_names_tests {
     #[test]
     fn every_error_names_each_variant_once_in_snake_case() {
         priorart_reason::check_names(crate::AlignError::REASONS).unwrap();
-        assert_eq!(crate::AlignError::REASONS, ["text_too_large", "bad_parameter"]);
+        assert_eq!(crate::AlignError::REASONS, ["text_too_large", "too_many_seeds", "bad_parameter"]);
     }
 }

@@ -3,6 +3,7 @@
 //! it does not change its key). The second text's keys are indexed once;
 //! the first text's are looked up as they come.
 
+use crate::AlignError;
 use crate::words::Word;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -76,17 +77,21 @@ impl SourceKeys {
         SourceKeys { ranges, positions }
     }
 
-    /// Every seed between `words` (the first text) and the indexed text.
-    pub(crate) fn seeds(&self, words: &[Word], width: usize) -> Vec<Seed> {
+    /// Every seed between `words` (the first text) and the indexed text,
+    /// or [`AlignError::TooManySeeds`] past `max_seeds`.
+    pub(crate) fn seeds(&self, words: &[Word], width: usize, max_seeds: usize) -> Result<Vec<Seed>, AlignError> {
         let mut seeds = Vec::new();
         for (at, window) in words.windows(width).enumerate() {
             if let Some(&(start, count)) = self.ranges.get(&key(window)) {
+                if seeds.len() + count as usize > max_seeds {
+                    return Err(AlignError::TooManySeeds { seeds: seeds.len() + count as usize, limit: max_seeds });
+                }
                 let a = index(at);
                 let found = &self.positions[start as usize..(start + count) as usize];
                 seeds.extend(found.iter().map(|&b| Seed { a, b }));
             }
         }
-        seeds
+        Ok(seeds)
     }
 }
 
@@ -113,8 +118,10 @@ mod tests {
     #[test]
     fn seeds_pair_every_occurrence_and_skip_frequent_keys() {
         let source = SourceKeys::new(&words(&[1, 2, 9, 1, 2, 5, 5, 5, 5]), 2, 2);
-        let seeds = source.seeds(&words(&[2, 1, 7, 5, 5]), 2);
+        let seeds = source.seeds(&words(&[2, 1, 7, 5, 5]), 2, 100).unwrap();
         // (1 2) is at 0 and 3; (5 5) occurs three times: too often.
         assert_eq!(seeds, [Seed { a: 0, b: 0 }, Seed { a: 0, b: 3 }]);
+        let error = source.seeds(&words(&[2, 1, 7, 1, 2]), 2, 3).unwrap_err();
+        assert_eq!(error, AlignError::TooManySeeds { seeds: 4, limit: 3 });
     }
 }

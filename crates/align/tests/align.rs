@@ -159,6 +159,17 @@ fn repeated_boilerplate_stays_bounded() {
 }
 
 #[test]
+fn texts_with_too_many_seeds_are_refused() {
+    // 31 distinct phrases, each 30 times in the second text (under the
+    // key limit), all in the first: 30 seeds per word pair.
+    let phrases: Vec<String> = (0..31).map(|i| format!("alpha{i} beta{i} gamma{i}")).collect();
+    let source = phrases.join(" ").repeat(30);
+    let params = Params { max_seeds: 10_000, ..Params::default() };
+    let error = Aligner::new(params).unwrap().align(&source.repeat(4), &source).unwrap_err();
+    assert_eq!(error.reason(), "too_many_seeds");
+}
+
+#[test]
 fn the_input_limit_is_kept() {
     let params = Params { max_text_bytes: 1000, ..Params::default() };
     let aligner = Aligner::new(params).unwrap();
@@ -176,6 +187,7 @@ fn parameters_out_of_range_are_refused() {
         Params { seed_words: priorart_align::MAX_SEED_WORDS + 1, ..Params::default() },
         Params { min_similarity: 1.5, ..Params::default() },
         Params { max_key_occurrences: 0, ..Params::default() },
+        Params { max_seeds: 0, ..Params::default() },
         Params { max_text_bytes: priorart_align::MAX_TEXT_BYTES + 1, ..Params::default() },
     ] {
         assert_eq!(Aligner::new(params).unwrap_err().reason(), "bad_parameter");
