@@ -44,36 +44,37 @@ pub(crate) fn word_hash(word: &str) -> u64 {
 }
 
 /// Calls `each` with every word of `text` (hash, byte start, byte end).
-/// The text is at most `u32::MAX` bytes long (the caller's limit).
+/// The text is at most `u32::MAX` bytes long (the caller's limit). ASCII
+/// bytes are classified and folded one by one; a non-ASCII character is
+/// decoded and asked Unicode (alphanumeric, lowercase).
 fn for_each_word(text: &str, mut each: impl FnMut(u64, u32, u32)) {
+    let bytes = text.as_bytes();
     let mut hash = HASH_START;
     let mut start: Option<usize> = None;
-    for (at, c) in text.char_indices() {
-        let lowered = if c.is_ascii() {
-            c.is_ascii_alphanumeric().then(|| u32::from(c.to_ascii_lowercase()))
-        } else if c.is_alphanumeric() {
-            Some(u32::from(c))
+    let mut at = 0;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        let (is_word, next) = if byte.is_ascii() {
+            if byte.is_ascii_alphanumeric() {
+                hash = hash_unit(hash, u32::from(byte.to_ascii_lowercase()));
+            }
+            (byte.is_ascii_alphanumeric(), at + 1)
         } else {
-            None
+            let c = text[at..].chars().next().expect("a character starts here");
+            if c.is_alphanumeric() {
+                for lower in c.to_lowercase() {
+                    hash = hash_unit(hash, u32::from(lower));
+                }
+            }
+            (c.is_alphanumeric(), at + c.len_utf8())
         };
-        match lowered {
-            Some(unit) => {
-                start.get_or_insert(at);
-                if c.is_ascii() {
-                    hash = hash_unit(hash, unit);
-                } else {
-                    for lower in c.to_lowercase() {
-                        hash = hash_unit(hash, u32::from(lower));
-                    }
-                }
-            }
-            None => {
-                if let Some(word_start) = start.take() {
-                    each(finish(hash), to_u32(word_start), to_u32(at));
-                    hash = HASH_START;
-                }
-            }
+        if is_word {
+            start.get_or_insert(at);
+        } else if let Some(word_start) = start.take() {
+            each(finish(hash), to_u32(word_start), to_u32(at));
+            hash = HASH_START;
         }
+        at = next;
     }
     if let Some(word_start) = start {
         each(finish(hash), to_u32(word_start), to_u32(text.len()));

@@ -445,7 +445,7 @@ def passages(a: str, b: str) -> List[Passage]:
     edited, shuffled or deleted inside a passage, to reordered paragraphs
     and to passages moved elsewhere; none between unrelated texts.
     Offsets are ``str`` indices into ``a`` and ``b`` (and byte offsets into
-    their UTF-8). A text over 256 MiB is an :class:`InputError` (reason
+    their UTF-8). A text over 64 MiB is an :class:`InputError` (reason
     ``text_too_large``)."""
     found = json.loads(_priorart.passages_json(a, b, "a", "b"))
     return [Passage.from_json(passage) for passage in found["passages"]]
