@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """PAN's character-level text-alignment measures on a PAN-layout corpus.
 
-    scripts/pan-eval.py CORPUS [--run PRIORART] [--detections DIR] [--json]
+    scripts/pan-eval.py CORPUS [--run PRIORART | --difflib] [--detections DIR] [--json]
     scripts/pan-eval.py --self-test
 
 CORPUS is what scripts/pan-eval-build.py writes: `susp/`, `src/`, `pairs`,
@@ -12,7 +12,9 @@ and one truth directory per obfuscation (`01-no-plagiarism`,
 `--run`, this script makes them first by running
 `PRIORART compare --passages --pan --raw SUSP SRC` for every pair and
 reports the end-to-end throughput (suspicious bytes per second of wall time,
-process start-up included).
+process start-up included). `--difflib` makes them instead with a baseline
+any Python has: difflib.SequenceMatcher's matching blocks of lowercased
+words (default autojunk), each block of at least 8 words one detection.
 
 The measures are the macro-averaged ones of Potthast et al., "An Evaluation
 Framework for Plagiarism Detection" (COLING 2010), as PAN's
@@ -32,9 +34,11 @@ unit tests of PAN's script (its annotations ann1..ann10).
 """
 
 import argparse
+import difflib
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -233,6 +237,46 @@ def read_category(corpus, category, detections_dir):
     return cases, detections
 
 
+WORDS = re.compile(r"\w+")
+
+
+def difflib_detections(suspicious, source, min_words=8):
+    """(this_offset, this_length, source_offset, source_length) of each
+    difflib matching block of at least `min_words` words."""
+    a = [(m.group().lower(), m.start(), m.end()) for m in WORDS.finditer(suspicious)]
+    b = [(m.group().lower(), m.start(), m.end()) for m in WORDS.finditer(source)]
+    matcher = difflib.SequenceMatcher(None, [w for w, _, _ in a], [w for w, _, _ in b])
+    found = []
+    for block in matcher.get_matching_blocks():
+        if block.size >= min_words:
+            first_a, last_a = a[block.a], a[block.a + block.size - 1]
+            first_b, last_b = b[block.b], b[block.b + block.size - 1]
+            found.append((first_a[1], last_a[2] - first_a[1], first_b[1], last_b[2] - first_b[1]))
+    return found
+
+
+def run_difflib(corpus, out_dir, pairs):
+    """The difflib baseline on every pair; returns (suspicious bytes, seconds)."""
+    os.makedirs(out_dir, exist_ok=True)
+    total_bytes, started = 0, time.monotonic()
+    for susp, src in pairs:
+        with open(os.path.join(corpus, "susp", susp), encoding="utf-8", newline="") as f:
+            suspicious = f.read()
+        with open(os.path.join(corpus, "src", src), encoding="utf-8", newline="") as f:
+            source = f.read()
+        total_bytes += len(suspicious.encode("utf-8"))
+        lines = [f'<?xml version="1.0" encoding="UTF-8"?>\n<document reference="{susp}">']
+        for this_offset, this_length, source_offset, source_length in difflib_detections(suspicious, source):
+            lines.append(
+                f'<feature name="detected-plagiarism" this_offset="{this_offset}" this_length="{this_length}" '
+                f'source_reference="{src}" source_offset="{source_offset}" source_length="{source_length}"/>'
+            )
+        lines.append("</document>\n")
+        with open(os.path.join(out_dir, pair_file(susp, src)), "w", encoding="utf-8") as out:
+            out.write("\n".join(lines))
+    return total_bytes, time.monotonic() - started
+
+
 def pair_file(susp, src):
     return f"{strip_txt(susp)}-{strip_txt(src)}.xml"
 
@@ -241,6 +285,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpus", nargs="?")
     parser.add_argument("--run", metavar="PRIORART", help="run this priorart binary on every pair first")
+    parser.add_argument("--difflib", action="store_true", help="make the detections with the difflib baseline")
     parser.add_argument("--detections", metavar="DIR", help="detection XML files (default CORPUS/detections)")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of a table")
     parser.add_argument("--self-test", action="store_true", help="check the measures against PAN's tests")
@@ -252,9 +297,12 @@ def main():
     detections_dir = args.detections or os.path.join(args.corpus, "detections")
     pairs = read_pairs(args.corpus)
     result = {"corpus": args.corpus, "pairs": len(pairs)}
-    if args.run:
-        total_bytes, seconds = run_detector(args.corpus, args.run, detections_dir, pairs)
-        result["run"] = {"suspicious_bytes": total_bytes, "seconds": seconds, "mb_per_s": total_bytes / seconds / 1e6}
+    if args.run or args.difflib:
+        if args.run:
+            total_bytes, seconds = run_detector(args.corpus, args.run, detections_dir, pairs)
+        else:
+            total_bytes, seconds = run_difflib(args.corpus, detections_dir, pairs)
+        result["run"] = {"detector": args.run or "difflib", "suspicious_bytes": total_bytes, "seconds": seconds, "mb_per_s": total_bytes / seconds / 1e6}
     categories = sorted(
         name for name in os.listdir(args.corpus) if name[:2].isdigit() and os.path.isdir(os.path.join(args.corpus, name))
     )
@@ -284,7 +332,7 @@ def print_table(result):
         run = result["run"]
         print(
             f"run: {result['pairs']} pairs, {run['suspicious_bytes'] / 1e6:.1f} MB suspicious text in "
-            f"{run['seconds']:.1f} s: {run['mb_per_s']:.2f} MB/s end to end (one process per pair)"
+            f"{run['seconds']:.1f} s: {run['mb_per_s']:.2f} MB/s end to end ({run['detector']})"
         )
 
 
