@@ -20,7 +20,8 @@ fn generated(bytes: usize) -> String {
     let vocabulary: Vec<String> = (0..20_000u32).map(|rank| format!("w{rank:x}o")).collect();
     let mut text = String::with_capacity(bytes + 16);
     while text.len() < bytes {
-        let rank = ((rng.f64() * (vocabulary.len() as f64).ln()).exp() as usize - 1).min(vocabulary.len() - 1);
+        let rank =
+            ((rng.f64() * (vocabulary.len() as f64).ln()).exp() as usize - 1).min(vocabulary.len() - 1);
         text.push_str(&vocabulary[rank]);
         text.push_str(if rng.u8(..) < 16 { ".\n" } else { " " });
     }
@@ -66,7 +67,12 @@ fn bench(c: &mut Criterion) {
     let (suspicious, source) = texts();
     let aligner = Aligner::new(Params::default()).expect("default parameters are valid");
     let found = aligner.align(&suspicious, &source).expect("aligns");
-    eprintln!("{} MB suspicious, {} KB source: {} passages", suspicious.len() >> 20, source.len() >> 10, found.len());
+    eprintln!(
+        "{} MB suspicious, {} KB source: {} passages",
+        suspicious.len() >> 20,
+        source.len() >> 10,
+        found.len()
+    );
     let mut group = c.benchmark_group("align");
     group.sample_size(10);
     group.throughput(Throughput::Bytes(suspicious.len() as u64));

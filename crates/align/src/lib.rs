@@ -140,7 +140,9 @@ pub enum AlignError {
     },
     /// The texts share more seeds than the limit: both repeat the same
     /// phrases over and over.
-    #[error("the texts repeat the same phrases too often to align ({seeds} seeds or more, the limit is {limit})")]
+    #[error(
+        "the texts repeat the same phrases too often to align ({seeds} seeds or more, the limit is {limit})"
+    )]
     TooManySeeds {
         /// Seeds found before stopping.
         seeds: usize,
@@ -226,7 +228,11 @@ impl Aligner {
     pub fn align(&self, a: &str, b: &str) -> Result<Vec<Passage>, AlignError> {
         for (side, text) in [(Side::A, a), (Side::B, b)] {
             if text.len() > self.params.max_text_bytes {
-                return Err(AlignError::TextTooLarge { side, bytes: text.len(), limit: self.params.max_text_bytes });
+                return Err(AlignError::TextTooLarge {
+                    side,
+                    bytes: text.len(),
+                    limit: self.params.max_text_bytes,
+                });
             }
         }
         let width = self.params.seed_words;

@@ -28,12 +28,20 @@ fn is_continuation(byte: u8) -> bool {
 }
 
 /// Each kept group as a [`Passage`] with offsets into `a` and `b`.
-pub(crate) fn passages(a: &str, b: &str, a_words: &[Word], b_words: &[Word], kept: &[(Group, f64)]) -> Vec<Passage> {
+pub(crate) fn passages(
+    a: &str,
+    b: &str,
+    a_words: &[Word],
+    b_words: &[Word],
+    kept: &[(Group, f64)],
+) -> Vec<Passage> {
     let byte_range = |words: &[Word], first: u32, last: u32| {
         (words[first as usize].start as usize, words[last as usize].end as usize)
     };
-    let a_bytes: Vec<(usize, usize)> = kept.iter().map(|(g, _)| byte_range(a_words, g.a_first, g.a_last)).collect();
-    let b_bytes: Vec<(usize, usize)> = kept.iter().map(|(g, _)| byte_range(b_words, g.b_first, g.b_last)).collect();
+    let a_bytes: Vec<(usize, usize)> =
+        kept.iter().map(|(g, _)| byte_range(a_words, g.a_first, g.a_last)).collect();
+    let b_bytes: Vec<(usize, usize)> =
+        kept.iter().map(|(g, _)| byte_range(b_words, g.b_first, g.b_last)).collect();
     let a_chars = char_offsets(a, &flatten(&a_bytes));
     let b_chars = char_offsets(b, &flatten(&b_bytes));
     kept.iter()

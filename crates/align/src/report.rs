@@ -26,9 +26,7 @@ pub struct Named<'t> {
 /// The `priorart-passages/1` document: both texts' names and sizes, and
 /// each passage with its offsets, its text on each side and its similarity.
 pub fn json(a: Named<'_>, b: Named<'_>, passages: &[Passage]) -> Value {
-    let document = |named: Named<'_>| {
-        json!({ "name": named.name, "chars": named.text.chars().count(), "bytes": named.text.len() })
-    };
+    let document = |named: Named<'_>| json!({ "name": named.name, "chars": named.text.chars().count(), "bytes": named.text.len() });
     let side = |named: Named<'_>, span: &crate::Span| {
         json!({
             "char_offset": span.char_offset,

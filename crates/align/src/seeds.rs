@@ -28,7 +28,9 @@ fn key(words: &[Word]) -> u64 {
     }
     let hashes = &mut hashes[..words.len()];
     hashes.sort_unstable();
-    hashes.iter().fold(0x9e37_79b9_7f4a_7c15u64, |key, &hash| (key.rotate_left(23) ^ hash).wrapping_mul(0x2545_f491_4f6c_dd1d))
+    hashes.iter().fold(0x9e37_79b9_7f4a_7c15u64, |key, &hash| {
+        (key.rotate_left(23) ^ hash).wrapping_mul(0x2545_f491_4f6c_dd1d)
+    })
 }
 
 /// Keys are already well-mixed hashes: a map over them needs no hashing.
@@ -79,12 +81,20 @@ impl SourceKeys {
 
     /// Every seed between `words` (the first text) and the indexed text,
     /// or [`AlignError::TooManySeeds`] past `max_seeds`.
-    pub(crate) fn seeds(&self, words: &[Word], width: usize, max_seeds: usize) -> Result<Vec<Seed>, AlignError> {
+    pub(crate) fn seeds(
+        &self,
+        words: &[Word],
+        width: usize,
+        max_seeds: usize,
+    ) -> Result<Vec<Seed>, AlignError> {
         let mut seeds = Vec::new();
         for (at, window) in words.windows(width).enumerate() {
             if let Some(&(start, count)) = self.ranges.get(&key(window)) {
                 if seeds.len() + count as usize > max_seeds {
-                    return Err(AlignError::TooManySeeds { seeds: seeds.len() + count as usize, limit: max_seeds });
+                    return Err(AlignError::TooManySeeds {
+                        seeds: seeds.len() + count as usize,
+                        limit: max_seeds,
+                    });
                 }
                 let a = index(at);
                 let found = &self.positions[start as usize..(start + count) as usize];

@@ -50,7 +50,11 @@ fn shared(group: &Group, a: &[Word], b: &[Word]) -> u64 {
 /// `exact_shared` counts the words a group's sides share). A few recent
 /// passages are tried, not only the last: a stray group (a phrase an edit
 /// brought in) may sit between two parts of one.
-fn join(groups: impl Iterator<Item = Group>, params: &Params, exact_shared: impl Fn(&Group) -> u64) -> Vec<Group> {
+fn join(
+    groups: impl Iterator<Item = Group>,
+    params: &Params,
+    exact_shared: impl Fn(&Group) -> u64,
+) -> Vec<Group> {
     let mut joined: Vec<Group> = Vec::new();
     for group in groups {
         let recent = joined.len().saturating_sub(JOIN_LOOKBACK);
@@ -151,7 +155,11 @@ mod tests {
 
     #[test]
     fn groups_overlapping_in_both_texts_are_merged() {
-        let merged = merge_overlapping(vec![group((0, 50), (0, 50), 10), group((40, 90), (45, 95), 10), group((40, 90), (300, 350), 5)]);
+        let merged = merge_overlapping(vec![
+            group((0, 50), (0, 50), 10),
+            group((40, 90), (45, 95), 10),
+            group((40, 90), (300, 350), 5),
+        ]);
         let groups: Vec<Group> = merged.iter().map(|(g, _)| *g).collect();
         assert_eq!(groups, [group((0, 90), (0, 95), 20), group((40, 90), (300, 350), 5)]);
         assert_eq!(merged.iter().map(|(_, exact)| *exact).collect::<Vec<_>>(), [false, true]);

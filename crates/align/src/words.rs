@@ -121,7 +121,10 @@ mod tests {
         let stop = Stopwords::none();
         let upper = content_words("ÉCOLE Straße", &stop);
         let lower = content_words("école straße", &stop);
-        assert_eq!(upper.iter().map(|w| w.hash).collect::<Vec<_>>(), lower.iter().map(|w| w.hash).collect::<Vec<_>>());
+        assert_eq!(
+            upper.iter().map(|w| w.hash).collect::<Vec<_>>(),
+            lower.iter().map(|w| w.hash).collect::<Vec<_>>()
+        );
         assert_eq!(upper[0].hash, word_hash("école"));
         assert_ne!(upper[0].hash, upper[1].hash);
     }

@@ -6,9 +6,10 @@ use priorart_align::{AlignError, Aligner, Params, Passage, Side, align};
 
 /// English function words, the commonest ranks of [`prose`]'s vocabulary.
 const FUNCTION_WORDS: &[&str] = &[
-    "the", "of", "and", "to", "a", "in", "is", "it", "that", "for", "was", "on", "are", "as", "with", "be", "at",
-    "by", "this", "from", "or", "an", "but", "not", "which", "have", "they", "you", "were", "their", "one", "all",
-    "we", "can", "her", "has", "there", "been", "if", "more", "when", "will", "would", "who", "so", "no",
+    "the", "of", "and", "to", "a", "in", "is", "it", "that", "for", "was", "on", "are", "as", "with", "be",
+    "at", "by", "this", "from", "or", "an", "but", "not", "which", "have", "they", "you", "were", "their",
+    "one", "all", "we", "can", "her", "has", "there", "been", "if", "more", "when", "will", "would", "who",
+    "so", "no",
 ];
 
 /// Deterministic prose-like text: words of a Zipf-like vocabulary (English
@@ -22,9 +23,16 @@ pub fn prose(seed: u64, words: usize) -> String {
     for at in 0..words {
         // Log-uniform ranks: P(rank r) ~ 1/r (Zipf), the commonest word
         // about 7% of the text, as "the" is in English.
-        let rank = ((rng.f64() * (vocabulary.len() as f64).ln()).exp() as usize - 1).min(vocabulary.len() - 1);
+        let rank =
+            ((rng.f64() * (vocabulary.len() as f64).ln()).exp() as usize - 1).min(vocabulary.len() - 1);
         text.push_str(&vocabulary[rank]);
-        text.push_str(if at % 17 == 16 { ".\n" } else if at % 5 == 4 { ", " } else { " " });
+        text.push_str(if at % 17 == 16 {
+            ".\n"
+        } else if at % 5 == 4 {
+            ", "
+        } else {
+            " "
+        });
     }
     text
 }
@@ -78,7 +86,8 @@ fn an_inserted_passage_is_found_with_offsets_into_both_originals() {
         assert_eq!(span.char_offset, chars_before(text, span.byte_offset));
     }
     let planted_at = suspicious.find(passage).unwrap();
-    let planted = chars_before(&suspicious, planted_at)..chars_before(&suspicious, planted_at + passage.len());
+    let planted =
+        chars_before(&suspicious, planted_at)..chars_before(&suspicious, planted_at + passage.len());
     let source_chars = chars_before(&source, passage_bytes.start)..chars_before(&source, passage_bytes.end);
     assert!(covers(&p.a, planted.clone(), 12), "{:?} vs {planted:?}", p.a);
     assert!(covers(&p.b, source_chars.clone(), 12), "{:?} vs {source_chars:?}", p.b);
@@ -93,7 +102,8 @@ fn moved_and_reordered_paragraphs_are_separate_passages() {
     let source = paragraphs.join("\n\n");
     // The host has paragraphs 3 and 1 of the source, in that order, among
     // its own text; 0 and 2 are not there.
-    let suspicious = format!("{}\n\n{}\n\n{}\n\n{}", prose(20, 100), paragraphs[3], prose(21, 100), paragraphs[1]);
+    let suspicious =
+        format!("{}\n\n{}\n\n{}\n\n{}", prose(20, 100), paragraphs[3], prose(21, 100), paragraphs[1]);
     let found = align(&suspicious, &source).unwrap();
     assert_eq!(found.len(), 2, "{found:#?}");
     for (passage, paragraph) in found.iter().zip([3, 1]) {

@@ -3,8 +3,8 @@
 
 use crate::align::prose;
 use priorart_align::report::{self, Named};
-use quick_xml::{Reader, XmlVersion};
 use quick_xml::events::Event;
+use quick_xml::{Reader, XmlVersion};
 use std::collections::HashMap;
 
 /// Every `feature` element's attributes, and the document's reference.
@@ -18,7 +18,10 @@ fn read_pan(xml: &str) -> (String, Vec<HashMap<String, String>>) {
                     .attributes()
                     .map(|attribute| {
                         let attribute = attribute.expect("a well-formed attribute");
-                        let value = attribute.normalized_value(XmlVersion::Implicit1_0).expect("escaped properly").into_owned();
+                        let value = attribute
+                            .normalized_value(XmlVersion::Implicit1_0)
+                            .expect("escaped properly")
+                            .into_owned();
                         (attribute.key.as_ref().to_owned(), value)
                     })
                     .collect();
@@ -59,7 +62,11 @@ fn the_json_document_holds_each_passages_text_and_offsets() {
     let source = prose(8, 200);
     let suspicious = format!("{}\n{}", prose(9, 50), source);
     let passages = priorart_align::align(&suspicious, &source).unwrap();
-    let document = report::json(Named { name: "a.txt", text: &suspicious }, Named { name: "b.txt", text: &source }, &passages);
+    let document = report::json(
+        Named { name: "a.txt", text: &suspicious },
+        Named { name: "b.txt", text: &source },
+        &passages,
+    );
     assert_eq!(document["format"], report::FORMAT);
     assert_eq!(document["a"]["name"], "a.txt");
     assert_eq!(document["b"]["chars"], source.chars().count());

@@ -30,10 +30,13 @@ pub fn run(a_name: &str, b_name: &str, document: &input::DocumentArgs, output: O
     let mut out = stdout.lock();
     match output {
         Output::Json => {
-            let document = report::json(Named { name: a_name, text: &a }, Named { name: b_name, text: &b }, &passages);
+            let document =
+                report::json(Named { name: a_name, text: &a }, Named { name: b_name, text: &b }, &passages);
             writeln!(out, "{document}")?;
         }
-        Output::Pan => out.write_all(report::pan_xml(&reference(a_name), &reference(b_name), &passages).as_bytes())?,
+        Output::Pan => {
+            out.write_all(report::pan_xml(&reference(a_name), &reference(b_name), &passages).as_bytes())?
+        }
         Output::SideBySide => write_side_by_side(&mut out, (a_name, &a), (b_name, &b), &passages)?,
     }
     out.flush()?;
@@ -61,7 +64,10 @@ fn write_side_by_side(
         a_name,
         a.chars().count(),
     )?;
-    writeln!(out, "(offsets: characters of the text as read; `priorart extract` prints it for other formats)")?;
+    writeln!(
+        out,
+        "(offsets: characters of the text as read; `priorart extract` prints it for other formats)"
+    )?;
     for (number, passage) in passages.iter().enumerate() {
         writeln!(out)?;
         writeln!(

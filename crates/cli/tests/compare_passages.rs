@@ -3,8 +3,8 @@
 //! into the files as read, and the options that go together.
 
 use assert_cmd::Command;
-use quick_xml::{Reader, XmlVersion};
 use quick_xml::events::Event;
+use quick_xml::{Reader, XmlVersion};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -56,12 +56,14 @@ fn chars(text: &str, offset: u64, length: u64) -> String {
 fn json_passages_carry_offsets_into_both_files() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b, suspicious) = pair(dir.path());
-    let document: Value = serde_json::from_str(&run_ok(&["compare", "--passages", "--json"], &a, &b)).unwrap();
+    let document: Value =
+        serde_json::from_str(&run_ok(&["compare", "--passages", "--json"], &a, &b)).unwrap();
     assert_eq!(document["format"], "priorart-passages/1");
     let passages = document["passages"].as_array().unwrap();
     assert_eq!(passages.len(), 1, "{document:#}");
     let passage = &passages[0];
-    let (offset, length) = (passage["a"]["char_offset"].as_u64().unwrap(), passage["a"]["char_length"].as_u64().unwrap());
+    let (offset, length) =
+        (passage["a"]["char_offset"].as_u64().unwrap(), passage["a"]["char_length"].as_u64().unwrap());
     assert_eq!(chars(&suspicious, offset, length), passage["a"]["text"].as_str().unwrap());
     assert!(BORROWED.starts_with(passage["a"]["text"].as_str().unwrap()));
     assert!(passage["a"]["text"].as_str().unwrap().len() > BORROWED.len() - 20);
@@ -69,7 +71,8 @@ fn json_passages_carry_offsets_into_both_files() {
     assert_eq!(byte_offset, suspicious.find("Lighthouse").unwrap());
     assert!(byte_offset > offset as usize, "the prefix has multibyte characters");
     let source = std::fs::read_to_string(&b).unwrap();
-    let (offset, length) = (passage["b"]["char_offset"].as_u64().unwrap(), passage["b"]["char_length"].as_u64().unwrap());
+    let (offset, length) =
+        (passage["b"]["char_offset"].as_u64().unwrap(), passage["b"]["char_length"].as_u64().unwrap());
     assert_eq!(chars(&source, offset, length), passage["b"]["text"].as_str().unwrap());
     assert_eq!(passage["similarity"], 1.0);
 }
@@ -107,7 +110,8 @@ fn read_pan(xml: &str) -> (String, Vec<Vec<(String, String)>>) {
 fn pan_xml_is_well_formed_and_agrees_with_the_json() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b, _) = pair(dir.path());
-    let document: Value = serde_json::from_str(&run_ok(&["compare", "--passages", "--json"], &a, &b)).unwrap();
+    let document: Value =
+        serde_json::from_str(&run_ok(&["compare", "--passages", "--json"], &a, &b)).unwrap();
     let (reference, features) = read_pan(&run_ok(&["compare", "--passages", "--pan"], &a, &b));
     assert_eq!(reference, "suspicious.txt");
     assert_eq!(features.len(), 1);
@@ -132,9 +136,11 @@ fn side_by_side_shows_both_sides_and_where_they_are() {
     let text = run_ok(&["compare", "--passages"], &a, &b);
     assert!(text.starts_with("1 passage shared"), "{text}");
     assert!(text.contains("passage 1: similarity 1.00"), "{text}");
-    let header = text.lines().find(|line| line.contains("suspicious.txt chars")).expect("where, on both sides");
+    let header =
+        text.lines().find(|line| line.contains("suspicious.txt chars")).expect("where, on both sides");
     assert!(header.contains("│") && header.contains("source.txt chars"), "{header}");
-    let first_line = text.lines().find(|line| line.starts_with("Lighthouse keepers")).expect("the passage's text");
+    let first_line =
+        text.lines().find(|line| line.starts_with("Lighthouse keepers")).expect("the passage's text");
     let (left, right) = first_line.split_once(" │ ").expect("two columns");
     assert_eq!(left.trim_end(), right);
 }
@@ -149,10 +155,12 @@ fn offsets_of_an_extracted_document_are_into_its_extracted_text() {
     );
     let a = write(dir.path(), "page.html", &html);
     let b = write(dir.path(), "source.txt", BORROWED);
-    let document: Value = serde_json::from_str(&run_ok(&["compare", "--passages", "--json"], &a, &b)).unwrap();
+    let document: Value =
+        serde_json::from_str(&run_ok(&["compare", "--passages", "--json"], &a, &b)).unwrap();
     let extracted = String::from_utf8(priorart().arg("extract").arg(&a).output().unwrap().stdout).unwrap();
     let passage = &document["passages"][0];
-    let (offset, length) = (passage["a"]["char_offset"].as_u64().unwrap(), passage["a"]["char_length"].as_u64().unwrap());
+    let (offset, length) =
+        (passage["a"]["char_offset"].as_u64().unwrap(), passage["a"]["char_length"].as_u64().unwrap());
     assert_eq!(chars(&extracted, offset, length), passage["a"]["text"].as_str().unwrap());
     assert!(passage["a"]["text"].as_str().unwrap().starts_with("Lighthouse keepers"));
 }
@@ -163,4 +171,39 @@ fn pan_needs_passages_and_excludes_json() {
     let (a, b, _) = pair(dir.path());
     priorart().args(["compare", "--pan"]).arg(&a).arg(&b).assert().code(2);
     priorart().args(["compare", "--passages", "--pan", "--json"]).arg(&a).arg(&b).assert().code(2);
+}
+
+#[test]
+fn check_with_an_index_says_it_has_no_text_for_passages() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, _, _) = pair(dir.path());
+    let index = dir.path().join("docs.idx");
+    priorart().args(["index", "build"]).arg(&index).arg(&a).assert().success();
+    let check = |json: bool| {
+        let mut command = priorart();
+        command.env("XDG_CONFIG_HOME", dir.path()).arg("check");
+        if json {
+            command.arg("--json");
+        }
+        let output = command.arg("--index").arg(&index).arg(&a).output().unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let report: Value = serde_json::from_str(&check(true)).unwrap();
+    assert_eq!(report["index"]["answer"]["near"].as_array().unwrap().len(), 1, "{report}");
+    assert_eq!(report["index"]["passages"]["shown"], false);
+    assert!(report["index"]["passages"]["why"].as_str().unwrap().contains("keeps no text"));
+    let text = check(false);
+    assert!(text.contains("passages: none shown: the index keeps no text"), "{text}");
+    // A document with no near copy gets no such line.
+    let other = write(dir.path(), "other.txt", SOURCE_OTHER);
+    let output = priorart()
+        .env("XDG_CONFIG_HOME", dir.path())
+        .arg("check")
+        .arg("--index")
+        .arg(&index)
+        .arg(&other)
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8(output.stdout).unwrap().contains("passages:"));
 }
