@@ -13,13 +13,14 @@
 //!    more than [`Params::max_key_occurrences`] times in the second text
 //!    are boilerplate and ignored (`seeds.rs`);
 //! 3. **extension**: seeds without a neighbour on about the same diagonal
-//!    are dropped (a word pair found in both texts by chance), the others
-//!    split into groups close together in both texts
-//!    (gaps of at most [`Params::max_gap`] content words), then
-//!    neighbouring groups joined while the joined passage stays similar,
-//!    so that reordered paragraphs and moved passages are separate groups
-//!    and an edit inside a passage does not cut it (`cluster.rs`);
-//! 4. **filtering**: a passage needs [`Params::min_seeds`] seeds,
+//!    (`b - a`, give or take [`Params::max_shift`]) are dropped (a word
+//!    pair found in both texts by chance), the others split into groups
+//!    close together in both texts (gaps of at most [`Params::max_gap`]
+//!    content words) and on nearby diagonals, so that reordered paragraphs
+//!    and moved passages are separate groups (`cluster.rs`); neighbouring
+//!    groups are joined while the joined passage stays similar, so that an
+//!    edit inside a passage does not cut it (`select.rs`);
+//! 4. **filtering** (`select.rs`): a passage needs [`Params::min_seeds`] seeds,
 //!    [`Params::min_words`] content words on each side, and a word-bag
 //!    similarity (Dice) of at least [`Params::min_similarity`]; passages
 //!    that overlap in both texts are merged, and a stretch of the first

@@ -55,6 +55,9 @@ fn write_side_by_side(
     (b_name, b): (&str, &str),
     passages: &[Passage],
 ) -> io::Result<()> {
+    if passages.is_empty() {
+        return writeln!(out, "no passage shared between {a_name} and {b_name}");
+    }
     let shared: usize = passages.iter().map(|p| p.a.char_length).sum();
     writeln!(
         out,

@@ -207,3 +207,19 @@ fn check_with_an_index_says_it_has_no_text_for_passages() {
         .unwrap();
     assert!(!String::from_utf8(output.stdout).unwrap().contains("passages:"));
 }
+
+#[test]
+fn unrelated_documents_share_no_passage_in_any_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "host.txt", HOST);
+    let b = write(dir.path(), "other.txt", SOURCE_OTHER);
+    let text = run_ok(&["compare", "--passages"], &a, &b);
+    assert_eq!(text, format!("no passage shared between {} and {}\n", a.display(), b.display()));
+    let document: Value =
+        serde_json::from_str(&run_ok(&["compare", "--passages", "--json"], &a, &b)).unwrap();
+    assert_eq!(document["passages"], serde_json::json!([]));
+    assert!(
+        run_ok(&["compare", "--passages", "--pan"], &a, &b)
+            .ends_with("<document reference=\"host.txt\">\n</document>\n")
+    );
+}
