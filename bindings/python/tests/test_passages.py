@@ -2,8 +2,6 @@
 the same answer as ``priorart compare --passages --json``."""
 
 import json
-import os
-import shutil
 import subprocess
 
 import pytest
@@ -37,7 +35,8 @@ def test_offsets_are_str_indices_into_both_texts():
         assert text[side.char_offset : side.char_offset + side.char_length] == side.text
         encoded = text.encode("utf-8")
         assert encoded[side.byte_offset : side.byte_offset + side.byte_length].decode("utf-8") == side.text
-    assert passage.a.text == BORROWED.upper()
+    # From the first matching word to the last: the final full stop is not in it.
+    assert passage.a.text == BORROWED.upper().rstrip(".")
     assert passage.similarity == 1.0
     assert passage.seeds > 10
 
@@ -47,13 +46,16 @@ def test_unrelated_texts_share_nothing():
     assert priorart.passages("", "") == []
 
 
-def test_the_same_answer_as_the_cli(tmp_path):
-    binary = shutil.which("priorart") or os.environ.get("PRIORART_BIN")
-    if not binary:
-        pytest.skip("no priorart binary on PATH or in PRIORART_BIN")
+def test_a_text_over_the_limit_is_an_input_error():
+    with pytest.raises(priorart.InputError) as raised:
+        priorart.passages("word " * (13 << 20), "word")
+    assert raised.value.reason == "text_too_large"
+
+
+def test_the_same_answer_as_the_cli(tmp_path, cli):
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     suspicious = HOST + "\n\n" + BORROWED
     a.write_text(suspicious, encoding="utf-8")
     b.write_text(SOURCE, encoding="utf-8")
-    cli = json.loads(subprocess.run([binary, "compare", "--passages", "--json", str(a), str(b)], check=True, capture_output=True).stdout)
+    cli = json.loads(subprocess.run([cli, "compare", "--passages", "--json", str(a), str(b)], check=True, capture_output=True).stdout)
     assert [p.to_json() for p in priorart.passages(suspicious, SOURCE)] == cli["passages"]
