@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' bindings/wasm/Cargo.lock)
 bindgen="${CARGO_HOME:-$HOME/.cargo}/bin/wasm-bindgen"
-if [ ! -x /usr/bin/rustc ] || [ ! -x /usr/lib/llvm-19/bin/wasm-ld ] || ! command -v wasm-opt >/dev/null \
+if [ ! -x /usr/bin/rustc ] || [ ! -x /usr/lib/llvm-19/bin/wasm-ld ] \
     || [ "$("$bindgen" --version 2>/dev/null)" != "wasm-bindgen $version" ]; then
     line="bindings/wasm: the WebAssembly toolchain is not installed: run .ci/setup.d/wasm.sh"
     if [ "${PRIORART_REQUIRE_PEERS:-0}" = 1 ]; then

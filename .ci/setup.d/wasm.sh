@@ -6,7 +6,7 @@
 #   (`rust-web-src`): rustup cannot download the wasm32 target here, and
 #   Debian's compiler rebuilds std for wasm32 from those sources;
 # - `lld-19` (wasm-ld, the linker), `clang-19` (secp256k1's C code for
-#   wasm32), `binaryen` (wasm-opt);
+#   wasm32), `llvm-19` (llvm-ar);
 # - wasm-bindgen-cli, exactly the version of the `wasm-bindgen` crate in
 #   bindings/wasm/Cargo.lock (its output must match the crate's). Built
 #   from crates.io by `cargo install` WITHOUT --locked: its published lock
@@ -19,7 +19,7 @@ lock=bindings/wasm/Cargo.lock
 version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$lock")
 [ -n "$version" ] || { echo "no wasm-bindgen in $lock" >&2; exit 1; }
 
-packages="rustc-web cargo-web rust-web-src lld-19 clang-19 llvm-19 binaryen"
+packages="rustc-web cargo-web rust-web-src lld-19 clang-19 llvm-19"
 missing=""
 for package in $packages; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' || missing="$missing $package"
@@ -36,4 +36,4 @@ if [ "$("$bindgen" --version 2>/dev/null)" != "wasm-bindgen $version" ]; then
     # rustup's cargo (the native toolchain) builds the tool for this machine.
     cargo install wasm-bindgen-cli --version "=$version" --force --quiet
 fi
-echo "wasm toolchain ready: $(/usr/bin/rustc --version), $("$bindgen" --version), wasm-opt $(wasm-opt --version | awk '{print $3}')"
+echo "wasm toolchain ready: $(/usr/bin/rustc --version), $("$bindgen" --version)"
