@@ -12,6 +12,16 @@ cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 version=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' bindings/wasm/Cargo.lock)
 bindgen="${CARGO_HOME:-$HOME/.cargo}/bin/wasm-bindgen"
+# .ci/setup.d/wasm.sh may still be building wasm-bindgen-cli in the
+# background: wait for it (at most 45 minutes).
+pidfile="${TMPDIR:-/tmp}/priorart-wasm-bindgen-install.pid"
+if [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+    echo "== wasm: waiting for the wasm-bindgen-cli build of .ci/setup.d/wasm.sh"
+    for _ in $(seq 540); do
+        kill -0 "$(cat "$pidfile")" 2>/dev/null || break
+        sleep 5
+    done
+fi
 if [ ! -x /usr/bin/rustc ] || [ ! -x /usr/lib/llvm-19/bin/wasm-ld ] \
     || [ "$("$bindgen" --version 2>/dev/null)" != "wasm-bindgen $version" ]; then
     line="bindings/wasm: the WebAssembly toolchain is not installed: run .ci/setup.d/wasm.sh"

@@ -11,7 +11,11 @@
 #   bindings/wasm/Cargo.lock (its output must match the crate's). Built
 #   from crates.io by `cargo install` WITHOUT --locked: its published lock
 #   pins a webpki-roots release the registry no longer serves. It lands in
-#   ~/.cargo/bin, so a cached ~/.cargo skips the build (several minutes).
+#   ~/.cargo/bin, so a cached ~/.cargo skips the build. The build takes 7
+#   minutes on an idle 2-core machine (38 under the load of a busy one), so
+#   it runs in the background (log and pid in $TMPDIR), beside the Rust
+#   tests CI runs next; .ci/wasm.sh waits for it. PRIORART_WASM_SETUP_WAIT=1
+#   waits here instead.
 # Idempotent: what is already there is not installed again.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -32,8 +36,16 @@ if [ -n "$missing" ]; then
 fi
 
 bindgen="${CARGO_HOME:-$HOME/.cargo}/bin/wasm-bindgen"
-if [ "$("$bindgen" --version 2>/dev/null)" != "wasm-bindgen $version" ]; then
+pidfile="${TMPDIR:-/tmp}/priorart-wasm-bindgen-install.pid"
+if [ "$("$bindgen" --version 2>/dev/null)" != "wasm-bindgen $version" ] \
+    && ! { [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }; then
     # rustup's cargo (the native toolchain) builds the tool for this machine.
-    cargo install wasm-bindgen-cli --version "=$version" --force --quiet
+    log="${TMPDIR:-/tmp}/priorart-wasm-bindgen-install.log"
+    setsid nohup cargo install wasm-bindgen-cli --version "=$version" --force --quiet >"$log" 2>&1 </dev/null &
+    echo $! >"$pidfile"
+    echo "building wasm-bindgen-cli $version in the background (log: $log)"
+    if [ "${PRIORART_WASM_SETUP_WAIT:-0}" = 1 ]; then
+        wait "$(cat "$pidfile")"
+    fi
 fi
-echo "wasm toolchain ready: $(/usr/bin/rustc --version), $("$bindgen" --version)"
+echo "wasm toolchain: $(/usr/bin/rustc --version), $("$bindgen" --version 2>/dev/null || echo "wasm-bindgen $version (building)")"
