@@ -55,9 +55,17 @@ function text(value, name) {
   return value;
 }
 
+/** One fingerprinter per scheme, kept: its caches serve every later text. */
+const shared = new Map();
+
 /** The fingerprint of `text` (default: the NIP's `X`, minhash-equality-v1). */
 export function fingerprint(input, { scheme = SCHEMES[0] } = {}) {
-  return call(() => wasm.fingerprint(text(input, "text"), scheme));
+  let fingerprinter = shared.get(scheme);
+  if (!fingerprinter) {
+    fingerprinter = call(() => new wasm.Fingerprints([scheme]));
+    shared.set(scheme, fingerprinter);
+  }
+  return fingerprinter.of(text(input, "text"))[0];
 }
 
 /**

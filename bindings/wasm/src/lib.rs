@@ -42,13 +42,6 @@ fn network(name: &str) -> Result<Network, JsValue> {
     name.parse().map_err(|_| input_error("unknown_network", &format!("{name}: not mainnet or regtest")))
 }
 
-/// The fingerprint of `text` under `scheme`, in its wire form.
-#[wasm_bindgen]
-pub fn fingerprint(text: &str, scheme: &str) -> Result<String, JsValue> {
-    let scheme = self::scheme(scheme)?;
-    Ok(Fingerprinter::new().fingerprint(text, &[scheme])[0].to_string())
-}
-
 /// A fingerprinter kept between calls, so that its caches (token hashes,
 /// case folds) serve many texts, as the CLI's does over a corpus.
 #[wasm_bindgen]
