@@ -35,7 +35,8 @@ fn input_error(reason: &str, message: &str) -> JsValue {
 }
 
 fn scheme(name: &str) -> Result<Scheme, JsValue> {
-    name.parse().map_err(|err: priorart_fingerprint::UnknownScheme| input_error(err.reason(), &err.to_string()))
+    name.parse()
+        .map_err(|err: priorart_fingerprint::UnknownScheme| input_error(err.reason(), &err.to_string()))
 }
 
 fn network(name: &str) -> Result<Network, JsValue> {
@@ -216,7 +217,12 @@ impl HeaderRounds {
     /// the `priorart-verify/1` report's JSON text, as `priorart verify
     /// --json` prints it (with `content`: the text checked against its X).
     #[wasm_bindgen(js_name = verifyEvent)]
-    pub fn verify_event(&self, event_json: &str, network: &str, content: Option<String>) -> Result<String, JsValue> {
+    pub fn verify_event(
+        &self,
+        event_json: &str,
+        network: &str,
+        content: Option<String>,
+    ) -> Result<String, JsValue> {
         let network = self::network(network)?;
         let mut report = priorart_nip::verify_event_json(event_json.trim(), &self.source, network);
         if let Some(content) = &content {
@@ -267,7 +273,10 @@ fn public_key(hex: &str) -> Result<PublicKey, JsValue> {
 
 fn timestamp(seconds: f64) -> Result<Timestamp, JsValue> {
     if !(seconds.is_finite() && seconds >= 0.0 && seconds.fract() == 0.0 && seconds < 2f64.powi(53)) {
-        return Err(input_error("out_of_range", &format!("createdAt={seconds}: expected whole seconds since 1970")));
+        return Err(input_error(
+            "out_of_range",
+            &format!("createdAt={seconds}: expected whole seconds since 1970"),
+        ));
     }
     Ok(Timestamp::from_secs(seconds as u64))
 }
@@ -283,19 +292,31 @@ pub fn content_event(
     created_at: f64,
     pubkey: &str,
 ) -> Result<String, JsValue> {
-    let event =
-        ContentEvent { kind, text, d: d.as_deref(), title: title.as_deref(), created_at: timestamp(created_at)? };
-    let unsigned =
-        event.unsigned(public_key(pubkey)?).map_err(|err| error("EventError", err.reason(), &err.to_string()))?;
+    let event = ContentEvent {
+        kind,
+        text,
+        d: d.as_deref(),
+        title: title.as_deref(),
+        created_at: timestamp(created_at)?,
+    };
+    let unsigned = event
+        .unsigned(public_key(pubkey)?)
+        .map_err(|err| error("EventError", err.reason(), &err.to_string()))?;
     Ok(unsigned.as_json())
 }
 
 /// The unsigned kind 1042 attestation of `x` (for content of kind
 /// `content_kind`) by `pubkey`, as JSON.
 #[wasm_bindgen]
-pub fn attestation(x: &str, content_kind: Option<u16>, created_at: f64, pubkey: &str) -> Result<String, JsValue> {
-    let x: EqualityFingerprint =
-        x.parse().map_err(|_| input_error("invalid_x", &format!("{x}: not a fingerprint (64 hex digits)")))?;
+pub fn attestation(
+    x: &str,
+    content_kind: Option<u16>,
+    created_at: f64,
+    pubkey: &str,
+) -> Result<String, JsValue> {
+    let x: EqualityFingerprint = x
+        .parse()
+        .map_err(|_| input_error("invalid_x", &format!("{x}: not a fingerprint (64 hex digits)")))?;
     let unsigned = Attestation::unsigned(public_key(pubkey)?, x, content_kind, timestamp(created_at)?)
         .map_err(|err| error("EventError", "invalid_event", &err.to_string()))?;
     Ok(unsigned.as_json())

@@ -87,11 +87,11 @@ pub use prune::{PruneError, PruneReport, prune};
 pub use report::{SHA1_WARNING, VerifyOutcome, VerifyReport, file_hash_warning, lacks_headers};
 pub use timestamp::{AttestationAt, MAX_DEPTH, MergeError, Timestamp};
 pub use utc::{MAX_UTC_SECONDS, UtcTime};
-pub use wanted::WantedHeaders;
 pub use verify::{
     AttestationError, AttestationFailure, Verification, VerifiedBlock, VerifyError, verify,
     verify_attestation,
 };
+pub use wanted::WantedHeaders;
 
 #[cfg(test)]
 mod reason_names_tests {

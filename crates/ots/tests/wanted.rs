@@ -3,8 +3,8 @@
 //! fixture proof; what the caller could not get is answered as it said.
 
 use priorart_ots::{
-    DEFAULT_FORGE_HEADERS, DetachedTimestamp, HeaderSource, MemoryHeaders, Network, SourceError, VerifyReport,
-    WantedHeaders, header_from_hex,
+    DEFAULT_FORGE_HEADERS, DetachedTimestamp, HeaderSource, MemoryHeaders, Network, SourceError,
+    VerifyReport, WantedHeaders, header_from_hex,
 };
 use std::path::{Path, PathBuf};
 
