@@ -37,6 +37,12 @@
 //! Every extractor obeys [`Limits`]: input size, nesting depth, decompressed size and
 //! ratio, zip entry count, WARC record count, and a wall-clock budget. Breaking one is
 //! a typed [`ExtractError`], never a panic.
+//!
+//! # Features
+//!
+//! Both default, both off in the WebAssembly package (bindings/wasm): `pdf` (pdf_oxide;
+//! without it a PDF is [`ExtractError::Unsupported`]) and `wall-clock` ([`Limits::max_time`];
+//! std has no clock on wasm32-unknown-unknown).
 
 #![forbid(unsafe_code)]
 

@@ -41,7 +41,8 @@
 //!   [`DetachedTimestamp::file_digest`], [`DetachedTimestamp::attestations`].
 //! - [`verify`] with any [`HeaderSource`] ([`MemoryHeaders`] here; Esplora,
 //!   bitcoind and a header cache directory in `priorart-ots-net`) →
-//!   [`Verification`] (earliest Bitcoin block and time).
+//!   [`Verification`] (earliest Bitcoin block and time). Headers that arrive
+//!   asynchronously (a browser's `fetch`): [`WantedHeaders`], run after run.
 //! - [`StampBatch`] (nonces, one merkle tree, proofs from the calendars'
 //!   answers) and [`calendar::pending_upgrades`] / [`calendar::calendar_answer`]
 //!   (what an upgrade asks for and what an answer is worth); [`prune`] drops
