@@ -41,7 +41,8 @@
 //!   [`DetachedTimestamp::file_digest`], [`DetachedTimestamp::attestations`].
 //! - [`verify`] with any [`HeaderSource`] ([`MemoryHeaders`] here; Esplora,
 //!   bitcoind and a header cache directory in `priorart-ots-net`) →
-//!   [`Verification`] (earliest Bitcoin block and time).
+//!   [`Verification`] (earliest Bitcoin block and time). Headers that arrive
+//!   asynchronously (a browser's `fetch`): [`WantedHeaders`], run after run.
 //! - [`StampBatch`] (nonces, one merkle tree, proofs from the calendars'
 //!   answers) and [`calendar::pending_upgrades`] / [`calendar::calendar_answer`]
 //!   (what an upgrade asks for and what an answer is worth); [`prune`] drops
@@ -68,6 +69,7 @@ mod report;
 mod timestamp;
 mod utc;
 mod verify;
+mod wanted;
 
 pub use attestation::{Attestation, MAX_PAYLOAD_LEN, MAX_URI_LEN, URI_CHARS, tags};
 /// The `bitcoin` crate this one is built on, for header types.
@@ -90,6 +92,7 @@ pub use verify::{
     AttestationError, AttestationFailure, Verification, VerifiedBlock, VerifyError, verify,
     verify_attestation,
 };
+pub use wanted::WantedHeaders;
 
 #[cfg(test)]
 mod reason_names_tests {

@@ -6,6 +6,7 @@
 
 mod codec;
 mod fuzz_regression;
+mod wanted;
 
 #[test]
 fn every_test_file_is_a_module() {
