@@ -4,10 +4,7 @@
 
 import './style.css';
 import { byId } from './dom';
-import * as priorart from './priorart';
-import { setUpProtect } from './protect';
 import { clampTimeout, load, parseHttpBase, parseRelays, save, type Network, type Settings } from './settings';
-import { setUpWho } from './who';
 
 function setUpSettings(): { current(): Settings | null } {
   const form = byId<HTMLFormElement>('settings-form');
@@ -70,12 +67,16 @@ async function start(): Promise<void> {
   const settings = setUpSettings();
   const ask = byId<HTMLButtonElement>('ask');
   ask.disabled = true;
+  // The parts import the package, which compiles its WebAssembly module as
+  // it loads: a browser that cannot is told so here.
+  let parts: [typeof import('./who'), typeof import('./protect')];
   try {
-    await priorart.ready;
+    parts = await Promise.all([import('./who'), import('./protect')]);
   } catch (error) {
     byId('ask-status').textContent = `The priorart module did not load: ${error instanceof Error ? error.message : String(error)}`;
     return;
   }
+  const [{ setUpWho }, { setUpProtect }] = parts;
   const who = setUpWho({ settings: settings.current });
   setUpProtect({ settings: settings.current, text: who.text, x: who.x });
   ask.disabled = false;

@@ -124,7 +124,8 @@ export function setUpProtect(context: ProtectContext): void {
         text: context.text(),
         pubkey,
         createdAt: now(),
-        ...(contentKind === 30023 ? { d, title: title.value.trim() || null } : {}),
+        ...(contentKind === 30023 ? { d } : {}),
+        ...(contentKind === 30023 && title.value.trim() ? { title: title.value.trim() } : {}),
       });
       const content = await sign(nostr, unsigned, `the ${contentKind === 1 ? 'note' : 'article'}`);
       const attestation = await signAttestation(nostr, pubkey, x);

@@ -2,7 +2,7 @@
 // relays' answers as they arrive, and the package's `check` over them.
 
 import { byId, el, fill } from './dom';
-import { EsploraHeaders } from './headers';
+import { headerSource } from './headers';
 import * as priorart from './priorart';
 import { QUERY_LIMITS, queryRelay, type RelayAnswer } from './relay';
 import { endingText, showReport, type ReportView } from './render';
@@ -46,20 +46,29 @@ export function setUpWho(context: WhoContext): { text(): string; x(): string | n
       currentX = null;
       x.textContent = '–';
       simhash.textContent = '–';
-      words.textContent = '';
+      fill(words);
       return;
     }
     currentX = priorart.fingerprintX(value);
     x.textContent = currentX;
     simhash.textContent = priorart.simhashDoc(value);
-    if (explain.open) words.textContent = priorart.canonicalWords(value);
+    if (explain.open) showWords(value);
   };
   text.addEventListener('input', () => {
     clearTimeout(timer);
     timer = setTimeout(fingerprint, FINGERPRINT_DELAY_MS);
   });
+  const showWords = (value: string) => {
+    if (!value.trim()) return fill(words);
+    const { kept, keptTotal, tokensTotal, chosen } = priorart.keptWords(value);
+    fill(
+      words,
+      el('p', {}, `Kept ${keptTotal} of ${tokensTotal} words, after the NIP's stemming and filtering. The ${chosen.length} that make X: `, el('strong', {}, chosen.join(' '))),
+      el('p', { class: 'kept' }, kept.join(' ')),
+    );
+  };
   explain.addEventListener('toggle', () => {
-    if (explain.open) words.textContent = text.value.trim() ? priorart.canonicalWords(text.value) : '';
+    if (explain.open) showWords(text.value);
   });
 
   const readFile = async (chosen: File) => {
@@ -148,7 +157,7 @@ async function askRelays(
   current: () => boolean,
 ): Promise<CheckReport | null> {
   const filter = priorart.discoveryFilter(x);
-  const headers = new EsploraHeaders(settings.esplora, settings.network);
+  const { headers, stats } = headerSource(settings.esplora, settings.network);
   const limits = { ...QUERY_LIMITS, timeoutMs: settings.timeoutSeconds * 1000 };
   const answers: (RelayAnswer | undefined)[] = settings.relays.map(() => undefined);
   const items = settings.relays.map((url) => el('li', { 'data-relay': url, 'data-state': 'connecting' }, `${url}: connecting…`));
@@ -195,6 +204,6 @@ async function askRelays(
     const skipped = summary.skipped.map((skip) => `${skip.count} ${skip.reason.replaceAll('_', ' ')}`).join(', ');
     item.append(el('span', { class: 'skipped' }, ` — not kept: ${skipped}`));
   }
-  await headers.keepVerified(report.proofs.map((proof) => proof.block.height));
+  view.verdict.dataset.headerRequests = String(stats.requests);
   return report;
 }

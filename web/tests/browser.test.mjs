@@ -39,6 +39,11 @@ after(async () => {
   await site?.close();
 });
 
+/** A filter with its kinds sorted (their order means nothing). */
+function sorted(filter) {
+  return { ...filter, kinds: [...filter.kinds].sort((a, b) => a - b) };
+}
+
 /** What `priorart check --json` answers for `text` on these relays. */
 async function cliCheck(text, relays) {
   const file = join(mkdtempSync(join(tmpdir(), 'priorart-web-')), 'text.txt');
@@ -51,9 +56,21 @@ async function cliCheck(text, relays) {
 
 test('the earliest proven author ranks first and a later copier second, in check\'s words', async () => {
   const page = await newPage(browser, site.origin);
+  const queries = [];
+  page.on('websocket', (socket) =>
+    socket.on('framesent', ({ payload }) => {
+      const message = JSON.parse(payload);
+      if (message[0] === 'REQ') queries.push(message[2]);
+    }),
+  );
   await configure(page, { relays: world.relays, esplora: world.esplora });
   const report = await askAbout(page, world.scenario.text);
   await screenshot(page, 'ranking');
+
+  assert.equal(queries.length, world.relays.length, 'one query per relay');
+  for (const filter of queries) {
+    assert.deepEqual(sorted(filter), sorted(world.scenario.discovery_filter), 'the NIP\'s discovery query, as the CLI sends it');
+  }
 
   assert.equal(await page.textContent('#x'), world.scenario.x);
   const rows = await page.$$eval('#ranking tbody tr', (trs) => trs.map((tr) => [tr.dataset.rank, tr.dataset.author]));
@@ -156,5 +173,23 @@ test('the X of real HTML files is priorart fingerprint\'s, offline', async () =>
   await page.click('#explain summary');
   assert.ok((await page.textContent('#words')).length > 0, 'the canonical words, on request');
   await screenshot(page, 'html-offline');
+  assert.deepEqual(page.problems, []);
+});
+
+test('no relay is contacted before the reader names one, and the settings are remembered', async () => {
+  const page = await newPage(browser, site.origin);
+  const sockets = [];
+  page.on('websocket', (socket) => sockets.push(socket.url()));
+  await page.fill('#text', world.scenario.text);
+  await page.click('#ask');
+  assert.match(await page.textContent('#ask-status'), /Name at least one relay/);
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'relays', 'the relay field gets the focus');
+  await configure(page, { relays: [world.relays[0]], esplora: world.esplora });
+  assert.deepEqual(sockets, [], 'saving the settings contacts nobody');
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.equal(await page.inputValue('#relays'), world.relays[0]);
+  assert.equal(await page.inputValue('#esplora'), world.esplora);
+  assert.deepEqual(sockets, []);
   assert.deepEqual(page.problems, []);
 });

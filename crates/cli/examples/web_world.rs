@@ -110,7 +110,8 @@ fn main() -> Result<(), Error> {
         "network": "regtest",
         "scenario": {
             "text": TEXT,
-            "x": priorart_fingerprint::minhash_equality_v1(TEXT).to_string(),
+            "x": fingerprint().to_string(),
+            "discovery_filter": serde_json::to_value(priorart_nip::check::discovery_filter(&fingerprint()))?,
             "first": scenario.first.public_key().to_hex(),
             "first_block": scenario.first_block,
             "copier": scenario.copier.public_key().to_hex(),
