@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run adds the peers' setup, fmt and
 # clippy): the Rust tests, then the Python binding's (.ci/python.sh), the
-# page's in a real browser (.ci/web.sh), then one summary of the
-# cross-checks that were skipped because a peer implementation is missing
-# (each listed with how to install it). A
-# skipped cross-check passes, so read the summary: the scripts in
+# npm package's (.ci/wasm.sh, WebAssembly) and the page's in a real browser
+# (.ci/web.sh), then one summary of the cross-checks that were skipped
+# because a peer implementation is missing (each listed with how to install
+# it). A skipped cross-check passes, so read the summary: the scripts in
 # .ci/setup.d install the peers, and PRIORART_REQUIRE_PEERS=1 makes a
 # missing peer fail instead.
 #
@@ -17,6 +17,9 @@ status=0
 cargo test --locked --workspace "$@" || status=$?
 if [ "$status" -eq 0 ]; then
     bash .ci/python.sh || status=$?
+fi
+if [ "$status" -eq 0 ]; then
+    bash .ci/wasm.sh || status=$?
 fi
 if [ "$status" -eq 0 ]; then
     bash .ci/web.sh || status=$?

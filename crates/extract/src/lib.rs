@@ -50,6 +50,7 @@ mod detect;
 mod epub;
 mod error;
 mod html;
+#[cfg(feature = "pdf")]
 mod pdf;
 mod text;
 mod warc;
@@ -160,6 +161,7 @@ pub struct Limits {
     pub max_pdf_pages: usize,
     /// Wall-clock budget for one document: a file, or one record of a web
     /// archive (a crawl is read to its end; a slow record fails alone).
+    /// Applies with the `wall-clock` feature (default), not in WebAssembly.
     pub max_time: Duration,
 }
 
@@ -371,7 +373,10 @@ fn extract_one(
     let raw = match format {
         Format::Html => html::extract(bytes, charset, limits, budget)?,
         Format::Xml => xml::extract(bytes, charset, limits, budget)?,
+        #[cfg(feature = "pdf")]
         Format::Pdf => pdf::extract(bytes, limits, budget)?,
+        #[cfg(not(feature = "pdf"))]
+        Format::Pdf => return Err(ExtractError::Unsupported("PDF: built without the `pdf` feature".into())),
         Format::Epub => epub::extract(bytes, limits, budget)?,
         Format::Text => text::extract(bytes, charset)?,
         Format::Warc | Format::Arc => {

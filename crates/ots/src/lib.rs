@@ -68,6 +68,7 @@ mod report;
 mod timestamp;
 mod utc;
 mod verify;
+mod wanted;
 
 pub use attestation::{Attestation, MAX_PAYLOAD_LEN, MAX_URI_LEN, URI_CHARS, tags};
 /// The `bitcoin` crate this one is built on, for header types.
@@ -86,6 +87,7 @@ pub use prune::{PruneError, PruneReport, prune};
 pub use report::{SHA1_WARNING, VerifyOutcome, VerifyReport, file_hash_warning, lacks_headers};
 pub use timestamp::{AttestationAt, MAX_DEPTH, MergeError, Timestamp};
 pub use utc::{MAX_UTC_SECONDS, UtcTime};
+pub use wanted::WantedHeaders;
 pub use verify::{
     AttestationError, AttestationFailure, Verification, VerifiedBlock, VerifyError, verify,
     verify_attestation,

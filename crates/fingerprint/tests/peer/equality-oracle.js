@@ -5,7 +5,9 @@
 // generated at test time (tests/oracle.rs).
 //
 // Input on stdin: a JSON array of strings. Output: a JSON array of
-// [minhash-equality-v1 hex, simhash-equality-v2 hex] pairs.
+// [minhash-equality-v1 hex, simhash-equality-v2 hex] pairs. Required as a
+// module (scripts/bench-wasm.mjs: the JavaScript baseline of the npm
+// package's benchmark), it exports `minhashEquality` and `simhashEquality`.
 'use strict';
 const crypto = require('node:crypto');
 
@@ -54,13 +56,16 @@ function fingerprint(text, id, buckets, keepLast) {
   return sha256hex(`${id}|n=1|b=${buckets}|k=3|m=4|${parts.join('|')}`);
 }
 
-let input = '';
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (chunk) => { input += chunk; });
-process.stdin.on('end', () => {
-  const out = JSON.parse(input).map((text) => [
-    fingerprint(text, 'minhash-equality-v1', 8, true),
-    fingerprint(text, 'simhash-equality-v2', 2, false),
-  ]);
-  process.stdout.write(JSON.stringify(out));
-});
+const minhashEquality = (text) => fingerprint(text, 'minhash-equality-v1', 8, true);
+const simhashEquality = (text) => fingerprint(text, 'simhash-equality-v2', 2, false);
+module.exports = { minhashEquality, simhashEquality };
+
+if (require.main === module) {
+  let input = '';
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (chunk) => { input += chunk; });
+  process.stdin.on('end', () => {
+    const out = JSON.parse(input).map((text) => [minhashEquality(text), simhashEquality(text)]);
+    process.stdout.write(JSON.stringify(out));
+  });
+}

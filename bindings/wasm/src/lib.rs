@@ -1,0 +1,345 @@
+//! The WebAssembly module of the npm package `priorart`. Every answer comes
+//! from the workspace's crates (fingerprint, extract, ots, nip); this file
+//! only converts arguments, results and errors. The package's JavaScript
+//! (`js/index.js`) wraps it: options objects, `bigint`s, typed error
+//! classes, and the rounds that fetch block headers through an async
+//! interface (see [`HeaderRounds`]).
+//!
+//! Errors are thrown as JavaScript `Error`s with `reason` (the library's
+//! `reason()` name) and `kind` (the error class the package throws).
+
+#![forbid(unsafe_code)]
+
+use priorart_extract::{Format, Limits};
+use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, Scheme, SimhashDoc};
+use priorart_nip::check::UncheckedAnswer;
+use priorart_nip::nip46::SignRequest;
+use priorart_nip::nostr::prelude::{Kind, PublicKey, Tag, Tags, Timestamp};
+use priorart_nip::{Attestation, ContentEvent};
+use priorart_ots::{HeaderSource, Network, SourceError, TipHeight, WantedHeaders};
+use wasm_bindgen::prelude::*;
+
+/// A JavaScript `Error` with `message`, the library's `reason` name and the
+/// `kind` of error the package's wrapper throws (`InputError`,
+/// `ExtractionError`, `EventError`, `SignedEventError`).
+fn error(kind: &str, reason: &str, message: &str) -> JsValue {
+    let error = js_sys::Error::new(message);
+    // Setting a property on a fresh plain object cannot fail.
+    let _ = js_sys::Reflect::set(&error, &"reason".into(), &reason.into());
+    let _ = js_sys::Reflect::set(&error, &"kind".into(), &kind.into());
+    error.into()
+}
+
+fn input_error(reason: &str, message: &str) -> JsValue {
+    error("InputError", reason, message)
+}
+
+fn scheme(name: &str) -> Result<Scheme, JsValue> {
+    name.parse().map_err(|err: priorart_fingerprint::UnknownScheme| input_error(err.reason(), &err.to_string()))
+}
+
+fn network(name: &str) -> Result<Network, JsValue> {
+    name.parse().map_err(|_| input_error("unknown_network", &format!("{name}: not mainnet or regtest")))
+}
+
+/// The fingerprint of `text` under `scheme`, in its wire form.
+#[wasm_bindgen]
+pub fn fingerprint(text: &str, scheme: &str) -> Result<String, JsValue> {
+    let scheme = self::scheme(scheme)?;
+    Ok(Fingerprinter::new().fingerprint(text, &[scheme])[0].to_string())
+}
+
+/// A fingerprinter kept between calls, so that its caches (token hashes,
+/// case folds) serve many texts, as the CLI's does over a corpus.
+#[wasm_bindgen]
+pub struct Fingerprints {
+    fingerprinter: Fingerprinter,
+    schemes: Vec<Scheme>,
+}
+
+#[wasm_bindgen]
+impl Fingerprints {
+    /// A fingerprinter for `schemes` (names).
+    #[wasm_bindgen(constructor)]
+    pub fn new(schemes: Vec<String>) -> Result<Fingerprints, JsValue> {
+        let schemes = schemes.iter().map(|name| scheme(name)).collect::<Result<_, _>>()?;
+        Ok(Fingerprints { fingerprinter: Fingerprinter::new(), schemes })
+    }
+
+    /// The fingerprints of `text`, one per scheme, in their wire form.
+    pub fn of(&mut self, text: &str) -> Vec<String> {
+        self.fingerprinter.fingerprint(text, &self.schemes).iter().map(ToString::to_string).collect()
+    }
+}
+
+/// The explanation of `text` under `scheme`: the JSON text of
+/// `priorart fingerprint --explain --json` without `file` and `input`.
+#[wasm_bindgen]
+pub fn explain(text: &str, scheme: &str) -> Result<String, JsValue> {
+    let scheme = self::scheme(scheme)?;
+    Ok(match priorart_fingerprint::explain(text, scheme) {
+        Some(explanation) => explanation.to_json().to_string(),
+        None => priorart_fingerprint::explain_simhash_doc(text).to_json().to_string(),
+    })
+}
+
+/// The `simhash-doc` value of `text`.
+#[wasm_bindgen(js_name = simhashDocValue)]
+pub fn simhash_doc_value(text: &str) -> u64 {
+    Fingerprinter::new().simhash_doc(text).0
+}
+
+/// A `simhash-doc` value from its base32hex or hex text.
+#[wasm_bindgen(js_name = parseSimhashDoc)]
+pub fn parse_simhash_doc(text: &str) -> Result<u64, JsValue> {
+    text.parse::<SimhashDoc>()
+        .map(|value| value.0)
+        .map_err(|err: priorart_fingerprint::InvalidSimhashDoc| input_error(err.reason(), &err.to_string()))
+}
+
+/// The 13-character base32hex form of a `simhash-doc` value.
+#[wasm_bindgen(js_name = simhashDocText)]
+pub fn simhash_doc_text(value: u64) -> String {
+    SimhashDoc(value).to_string()
+}
+
+/// Differing bits of two `simhash-doc` values.
+#[wasm_bindgen]
+pub fn hamming(a: u64, b: u64) -> u32 {
+    SimhashDoc(a).distance(SimhashDoc(b))
+}
+
+/// `1 - hamming(a, b) / 64`.
+#[wasm_bindgen]
+pub fn similarity(a: u64, b: u64) -> f64 {
+    SimhashDoc(a).similarity(SimhashDoc(b))
+}
+
+fn extraction_error(err: &priorart_extract::ExtractError) -> JsValue {
+    error("ExtractionError", err.reason(), &err.to_string())
+}
+
+/// The text of an HTML document (its bytes, character set declared or
+/// detected) as the CLI extracts it.
+#[wasm_bindgen(js_name = extractHtml)]
+pub fn extract_html(html: &[u8]) -> Result<String, JsValue> {
+    priorart_extract::document_text(html, Some(Format::Html), &Limits::default())
+        .map(|document| document.text)
+        .map_err(|err| extraction_error(&err))
+}
+
+/// The text of a document as every priorart command reads it (format
+/// detected, or `format`): plain text and Markdown decoded, HTML, XML and
+/// EPUB extracted. PDF is not in this build (`unsupported`).
+#[wasm_bindgen(js_name = extractDocument)]
+pub fn extract_document(bytes: &[u8], format: Option<String>) -> Result<String, JsValue> {
+    let format = format
+        .map(|name| name.parse::<Format>().map_err(|err| input_error(err.reason(), &err.to_string())))
+        .transpose()?;
+    priorart_extract::document_text(bytes, format, &Limits::default())
+        .map(|document| document.text)
+        .map_err(|err| extraction_error(&err))
+}
+
+/// Block headers fetched by the caller, round after round: the ots crate's
+/// [`WantedHeaders`] (see its docs). The package's `verifyEvent` and
+/// `check` run the verifier, hand the wanted heights to the caller's async
+/// header source, put its answers here, and run again until nothing new
+/// is wanted.
+#[wasm_bindgen]
+pub struct HeaderRounds {
+    source: WantedHeaders,
+}
+
+#[wasm_bindgen]
+impl HeaderRounds {
+    /// No headers yet, for a source described as `name` in messages.
+    #[wasm_bindgen(constructor)]
+    pub fn new(name: &str) -> HeaderRounds {
+        HeaderRounds { source: WantedHeaders::new(name) }
+    }
+
+    /// The header the caller's source served at `height` (160 hex digits);
+    /// anything else is recorded as the source's bad answer.
+    pub fn insert(&self, height: u32, hex: &str) {
+        match priorart_ots::header_from_hex(hex) {
+            Some(header) => self.source.insert(height.into(), header),
+            None => {
+                let detail = format!("block {height}: not an 80-byte header in hex");
+                let error = SourceError::BadAnswer { source_name: self.source.describe(), detail };
+                self.source.failed(height.into(), error);
+            }
+        }
+    }
+
+    /// The caller's source has no block at `height`.
+    pub fn absent(&self, height: u32) {
+        self.source.absent(height.into());
+    }
+
+    /// The caller's source failed at `height` (`message`: why).
+    pub fn unavailable(&self, height: u32, message: &str) {
+        let error = SourceError::unavailable(self.source.describe(), JsFailure(message.to_owned()));
+        self.source.failed(height.into(), error);
+    }
+
+    /// The tip of the caller's source; `as_far_as_held`: only the highest
+    /// header it holds (a cache).
+    #[wasm_bindgen(js_name = setTip)]
+    pub fn set_tip(&self, height: u32, as_far_as_held: bool) {
+        self.source.set_tip(Ok(TipHeight { height: height.into(), as_far_as_held }));
+    }
+
+    /// The caller's source cannot say its tip (`message`: why, or empty).
+    #[wasm_bindgen(js_name = noTip)]
+    pub fn no_tip(&self, message: &str) {
+        let name = self.source.describe();
+        self.source.set_tip(Err(match message {
+            "" => SourceError::NoTip { source_name: name },
+            message => SourceError::unavailable(name, JsFailure(message.to_owned())),
+        }));
+    }
+
+    /// The heights the last run asked for and lacked (ascending).
+    #[wasm_bindgen(js_name = takeWanted)]
+    pub fn take_wanted(&self) -> Wanted {
+        let (heights, tip) = self.source.take_wanted();
+        Wanted { heights: heights.into_iter().map(|height| height as u32).collect(), tip }
+    }
+
+    /// The headers the verifier confirmed, as `[height, hex]` pairs: those
+    /// a cache may keep.
+    pub fn confirmed(&self) -> js_sys::Array {
+        self.source
+            .confirmed()
+            .into_iter()
+            .map(|(height, header)| {
+                js_sys::Array::of2(&(height as u32).into(), &priorart_ots::header_to_hex(&header).into())
+            })
+            .collect()
+    }
+
+    /// The NIP-FF-3 client algorithm on an event against the headers held:
+    /// the `priorart-verify/1` report's JSON text, as `priorart verify
+    /// --json` prints it (with `content`: the text checked against its X).
+    #[wasm_bindgen(js_name = verifyEvent)]
+    pub fn verify_event(&self, event_json: &str, network: &str, content: Option<String>) -> Result<String, JsValue> {
+        let network = self::network(network)?;
+        let mut report = priorart_nip::verify_event_json(event_json.trim(), &self.source, network);
+        if let Some(content) = &content {
+            report.check_content(content);
+        }
+        Ok(report.to_json())
+    }
+
+    /// The discovery check of `x` on what the relays answered (a JSON array
+    /// of `nip::check::UncheckedAnswer`) against the headers held: the
+    /// `priorart-check/1` report's JSON text, as `priorart check --json`.
+    pub fn check(&self, x: &str, answers_json: &str, network: &str) -> Result<String, JsValue> {
+        let x: EqualityFingerprint = x
+            .parse()
+            .map_err(|_| input_error("invalid_x", &format!("{x}: not a fingerprint (64 hex digits)")))?;
+        let answers: Vec<UncheckedAnswer> = serde_json::from_str(answers_json)
+            .map_err(|err| input_error("invalid_answers", &format!("relay answers: {err}")))?;
+        let network = self::network(network)?;
+        let answers: Vec<_> = answers.into_iter().map(|answer| answer.check(&x)).collect();
+        Ok(priorart_nip::check::check(&x, &answers, &self.source, network).to_json())
+    }
+}
+
+/// What a run lacked: block heights, and whether the tip height.
+#[wasm_bindgen(getter_with_clone)]
+pub struct Wanted {
+    /// Heights asked for and not held, ascending.
+    pub heights: Vec<u32>,
+    /// Whether the tip was asked for and is not known.
+    pub tip: bool,
+}
+
+/// Why the caller's header source failed, as it said.
+#[derive(Debug)]
+struct JsFailure(String);
+
+impl std::fmt::Display for JsFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for JsFailure {}
+
+fn public_key(hex: &str) -> Result<PublicKey, JsValue> {
+    PublicKey::parse(hex).map_err(|err| input_error("invalid_pubkey", &format!("pubkey {hex}: {err}")))
+}
+
+fn timestamp(seconds: f64) -> Result<Timestamp, JsValue> {
+    if !(seconds.is_finite() && seconds >= 0.0 && seconds.fract() == 0.0 && seconds < 2f64.powi(53)) {
+        return Err(input_error("out_of_range", &format!("createdAt={seconds}: expected whole seconds since 1970")));
+    }
+    Ok(Timestamp::from_secs(seconds as u64))
+}
+
+/// The unsigned content event (kind 1, 30023, …) of `text` by `pubkey`,
+/// with its `X` tag, as JSON: what a NIP-07 `signEvent` is handed.
+#[wasm_bindgen(js_name = contentEvent)]
+pub fn content_event(
+    kind: u16,
+    text: &str,
+    d: Option<String>,
+    title: Option<String>,
+    created_at: f64,
+    pubkey: &str,
+) -> Result<String, JsValue> {
+    let event =
+        ContentEvent { kind, text, d: d.as_deref(), title: title.as_deref(), created_at: timestamp(created_at)? };
+    let unsigned =
+        event.unsigned(public_key(pubkey)?).map_err(|err| error("EventError", err.reason(), &err.to_string()))?;
+    Ok(unsigned.as_json())
+}
+
+/// The unsigned kind 1042 attestation of `x` (for content of kind
+/// `content_kind`) by `pubkey`, as JSON.
+#[wasm_bindgen]
+pub fn attestation(x: &str, content_kind: Option<u16>, created_at: f64, pubkey: &str) -> Result<String, JsValue> {
+    let x: EqualityFingerprint =
+        x.parse().map_err(|_| input_error("invalid_x", &format!("{x}: not a fingerprint (64 hex digits)")))?;
+    let unsigned = Attestation::unsigned(public_key(pubkey)?, x, content_kind, timestamp(created_at)?)
+        .map_err(|err| error("EventError", "invalid_event", &err.to_string()))?;
+    Ok(unsigned.as_json())
+}
+
+/// What a signer was asked to sign, as JSON (`pubkey` may be left out).
+#[derive(serde::Deserialize)]
+struct RequestJson {
+    kind: u16,
+    created_at: u64,
+    tags: Vec<Vec<String>>,
+    content: String,
+    #[serde(default)]
+    pubkey: Option<String>,
+}
+
+/// Checks the event a signer returned for `request_json` (the unsigned
+/// event asked for) as the bunker path does: the same event, id and
+/// signature valid. Returns the signed event's JSON.
+#[wasm_bindgen(js_name = checkSigned)]
+pub fn check_signed(request_json: &str, signed_json: &str) -> Result<String, JsValue> {
+    let request: RequestJson = serde_json::from_str(request_json)
+        .map_err(|err| input_error("invalid_request", &format!("the sign request: {err}")))?;
+    let tags = request
+        .tags
+        .iter()
+        .map(Tag::parse)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|err| input_error("invalid_request", &format!("the sign request's tags: {err}")))?;
+    let asked = SignRequest {
+        pubkey: request.pubkey.as_deref().map(public_key).transpose()?,
+        created_at: Timestamp::from_secs(request.created_at),
+        kind: Kind::from_u16(request.kind),
+        tags: Tags::from_list(tags),
+        content: request.content,
+    };
+    let event = priorart_nip::nip46::check_signed_event(&asked, signed_json)
+        .map_err(|err| error("SignedEventError", err.reason(), &err.to_string()))?;
+    Ok(priorart_nip::to_json(&event))
+}
