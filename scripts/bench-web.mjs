@@ -12,9 +12,10 @@
 //
 //   node scripts/bench-web.mjs [RUNS]
 //
-// Needs web/dist (npm run build in web/), and `priorart` and the
-// web_world example built in PROFILE (default release:
-// cargo build --release --locked -p priorart-cli --bin priorart --example web_world).
+// Needs web/dist (npm run build in web/), the release `priorart` (the
+// relays and the peer: cargo build --release --locked -p priorart-cli) and
+// the fixture world (crates/cli/examples/web_world.rs, any profile: it only
+// sets up; cargo build --locked -p priorart-cli --example web_world).
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -25,7 +26,7 @@ const runs = Number(process.argv[2] ?? 5);
 const profile = process.env.PROFILE ?? 'release';
 const target = process.env.CARGO_TARGET_DIR ?? join(new URL('..', import.meta.url).pathname, 'target');
 process.env.PRIORART_BIN ??= join(target, profile, 'priorart');
-process.env.PRIORART_WEB_WORLD ??= join(target, profile, 'examples', 'web_world');
+process.env.PRIORART_WEB_WORLD ??= join(target, 'debug', 'examples', 'web_world');
 const { askAbout, configure, launchBrowser, newPage, serveStatic, startWorld } = await import('../web/tests/harness.mjs');
 
 const EVENTS = 1000;
@@ -38,7 +39,8 @@ const summary = (values) =>
   `median ${(median(values) / 1000).toFixed(3)} s (min ${(Math.min(...values) / 1000).toFixed(3)}, max ${(Math.max(...values) / 1000).toFixed(3)}; ${values.length} runs)`;
 
 const site = await serveStatic();
-const world = await startWorld(site.origin, { benchEvents: EVENTS });
+// No origin for `priorart serve`: the page's creator part is not measured.
+const world = await startWorld(null, { benchEvents: EVENTS });
 const browser = await launchBrowser();
 try {
   const text = world.bench.text;

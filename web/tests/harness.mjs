@@ -47,10 +47,10 @@ export async function serveStatic(dir = join(WEB, 'dist')) {
   return { origin, close: () => new Promise((done) => server.close(done)) };
 }
 
-/** Starts the fixture world allowing `origin`; resolves with its description (URLs, scenario). */
+/** Starts the fixture world, its `priorart serve` allowing `origin` (none: no CORS); resolves with its description (URLs, scenario). */
 export async function startWorld(origin, { benchEvents = 0 } = {}) {
   if (!existsSync(WORLD)) throw new Error(`${WORLD} is missing: cargo build -p priorart-cli --example web_world`);
-  const args = ['--origin', origin];
+  const args = origin ? ['--origin', origin] : [];
   if (benchEvents) args.push('--bench-events', String(benchEvents));
   const child = spawn(WORLD, args, {
     stdio: ['pipe', 'pipe', 'inherit'],

@@ -20,7 +20,7 @@
 //! `cargo run -p priorart-cli --example web_world -- --origin http://127.0.0.1:PORT [--bench-events 1000]`
 //! (the `priorart` binary beside `examples/`, or `PRIORART_BIN`).
 
-use priorart_nip::nostr::prelude::{Event, EventBuilder, Keys, Kind, Tag, Timestamp};
+use priorart_nip::nostr::prelude::{Event, EventBuilder, FinalizeEvent, Keys, Kind, Tag, Timestamp};
 use priorart_nip::{Attestation, ContentEvent, ContentRef, ProofEvent};
 use priorart_testkit::{EsploraServer, Frame, RegtestChain, ScriptedRelay, SharedChain, TestCalendar};
 use serde_json::{Value, json};
@@ -321,7 +321,7 @@ fn proof_event_unchecked(signer: &Keys, attestation: &Attestation, note: &Event,
         Tag::parse(["description".to_owned(), attestation.to_json()])?,
     ];
     let content = base64::engine::general_purpose::STANDARD.encode(ots);
-    Ok(EventBuilder::new(Kind::from_u16(1041), content).tags(tags).sign_with_keys(signer)?)
+    Ok(EventBuilder::new(Kind::from_u16(1041), content).tags(tags).finalize(signer)?)
 }
 
 /// A relay that answers every query with lies and garbage, then `EOSE`:
