@@ -46,15 +46,24 @@ try {
   const text = world.bench.text;
   const cold = [];
   const warm = [];
+  const parts = { cold: [], warm: [] };
   let report;
   for (let run = 0; run < runs; run += 1) {
     const page = await newPage(browser, site.origin);
     await configure(page, { relays: world.relays, esplora: world.esplora, timeout: 30 });
-    for (const times of [cold, warm]) {
+    for (const [times, part] of [[cold, parts.cold], [warm, parts.warm]]) {
       await page.fill('#text', '');
       const started = performance.now();
       report = await askAbout(page, text);
       times.push(performance.now() - started);
+      part.push(
+        await page.$eval('#verdict', (verdict) => ({
+          relaysMs: Number(verdict.dataset.relaysMs),
+          checkMs: Number(verdict.dataset.checkMs),
+          checks: Number(verdict.dataset.checks),
+          headerRequests: Number(verdict.dataset.headerRequests),
+        })),
+      );
     }
     if (page.problems.length) throw new Error(page.problems.join('\n'));
     await page.context().close();
@@ -86,6 +95,12 @@ try {
   console.log(`| page, fresh browser context (every header from Esplora): paste → verdict | ${summary(cold)} |`);
   console.log(`| page, same page again (headers from IndexedDB) | ${summary(warm)} |`);
   console.log(`| priorart check --json --no-header-cache (${profile}), same relays and Esplora | ${summary(cli)} |`);
+  for (const [name, part] of Object.entries(parts)) {
+    const last = part[part.length - 1];
+    console.log(
+      `${name}: slowest relay answered in ${last.relaysMs} ms; ${last.checks} check(s) took ${last.checkMs} ms in all; ${last.headerRequests} Esplora requests`,
+    );
+  }
   console.log(`ratio page (fresh) / CLI: ${(median(cold) / median(cli)).toFixed(2)}`);
 } finally {
   await browser.close();

@@ -142,9 +142,12 @@ test('the creator flow with a NIP-07 signer reaches "published", and the page th
   const text = `A harbour pilot's notes on the tides of ${randomBytes(6).toString('hex')}: where the channel shoals, which buoys drift in a gale, and how the ebb sets a loaded ship towards the northern bank.`;
   await page.fill('#text', text);
   await page.click('#protect-run');
-  await page.waitForSelector('#protect-status[data-state="published"]', { timeout: 90_000 });
+  const ended = await page
+    .waitForSelector('#protect-status[data-state="published"], #protect-status[data-state="failed"]', { timeout: 90_000 })
+    .catch((error) => error);
   await screenshot(page, 'protect-published');
   const log = await page.$$eval('#protect-log li', (items) => items.map((item) => item.textContent));
+  assert.equal(await page.getAttribute('#protect-status', 'data-state'), 'published', `${ended}\n${log.join('\n')}`);
   assert.ok(log.some((line) => /: accepted/.test(line)), log.join('\n'));
 
   const report = await askAbout(page, text);
