@@ -159,7 +159,10 @@ fn priorart_binary() -> Result<PathBuf, Error> {
     let beside = exe.parent().and_then(Path::parent).map(|dir| dir.join("priorart"));
     match beside {
         Some(path) if path.is_file() => Ok(path),
-        _ => Err("no priorart binary beside examples/: build it (cargo build -p priorart-cli) or set PRIORART_BIN".into()),
+        _ => Err(
+            "no priorart binary beside examples/: build it (cargo build -p priorart-cli) or set PRIORART_BIN"
+                .into(),
+        ),
     }
 }
 
@@ -217,7 +220,8 @@ fn mine_whenever_pending(calendar: Arc<TestCalendar>) {
 }
 
 fn publish(relays: &[String], events: &[&Event]) -> Result<(), Error> {
-    let urls = relays.iter().map(|url| priorart_relay::parse_relay_url(url)).collect::<Result<Vec<_>, _>>()?;
+    let urls =
+        relays.iter().map(|url| priorart_relay::parse_relay_url(url)).collect::<Result<Vec<_>, _>>()?;
     let events: Vec<Event> = events.iter().map(|event| (*event).clone()).collect();
     for answer in priorart_relay::publish(&urls, &events, Duration::from_secs(30))? {
         for acceptance in &answer.acceptances {
@@ -255,7 +259,8 @@ impl Scenario {
         // The thief's own attestation with the first author's proof: the
         // proof is for another digest (verifier step 8).
         let thief_note = note(&thief, TEXT, now - 10_000)?;
-        let thief_attestation = Attestation::sign(&thief, fingerprint(), Some(1), Timestamp::from_secs(now - 10_000))?;
+        let thief_attestation =
+            Attestation::sign(&thief, fingerprint(), Some(1), Timestamp::from_secs(now - 10_000))?;
         let stolen_proof = proof_event_unchecked(&thief, &thief_attestation, &thief_note, &first_ots)?;
         Ok(Scenario {
             first,
@@ -277,13 +282,19 @@ fn fingerprint() -> priorart_fingerprint::EqualityFingerprint {
 }
 
 fn note(keys: &Keys, text: &str, created_at: u64) -> Result<Event, Error> {
-    let event = ContentEvent { kind: 1, text, d: None, title: None, created_at: Timestamp::from_secs(created_at) };
+    let event =
+        ContentEvent { kind: 1, text, d: None, title: None, created_at: Timestamp::from_secs(created_at) };
     Ok(event.sign(keys)?)
 }
 
 /// The author's attestation of `note`, anchored in a new block of
 /// `chain`, as a kind 1041 signed by `service`: (event, height, .ots bytes).
-fn anchored(chain: &SharedChain, author: &Keys, note: &Event, service: &Keys) -> Result<(Event, u64, Vec<u8>), Error> {
+fn anchored(
+    chain: &SharedChain,
+    author: &Keys,
+    note: &Event,
+    service: &Keys,
+) -> Result<(Event, u64, Vec<u8>), Error> {
     let x = priorart_fingerprint::minhash_equality_v1(&note.content);
     let attestation = Attestation::sign(author, x, Some(1), note.created_at)?;
     let (height, ots) = regtest_proof(chain, &attestation.commitment().0)?;
@@ -311,7 +322,12 @@ fn regtest_proof(chain: &SharedChain, digest: &[u8; 32]) -> Result<(u64, Vec<u8>
 
 /// A kind 1041 built by hand, as a thief would (the library's builder
 /// refuses a proof for another commitment).
-fn proof_event_unchecked(signer: &Keys, attestation: &Attestation, note: &Event, ots: &[u8]) -> Result<Event, Error> {
+fn proof_event_unchecked(
+    signer: &Keys,
+    attestation: &Attestation,
+    note: &Event,
+    ots: &[u8],
+) -> Result<Event, Error> {
     use base64::Engine;
     let tags = [
         Tag::parse(["e", &note.id.to_hex()])?,
@@ -329,11 +345,14 @@ fn proof_event_unchecked(signer: &Keys, attestation: &Attestation, note: &Event,
 /// copier's note under someone else's signature, an event for another
 /// subscription, a frame that is no JSON, and the stolen proof.
 fn lying_relay(scenario: &Scenario) -> ScriptedRelay {
-    let mut tampered: Value = serde_json::from_str(&priorart_nip::to_json(&scenario.first_proof)).unwrap_or_default();
+    let mut tampered: Value =
+        serde_json::from_str(&priorart_nip::to_json(&scenario.first_proof)).unwrap_or_default();
     tampered["created_at"] = json!(1);
-    let mut resigned: Value = serde_json::from_str(&priorart_nip::to_json(&scenario.copier_note)).unwrap_or_default();
+    let mut resigned: Value =
+        serde_json::from_str(&priorart_nip::to_json(&scenario.copier_note)).unwrap_or_default();
     resigned["sig"] = json!(Keys::generate().sign_schnorr(scenario.copier_note.id.as_bytes()).to_string());
-    let stolen: Value = serde_json::from_str(&priorart_nip::to_json(&scenario.stolen_proof)).unwrap_or_default();
+    let stolen: Value =
+        serde_json::from_str(&priorart_nip::to_json(&scenario.stolen_proof)).unwrap_or_default();
     ScriptedRelay::start(move |message| {
         let Some("REQ") = message.get(0).and_then(Value::as_str) else { return Vec::new() };
         let subscription = message.get(1).cloned().unwrap_or(Value::Null);

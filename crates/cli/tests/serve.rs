@@ -612,12 +612,19 @@ fn serve_without_cors_origins_sends_no_cors_headers_and_refuses_a_bad_origin() {
         .expect("answered");
     assert_eq!(allowed_origin(&preflight), None);
     drop(serve);
-    for bad in ["page.example", "http://page.example/app", "http://page.example:99999", "*,http://a.example"] {
+    for bad in ["page.example", "http://page.example/app", "http://page.example:99999", "*,http://a.example"]
+    {
         let mut args = vec!["serve", "--listen", "127.0.0.1:0", "--relay", &world.relay.url];
         for origin in bad.split(',') {
             args.extend(["--cors-origin", origin]);
         }
-        let out = priorart().args(&args).args(world.headers()).arg("--state").arg(world.dir.join("s")).output().unwrap();
+        let out = priorart()
+            .args(&args)
+            .args(world.headers())
+            .arg("--state")
+            .arg(world.dir.join("s"))
+            .output()
+            .unwrap();
         let said = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{bad}: {said}");
         assert!(said.contains("CORS origin"), "{said}");

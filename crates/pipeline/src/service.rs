@@ -157,7 +157,9 @@ fn normalize_origin(given: &str) -> Result<String, ServiceError> {
     if !scheme_ok {
         return Err(bad_origin(given, "the scheme is letters, digits, +, - or ."));
     }
-    if authority.is_empty() || authority.contains(['/', '?', '#', '@']) || authority.contains(char::is_whitespace)
+    if authority.is_empty()
+        || authority.contains(['/', '?', '#', '@'])
+        || authority.contains(char::is_whitespace)
     {
         return Err(bad_origin(given, "an origin has a host and no path, query, fragment or user"));
     }
@@ -805,9 +807,13 @@ mod cors_tests {
 
     #[test]
     fn origins_are_kept_as_browsers_send_them() {
-        let given = ["https://Page.Example/", "http://127.0.0.1:5173", "https://page.example", "http://[::1]:80"];
+        let given =
+            ["https://Page.Example/", "http://127.0.0.1:5173", "https://page.example", "http://[::1]:80"];
         let expected = ["https://page.example", "http://127.0.0.1:5173", "http://[::1]:80"];
-        assert_eq!(CorsOrigins::parse(&given).unwrap(), CorsOrigins::Only(expected.map(String::from).to_vec()));
+        assert_eq!(
+            CorsOrigins::parse(&given).unwrap(),
+            CorsOrigins::Only(expected.map(String::from).to_vec())
+        );
         assert_eq!(CorsOrigins::parse(&["*"]).unwrap(), CorsOrigins::Any);
         assert_eq!(CorsOrigins::parse::<&str>(&[]).unwrap(), CorsOrigins::None);
     }

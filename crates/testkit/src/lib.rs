@@ -183,7 +183,9 @@ impl LoopbackServer {
     /// Like [`LoopbackServer::start`], with `Access-Control-Allow-Origin: *`
     /// on every answer, as public Esplora servers answer: a web page of any
     /// origin may read them.
-    pub fn start_public(handler: impl Fn(&str, &str, &[u8]) -> Reply + Send + Sync + 'static) -> LoopbackServer {
+    pub fn start_public(
+        handler: impl Fn(&str, &str, &[u8]) -> Reply + Send + Sync + 'static,
+    ) -> LoopbackServer {
         LoopbackServer::start_guarded(None, true, handler)
     }
 
