@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run adds the peers' setup, fmt and
-# clippy): the Rust tests, then the Python binding's (.ci/python.sh) and
-# the npm package's (.ci/wasm.sh, WebAssembly), then one summary of the
-# cross-checks that were skipped because a peer implementation is missing (each listed with how to install it). A
-# skipped cross-check passes, so read the summary: the scripts in
+# clippy): the Rust tests, then the Python binding's (.ci/python.sh), the
+# npm package's (.ci/wasm.sh, WebAssembly) and the page's in a real browser
+# (.ci/web.sh), then one summary of the cross-checks that were skipped
+# because a peer implementation is missing (each listed with how to install
+# it). A skipped cross-check passes, so read the summary: the scripts in
 # .ci/setup.d install the peers, and PRIORART_REQUIRE_PEERS=1 makes a
 # missing peer fail instead.
 #
@@ -19,6 +20,9 @@ if [ "$status" -eq 0 ]; then
 fi
 if [ "$status" -eq 0 ]; then
     bash .ci/wasm.sh || status=$?
+fi
+if [ "$status" -eq 0 ]; then
+    bash .ci/web.sh || status=$?
 fi
 if [ -s "$skipped" ]; then
     echo

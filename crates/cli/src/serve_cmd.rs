@@ -5,10 +5,11 @@
 
 use crate::args::{CalendarArgs, PipelineArgs, RelayListArgs};
 use crate::input;
-use anyhow::{Context, Result};
+use crate::exit::UsageError;
+use anyhow::{Context, Result, bail};
 use clap::Parser;
 use priorart_pipeline::RunLock;
-use priorart_pipeline::service::{Limits, Service, ServiceOptions};
+use priorart_pipeline::service::{CorsOrigins, Limits, Service, ServiceOptions};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -52,6 +53,14 @@ pub struct Args {
     /// Jobs not yet published, at most (then 503).
     #[arg(long, default_value = "1000000")]
     max_queued: u64,
+    /// A web page origin (scheme://host[:port]) whose scripts may call the
+    /// API from a browser (CORS headers and preflight answers); repeatable;
+    /// `*` for any origin. Default: none.
+    #[arg(long = "cors-origin", value_name = "ORIGIN")]
+    cors_origins: Vec<String>,
+    /// Serve the static files of DIR under / (the page built in web/dist).
+    #[arg(long, value_name = "DIR")]
+    web: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -61,6 +70,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
             .map(|dir| dir.join("priorart").join("serve"))
             .context("no data directory: give --state DIR (or set XDG_DATA_HOME or HOME)")?,
     };
+    let cors = CorsOrigins::parse(&args.cors_origins).map_err(|err| UsageError(err.to_string()))?;
+    if let Some(dir) = &args.web
+        && !dir.join("index.html").is_file()
+    {
+        bail!(UsageError(format!("--web {}: no index.html there", dir.display())));
+    }
     let relays: Vec<String> = args.relays.resolve()?.iter().map(ToString::to_string).collect();
     let _lock = RunLock::acquire(&state)?;
     args.pipeline.warn_without_upstream();
@@ -70,6 +85,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         settings: args.pipeline.settings(&args.calendars, args.relay_timeout)?,
         interval: args.interval,
         limits: Limits { max_body_bytes: args.max_body, requests_per_minute: args.rate_limit, max_open_jobs: args.max_queued },
+        cors,
+        web_dir: args.web.clone(),
         log: Arc::new(|line| note!("{line}")),
     };
     // The store is opened (checked, migrated) before any address is taken:

@@ -546,3 +546,101 @@ fn the_same_attestation_with_another_reference_is_a_conflict_naming_both() {
     let (status, again) = submit(&agent, &serve, &submission);
     assert_eq!((status, &again["new"]), (202, &json!(false)), "the same reference again is a repeat");
 }
+
+/// The `Access-Control-Allow-Origin` of an answer to a request from `origin`.
+fn allowed_origin(response: &ureq::http::Response<ureq::Body>) -> Option<String> {
+    let value = response.headers().get("access-control-allow-origin")?;
+    Some(value.to_str().unwrap().to_owned())
+}
+
+#[test]
+fn serve_answers_cors_for_the_origins_it_is_given_and_no_other() {
+    let world = World::new();
+    let page = "http://page.example:8000";
+    let serve = world.serve("60", &["--cors-origin", page, "--cors-origin", "HTTPS://Other.example/"], None);
+    let agent = client();
+    let url = format!("{}/v1/attestations", serve.url);
+    let preflight = |origin: &str| {
+        agent
+            .options(&url)
+            .header("Origin", origin)
+            .header("Access-Control-Request-Method", "POST")
+            .header("Access-Control-Request-Headers", "content-type")
+            .call()
+            .expect("preflight answered")
+    };
+    let allowed = preflight(page);
+    assert!(allowed.status().is_success(), "{:?}", allowed.status());
+    assert_eq!(allowed_origin(&allowed).as_deref(), Some(page));
+    let header = |name: &str| allowed.headers().get(name).unwrap().to_str().unwrap().to_ascii_lowercase();
+    assert!(header("access-control-allow-methods").contains("post"));
+    assert!(header("access-control-allow-headers").contains("content-type"));
+    assert_eq!(allowed_origin(&preflight("https://other.example")).as_deref(), Some("https://other.example"));
+    for stranger in ["http://evil.example", "http://page.example:8001", "https://page.example:8000"] {
+        assert_eq!(allowed_origin(&preflight(stranger)), None, "{stranger}");
+    }
+
+    let (_, submission) = article(&Keys::generate(), "essay", TEXT);
+    let post_from = |origin: &str| {
+        agent
+            .post(&url)
+            .header("Origin", origin)
+            .header("Content-Type", "application/json")
+            .send(submission.to_string().as_bytes())
+            .expect("answered")
+    };
+    let accepted = post_from(page);
+    assert_eq!(accepted.status(), 202);
+    assert_eq!(allowed_origin(&accepted).as_deref(), Some(page));
+    let repeated = post_from("http://evil.example");
+    assert_eq!(repeated.status(), 202, "CORS is the browser's rule: the API still answers");
+    assert_eq!(allowed_origin(&repeated), None);
+    let id = submission["attestation"]["id"].as_str().unwrap();
+    let status = agent.get(&format!("{url}/{id}")).header("Origin", page).call().unwrap();
+    assert_eq!((status.status().as_u16(), allowed_origin(&status).as_deref()), (200, Some(page)));
+}
+
+#[test]
+fn serve_without_cors_origins_sends_no_cors_headers_and_refuses_a_bad_origin() {
+    let world = World::new();
+    let serve = world.serve("60", &[], None);
+    let preflight = client()
+        .options(&format!("{}/v1/attestations", serve.url))
+        .header("Origin", "http://page.example")
+        .header("Access-Control-Request-Method", "POST")
+        .call()
+        .expect("answered");
+    assert_eq!(allowed_origin(&preflight), None);
+    drop(serve);
+    for bad in ["page.example", "http://page.example/app", "http://page.example:99999", "*,http://a.example"]
+    {
+        let mut args = vec!["serve", "--listen", "127.0.0.1:0", "--relay", &world.relay.url];
+        for origin in bad.split(',') {
+            args.extend(["--cors-origin", origin]);
+        }
+        let out = priorart()
+            .args(&args)
+            .args(world.headers())
+            .arg("--state")
+            .arg(world.dir.join("s"))
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {said}");
+        assert!(said.contains("CORS origin"), "{said}");
+    }
+}
+
+#[test]
+fn serve_web_serves_the_page_beside_the_api() {
+    let world = World::new();
+    let page = world.dir.join("page");
+    std::fs::create_dir_all(&page).unwrap();
+    std::fs::write(page.join("index.html"), "<!doctype html><title>priorart</title>").unwrap();
+    let serve = world.serve("60", &["--web", page.to_str().unwrap()], None);
+    let agent = client();
+    let (status, body) = get(&agent, &format!("{}/", serve.url));
+    assert_eq!((status, body.as_str()), (200, Some("<!doctype html><title>priorart</title>")));
+    assert_eq!(get(&agent, &format!("{}/healthz", serve.url)).0, 200, "the API is still there");
+    assert_eq!(get(&agent, &format!("{}/missing.js", serve.url)).0, 404);
+}

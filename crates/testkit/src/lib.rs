@@ -177,7 +177,16 @@ pub type Reply = (u16, Vec<u8>);
 impl LoopbackServer {
     /// Serves every request with `handler(method, path, body)`.
     pub fn start(handler: impl Fn(&str, &str, &[u8]) -> Reply + Send + Sync + 'static) -> LoopbackServer {
-        LoopbackServer::start_guarded(None, handler)
+        LoopbackServer::start_guarded(None, false, handler)
+    }
+
+    /// Like [`LoopbackServer::start`], with `Access-Control-Allow-Origin: *`
+    /// on every answer, as public Esplora servers answer: a web page of any
+    /// origin may read them.
+    pub fn start_public(
+        handler: impl Fn(&str, &str, &[u8]) -> Reply + Send + Sync + 'static,
+    ) -> LoopbackServer {
+        LoopbackServer::start_guarded(None, true, handler)
     }
 
     /// Like [`LoopbackServer::start`], but answers 401 to every request whose
@@ -186,11 +195,12 @@ impl LoopbackServer {
         authorization: String,
         handler: impl Fn(&str, &str, &[u8]) -> Reply + Send + Sync + 'static,
     ) -> LoopbackServer {
-        LoopbackServer::start_guarded(Some(authorization), handler)
+        LoopbackServer::start_guarded(Some(authorization), false, handler)
     }
 
     fn start_guarded(
         authorization: Option<String>,
+        public: bool,
         handler: impl Fn(&str, &str, &[u8]) -> Reply + Send + Sync + 'static,
     ) -> LoopbackServer {
         let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").expect("bind a loopback port"));
@@ -214,7 +224,11 @@ impl LoopbackServer {
                     } else {
                         (401, Vec::new())
                     };
-                    let _ = request.respond(tiny_http::Response::from_data(reply).with_status_code(status));
+                    let mut response = tiny_http::Response::from_data(reply).with_status_code(status);
+                    if public {
+                        response.add_header(any_origin());
+                    }
+                    let _ = request.respond(response);
                 });
             }
         });
@@ -225,6 +239,10 @@ impl LoopbackServer {
     pub fn url(&self) -> String {
         self.url.clone()
     }
+}
+
+fn any_origin() -> tiny_http::Header {
+    tiny_http::Header::from_bytes(&b"Access-Control-Allow-Origin"[..], &b"*"[..]).expect("a valid header")
 }
 
 fn authorized(request: &tiny_http::Request, expected: Option<&str>) -> bool {
@@ -374,7 +392,8 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// An Esplora REST server on loopback: `GET /blocks/tip/height`, `GET /block-height/H`,
-/// `GET /block/HASH/header`.
+/// `GET /block/HASH/header`; readable by web pages of any origin, as public
+/// Esplora servers are.
 pub struct EsploraServer {
     server: LoopbackServer,
 }
@@ -420,7 +439,7 @@ impl EsploraServer {
         tip: impl Fn() -> Option<u64> + Send + Sync + 'static,
     ) -> EsploraServer {
         let by_hash: Arc<Mutex<HashMap<String, Header>>> = Arc::default();
-        let server = LoopbackServer::start(move |method, path, _| {
+        let server = LoopbackServer::start_public(move |method, path, _| {
             if method != "GET" {
                 return (405, Vec::new());
             }

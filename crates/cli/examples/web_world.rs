@@ -1,0 +1,387 @@
+//! The world the page's browser tests (`web/tests`) and
+//! `scripts/bench-web.mjs` run against, every part real and on 127.0.0.1:
+//! a regtest chain with its Esplora server (CORS `*`, as public Esplora
+//! servers answer) and an OpenTimestamps calendar that mines a block
+//! whenever something is pending; three `priorart relay` processes; a relay
+//! that lies and one that hangs (testkit's `ScriptedRelay`); and
+//! `priorart serve` on that calendar, chain and relays, allowing the
+//! page's origin (`--cors-origin`).
+//!
+//! The relays hold a scenario: one text, its first author (proof in block
+//! h), a later copier (block h + 1), and a thief whose kind 1041 carries
+//! the first author's proof (proof for another digest). With
+//! `--bench-events N`, they also hold N events of a second text (notes by
+//! many authors, a tenth of the events proofs of some of them, each in its
+//! own block).
+//!
+//! Prints one JSON line (every URL, the texts, their X, the authors), then
+//! runs until its standard input closes.
+//!
+//! `cargo run -p priorart-cli --example web_world -- --origin http://127.0.0.1:PORT [--bench-events 1000]`
+//! (the `priorart` binary beside `examples/`, or `PRIORART_BIN`).
+
+use priorart_nip::nostr::prelude::{Event, EventBuilder, FinalizeEvent, Keys, Kind, Tag, Timestamp};
+use priorart_nip::{Attestation, ContentEvent, ContentRef, ProofEvent};
+use priorart_testkit::{EsploraServer, Frame, RegtestChain, ScriptedRelay, SharedChain, TestCalendar};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, mpsc};
+use std::time::Duration;
+
+type Error = Box<dyn std::error::Error>;
+
+/// The scenario's text (one X for three authors).
+const TEXT: &str = "The lighthouse keeper's logbook, kept through forty winters, records every ship \
+    that passed the point, every storm that closed the harbour and every night the lamp was lit \
+    by hand, a plain account that reads, page after page, like the memory of the whole coast.";
+
+/// The benchmark's text.
+const BENCH_TEXT: &str = "Harbour towns kept their archives in the cellars of customs houses, where \
+    damp ledgers recorded every cargo of salt, timber, wool and copper that crossed the quay.";
+
+/// How long a child process gets to say where it listens.
+const STARTUP: Duration = Duration::from_secs(30);
+
+/// How often the calendar puts what is pending into a block.
+const MINING_INTERVAL: Duration = Duration::from_millis(250);
+
+fn main() -> Result<(), Error> {
+    let options = Options::parse()?;
+    let dir = tempfile::tempdir()?;
+    let chain = RegtestChain::shared();
+    chain.lock().map_err(|_| "chain lock")?.mine_block([7; 32]);
+    let esplora = EsploraServer::from_chain(chain.clone());
+    let calendar = Arc::new(TestCalendar::start(chain.clone()));
+    mine_whenever_pending(calendar.clone());
+
+    let relays: Vec<Process> = (0..3)
+        .map(|n| {
+            let db = dir.path().join(format!("relay-{n}"));
+            Process::start(
+                Command::new(&options.priorart).args(["relay", "--listen", "127.0.0.1:0", "--db"]).arg(db),
+                "ws://",
+            )
+        })
+        .collect::<Result<_, _>>()?;
+    let relay_urls: Vec<String> = relays.iter().map(|relay| relay.url.clone()).collect();
+
+    let scenario = Scenario::build(&chain)?;
+    publish(&relay_urls[..1], &[&scenario.first_note, &scenario.first_proof])?;
+    publish(&relay_urls[1..2], &[&scenario.copier_note, &scenario.copier_proof])?;
+    publish(&relay_urls[2..], &[&scenario.copier_proof, &scenario.stolen_proof])?;
+    let liar = lying_relay(&scenario);
+    let hang = ScriptedRelay::start(|_| vec![Frame::Hang]);
+    let silent = ScriptedRelay::silent();
+
+    let bench = match options.bench_events {
+        0 => Value::Null,
+        events => {
+            let bench_events = bench_events(&chain, events)?;
+            let refs: Vec<&Event> = bench_events.iter().collect();
+            publish(&relay_urls, &refs)?;
+            json!({"text": BENCH_TEXT, "x": priorart_fingerprint::minhash_equality_v1(BENCH_TEXT).to_string(), "events": events})
+        }
+    };
+
+    let mut serve_command = Command::new(&options.priorart);
+    serve_command
+        .args(["serve", "--listen", "127.0.0.1:0", "--state"])
+        .arg(dir.path().join("serve"))
+        .args(["--interval", "1", "--calendar", &calendar.url()])
+        .args(["--network", "regtest", "--no-header-cache", "--esplora", &esplora.url()]);
+    for relay in &relay_urls {
+        serve_command.args(["--relay", relay]);
+    }
+    for origin in &options.origins {
+        serve_command.args(["--cors-origin", origin]);
+    }
+    let serve = Process::start(&mut serve_command, "http://")?;
+
+    let world = json!({
+        "relays": relay_urls,
+        "liar": liar.url(),
+        "hang": hang.url(),
+        "silent": silent.url(),
+        "esplora": esplora.url(),
+        "calendar": calendar.url(),
+        "serve": serve.url,
+        "network": "regtest",
+        "scenario": {
+            "text": TEXT,
+            "x": fingerprint().to_string(),
+            "discovery_filter": serde_json::to_value(priorart_nip::check::discovery_filter(&fingerprint()))?,
+            "first": scenario.first.public_key().to_hex(),
+            "first_block": scenario.first_block,
+            "copier": scenario.copier.public_key().to_hex(),
+            "copier_block": scenario.copier_block,
+            "thief": scenario.thief.public_key().to_hex(),
+            "stolen_proof": scenario.stolen_proof.id.to_hex(),
+        },
+        "bench": bench,
+    });
+    println!("{world}");
+    // Runs until the test closes our standard input (or ends).
+    let _ = std::io::stdin().read_to_end(&mut Vec::new());
+    drop((relays, serve));
+    Ok(())
+}
+
+struct Options {
+    priorart: PathBuf,
+    origins: Vec<String>,
+    bench_events: usize,
+}
+
+impl Options {
+    fn parse() -> Result<Options, Error> {
+        let mut options = Options { priorart: priorart_binary()?, origins: Vec::new(), bench_events: 0 };
+        let mut args = std::env::args().skip(1);
+        while let Some(arg) = args.next() {
+            let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
+            match arg.as_str() {
+                "--origin" => options.origins.push(value()?),
+                "--bench-events" => options.bench_events = value()?.parse()?,
+                other => return Err(format!("unknown argument {other}").into()),
+            }
+        }
+        Ok(options)
+    }
+}
+
+/// `PRIORART_BIN`, else the `priorart` built beside this example.
+fn priorart_binary() -> Result<PathBuf, Error> {
+    if let Some(path) = std::env::var_os("PRIORART_BIN") {
+        return Ok(PathBuf::from(path));
+    }
+    let exe = std::env::current_exe()?;
+    let beside = exe.parent().and_then(Path::parent).map(|dir| dir.join("priorart"));
+    match beside {
+        Some(path) if path.is_file() => Ok(path),
+        _ => Err(
+            "no priorart binary beside examples/: build it (cargo build -p priorart-cli) or set PRIORART_BIN"
+                .into(),
+        ),
+    }
+}
+
+/// A child process that printed its URL (the first word starting with
+/// `prefix` on its standard error); killed when dropped.
+struct Process {
+    child: Child,
+    url: String,
+}
+
+impl Process {
+    fn start(command: &mut Command, prefix: &'static str) -> Result<Process, Error> {
+        let mut child = command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn()?;
+        let stderr = child.stderr.take().ok_or("stderr")?;
+        let (sender, receiver) = mpsc::channel();
+        let verbose = std::env::var_os("PRIORART_TEST_VERBOSE").is_some();
+        // Reads every line, so that the pipe never fills.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(at) = line.find(prefix) {
+                    let url = line[at..].split_whitespace().next().unwrap_or_default().to_owned();
+                    let _ = sender.send(url);
+                }
+                if verbose {
+                    eprintln!("web_world: {line}");
+                }
+            }
+        });
+        match receiver.recv_timeout(STARTUP) {
+            Ok(url) => Ok(Process { child, url }),
+            Err(_) => {
+                let _ = child.kill();
+                Err(format!("{command:?} printed no {prefix} URL within {STARTUP:?}").into())
+            }
+        }
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The calendar's pending commitments go into a block every
+/// [`MINING_INTERVAL`], so that `priorart serve` gets its proofs soon.
+fn mine_whenever_pending(calendar: Arc<TestCalendar>) {
+    std::thread::spawn(move || {
+        loop {
+            std::thread::sleep(MINING_INTERVAL);
+            calendar.mine_block();
+        }
+    });
+}
+
+fn publish(relays: &[String], events: &[&Event]) -> Result<(), Error> {
+    let urls =
+        relays.iter().map(|url| priorart_relay::parse_relay_url(url)).collect::<Result<Vec<_>, _>>()?;
+    let events: Vec<Event> = events.iter().map(|event| (*event).clone()).collect();
+    for answer in priorart_relay::publish(&urls, &events, Duration::from_secs(30))? {
+        for acceptance in &answer.acceptances {
+            if !matches!(acceptance, priorart_relay::Acceptance::Accepted { .. }) {
+                return Err(format!("{}: {acceptance:?}", answer.relay).into());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Three authors of [`TEXT`] and their events.
+struct Scenario {
+    first: Keys,
+    first_note: Event,
+    first_proof: Event,
+    first_block: u64,
+    copier: Keys,
+    copier_note: Event,
+    copier_proof: Event,
+    copier_block: u64,
+    thief: Keys,
+    stolen_proof: Event,
+}
+
+impl Scenario {
+    fn build(chain: &SharedChain) -> Result<Scenario, Error> {
+        let now = Timestamp::now().as_secs();
+        let (first, copier, thief) = (Keys::generate(), Keys::generate(), Keys::generate());
+        let service = Keys::generate();
+        let first_note = note(&first, TEXT, now - 7_200)?;
+        let (first_proof, first_block, first_ots) = anchored(chain, &first, &first_note, &service)?;
+        let copier_note = note(&copier, TEXT, now - 3_600)?;
+        let (copier_proof, copier_block, _) = anchored(chain, &copier, &copier_note, &service)?;
+        // The thief's own attestation with the first author's proof: the
+        // proof is for another digest (verifier step 8).
+        let thief_note = note(&thief, TEXT, now - 10_000)?;
+        let thief_attestation =
+            Attestation::sign(&thief, fingerprint(), Some(1), Timestamp::from_secs(now - 10_000))?;
+        let stolen_proof = proof_event_unchecked(&thief, &thief_attestation, &thief_note, &first_ots)?;
+        Ok(Scenario {
+            first,
+            first_note,
+            first_proof,
+            first_block,
+            copier,
+            copier_note,
+            copier_proof,
+            copier_block,
+            thief,
+            stolen_proof,
+        })
+    }
+}
+
+fn fingerprint() -> priorart_fingerprint::EqualityFingerprint {
+    priorart_fingerprint::minhash_equality_v1(TEXT)
+}
+
+fn note(keys: &Keys, text: &str, created_at: u64) -> Result<Event, Error> {
+    let event =
+        ContentEvent { kind: 1, text, d: None, title: None, created_at: Timestamp::from_secs(created_at) };
+    Ok(event.sign(keys)?)
+}
+
+/// The author's attestation of `note`, anchored in a new block of
+/// `chain`, as a kind 1041 signed by `service`: (event, height, .ots bytes).
+fn anchored(
+    chain: &SharedChain,
+    author: &Keys,
+    note: &Event,
+    service: &Keys,
+) -> Result<(Event, u64, Vec<u8>), Error> {
+    let x = priorart_fingerprint::minhash_equality_v1(&note.content);
+    let attestation = Attestation::sign(author, x, Some(1), note.created_at)?;
+    let (height, ots) = regtest_proof(chain, &attestation.commitment().0)?;
+    let event = ProofEvent {
+        attestation: &attestation,
+        content: ContentRef::Event { id: note.id, author: author.public_key() },
+        content_kind: None,
+        relay_hint: None,
+        proof: &ots,
+        created_at: Timestamp::from_secs(note.created_at.as_secs() + 60),
+    }
+    .sign(service)?;
+    Ok((event, height, ots))
+}
+
+/// A detached `.ots` proof of `digest` in a new block of `chain`.
+fn regtest_proof(chain: &SharedChain, digest: &[u8; 32]) -> Result<(u64, Vec<u8>), Error> {
+    let (height, timestamp) = chain.lock().map_err(|_| "chain lock")?.commit(digest);
+    let mut ots = priorart_ots::MAGIC.to_vec();
+    ots.extend([0x01, 0x08]); // version 1, SHA-256 file hash
+    ots.extend(digest);
+    ots.extend(timestamp.to_bytes());
+    Ok((height, ots))
+}
+
+/// A kind 1041 built by hand, as a thief would (the library's builder
+/// refuses a proof for another commitment).
+fn proof_event_unchecked(
+    signer: &Keys,
+    attestation: &Attestation,
+    note: &Event,
+    ots: &[u8],
+) -> Result<Event, Error> {
+    use base64::Engine;
+    let tags = [
+        Tag::parse(["e", &note.id.to_hex()])?,
+        Tag::parse(["p", &signer.public_key().to_hex()])?,
+        Tag::parse(["k", "1"])?,
+        Tag::parse(["X", &attestation.fingerprint().to_string(), "minhash-equality-v1"])?,
+        Tag::parse(["description".to_owned(), attestation.to_json()])?,
+    ];
+    let content = base64::engine::general_purpose::STANDARD.encode(ots);
+    Ok(EventBuilder::new(Kind::from_u16(1041), content).tags(tags).finalize(signer)?)
+}
+
+/// A relay that answers every query with lies and garbage, then `EOSE`:
+/// the first author's proof with its content changed (bad id), the
+/// copier's note under someone else's signature, an event for another
+/// subscription, a frame that is no JSON, and the stolen proof.
+fn lying_relay(scenario: &Scenario) -> ScriptedRelay {
+    let mut tampered: Value =
+        serde_json::from_str(&priorart_nip::to_json(&scenario.first_proof)).unwrap_or_default();
+    tampered["created_at"] = json!(1);
+    let mut resigned: Value =
+        serde_json::from_str(&priorart_nip::to_json(&scenario.copier_note)).unwrap_or_default();
+    resigned["sig"] = json!(Keys::generate().sign_schnorr(scenario.copier_note.id.as_bytes()).to_string());
+    let stolen: Value =
+        serde_json::from_str(&priorart_nip::to_json(&scenario.stolen_proof)).unwrap_or_default();
+    ScriptedRelay::start(move |message| {
+        let Some("REQ") = message.get(0).and_then(Value::as_str) else { return Vec::new() };
+        let subscription = message.get(1).cloned().unwrap_or(Value::Null);
+        let event = |event: &Value| Frame::Text(json!(["EVENT", subscription, event]).to_string());
+        vec![
+            event(&tampered),
+            event(&resigned),
+            Frame::Text(json!(["EVENT", "not-yours", stolen]).to_string()),
+            Frame::Text("{this is not json".to_owned()),
+            event(&stolen),
+            Frame::Text(json!(["EOSE", subscription]).to_string()),
+        ]
+    })
+}
+
+/// `count` events of [`BENCH_TEXT`]: notes by as many authors, a tenth
+/// of whom also have a kind 1041 anchored in a block of its own.
+fn bench_events(chain: &SharedChain, count: usize) -> Result<Vec<Event>, Error> {
+    let now = Timestamp::now().as_secs();
+    let service = Keys::generate();
+    let proofs = count / 10;
+    let mut events = Vec::with_capacity(count);
+    for i in 0..count - proofs {
+        let author = Keys::generate();
+        let note = note(&author, BENCH_TEXT, now - 100_000 + i as u64)?;
+        if i < proofs {
+            events.push(anchored(chain, &author, &note, &service)?.0);
+        }
+        events.push(note);
+    }
+    Ok(events)
+}

@@ -1,0 +1,117 @@
+// The check report on the page: the verdict in `priorart check`'s words,
+// the ranking by block, and every other proof with why it is not ranked
+// (invalid with its reasons, unverified as unverified): none is hidden.
+
+import { el, fill, short } from './dom';
+import { failures, type CheckReport } from './report';
+import type { Ending } from './relay';
+
+export interface ReportView {
+  verdict: HTMLElement;
+  ranking: HTMLTableSectionElement;
+  refused: HTMLElement;
+  unverified: HTMLElement;
+  contents: HTMLElement;
+  json: HTMLElement;
+}
+
+export function showReport(view: ReportView, report: CheckReport, final: boolean): void {
+  view.verdict.textContent = report.verdict.text;
+  view.verdict.dataset.status = report.verdict.status;
+  if (final) view.verdict.dataset.final = 'true';
+  else delete view.verdict.dataset.final;
+
+  fill(
+    view.ranking,
+    ...report.proofs.map((proof) =>
+      el(
+        'tr',
+        { 'data-rank': String(proof.rank), 'data-author': proof.author },
+        el('td', {}, String(proof.rank)),
+        el('td', {}, short(proof.npub, 12)),
+        el('td', {}, String(proof.block.height)),
+        el('td', {}, proof.block.utc),
+        el('td', {}, proof.content ? `${proof.content.tag} ${proof.content.found ? 'found' : 'not found'}` : '–'),
+        el('td', {}, proof.relays.join(', ')),
+      ),
+    ),
+  );
+  if (report.proofs.length === 0) {
+    fill(view.ranking, el('tr', {}, el('td', { colspan: '6' }, 'No valid proof.')));
+  }
+
+  fill(
+    view.refused,
+    ...report.refused.map((proof) =>
+      el(
+        'li',
+        { 'data-event': proof.event_id, 'data-verdict': proof.verdict, 'data-reasons': proof.reasons.join(' ') },
+        el('strong', {}, `${proof.verdict}: `),
+        proof.reasons.join(', '),
+        ' — proof ',
+        short(proof.event_id),
+        proof.claimed_author ? ' claims author ' : '',
+        proof.claimed_author ? short(proof.claimed_author) : '',
+        ` (from ${proof.relays.join(', ')})`,
+        el('ul', {}, ...failures(proof.report).map((failure) => el('li', {}, failure))),
+      ),
+    ),
+  );
+  if (report.refused.length === 0) fill(view.refused, el('li', {}, 'None.'));
+
+  fill(
+    view.unverified,
+    ...report.unverified.map((proof) =>
+      el(
+        'li',
+        { 'data-event': proof.event_id, 'data-verdict': 'unverified' },
+        el('strong', {}, 'unverified: '),
+        'author ',
+        short(proof.npub, 12),
+        ', proof ',
+        short(proof.event_id),
+        ` (from ${proof.relays.join(', ')}): `,
+        failures(proof.report).join('; ') || 'no block header to check it against',
+      ),
+    ),
+  );
+  if (report.unverified.length === 0) fill(view.unverified, el('li', {}, 'None.'));
+
+  fill(
+    view.contents,
+    ...report.content_events.map((event) =>
+      el(
+        'li',
+        { 'data-event': event.event_id, 'data-x-check': event.x_check },
+        `kind ${event.kind} by `,
+        short(event.npub, 12),
+        `, created_at ${event.utc} (the author's claim): `,
+        event.x_check === 'matches' ? 'its text has this X' : `${event.x_check.replaceAll('_', ' ')}${event.detail ? ` (${event.detail})` : ''}`,
+        ` (from ${event.relays.join(', ')})`,
+      ),
+    ),
+  );
+  if (report.content_events.length === 0) fill(view.contents, el('li', {}, 'None.'));
+
+  view.json.textContent = JSON.stringify(report, null, 2);
+}
+
+/** A relay's ending in words. */
+export function endingText(ending: Ending): string {
+  switch (ending.status) {
+    case 'eose':
+      return 'answered (EOSE)';
+    case 'closed':
+      return `closed the query: ${ending.message}`;
+    case 'timeout':
+      return 'no end of answer in time (timeout)';
+    case 'unreachable':
+      return `unreachable: ${ending.error}`;
+    case 'disconnected':
+      return `disconnected: ${ending.error}`;
+    case 'event_limit':
+      return `stopped at ${ending.limit} events (flood)`;
+    case 'byte_limit':
+      return `stopped at ${ending.limit} bytes (flood)`;
+  }
+}
