@@ -2,7 +2,9 @@
 //! binary as strfry runs it, a request line written to its stdin, its
 //! answer line read from its stdout.
 
-use crate::policy_common::{RECEIVED_AT, TEXT, cache_headers, forged_proof_event, keys, note, policy_file, proof_event};
+use crate::policy_common::{
+    RECEIVED_AT, TEXT, cache_headers, forged_proof_event, keys, note, policy_file, proof_event,
+};
 use priorart_nip::nostr::prelude::*;
 use priorart_testkit::{LoopbackServer, RegtestChain};
 use serde_json::{Value, json};

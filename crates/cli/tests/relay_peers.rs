@@ -129,7 +129,9 @@ fn publish_and_check_against_nostr_rs_relay() {
 /// its reason and never stored; `check` finds only the rest.
 #[test]
 fn nostr_rs_relay_admits_only_what_priorart_policy_grpc_permits() {
-    use policy_common::{GrpcPolicy, TEXT, cache_headers, forged_proof_event, keys, policy_file, proof_event};
+    use policy_common::{
+        GrpcPolicy, TEXT, cache_headers, forged_proof_event, keys, policy_file, proof_event,
+    };
     let install = "PRIORART_BUILD_NOSTR_RS_RELAY=1 bash .ci/setup.d/relay.sh";
     if !peer_on_path("nostr-rs-relay", "PRIORART_REQUIRE_NOSTR_RS_RELAY", install) {
         return;
@@ -155,14 +157,17 @@ fn nostr_rs_relay_admits_only_what_priorart_policy_grpc_permits() {
         priorart_nip::to_json(&forged_proof_event(&proof)),
     ];
     let file = write_lines(dir.path(), "events.jsonl", &events);
-    let published: Value =
-        serde_json::from_str(&stdout(priorart().args(["publish", "--json", "--relay", &relay.url]).arg(&file)))
-            .unwrap();
+    let published: Value = serde_json::from_str(&stdout(
+        priorart().args(["publish", "--json", "--relay", &relay.url]).arg(&file),
+    ))
+    .unwrap();
     let answers: Vec<(&str, &str)> = published["events"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| (e["relays"][0]["status"].as_str().unwrap(), e["relays"][0]["message"].as_str().unwrap_or("")))
+        .map(|e| {
+            (e["relays"][0]["status"].as_str().unwrap(), e["relays"][0]["message"].as_str().unwrap_or(""))
+        })
         .collect();
     assert_eq!(answers[0].0, "accepted", "{published}");
     assert_eq!(answers[1], ("rejected", "blocked: x_mismatch"), "{published}");
@@ -178,7 +183,8 @@ fn nostr_rs_relay_admits_only_what_priorart_policy_grpc_permits() {
     let report: Value = serde_json::from_str(&out).unwrap();
     let honest_id = serde_json::from_str::<Value>(&events[0]).unwrap()["id"].as_str().unwrap().to_owned();
     assert_eq!(content_ids(&report), [honest_id], "{report}");
-    let proofs: Vec<&str> = report["proofs"].as_array().unwrap().iter().map(|p| p["event_id"].as_str().unwrap()).collect();
+    let proofs: Vec<&str> =
+        report["proofs"].as_array().unwrap().iter().map(|p| p["event_id"].as_str().unwrap()).collect();
     assert_eq!(proofs, [proof.id.to_hex()], "{report}");
     assert_eq!(report["refused"], serde_json::json!([]), "the forged proof was not stored: {report}");
 }

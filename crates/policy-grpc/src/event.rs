@@ -18,7 +18,8 @@ pub fn event_of(request: EventRequest) -> Result<Event, EventJsonError> {
         return Err(EventJsonError::NotEvent("the request has no event".into()));
     };
     let id = <[u8; 32]>::try_from(event.id.as_slice()).map_err(|_| malformed("id", "32 bytes"))?;
-    let pubkey = <[u8; 32]>::try_from(event.pubkey.as_slice()).map_err(|_| malformed("pubkey", "32 bytes"))?;
+    let pubkey =
+        <[u8; 32]>::try_from(event.pubkey.as_slice()).map_err(|_| malformed("pubkey", "32 bytes"))?;
     let sig = Signature::from_slice(&event.sig).map_err(|_| malformed("sig", "64 bytes"))?;
     let kind = u16::try_from(event.kind).map_err(|_| malformed("kind", "an integer from 0 to 65535"))?;
     if event.tags.len() > MAX_TAGS || event.tags.iter().any(|tag| tag.values.len() > MAX_TAG_STRINGS) {

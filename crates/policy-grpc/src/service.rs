@@ -83,7 +83,10 @@ pub fn reply(decision: &Decision) -> EventReply {
         Action::Accept => EventReply { decision: Verdict::Permit.into(), message: None },
         Action::Reject | Action::ShadowReject => {
             let message = decision.msg.strip_prefix("blocked: ").unwrap_or(&decision.msg);
-            EventReply { decision: Verdict::Deny.into(), message: Some(cut(message, MAX_MESSAGE_BYTES).to_owned()) }
+            EventReply {
+                decision: Verdict::Deny.into(),
+                message: Some(cut(message, MAX_MESSAGE_BYTES).to_owned()),
+            }
         }
     }
 }

@@ -1,10 +1,10 @@
 //! Requests → events, and decisions → replies, without a network.
 
+use priorart_nip::nostr::prelude::*;
 use priorart_policy::{Action, Decision};
 use priorart_policy_grpc::proto::event::TagEntry;
 use priorart_policy_grpc::proto::{self, EventRequest};
 use priorart_policy_grpc::{MAX_MESSAGE_BYTES, event_of, reply, request_for};
-use priorart_nip::nostr::prelude::*;
 
 pub fn signed_note(text: &str, tags: &[&[&str]]) -> Event {
     let tags = tags.iter().map(|tag| Tag::parse(tag.iter().copied()).expect("tag"));

@@ -41,7 +41,8 @@ async fn notes_pass_lying_x_tags_and_malformed_events_are_denied_with_their_reas
     let (mut client, _stop) = served(policy_admission("[proofs]\nverify = false\n")).await;
     let x = priorart_fingerprint::minhash_equality_v1(TEXT).to_string();
 
-    let honest = ask(&mut client, request_for(&signed_note(TEXT, &[&["X", &x, "minhash-equality-v1"]]))).await;
+    let honest =
+        ask(&mut client, request_for(&signed_note(TEXT, &[&["X", &x, "minhash-equality-v1"]]))).await;
     assert_eq!((honest.decision(), honest.message), (proto::Decision::Permit, None));
 
     let liar = signed_note("Another text entirely", &[&["X", &x, "minhash-equality-v1"]]);
@@ -62,7 +63,8 @@ async fn notes_pass_lying_x_tags_and_malformed_events_are_denied_with_their_reas
 #[tokio::test]
 async fn concurrent_requests_each_get_their_own_decision() {
     // The same text from 32 keys would be a flood.
-    let (client, _stop) = served(policy_admission("[proofs]\nverify = false\n[flood]\nenabled = false\n")).await;
+    let (client, _stop) =
+        served(policy_admission("[proofs]\nverify = false\n[flood]\nenabled = false\n")).await;
     let x = priorart_fingerprint::minhash_equality_v1(TEXT).to_string();
     let asks = (0..64).map(|n| {
         let mut client = client.clone();

@@ -12,13 +12,15 @@ Each input line is one request; each gets one output line:
 - {"no_event": true}: an EventRequest without its event;
 - {"raw_hex": "..."}: these bytes as the request body, not protobuf at all.
 Output: {"decision": "DECISION_PERMIT"|"DECISION_DENY"|..., "message": str|null}
-or, when the call fails, {"error": "<gRPC status code name>"}.
+or, when the call fails, {"error": "<gRPC status code name>"}; with "seconds",
+how long the call took.
 """
 
 import importlib
 import json
 import os
 import sys
+import time
 
 import grpc
 from grpc_tools import protoc
@@ -65,6 +67,7 @@ def main():
                                   response_deserializer=pb.EventReply.FromString)
         for line in sys.stdin:
             spec = json.loads(line)
+            started = time.perf_counter()
             try:
                 if "raw_hex" in spec:
                     reply = raw(bytes.fromhex(spec["raw_hex"]), timeout=DEADLINE_SECONDS)
@@ -74,6 +77,7 @@ def main():
                           "message": reply.message if reply.HasField("message") else None}
             except grpc.RpcError as err:
                 answer = {"error": err.code().name}
+            answer["seconds"] = time.perf_counter() - started
             print(json.dumps(answer), flush=True)
 
 

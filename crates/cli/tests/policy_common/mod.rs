@@ -108,7 +108,8 @@ impl GrpcPolicy {
                 }
             }
         });
-        let address = address.recv_timeout(Duration::from_secs(30)).expect("priorart policy grpc prints its address");
+        let address =
+            address.recv_timeout(Duration::from_secs(30)).expect("priorart policy grpc prints its address");
         GrpcPolicy { child, address }
     }
 }
