@@ -291,16 +291,6 @@ pub(crate) async fn stopped() {
     let _ = tokio::signal::ctrl_c().await;
 }
 
-/// Longest policy file read.
-const MAX_POLICY_BYTES: u64 = 1 << 20;
-
-/// The write policy a TOML file describes (`policy strfry`, `relay --policy`).
-pub(crate) fn read_policy_file(path: &Path) -> Result<priorart_policy::Policy> {
-    let bytes = priorart_files::read_limited(path, MAX_POLICY_BYTES)?;
-    let text = String::from_utf8(bytes).with_context(|| format!("{}: not UTF-8", path.display()))?;
-    priorart_policy::Policy::from_toml(&text).with_context(|| format!("{}: refused", path.display()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

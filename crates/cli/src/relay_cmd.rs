@@ -1,15 +1,15 @@
 //! `priorart relay`: run the embedded persistent nostr relay.
 
-use crate::args::{read_policy_file, stopped, xdg_dir};
+use crate::args::{stopped, xdg_dir};
+use crate::policy_cmd::{load_policy, received_now, reload_policy};
 use anyhow::{Context, Result};
 use clap::Parser;
-use priorart_policy::{Action, Policy};
+use priorart_policy::{Action, PolicyFile};
 use priorart_relay_server::{Admission, RelayServer, ServerOptions, WritePolicy};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Mutex;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 #[derive(Parser)]
 #[command(after_help = "Stops on Ctrl-C or SIGTERM; every event acknowledged with OK is on disk by then \
@@ -23,7 +23,8 @@ pub struct Args {
     listen: SocketAddr,
     /// A write policy (TOML, as `priorart policy strfry` takes; see
     /// docs/policy.md): every event is accepted, rejected or shadow-rejected
-    /// by it before it is stored.
+    /// by it before it is stored. The file is read again when it changes (a
+    /// file that no longer parses leaves the policy in force).
     #[arg(long, value_name = "FILE")]
     policy: Option<PathBuf>,
 }
@@ -34,7 +35,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         None => default_db_dir().context("no data directory: give --db DIR (or set XDG_DATA_HOME or HOME)")?,
     };
     let policy = match &args.policy {
-        Some(path) => Some(write_policy(read_policy_file(path)?)),
+        Some(path) => Some(write_policy(load_policy(path)?)),
         None => None,
     };
     let runtime = tokio::runtime::Runtime::new().context("cannot start the relay's runtime")?;
@@ -55,15 +56,14 @@ fn default_db_dir() -> Option<PathBuf> {
 }
 
 /// `policy` as the relay's hook: one event at a time (the flood window is
-/// shared), timed by the clock as strfry's `receivedAt` is.
-fn write_policy(policy: Policy) -> WritePolicy {
+/// shared), timed by the clock as strfry's `receivedAt` is, the file read
+/// again when it changes.
+fn write_policy(policy: PolicyFile) -> WritePolicy {
     let policy = Mutex::new(policy);
     WritePolicy::new(move |event| {
-        let received_at = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |since| since.as_secs());
-        let decision = match policy.lock() {
-            Ok(mut policy) => policy.decide(event, received_at),
-            Err(poisoned) => poisoned.into_inner().decide(event, received_at),
-        };
+        let mut policy = policy.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        reload_policy(&mut policy);
+        let decision = policy.decide(event, received_now());
         match decision.action {
             Action::Accept => Admission::Accept,
             Action::Reject => Admission::Reject(decision.msg),

@@ -2,9 +2,10 @@
 //! binary as strfry runs it, a request line written to its stdin, its
 //! answer line read from its stdout.
 
+use crate::policy_common::{
+    RECEIVED_AT, TEXT, cache_headers, forged_proof_event, keys, note, policy_file, proof_event,
+};
 use priorart_nip::nostr::prelude::*;
-use priorart_nip::{Attestation, ContentRef, ProofEvent};
-use priorart_ots_net::HeaderCache;
 use priorart_testkit::{LoopbackServer, RegtestChain};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
@@ -13,9 +14,6 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
-const RECEIVED_AT: u64 = 1_700_000_000;
-const TEXT: &str = "The quick brown fox jumps over the lazy dog near the riverbank, \
-    then naps under the willow while the farmer counts his sheep twice.";
 /// Generous: a debug build on a busy machine.
 const ANSWER_DEADLINE: Duration = Duration::from_secs(20);
 
@@ -90,58 +88,12 @@ impl Drop for Plugin {
     }
 }
 
-fn keys(n: u8) -> Keys {
-    Keys::parse(&format!("{n:02x}").repeat(32)).expect("valid secret")
-}
-
-fn note(author: &Keys, text: &str, tags: &[&[&str]]) -> Event {
-    let tags = tags.iter().map(|tag| Tag::parse(tag.iter().copied()).expect("tag"));
-    EventBuilder::new(Kind::TextNote, text).tags(tags).finalize(author).expect("signs")
-}
-
-/// A kind 1041 of `author`'s attestation, whose proof reaches a block of `chain`.
-fn proof_event(chain: &mut RegtestChain, author: &Keys) -> Event {
-    let x = priorart_fingerprint::minhash_equality_v1(TEXT);
-    let attestation =
-        Attestation::sign(author, x, Some(1), Timestamp::from_secs(RECEIVED_AT)).expect("signs");
-    let digest = attestation.commitment().0;
-    let (_, timestamp) = chain.commit(&digest);
-    let mut proof = priorart_ots::MAGIC.to_vec();
-    proof.extend([0x01, 0x08]);
-    proof.extend(digest);
-    proof.extend(timestamp.to_bytes());
-    let content = ContentRef::Event { id: EventId::from_byte_array([4; 32]), author: author.public_key() };
-    let spec = ProofEvent {
-        attestation: &attestation,
-        content,
-        content_kind: Some(1),
-        relay_hint: None,
-        proof: &proof,
-        created_at: Timestamp::from_secs(RECEIVED_AT),
-    };
-    spec.sign(&keys(0x22)).expect("builds")
-}
-
-/// A policy file in `dir` checking proofs on regtest against `cache`.
-fn policy_file(dir: &Path, cache: &Path, extra: &str) -> std::path::PathBuf {
-    let path = dir.join("policy.toml");
-    let text = format!(
-        "{extra}\n[proofs]\nnetwork = \"regtest\"\nheader_cache = {:?}\n",
-        cache.display().to_string()
-    );
-    std::fs::write(&path, text).expect("writes");
-    path
-}
-
 #[test]
 fn notes_x_tags_and_proofs_are_decided_as_the_policy_says() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut chain = RegtestChain::new();
     let proof = proof_event(&mut chain, &keys(0x11));
-    let cache = HeaderCache::in_dir(dir.path().join("headers"));
-    for height in 0..=chain.tip_height() {
-        cache.put(height, chain.header(height).expect("header")).expect("caches");
-    }
+    cache_headers(&chain, &dir.path().join("headers"));
     let mut plugin = Plugin::start(&policy_file(dir.path(), &dir.path().join("headers"), ""));
 
     let plain = plugin.decide(&note(&keys(1), "hello", &[]));
@@ -157,14 +109,7 @@ fn notes_x_tags_and_proofs_are_decided_as_the_policy_says() {
     );
 
     assert_eq!(plugin.decide(&proof)["action"], "accept");
-    // The same 1041 carrying another attestation's (real) proof.
-    let mut other_chain = RegtestChain::new();
-    let other = proof_event(&mut other_chain, &keys(0x44));
-    let forged = EventBuilder::new(Kind::from_u16(1041), other.content.clone())
-        .tags(proof.tags.iter().cloned())
-        .finalize(&keys(0x33))
-        .expect("signs");
-    let refused = plugin.decide(&forged);
+    let refused = plugin.decide(&forged_proof_event(&proof));
     assert_eq!(refused["action"], "reject", "{refused}");
     assert_eq!(refused["msg"], "blocked: proof_for_other_digest", "{refused}");
 }

@@ -4,6 +4,7 @@
 //! Installed by `.ci/setup.d/nip.sh` and `.ci/setup.d/relay.sh`.
 
 use crate::nip_common;
+use crate::policy_common;
 use crate::relay_common;
 
 use nip_common::{peer, priorart, stdout};
@@ -121,4 +122,69 @@ fn publish_and_check_against_nostr_rs_relay() {
     let dir = tempfile::tempdir().unwrap();
     let relay = relay_common::nostr_rs_relay(dir.path());
     publish_and_check(dir.path(), &relay.url);
+}
+
+/// nostr-rs-relay asking `priorart policy grpc` about every event (its
+/// `[grpc] event_admission_server`): what the policy denies is refused with
+/// its reason and never stored; `check` finds only the rest.
+#[test]
+fn nostr_rs_relay_admits_only_what_priorart_policy_grpc_permits() {
+    use policy_common::{
+        GrpcPolicy, TEXT, cache_headers, forged_proof_event, keys, policy_file, proof_event,
+    };
+    let install = "PRIORART_BUILD_NOSTR_RS_RELAY=1 bash .ci/setup.d/relay.sh";
+    if !peer_on_path("nostr-rs-relay", "PRIORART_REQUIRE_NOSTR_RS_RELAY", install) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let headers = dir.path().join("headers");
+    let mut chain = priorart_testkit::RegtestChain::new();
+    let proof = proof_event(&mut chain, &keys(0x11));
+    cache_headers(&chain, &headers);
+    let policy = GrpcPolicy::start(&policy_file(dir.path(), &headers, ""));
+    let relay_dir = dir.path().join("relay");
+    std::fs::create_dir(&relay_dir).unwrap();
+    let grpc = format!("[grpc]\nevent_admission_server = \"http://{}\"\n", policy.address);
+    let relay = relay_common::nostr_rs_relay_with(&relay_dir, &grpc);
+
+    let x = priorart_fingerprint::minhash_equality_v1(TEXT).to_string();
+    let now = Timestamp::now().as_secs();
+    let author = Keys::generate();
+    let events = [
+        note(&author, &x, TEXT, now - 60),
+        note(&author, &x, "Not the text this X names", now - 30),
+        priorart_nip::to_json(&proof),
+        priorart_nip::to_json(&forged_proof_event(&proof)),
+    ];
+    let file = write_lines(dir.path(), "events.jsonl", &events);
+    let published: Value = serde_json::from_str(&stdout(
+        priorart().args(["publish", "--json", "--relay", &relay.url]).arg(&file),
+    ))
+    .unwrap();
+    let answers: Vec<(&str, &str)> = published["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (e["relays"][0]["status"].as_str().unwrap(), e["relays"][0]["message"].as_str().unwrap_or(""))
+        })
+        .collect();
+    assert_eq!(answers[0].0, "accepted", "{published}");
+    assert_eq!(answers[1], ("rejected", "blocked: x_mismatch"), "{published}");
+    assert_eq!(answers[2].0, "accepted", "{published}");
+    assert_eq!(answers[3], ("rejected", "blocked: proof_for_other_digest"), "{published}");
+
+    let out = stdout(
+        priorart()
+            .args(["check", "--json", "--network", "regtest", "--header-cache"])
+            .arg(&headers)
+            .args(["--x", &x, "--relay", &relay.url]),
+    );
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let honest_id = serde_json::from_str::<Value>(&events[0]).unwrap()["id"].as_str().unwrap().to_owned();
+    assert_eq!(content_ids(&report), [honest_id], "{report}");
+    let proofs: Vec<&str> =
+        report["proofs"].as_array().unwrap().iter().map(|p| p["event_id"].as_str().unwrap()).collect();
+    assert_eq!(proofs, [proof.id.to_hex()], "{report}");
+    assert_eq!(report["refused"], serde_json::json!([]), "the forged proof was not stored: {report}");
 }

@@ -72,3 +72,34 @@ fn the_relay_refuses_what_its_policy_refuses_and_check_finds_only_the_rest() {
         serde_json::from_str::<Value>(&honest).expect("JSON")["id"].as_str().expect("id").to_owned();
     assert_eq!(found, [honest_id.as_str()], "{checked}");
 }
+
+#[test]
+fn a_changed_policy_file_is_read_again_without_a_restart() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let policy = dir.path().join("policy.toml");
+    std::fs::write(&policy, "[proofs]\nverify = false\n").expect("writes");
+    let relay =
+        RelayProcess::priorart_with(&dir.path().join("db"), &["--policy".as_ref(), policy.as_os_str()]);
+    let x = priorart_fingerprint::minhash_equality_v1(TEXT).to_string();
+    // A new lie each time: the relay answers a stored event as a duplicate.
+    let publish_lie = |n: u32| {
+        let liar = note(&Keys::generate(), &format!("Not the text that this X tag names, take {n}"), &x);
+        let file = write_lines(dir.path(), "liar.jsonl", &[liar]);
+        let published =
+            run_json(&["publish", "--json", "--relay", &relay.url, file.to_str().expect("UTF-8 path")]);
+        published["events"][0]["relays"][0].clone()
+    };
+    assert_eq!(publish_lie(0)["message"], "blocked: x_mismatch");
+
+    std::fs::write(&policy, "[proofs]\nverify = false\n[x_tag]\nmismatch = \"accept\"\n").expect("writes");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    for n in 1.. {
+        let answer = publish_lie(n);
+        if answer["status"] == "accepted" {
+            break;
+        }
+        assert_eq!(answer["message"], "blocked: x_mismatch", "{answer}");
+        assert!(std::time::Instant::now() < deadline, "the changed policy was never read");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}

@@ -6,6 +6,7 @@
 
 // Helpers shared by the modules.
 mod nip_common;
+mod policy_common;
 mod relay_common;
 mod serve_common;
 
@@ -21,6 +22,7 @@ mod nip_e2e;
 mod nip_sign;
 mod ots;
 mod ots_peer;
+mod policy_grpc;
 mod policy_strfry;
 mod protect;
 mod relay_e2e;

@@ -42,10 +42,14 @@
 #![forbid(unsafe_code)]
 
 mod config;
+mod file;
 mod flood;
 pub mod strfry;
 
 pub use config::{Action, FloodRules, PolicyConfig, PolicyError, ProofRules, Unverified, XTagRules};
+pub use file::{
+    MAX_POLICY_FILE_BYTES, PolicyFile, PolicyFileError, RELOAD_CHECK_INTERVAL, Reload, read_policy_file,
+};
 pub use priorart_nip::nostr;
 
 use flood::FloodWindow;

@@ -163,12 +163,17 @@ pub fn python_relay(dir: &Path) -> RelayProcess {
 
 /// nostr-rs-relay (SQLite) with its data in `dir`, on a free port.
 pub fn nostr_rs_relay(dir: &Path) -> RelayProcess {
+    nostr_rs_relay_with(dir, "")
+}
+
+/// nostr-rs-relay with `extra` sections in its config.toml (e.g. `[grpc]`).
+pub fn nostr_rs_relay_with(dir: &Path, extra: &str) -> RelayProcess {
     let port = free_port();
     let config = dir.join("config.toml");
     std::fs::write(
         &config,
         format!(
-            "[database]\ndata_directory = \"{}\"\n[network]\naddress = \"127.0.0.1\"\nport = {port}\n[limits]\nmessages_per_sec = 100000\nmax_event_bytes = 524288\n",
+            "[database]\ndata_directory = \"{}\"\n[network]\naddress = \"127.0.0.1\"\nport = {port}\n[limits]\nmessages_per_sec = 100000\nmax_event_bytes = 524288\n{extra}",
             dir.display()
         ),
     )

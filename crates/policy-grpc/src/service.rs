@@ -1,0 +1,116 @@
+//! The `nauthz.Authorization` service: requests arrive on tonic's runtime,
+//! decisions are made on one thread of their own, one event at a time (the
+//! policy's flood window is a single sequence, and a decision may block on
+//! a header request), and answered as they are made.
+
+use crate::event_of;
+use crate::proto::authorization_server::{Authorization, AuthorizationServer};
+use crate::proto::{Decision as Verdict, EventReply, EventRequest};
+use priorart_nip::nostr::prelude::Event;
+use priorart_policy::{Action, Decision};
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use tokio::sync::{mpsc, oneshot};
+use tonic::transport::Server;
+use tonic::transport::server::TcpIncoming;
+use tonic::{Request, Response, Status};
+
+/// Largest request decoded (tonic's default, and the strfry front end's
+/// longest line); larger ones get a gRPC error, which nostr-rs-relay
+/// treats as a permit, so keep its `max_event_bytes` below this (its
+/// default is 128 KiB).
+pub const MAX_REQUEST_BYTES: usize = 4 << 20;
+
+/// Longest message in a reply (the relay passes it to the client).
+pub const MAX_MESSAGE_BYTES: usize = 1024;
+
+/// Requests waiting for the decision thread; more wait in tonic.
+const QUEUE: usize = 1024;
+
+/// One event to decide, and where its decision goes.
+struct Job {
+    event: Event,
+    answer: oneshot::Sender<Decision>,
+}
+
+/// The service: hands each decodable event to the decision thread.
+#[derive(Debug, Clone)]
+pub struct Admission {
+    jobs: mpsc::Sender<Job>,
+}
+
+impl Admission {
+    /// The service deciding with `decide`, run on a thread of its own that
+    /// ends when the service (every clone of it) is dropped.
+    pub fn new(mut decide: impl FnMut(&Event) -> Decision + Send + 'static) -> Admission {
+        let (jobs, mut queue) = mpsc::channel::<Job>(QUEUE);
+        std::thread::spawn(move || {
+            while let Some(job) = queue.blocking_recv() {
+                // A policy bug must not end the service: nostr-rs-relay
+                // would then let every event through.
+                let decision = catch_unwind(AssertUnwindSafe(|| decide(&job.event)))
+                    .unwrap_or_else(|_| Decision::reject("error: the policy failed on this event"));
+                // The relay may have given up on this request.
+                let _ = job.answer.send(decision);
+            }
+        });
+        Admission { jobs }
+    }
+}
+
+#[tonic::async_trait]
+impl Authorization for Admission {
+    async fn event_admit(&self, request: Request<EventRequest>) -> Result<Response<EventReply>, Status> {
+        let event = match event_of(request.into_inner()) {
+            Ok(event) => event,
+            Err(err) => return Ok(Response::new(reply(&Decision::reject(format!("invalid: {err}"))))),
+        };
+        let (answer, decision) = oneshot::channel();
+        let stopped = || Status::unavailable("the policy has stopped");
+        self.jobs.send(Job { event, answer }).await.map_err(|_| stopped())?;
+        let decision = decision.await.map_err(|_| stopped())?;
+        Ok(Response::new(reply(&decision)))
+    }
+}
+
+/// nostr-rs-relay's reply for a decision: accept → `DECISION_PERMIT`;
+/// reject and shadowReject → `DECISION_DENY` (it has no shadow reject; see
+/// the crate's documentation), with the policy's message less its
+/// `blocked: ` prefix, which the relay adds (`blocked: x_mismatch`
+/// reaches the client as the strfry plugin and `priorart relay` say it).
+pub fn reply(decision: &Decision) -> EventReply {
+    match decision.action {
+        Action::Accept => EventReply { decision: Verdict::Permit.into(), message: None },
+        Action::Reject | Action::ShadowReject => {
+            let message = decision.msg.strip_prefix("blocked: ").unwrap_or(&decision.msg);
+            EventReply {
+                decision: Verdict::Deny.into(),
+                message: Some(cut(message, MAX_MESSAGE_BYTES).to_owned()),
+            }
+        }
+    }
+}
+
+/// Serves `admission` on `listener` until `shutdown` completes.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    admission: Admission,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), tonic::transport::Error> {
+    let service = AuthorizationServer::new(admission).max_decoding_message_size(MAX_REQUEST_BYTES);
+    Server::builder()
+        .add_service(service)
+        .serve_with_incoming_shutdown(TcpIncoming::from(listener).with_nodelay(Some(true)), shutdown)
+        .await
+}
+
+fn cut(text: &str, limit: usize) -> &str {
+    if text.len() <= limit {
+        return text;
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
