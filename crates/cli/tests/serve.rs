@@ -111,7 +111,7 @@ impl World {
 /// An author's article: the content event (published by the author) and
 /// the submission for the service.
 fn article(keys: &Keys, d: &str, text: &str) -> (String, Value) {
-    let content = ContentEvent { kind: 30023, text, d: Some(d), title: None, created_at: Timestamp::now() }
+    let content = ContentEvent { d: Some(d), ..ContentEvent::new(30023, text, Timestamp::now()) }
         .sign(keys)
         .unwrap();
     let x = priorart_fingerprint::minhash_equality_v1(text);

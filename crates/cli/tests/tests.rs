@@ -13,6 +13,7 @@ mod compare;
 mod extract;
 mod fingerprint;
 mod fingerprint_simhash_doc;
+mod fuzzy_check;
 mod identifier_layers;
 mod index_dedup;
 mod nip_bunker;
