@@ -32,7 +32,10 @@ size of the key REQ, `["REQ","fuzzy",{"kinds":[...],"#B":[28 keys]}]`
 candidates per lookup (content events returned for the keys), and the wall
 time of one `check` (three REQs, to one relay on 127.0.0.1).
 
-  scripts/bench-fuzzy.py [CORPUS_DIR] [PRIORART_BINARY] [SAMPLE]
+  scripts/bench-fuzzy.py [CORPUS_DIR] [PRIORART_BINARY] [SAMPLE] [PUBLISHED]
+
+PUBLISHED (default: every document) publishes only that many corpus documents,
+the SAMPLE originals and distractors drawn at random (seeded), for a quicker run.
 """
 import base64, itertools, json, os, random, re, shutil, statistics, subprocess, sys, tempfile, time
 from concurrent.futures import ThreadPoolExecutor
@@ -40,6 +43,8 @@ from concurrent.futures import ThreadPoolExecutor
 corpus = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("PRIORART_CORPUS", "/work/corpus")
 binary = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else "target/release/priorart")
 sample_size = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
+# How many corpus documents are published (the originals among them); default all.
+published_size = int(sys.argv[4]) if len(sys.argv) > 4 else None
 MAX_TEXT_BYTES = 400_000  # an event's JSON must stay under the relay's 512 KiB
 FOOTER = "\n\nPosted by someone. All rights reserved."
 WORKERS = 2
@@ -120,6 +125,8 @@ def main():
     docs = [json.loads(line) for line in open(os.path.join(corpus, "docs.jsonl"))]
     docs = [d for d in docs if len(d["text"].encode()) <= MAX_TEXT_BYTES and d["text"].strip()]
     rng = random.Random(23)
+    if published_size is not None and published_size < len(docs):
+        docs = [docs[i] for i in sorted(rng.sample(range(len(docs)), published_size))]
     long_docs = [i for i, d in enumerate(docs) if len(d["text"].split()) > 100]
     sample = rng.sample(long_docs, min(sample_size, len(long_docs)))
     vocabulary = [w for i in rng.sample(range(len(docs)), 2000) for w in docs[i]["text"].split()[:200]]
