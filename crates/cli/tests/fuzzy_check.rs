@@ -63,7 +63,10 @@ fn an_edited_copy_finds_the_tagged_original_and_its_proof_ranked_by_block() {
     let event: Value = serde_json::from_str(&note).expect("JSON");
     assert_eq!(fuzzy_tags(&event), 29, "{event}");
     let bare = stdout(
-        priorart().args(["event", "--kind", "1", "--no-fuzzy-tags", "--key-file"]).arg(&key).arg(path("post.md")),
+        priorart()
+            .args(["event", "--kind", "1", "--no-fuzzy-tags", "--key-file"])
+            .arg(&key)
+            .arg(path("post.md")),
     );
     assert_eq!(fuzzy_tags(&serde_json::from_str(&bare).expect("JSON")), 0);
 
@@ -71,7 +74,11 @@ fn an_edited_copy_finds_the_tagged_original_and_its_proof_ranked_by_block() {
     let attestation =
         stdout(priorart().args(["attest", "--kind", "1", "--key-file"]).arg(&key).arg(path("post.md")));
     std::fs::write(path("attestation.json"), attestation).expect("writes");
-    stdout(priorart().args(["timestamp", "-m", "1", "--calendar", &calendar.url()]).arg(path("attestation.json")));
+    stdout(
+        priorart()
+            .args(["timestamp", "-m", "1", "--calendar", &calendar.url()])
+            .arg(path("attestation.json")),
+    );
     let height = calendar.mine_block().expect("a block");
     stdout(priorart().args(["ots", "upgrade", "--allow", &calendar.url()]).arg(path("attestation.json.ots")));
     let proof = stdout(
@@ -99,7 +106,11 @@ fn an_edited_copy_finds_the_tagged_original_and_its_proof_ranked_by_block() {
     assert_eq!(near["fuzzy_tags"], "matches");
     assert_eq!(near["x"], event["tags"].as_array().unwrap().iter().find(|t| t[0] == "X").unwrap()[1]);
     let ranked = &near["proofs"][0];
-    assert_eq!((ranked["rank"].as_u64(), ranked["block"]["height"].as_u64()), (Some(1), Some(height)), "{near}");
+    assert_eq!(
+        (ranked["rank"].as_u64(), ranked["block"]["height"].as_u64()),
+        (Some(1), Some(height)),
+        "{near}"
+    );
     assert_eq!(ranked["report"]["verdict"], "valid");
 
     // For people: the near copy, its proof, and the summary line.

@@ -36,8 +36,10 @@ mod segment;
 pub use cluster::{VerifiedPair, clusters};
 pub use document::{SKETCH_WIDTH, sketch};
 pub use index::{Index, IndexError};
-pub use priorart_fingerprint::layout::{DistanceTooLarge, Layout, LayoutError, MAX_DISTANCE, MAX_TABLES, Table, TableKeys};
 pub use pairs::{Pair, all_pairs};
+pub use priorart_fingerprint::layout::{
+    DistanceTooLarge, Layout, LayoutError, MAX_DISTANCE, MAX_TABLES, Table, TableKeys,
+};
 pub use query::{Answer, Match, MemoryIndex, Query};
 pub use segment::{Entry, Hit, Segment, SegmentError, encode, sketch_jaccard, write};
 

@@ -147,8 +147,11 @@ impl FuzzyTags {
     /// once they form exactly the set [`FuzzyTags::to_tags`] builds (any
     /// order), or what is wrong with them.
     pub fn parse(tags: &Tags) -> Result<Option<FuzzyTags>, FuzzyTagError> {
-        let fuzzy: Vec<&[String]> =
-            tags.iter().map(Tag::as_slice).filter(|tag| tag.first().map(String::as_str) == Some(FUZZY_TAG)).collect();
+        let fuzzy: Vec<&[String]> = tags
+            .iter()
+            .map(Tag::as_slice)
+            .filter(|tag| tag.first().map(String::as_str) == Some(FUZZY_TAG))
+            .collect();
         if fuzzy.is_empty() {
             return Ok(None);
         }
@@ -172,7 +175,10 @@ impl FuzzyTags {
         let expected = fuzzy_keys(value);
         let mut seen = vec![false; expected.len()];
         for key in keys {
-            let table = expected.iter().position(|k| k == key).ok_or_else(|| FuzzyTagError::KeyNotOfValue(cut(key)))?;
+            let table = expected
+                .iter()
+                .position(|k| k == key)
+                .ok_or_else(|| FuzzyTagError::KeyNotOfValue(cut(key)))?;
             if std::mem::replace(&mut seen[table], true) {
                 return Err(FuzzyTagError::KeyRepeated(key.to_owned()));
             }

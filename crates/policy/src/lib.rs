@@ -206,7 +206,9 @@ impl Policy {
         let action = self.config.b_tag.mismatch;
         match check_fuzzy_tags(event) {
             FuzzyTagCheck::DoesNotMatch(_) => Some(Decision::blocked(action, "b_tag_mismatch")),
-            FuzzyTagCheck::Malformed(err) => Some(Decision::blocked(action, &format!("b_tag_{}", err.reason()))),
+            FuzzyTagCheck::Malformed(err) => {
+                Some(Decision::blocked(action, &format!("b_tag_{}", err.reason())))
+            }
             FuzzyTagCheck::Absent | FuzzyTagCheck::Matches | FuzzyTagCheck::CannotCheck(_) => None,
         }
     }

@@ -185,7 +185,8 @@ fn policy_files_with_mistakes_are_refused_with_a_reason() {
 #[test]
 fn lying_or_malformed_fuzzy_tags_get_the_configured_action() {
     use priorart_nip::fuzzy_tags::FuzzyTags;
-    let long = |seed: usize| (0..150).map(|i| format!("w{}", (i * 31 + seed) % 997)).collect::<Vec<_>>().join(" ");
+    let long =
+        |seed: usize| (0..150).map(|i| format!("w{}", (i * 31 + seed) % 997)).collect::<Vec<_>>().join(" ");
     let (text, other) = (long(1), long(2));
     let tagged = |content: &str, tags: Vec<Tag>| {
         EventBuilder::new(Kind::TextNote, content).tags(tags).finalize(&keys(1)).expect("signs")
@@ -204,7 +205,8 @@ fn lying_or_malformed_fuzzy_tags_get_the_configured_action() {
     }
     let mut shadow = policy("[b_tag]\nmismatch = \"shadowReject\"", MemoryHeaders::default());
     assert_eq!(shadow.decide(&liar, NOW).action, Action::ShadowReject);
-    let mut lax = policy("[b_tag]\nmismatch = \"accept\"\n[flood]\nenabled = false", MemoryHeaders::default());
+    let mut lax =
+        policy("[b_tag]\nmismatch = \"accept\"\n[flood]\nenabled = false", MemoryHeaders::default());
     assert_eq!(lax.decide(&liar, NOW), Decision::accept());
 }
 

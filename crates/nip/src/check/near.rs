@@ -174,7 +174,9 @@ impl NearCandidates {
         xs.sort();
         xs.dedup();
         (!xs.is_empty()).then(|| {
-            Filter::new().kind(Kind::from_u16(crate::PROOF_KIND)).custom_tags(SingleLetterTag::UPPERCASE_X, xs)
+            Filter::new()
+                .kind(Kind::from_u16(crate::PROOF_KIND))
+                .custom_tags(SingleLetterTag::UPPERCASE_X, xs)
         })
     }
 

@@ -71,7 +71,11 @@ impl CheckReport {
                 writeln!(out, "      no valid proof")?;
             }
             for proof in &copy.unverified {
-                writeln!(out, "      UNVERIFIED (no block headers to check it) {}  proof {}", proof.npub, proof.event_id)?;
+                writeln!(
+                    out,
+                    "      UNVERIFIED (no block headers to check it) {}  proof {}",
+                    proof.npub, proof.event_id
+                )?;
             }
             for proof in &copy.refused {
                 writeln!(out, "      refused proof {} [{}]", proof.event_id, proof.reasons.join(", "))?;

@@ -81,9 +81,12 @@ fn malformed_tag_sets_are_refused_with_their_reason() {
         ("bad_shape", edited(&tags, |l| l.push(vec!["B".into(), "a".into(), "b".into(), "c".into()]))),
         ("bad_shape", edited(&tags, |l| l.push(vec!["B".into()]))),
         ("wrong_scheme", edited(&tags, |l| l[0][2] = "simhash-v9".into())),
-        ("value_missing", edited(&tags, |l| {
-            l.remove(0);
-        })),
+        (
+            "value_missing",
+            edited(&tags, |l| {
+                l.remove(0);
+            }),
+        ),
         ("value_repeated", edited(&tags, |l| l.push(l[0].clone()))),
         ("value_malformed", edited(&tags, |l| l[0][1] = l[0][1].to_lowercase())),
         ("value_malformed", edited(&tags, |l| l[0][1] = value.to_hex())),
@@ -133,7 +136,10 @@ fn a_lying_tag_is_told_from_the_content() {
         .tags(FuzzyTags::of_text(&honest).to_tags().into_iter().take(5))
         .finalize(&keys)
         .unwrap();
-    assert!(matches!(check_fuzzy_tags(&broken), FuzzyTagCheck::Malformed(FuzzyTagError::KeysMissing { missing: 24 })));
+    assert!(matches!(
+        check_fuzzy_tags(&broken),
+        FuzzyTagCheck::Malformed(FuzzyTagError::KeysMissing { missing: 24 })
+    ));
 }
 
 #[test]

@@ -46,9 +46,11 @@ fn answer(events: &[&Event]) -> RelayAnswer {
 /// The original's note and the kind 1041 of its `X` in a block of `chain`.
 fn published(chain: &mut RegtestChain) -> (Event, Event) {
     let text = original();
-    let note = ContentEvent::new(1, &text, Timestamp::from_secs(1_700_000_000)).sign(&keys(1)).expect("signs");
+    let note =
+        ContentEvent::new(1, &text, Timestamp::from_secs(1_700_000_000)).sign(&keys(1)).expect("signs");
     let x = priorart_fingerprint::minhash_equality_v1(&text);
-    let attestation = Attestation::sign(&keys(1), x, Some(1), Timestamp::from_secs(1_700_000_000)).expect("signs");
+    let attestation =
+        Attestation::sign(&keys(1), x, Some(1), Timestamp::from_secs(1_700_000_000)).expect("signs");
     let digest = attestation.commitment().0;
     let (_, timestamp) = chain.commit(&digest);
     let mut ots = priorart_ots::MAGIC.to_vec();
@@ -86,7 +88,13 @@ fn an_edited_copy_finds_the_original_and_its_proof_ranked() {
     assert_eq!(candidates.len(), 1);
     let proof_filter = candidates.proof_filter().expect("one X to ask for");
     assert!(proof_filter.match_event(&proof, nostr::filter::MatchEventOptions::new()));
-    let fuzzy = candidates.report(&query, &key_answers, &[answer(&[&proof])], &chain.memory_headers(), Network::Regtest);
+    let fuzzy = candidates.report(
+        &query,
+        &key_answers,
+        &[answer(&[&proof])],
+        &chain.memory_headers(),
+        Network::Regtest,
+    );
 
     assert_eq!(fuzzy.near_copies.len(), 1);
     let near = &fuzzy.near_copies[0];
@@ -160,14 +168,18 @@ fn a_relay_that_alters_a_candidate_or_sends_what_was_not_asked_is_not_believed()
     let query = NearQuery::of_text(&edited_copy(), FUZZY_DISTANCE, DEFAULT_MIN_JACCARD).expect("valid");
     let mut altered: serde_json::Value = serde_json::from_str(&crate::to_json(&note)).expect("JSON");
     altered["content"] = serde_json::Value::String(edited_copy());
-    let untagged = ContentEvent { fuzzy_tags: false, ..ContentEvent::new(1, &original(), Timestamp::from_secs(7)) }
-        .sign(&keys(6))
-        .expect("signs");
+    let untagged =
+        ContentEvent { fuzzy_tags: false, ..ContentEvent::new(1, &original(), Timestamp::from_secs(7)) }
+            .sign(&keys(6))
+            .expect("signs");
     let unchecked = UncheckedAnswer {
         url: "wss://liar.example".into(),
         ending: Ending::Eose,
-        events: vec![altered, serde_json::from_str(&crate::to_json(&untagged)).expect("JSON"),
-                     serde_json::from_str(&crate::to_json(&proof)).expect("JSON")],
+        events: vec![
+            altered,
+            serde_json::from_str(&crate::to_json(&untagged)).expect("JSON"),
+            serde_json::from_str(&crate::to_json(&proof)).expect("JSON"),
+        ],
         notices: Vec::new(),
         answered: None,
         elapsed_ms: 3,
