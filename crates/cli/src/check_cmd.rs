@@ -125,7 +125,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut report = check::check(&x, &answers, source.as_ref(), args.headers.network());
     report.index = local.as_ref().map(|local| local.to_json(&lookup));
     if let Some(near) = near.filter(|_| !relays.is_empty()) {
-        note!("priorart: asking {} relay(s) for texts near simhash-doc {} ({} keys)", relays.len(), near.value(), near.keys().len());
+        let (count, value, keys) = (relays.len(), near.value(), near.keys().len());
+        note!("priorart: asking {count} relay(s) for texts near simhash-doc {value} ({keys} keys)");
         let key_answers = priorart_relay::query(&relays, &near.filter(), &limits)?;
         let candidates = near.verify(&key_answers, &report);
         let proof_answers = match candidates.proof_filter() {
