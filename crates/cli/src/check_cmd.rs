@@ -1,11 +1,15 @@
 //! `priorart check`: ask relays for every event carrying a text's `X` (the
 //! NIP-FF-3 discovery query), verify each proof, rank the valid ones by
-//! Bitcoin block and say who is the earliest proven author.
+//! Bitcoin block and say who is the earliest proven author. With `--fuzzy`
+//! (the default for a text of 100 words or more), also ask for the text's
+//! fuzzy discovery keys (docs/nip-ff-3-fuzzy.md), verify each candidate
+//! against the text, and ask for and rank the proofs of the near copies.
 //!
 //! The findings, ranking, verdict and report are
 //! [`priorart_nip::check::check`]'s (pure, shared with every front end);
-//! this command reads the document, asks the relays, looks in a local index
-//! and prints.
+//! so are the near copies' ([`priorart_nip::check::NearQuery`]); this
+//! command reads the document, asks the relays, looks in a local index and
+//! prints.
 //!
 //! # JSON (`--json`, format `priorart-check/1`)
 //!
@@ -60,6 +64,21 @@ pub struct Args {
     /// most what its layout guarantees).
     #[arg(short, long, default_value_t = 3, requires = "index")]
     k: u32,
+    /// Also look for near copies: events whose text is within --fuzzy-k
+    /// simhash-doc bits of FILE's, found by their `B` keys (one more REQ),
+    /// each verified against FILE's text, with the proofs of its own X
+    /// ranked by block. Default: on when FILE has 100 words or more.
+    #[arg(long, conflicts_with_all = ["no_fuzzy", "x"])]
+    fuzzy: bool,
+    /// Do not look for near copies.
+    #[arg(long)]
+    no_fuzzy: bool,
+    /// Largest simhash-doc distance of a near copy (at most 6: what the keys find).
+    #[arg(long, value_name = "BITS", default_value_t = priorart_nip::fuzzy_tags::FUZZY_DISTANCE)]
+    fuzzy_k: u32,
+    /// Smallest word 5-gram Jaccard (as `dedup` measures it) of a near copy.
+    #[arg(long, value_name = "J", default_value_t = check::DEFAULT_MIN_JACCARD)]
+    min_jaccard: f64,
     /// Print one JSON object (format priorart-check/1, see `cargo doc -p priorart-cli`).
     #[arg(long)]
     json: bool,
@@ -74,24 +93,25 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let (x, lookup) = match (&args.file, &args.x) {
+    let (x, lookup, text) = match (&args.file, &args.x) {
         (_, Some(hex)) => {
             let x = hex.parse::<EqualityFingerprint>().map_err(|err| UsageError(format!("--x {hex}: {err}")))?;
-            (x, Lookup::of_x(&x))
+            (x, Lookup::of_x(&x), None)
         }
         (Some(file), None) => {
             let text = input::read_document(file, &args.document)?.text;
             if args.index.is_some() {
                 // The index lookup computes X with everything else: once.
                 let lookup = Lookup::of_text(file, &text, &mut Fingerprinter::new());
-                (lookup.x().context("a document's lookup has its X")?, lookup)
+                (lookup.x().context("a document's lookup has its X")?, lookup, Some(text))
             } else {
                 let x = priorart_fingerprint::minhash_equality_v1(&text);
-                (x, Lookup::of_x(&x))
+                (x, Lookup::of_x(&x), Some(text))
             }
         }
         (None, None) => bail!(UsageError("give a FILE or --x HEX".into())),
     };
+    let near = near_query(&args, text.as_deref())?;
     let local = match &args.index {
         Some(path) => Some(LocalIndex::look_up(path, &lookup, args.k)?),
         None => None,
@@ -108,6 +128,21 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     let mut report = check::check(&x, &answers, source.as_ref(), args.headers.network());
     report.index = local.as_ref().map(|local| local.to_json(&lookup));
+    if let Some(near) = near.filter(|_| !relays.is_empty()) {
+        let (count, value, keys) = (relays.len(), near.value(), near.keys().len());
+        note!("priorart: asking {count} relay(s) for texts near simhash-doc {value} ({keys} keys)");
+        let key_answers = priorart_relay::query(&relays, &near.filter(), &limits)?;
+        let candidates = near.verify(&key_answers, &report);
+        let proof_answers = match candidates.proof_filter() {
+            Some(filter) => {
+                note!("priorart: asking for the proofs of {} near cop(ies)", candidates.len());
+                priorart_relay::query(&relays, &filter, &limits)?
+            }
+            None => Vec::new(),
+        };
+        report.fuzzy =
+            Some(candidates.report(&near, &key_answers, &proof_answers, source.as_ref(), args.headers.network()));
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {
@@ -135,6 +170,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
 /// fingerprints and sketches.
 const NO_PASSAGES: &str = "the index keeps no text (only fingerprints and sketches); \
     `priorart compare --passages FILE COPY` shows the passages shared with a copy whose file you have";
+
+/// The near-copy query of FILE's text: with --fuzzy, or by default for a
+/// text long enough to carry fuzzy tags; never with --no-fuzzy or --x.
+fn near_query(args: &Args, text: Option<&str>) -> Result<Option<check::NearQuery>> {
+    let Some(text) = text else { return Ok(None) };
+    if args.no_fuzzy || !(args.fuzzy || priorart_nip::fuzzy_tags::long_enough(text)) {
+        return Ok(None);
+    }
+    let query = check::NearQuery::of_text(text, args.fuzzy_k, args.min_jaccard)
+        .map_err(|err| UsageError(format!("--fuzzy: {err}")))?;
+    Ok(Some(query))
+}
 
 /// What a local index holds near the checked document.
 struct LocalIndex {

@@ -1,5 +1,6 @@
 //! `priorart event`: build and sign a content event whose `X` tag is the
-//! fingerprint of the file's text.
+//! fingerprint of the file's text (and, for texts of 100 words or more, the
+//! fuzzy discovery `B` tags, unless `--no-fuzzy-tags`).
 
 use crate::input;
 use crate::signing_key::{self, SignerArgs};
@@ -25,6 +26,11 @@ pub struct Args {
     /// `created_at` in seconds since 1970 (default: now).
     #[arg(long)]
     created_at: Option<u64>,
+    /// Leave the fuzzy discovery `B` tags (simhash-doc value and lookup keys,
+    /// docs/nip-ff-3-fuzzy.md) out; they are added to texts of 100 words or
+    /// more by default.
+    #[arg(long)]
+    no_fuzzy_tags: bool,
     #[command(flatten)]
     document: input::DocumentArgs,
     #[command(flatten)]
@@ -38,11 +44,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let signer = args.signer.require(args.timeout)?;
     let text = input::read_document(&args.file, &args.document)?.text;
     let spec = ContentEvent {
-        kind: args.kind,
-        text: &text,
         d: args.d.as_deref(),
         title: args.title.as_deref(),
-        created_at: signing_key::created_at(args.created_at),
+        fuzzy_tags: !args.no_fuzzy_tags,
+        ..ContentEvent::new(args.kind, &text, signing_key::created_at(args.created_at))
     };
     let unsigned = spec.unsigned(signer.public_key()).map_err(|err| crate::exit::UsageError(err.to_string()))?;
     let event = signer.sign(unsigned)?;

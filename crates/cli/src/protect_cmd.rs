@@ -50,6 +50,11 @@ pub struct Args {
     /// since 1970 (default: now; never used for ordering).
     #[arg(long, value_name = "SECS")]
     created_at: Option<u64>,
+    /// Leave the fuzzy discovery `B` tags (simhash-doc value and lookup keys,
+    /// docs/nip-ff-3-fuzzy.md) out of the content event; they are added to
+    /// texts of 100 words or more by default.
+    #[arg(long)]
+    no_fuzzy_tags: bool,
     #[command(flatten)]
     relays: RelayListArgs,
     #[command(flatten)]
@@ -169,7 +174,12 @@ fn add_job(args: &Args, file: &str, store: &mut Store) -> Result<String> {
         (None, false) => None,
     };
     let created_at = signing_key::created_at(args.created_at);
-    let content = ContentEvent { kind, text: &text, d: d.as_deref(), title: args.title.as_deref(), created_at };
+    let content = ContentEvent {
+        d: d.as_deref(),
+        title: args.title.as_deref(),
+        fuzzy_tags: !args.no_fuzzy_tags,
+        ..ContentEvent::new(kind, &text, created_at)
+    };
     let event = signer.sign(content.unsigned(author).map_err(|err| UsageError(err.to_string()))?)?;
     let fingerprint = priorart_fingerprint::minhash_equality_v1(&text);
     let target = match &d {

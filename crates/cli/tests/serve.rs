@@ -111,9 +111,8 @@ impl World {
 /// An author's article: the content event (published by the author) and
 /// the submission for the service.
 fn article(keys: &Keys, d: &str, text: &str) -> (String, Value) {
-    let content = ContentEvent { kind: 30023, text, d: Some(d), title: None, created_at: Timestamp::now() }
-        .sign(keys)
-        .unwrap();
+    let content =
+        ContentEvent { d: Some(d), ..ContentEvent::new(30023, text, Timestamp::now()) }.sign(keys).unwrap();
     let x = priorart_fingerprint::minhash_equality_v1(text);
     let attestation = Attestation::sign(keys, x, Some(30023), Timestamp::now()).unwrap();
     let submission = json!({

@@ -15,6 +15,7 @@ mod compare_passages;
 mod extract;
 mod fingerprint;
 mod fingerprint_simhash_doc;
+mod fuzzy_check;
 mod identifier_layers;
 mod index_dedup;
 mod nip_bunker;

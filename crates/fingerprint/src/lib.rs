@@ -54,6 +54,13 @@
 //! let both = fingerprinter.fingerprint("GM", &[Scheme::MinhashEqualityV1, Scheme::SimhashEqualityV2]);
 //! assert_eq!(both.len(), 2);
 //! ```
+//!
+//! [`layout`] holds the lookup tables of simhash-doc (which bits key each
+//! permuted table, so that values within k bits share a key): what the
+//! index sorts by and what NIP-FF-3's fuzzy discovery tags carry.
+
+#[macro_use]
+extern crate priorart_reason;
 
 mod bit_counts;
 mod block;
@@ -62,6 +69,7 @@ mod equality;
 mod explain;
 mod jenkins;
 mod json_string;
+pub mod layout;
 mod scheme;
 mod shingles;
 mod simhash_doc;

@@ -22,10 +22,13 @@
 #[macro_use]
 extern crate priorart_reason;
 
+/// The table layouts live with simhash-doc (pure, shared with the NIP's
+/// discovery tags); the index's modules name them as before.
+use priorart_fingerprint::layout;
+
 mod cluster;
 mod document;
 mod index;
-mod layout;
 mod pairs;
 mod query;
 mod segment;
@@ -33,8 +36,10 @@ mod segment;
 pub use cluster::{VerifiedPair, clusters};
 pub use document::{SKETCH_WIDTH, sketch};
 pub use index::{Index, IndexError};
-pub use layout::{DistanceTooLarge, Layout, LayoutError, MAX_DISTANCE, MAX_TABLES, Table, TableKeys};
 pub use pairs::{Pair, all_pairs};
+pub use priorart_fingerprint::layout::{
+    DistanceTooLarge, Layout, LayoutError, MAX_DISTANCE, MAX_TABLES, Table, TableKeys,
+};
 pub use query::{Answer, Match, MemoryIndex, Query};
 pub use segment::{Entry, Hit, Segment, SegmentError, encode, sketch_jaccard, write};
 

@@ -1,8 +1,16 @@
 //! Content events (kind 1 notes, kind 30023 articles, …) carrying the
 //! NIP-FF-3 `X` tag of their text, so that relays can be asked for every
-//! event sharing a fingerprint.
+//! event sharing a fingerprint, and (texts of at least
+//! [`FUZZY_MIN_WORDS`](crate::fuzzy_tags::FUZZY_MIN_WORDS) words, unless
+//! left out) the fuzzy discovery `B` tags of docs/nip-ff-3-fuzzy.md, so
+//! that they can be asked for every event whose text is near.
+//!
+//! This is the one place content-event tags are built: the CLI (`event`,
+//! `protect`) and the WebAssembly package go through
+//! [`ContentEvent::unsigned`].
 
 use crate::ALGORITHM;
+use crate::fuzzy_tags::{FuzzyTags, long_enough};
 use nostr::prelude::{
     Event, EventBuilder, FinalizeUnsignedEvent, Keys, Kind, PublicKey, SignEvent, Tag, Timestamp,
     UnsignedEvent,
@@ -49,10 +57,18 @@ pub struct ContentEvent<'a> {
     pub title: Option<&'a str>,
     /// The `created_at` to use.
     pub created_at: Timestamp,
+    /// Add the fuzzy discovery `B` tags (when the text is long enough).
+    pub fuzzy_tags: bool,
 }
 
-impl ContentEvent<'_> {
-    /// Builds and signs the event: `d` and `title` when given, then `X`.
+impl<'a> ContentEvent<'a> {
+    /// A content event of `kind` with `text`: no `d`, no title, fuzzy tags.
+    pub fn new(kind: u16, text: &'a str, created_at: Timestamp) -> ContentEvent<'a> {
+        ContentEvent { kind, text, d: None, title: None, created_at, fuzzy_tags: true }
+    }
+
+    /// Builds and signs the event: `d` and `title` when given, then `X`,
+    /// then the `B` tags.
     pub fn sign(&self, keys: &Keys) -> Result<Event, ContentEventError> {
         Ok(keys.sign_event(self.unsigned(keys.public_key())?)?)
     }
@@ -69,10 +85,16 @@ impl ContentEvent<'_> {
         let d = self.d.map(|d| Tag::parse(["d", d])).transpose()?;
         let title = self.title.map(|title| Tag::parse(["title", title])).transpose()?;
         let x = Tag::parse(["X".to_owned(), fingerprint.to_string(), ALGORITHM.to_owned()])?;
+        let fuzzy = if self.fuzzy_tags && long_enough(self.text) {
+            FuzzyTags::of_text(self.text).to_tags()
+        } else {
+            Vec::new()
+        };
         Ok(EventBuilder::new(kind, self.text)
             .tag_maybe(d)
             .tag_maybe(title)
             .tag(x)
+            .tags(fuzzy)
             .custom_created_at(self.created_at)
             .finalize_unsigned(author))
     }

@@ -134,6 +134,7 @@ pub mod check;
 mod commitment;
 mod content_event;
 mod event_json;
+pub mod fuzzy_tags;
 mod hex;
 pub mod limits;
 mod nip03;
@@ -178,6 +179,7 @@ mod reason_names_tests {
             crate::ProofEventError::REASONS,
             crate::EventJsonError::REASONS,
             crate::ContentEventError::REASONS,
+            crate::fuzzy_tags::FuzzyTagError::REASONS,
         ] {
             priorart_reason::check_names(names).unwrap();
         }

@@ -58,6 +58,8 @@ pub struct PolicyConfig {
     pub proofs: ProofRules,
     /// Content events carrying an `X` tag.
     pub x_tag: XTagRules,
+    /// Content events carrying fuzzy discovery `B` tags.
+    pub b_tag: FuzzyTagRules,
     /// Floods of near-identical texts from many keys.
     pub flood: FloodRules,
 }
@@ -98,6 +100,15 @@ pub struct XTagRules {
     pub mismatch: Action,
 }
 
+/// `[b_tag]`: fuzzy discovery `B` tags (docs/nip-ff-3-fuzzy.md) that are
+/// malformed, or whose simhash-doc value is not the event's text's.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FuzzyTagRules {
+    /// What lying or malformed `B` tags get.
+    pub mismatch: Action,
+}
+
 /// `[flood]`: more than `events` texts within `distance` bits of each
 /// other, from at least `authors` pubkeys, within `seconds`.
 #[derive(Debug, Clone, Deserialize)]
@@ -131,6 +142,7 @@ impl Default for PolicyConfig {
             max_event_bytes: 128 * 1024,
             proofs: ProofRules::default(),
             x_tag: XTagRules::default(),
+            b_tag: FuzzyTagRules::default(),
             flood: FloodRules::default(),
         }
     }
@@ -156,6 +168,12 @@ impl Default for ProofRules {
 impl Default for XTagRules {
     fn default() -> Self {
         XTagRules { mismatch: Action::Reject }
+    }
+}
+
+impl Default for FuzzyTagRules {
+    fn default() -> Self {
+        FuzzyTagRules { mismatch: Action::Reject }
     }
 }
 

@@ -17,6 +17,11 @@
 //! 4. an `X` tag (`minhash-equality-v1`) that does not match the event's
 //!    text → `x_tag.mismatch` (reject by default, `blocked: x_mismatch`);
 //!    empty and encrypted contents are left alone;
+//! 4. (b) fuzzy discovery `B` tags (docs/nip-ff-3-fuzzy.md) that are not a
+//!    well-formed set (`blocked: b_tag_<reason>`, e.g.
+//!    `b_tag_keys_missing`) or whose value is not the text's simhash-doc
+//!    (`blocked: b_tag_mismatch`) → `b_tag.mismatch` (reject by default);
+//!    empty and encrypted contents are left alone;
 //! 5. a text (of `flood.kinds`) within `flood.distance` simhash-doc bits of
 //!    more than `flood.events` others from at least `flood.authors`
 //!    pubkeys in the last `flood.seconds` → `flood.action` (shadowReject by
@@ -46,7 +51,9 @@ mod file;
 mod flood;
 pub mod strfry;
 
-pub use config::{Action, FloodRules, PolicyConfig, PolicyError, ProofRules, Unverified, XTagRules};
+pub use config::{
+    Action, FloodRules, FuzzyTagRules, PolicyConfig, PolicyError, ProofRules, Unverified, XTagRules,
+};
 pub use file::{
     MAX_POLICY_FILE_BYTES, PolicyFile, PolicyFileError, RELOAD_CHECK_INTERVAL, Reload, read_policy_file,
 };
@@ -56,6 +63,7 @@ use flood::FloodWindow;
 use nostr::prelude::{Event, PublicKey};
 use priorart_fingerprint::{EqualityFingerprint, Fingerprinter};
 use priorart_nip::check::{XCheck, check_x};
+use priorart_nip::fuzzy_tags::{FuzzyTagCheck, check_fuzzy_tags};
 use priorart_nip::{ALGORITHM, ATTESTATION_KIND, NIP03_KIND, PROOF_KIND, Verdict};
 use priorart_ots::{HeaderSource, Network};
 use std::collections::HashSet;
@@ -162,7 +170,7 @@ impl Policy {
             return self.decide_proof(event);
         }
         if ![NIP03_KIND, ATTESTATION_KIND].contains(&kind)
-            && let Some(decision) = self.decide_x_tags(event)
+            && let Some(decision) = self.decide_x_tags(event).or_else(|| self.decide_fuzzy_tags(event))
         {
             return decision;
         }
@@ -194,6 +202,19 @@ impl Policy {
     fn decide_x_tags(&self, event: &Event) -> Option<Decision> {
         let lies = nip_ff_3_x_tags(event).any(|x| matches!(check_x(event, &x), XCheck::DoesNotMatch(_)));
         lies.then(|| Decision::blocked(self.config.x_tag.mismatch, "x_mismatch"))
+    }
+
+    /// `None` without `B` tags, or when they are well formed and carry the
+    /// text's simhash-doc value (or the text cannot be read).
+    fn decide_fuzzy_tags(&self, event: &Event) -> Option<Decision> {
+        let action = self.config.b_tag.mismatch;
+        match check_fuzzy_tags(event) {
+            FuzzyTagCheck::DoesNotMatch(_) => Some(Decision::blocked(action, "b_tag_mismatch")),
+            FuzzyTagCheck::Malformed(err) => {
+                Some(Decision::blocked(action, &format!("b_tag_{}", err.reason())))
+            }
+            FuzzyTagCheck::Absent | FuzzyTagCheck::Matches | FuzzyTagCheck::CannotCheck(_) => None,
+        }
     }
 
     fn decide_flood(&mut self, event: &Event, received_at: u64) -> Decision {

@@ -183,10 +183,39 @@ fn policy_files_with_mistakes_are_refused_with_a_reason() {
 }
 
 #[test]
+fn lying_or_malformed_fuzzy_tags_get_the_configured_action() {
+    use priorart_nip::fuzzy_tags::FuzzyTags;
+    let long =
+        |seed: usize| (0..150).map(|i| format!("w{}", (i * 31 + seed) % 997)).collect::<Vec<_>>().join(" ");
+    let (text, other) = (long(1), long(2));
+    let tagged = |content: &str, tags: Vec<Tag>| {
+        EventBuilder::new(Kind::TextNote, content).tags(tags).finalize(&keys(1)).expect("signs")
+    };
+    let honest = tagged(&text, FuzzyTags::of_text(&text).to_tags());
+    let liar = tagged(&other, FuzzyTags::of_text(&text).to_tags());
+    let truncated = tagged(&text, FuzzyTags::of_text(&text).to_tags().into_iter().take(10).collect());
+    let encrypted =
+        tagged("c2VjcmV0IG1lc3NhZ2U=?iv=MTIzNDU2Nzg5MDEyMzQ1Ng==", FuzzyTags::of_text(&text).to_tags());
+
+    let mut default = policy("[flood]\nenabled = false", MemoryHeaders::default());
+    assert_eq!(default.decide(&liar, NOW), Decision::reject("blocked: b_tag_mismatch"));
+    assert_eq!(default.decide(&truncated, NOW), Decision::reject("blocked: b_tag_keys_missing"));
+    for event in [&honest, &encrypted] {
+        assert_eq!(default.decide(event, NOW), Decision::accept(), "{}", event.content);
+    }
+    let mut shadow = policy("[b_tag]\nmismatch = \"shadowReject\"", MemoryHeaders::default());
+    assert_eq!(shadow.decide(&liar, NOW).action, Action::ShadowReject);
+    let mut lax =
+        policy("[b_tag]\nmismatch = \"accept\"\n[flood]\nenabled = false", MemoryHeaders::default());
+    assert_eq!(lax.decide(&liar, NOW), Decision::accept());
+}
+
+#[test]
 fn the_defaults_are_the_documented_ones() {
     let config = PolicyConfig::from_toml("").expect("an empty file is a policy");
     assert_eq!(config.proofs.unverified, Unverified::Accept);
     assert_eq!(config.x_tag.mismatch, Action::Reject);
+    assert_eq!(config.b_tag.mismatch, Action::Reject);
     assert_eq!(config.flood.action, Action::ShadowReject);
     assert_eq!((config.flood.distance, config.flood.events, config.flood.authors), (3, 10, 3));
     assert_eq!(config.flood.seconds, 600);

@@ -717,6 +717,8 @@ class CheckReport(_Json):
     refused: Tuple[RefusedProof, ...]
     content_events: Tuple[ContentEventSeen, ...]
     index: Optional[Dict[str, Any]]
+    # The near copies (``priorart check --fuzzy``, docs/nip-ff-3-fuzzy.md), as JSON.
+    fuzzy: Optional[Dict[str, Any]]
 
     @classmethod
     def from_json(cls, value: Dict[str, Any]) -> "CheckReport":
@@ -746,6 +748,7 @@ class CheckReport(_Json):
                 for c in value["content_events"]
             ),
             index=value.get("index"),
+            fuzzy=value.get("fuzzy"),
         )
 
 

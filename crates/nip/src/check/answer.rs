@@ -15,6 +15,9 @@ use crate::limits::MAX_EVENT_JSON_BYTES;
 /// other content kinds it lists, and proof events.
 pub const DISCOVERY_KINDS: [u16; 6] = [1, 30023, 31337, 31338, 31339, crate::PROOF_KIND];
 
+/// The content kinds among them: what a near-copy query asks for.
+pub const CONTENT_KINDS: [u16; 5] = [1, 30023, 31337, 31338, 31339];
+
 /// Characters of an unreadable event quoted in a [`Skipped`] example.
 const EXCERPT_CHARS: usize = 160;
 
@@ -206,10 +209,17 @@ impl UncheckedAnswer {
     /// duplicate, its signature, the filter (kind and `X` tag). What fails
     /// is counted in [`RelayAnswer::skipped`], never kept.
     pub fn check(self, x: &EqualityFingerprint) -> RelayAnswer {
+        self.check_against(discovery_filter(x))
+    }
+
+    /// [`UncheckedAnswer::check`] for any other query: the near-copy keys
+    /// ([`NearQuery::filter`](super::NearQuery::filter)), their proofs
+    /// ([`NearCandidates::proof_filter`](super::NearCandidates::proof_filter)).
+    pub fn check_against(self, filter: Filter) -> RelayAnswer {
         let answered = self
             .answered
             .unwrap_or(!self.events.is_empty() || !self.notices.is_empty() || self.ending.is_an_answer());
-        let mut sieve = Sieve::new(discovery_filter(x));
+        let mut sieve = Sieve::new(filter);
         for value in &self.events {
             sieve.offer(value);
         }

@@ -39,14 +39,23 @@ impl Unreadable {
 
 /// Re-fingerprints a content event's text, unless there is none to read.
 pub fn check_x(event: &Event, x: &EqualityFingerprint) -> XCheck {
-    if event.content.trim().is_empty() {
-        return XCheck::CannotCheck(Unreadable::Empty);
-    }
-    if looks_encrypted(&event.content) {
-        return XCheck::CannotCheck(Unreadable::Encrypted);
+    if let Some(why) = unreadable(&event.content) {
+        return XCheck::CannotCheck(why);
     }
     let fingerprint = priorart_fingerprint::minhash_equality_v1(&event.content);
     if fingerprint == *x { XCheck::Matches } else { XCheck::DoesNotMatch(fingerprint.to_string()) }
+}
+
+/// Why `content` has no text to fingerprint (empty, or ciphertext), or
+/// `None` when it has.
+pub fn unreadable(content: &str) -> Option<Unreadable> {
+    if content.trim().is_empty() {
+        Some(Unreadable::Empty)
+    } else if looks_encrypted(content) {
+        Some(Unreadable::Encrypted)
+    } else {
+        None
+    }
 }
 
 /// NIP-04 (`<base64>?iv=<base64>`) and NIP-44 payloads (one base64 word of

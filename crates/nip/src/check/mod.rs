@@ -10,6 +10,14 @@
 //! [`CheckReport::verdict_line`]) prints. It reads no clock and opens no
 //! socket; it asks `headers` for block headers, and nothing else.
 //!
+//! Near copies ([`NearQuery`], the `fuzzy` member): the text's `B` keys
+//! asked for with [`NearQuery::filter`], every candidate verified by
+//! [`NearQuery::verify`] (its simhash-doc recomputed from its content
+//! within `k`, its word 5-gram Jaccard at least the threshold), the proofs
+//! of the copies' `X` values asked for with
+//! [`NearCandidates::proof_filter`] and ranked by
+//! [`NearCandidates::report`].
+//!
 //! Answers come from `priorart-relay`'s client, which produces
 //! [`RelayAnswer`]s, or from events received elsewhere through
 //! [`UncheckedAnswer`], which checks each event's id, signature and match
@@ -31,6 +39,7 @@
 //! | `refused` | every other kind 1041, never dropped: `{"event_id", "signer", "claimed_author", "verdict", "reasons", "relays", "report"}` (`claimed_author`: the embedded attestation's pubkey, when it could be read) (`reasons`: the report's failure names, e.g. `attestation_bad_signature`, `proof_for_other_digest`; `not_nip_ff_3` for other schemes) |
 //! | `content_events` | `{"event_id", "author", "npub", "kind", "created_at", "created_at_trusted": false, "utc", "x_check", "detail", "relays"}`; `x_check`: `matches`, `does_not_match` (`detail` holds the content's fingerprint) or `cannot_check` (`detail`: `empty` or `encrypted`) |
 //! | `index` | what the caller attached ([`CheckReport::index`]; the CLI: `{"path", "layout", "k", "documents", "answer"}` of `--index`), else `null` |
+//! | `fuzzy` | the near copies (docs/nip-ff-3-fuzzy.md) when they were looked for, else `null`: `{"text", "simhash_doc", "k", "min_jaccard", "keys", "candidates", "not_reported": [{"reason", "count"}], "near_copies", "relays", "proof_relays"}`; each near copy `{"event_id", "author", "npub", "kind", "created_at", "created_at_trusted": false, "utc", "simhash_doc", "distance", "jaccard", "x", "fuzzy_tags", "relays", "proofs", "unverified", "refused"}` (its `X` and value recomputed from its text; `proofs` etc. as above, for its `X`), copies with a valid proof first (earliest block), then by Jaccard; `not_reported` reasons: `too_far` (recomputed beyond `k`: a lying tag or a chance key), `too_different` (Jaccard below the threshold), `unreadable` (empty or encrypted), `listed_by_x` (among `content_events` already) |
 //!
 //! # Example
 //!
@@ -56,14 +65,19 @@
 
 mod answer;
 mod content;
+mod near;
 mod report;
 mod text;
 
 pub use answer::{
-    DISCOVERY_KINDS, Ending, Found, RelayAnswer, SkipReason, Skipped, UncheckedAnswer, discovery_filter,
-    merge, skip_reason,
+    CONTENT_KINDS, DISCOVERY_KINDS, Ending, Found, RelayAnswer, SkipReason, Skipped, UncheckedAnswer,
+    discovery_filter, merge, skip_reason,
 };
-pub use content::{Unreadable, XCheck, check_x, coordinate_of, looks_encrypted};
+pub use content::{Unreadable, XCheck, check_x, coordinate_of, looks_encrypted, unreadable};
+pub use near::{
+    DEFAULT_MIN_JACCARD, FuzzyReport, NearCandidates, NearCopy, NearQuery, NearQueryError, NotReported,
+    NotReportedCount,
+};
 pub use report::{
     Block, CHECK_FORMAT, CheckReport, CheckStatus, CheckVerdict, ContentEventSeen, ContentReference,
     Earliest, EarliestEvent, EarliestProof, RankedProof, RefusedProof, RelaySummary, UnverifiedProof,
@@ -104,6 +118,7 @@ pub fn check(
             .map(|content| content.seen(relays_of(&content.found)))
             .collect(),
         index: None,
+        fuzzy: None,
     }
 }
 

@@ -39,6 +39,9 @@ pub struct CheckReport {
     /// that looked it up (the CLI's `--index`), `null` otherwise. It does
     /// not change the verdict.
     pub index: Option<serde_json::Value>,
+    /// The near copies, when they were looked for (`check --fuzzy`), else
+    /// `null`. They do not change the verdict, which is about `X`.
+    pub fuzzy: Option<super::near::FuzzyReport>,
 }
 
 /// The verdict of a check.

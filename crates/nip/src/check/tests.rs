@@ -24,8 +24,7 @@ fn x() -> EqualityFingerprint {
 
 /// `author`'s kind 1 note of `text`, with the `X` of its text.
 fn note(author: &Keys, text: &str, created_at: u64) -> Event {
-    let spec =
-        ContentEvent { kind: 1, text, d: None, title: None, created_at: Timestamp::from_secs(created_at) };
+    let spec = ContentEvent::new(1, text, Timestamp::from_secs(created_at));
     spec.sign(author).expect("signs")
 }
 

@@ -29,7 +29,63 @@ impl CheckReport {
         }
         self.write_relays(out)?;
         self.write_proofs(out, colour)?;
-        self.write_contents(out)
+        self.write_contents(out)?;
+        self.write_near_copies(out, colour)
+    }
+
+    fn write_near_copies(&self, out: &mut String, colour: bool) -> std::fmt::Result {
+        let Some(fuzzy) = &self.fuzzy else { return Ok(()) };
+        writeln!(
+            out,
+            "near copies (simhash-doc {} within {} bits, word 5-gram Jaccard >= {}; {} keys, {} candidate(s)):",
+            fuzzy.simhash_doc, fuzzy.k, fuzzy.min_jaccard, fuzzy.keys, fuzzy.candidates
+        )?;
+        for relay in &fuzzy.relays {
+            writeln!(out, "  {}  {}  {} candidate(s)", relay.url, relay.ending, relay.events)?;
+        }
+        if fuzzy.near_copies.is_empty() {
+            writeln!(out, "  none")?;
+        }
+        for copy in &fuzzy.near_copies {
+            writeln!(
+                out,
+                "  {}  kind {}  {}  distance {}  Jaccard {:.2}  X {}  {} on {}",
+                copy.npub,
+                copy.kind,
+                copy.utc,
+                copy.distance,
+                copy.jaccard,
+                copy.x,
+                copy.event_id,
+                copy.relays.join(", ")
+            )?;
+            for proof in &copy.proofs {
+                let npub = if colour { format!("\x1b[1m{}\x1b[0m", proof.npub) } else { proof.npub.clone() };
+                writeln!(
+                    out,
+                    "      #{} {npub}  block {}  {}  proof {}",
+                    proof.rank, proof.block.height, proof.block.utc, proof.event_id
+                )?;
+            }
+            if copy.proofs.is_empty() {
+                writeln!(out, "      no valid proof")?;
+            }
+            for proof in &copy.unverified {
+                writeln!(
+                    out,
+                    "      UNVERIFIED (no block headers to check it) {}  proof {}",
+                    proof.npub, proof.event_id
+                )?;
+            }
+            for proof in &copy.refused {
+                writeln!(out, "      refused proof {} [{}]", proof.event_id, proof.reasons.join(", "))?;
+            }
+        }
+        for skipped in &fuzzy.not_reported {
+            let reason = serde_json::to_value(skipped.reason).unwrap_or_default();
+            writeln!(out, "  not reported: {} × {}", skipped.count, reason.as_str().unwrap_or("unknown"))?;
+        }
+        writeln!(out, "near copies: {}", fuzzy.text)
     }
 
     fn write_relays(&self, out: &mut String) -> std::fmt::Result {

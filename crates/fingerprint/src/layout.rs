@@ -305,17 +305,19 @@ fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
 }
 
 /// A table's permutation compiled to runs of consecutive bits, so that a
-/// fingerprint is permuted with a few shifts and masks.
+/// fingerprint is permuted with a few shifts and masks (what an index's
+/// segments sort by).
 #[derive(Debug, Clone)]
-pub(crate) struct Permutation {
+pub struct Permutation {
     /// `(source shift, mask, destination shift)`: `((x >> src) & mask) << dst`.
     runs: Vec<(u32, u64, u32)>,
     /// Bits below the key.
-    pub(crate) shift: u32,
+    pub shift: u32,
 }
 
 impl Permutation {
-    pub(crate) fn new(table: &Table) -> Permutation {
+    /// Compiles `table`.
+    pub fn new(table: &Table) -> Permutation {
         let mut runs: Vec<(u32, u64, u32)> = Vec::new();
         let mut dst = 64u32;
         let mut i = 0;
@@ -333,12 +335,13 @@ impl Permutation {
         Permutation { runs, shift: 64 - u32::from(table.key_bits) }
     }
 
-    pub(crate) fn apply(&self, x: u64) -> u64 {
+    /// `x` with its bits in the table's order.
+    pub fn apply(&self, x: u64) -> u64 {
         self.runs.iter().fold(0, |out, &(src, mask, dst)| out | (((x >> src) & mask) << dst))
     }
 
     /// The key of a permuted value.
-    pub(crate) fn key(&self, permuted: u64) -> u64 {
+    pub fn key(&self, permuted: u64) -> u64 {
         permuted >> self.shift
     }
 }

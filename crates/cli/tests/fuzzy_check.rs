@@ -1,0 +1,131 @@
+//! Fuzzy discovery (docs/nip-ff-3-fuzzy.md) end to end, through the CLI
+//! only, on a regtest chain and an embedded `priorart relay`: `event` tags a
+//! text by default, `publish` stores it with its kind 1041, and `check
+//! --fuzzy` on an edited copy (another X) finds the original as a near copy
+//! with its proof ranked by block.
+
+use crate::nip_common;
+use crate::relay_common;
+
+use nip_common::{priorart, stdout};
+use relay_common::{RelayProcess, write_lines};
+use serde_json::Value;
+use std::path::Path;
+
+/// 400 words drawn from 300 (seeded): a text of the length fuzzy tags are for.
+fn original() -> String {
+    let mut rng = fastrand::Rng::with_seed(23);
+    (0..400).map(|_| format!("term{}", rng.u32(0..300))).collect::<Vec<_>>().join(" ")
+}
+
+/// The original with every 50th word changed and a footer.
+fn copy() -> String {
+    let words: Vec<String> = original()
+        .split(' ')
+        .enumerate()
+        .map(|(i, word)| if i % 50 == 7 { format!("other{i}") } else { word.to_owned() })
+        .collect();
+    format!("{}\n\nPosted by someone. All rights reserved.", words.join(" "))
+}
+
+fn fuzzy_tags(event: &Value) -> usize {
+    event["tags"].as_array().expect("tags").iter().filter(|tag| tag[0] == "B").count()
+}
+
+fn check(dir: &Path, relay: &str, esplora: &str, extra: &[&str]) -> std::process::Output {
+    priorart()
+        .args(["check", "--relay", relay, "--network", "regtest", "--esplora", esplora, "--header-cache"])
+        .arg(dir.join("headers"))
+        .arg(dir.join("copy.md"))
+        .args(extra)
+        .output()
+        .expect("runs")
+}
+
+#[test]
+fn an_edited_copy_finds_the_tagged_original_and_its_proof_ranked_by_block() {
+    let (calendar, esplora) = nip_common::regtest_chain();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = |name: &str| dir.path().join(name);
+    let relay = RelayProcess::priorart(&path("db"));
+    let key = path("alice.key");
+    stdout(priorart().args(["key", "generate"]).arg(&key));
+    std::fs::write(path("post.md"), original()).expect("writes");
+    std::fs::write(path("copy.md"), copy()).expect("writes");
+    assert_ne!(
+        priorart_fingerprint::minhash_equality_v1(&original()),
+        priorart_fingerprint::minhash_equality_v1(&copy()),
+        "the copy must escape the exact-X query for this test to mean anything"
+    );
+
+    // `event` adds the B tags by default, and leaves them out when asked.
+    let note = stdout(priorart().args(["event", "--kind", "1", "--key-file"]).arg(&key).arg(path("post.md")));
+    let event: Value = serde_json::from_str(&note).expect("JSON");
+    assert_eq!(fuzzy_tags(&event), 29, "{event}");
+    let bare = stdout(
+        priorart()
+            .args(["event", "--kind", "1", "--no-fuzzy-tags", "--key-file"])
+            .arg(&key)
+            .arg(path("post.md")),
+    );
+    assert_eq!(fuzzy_tags(&serde_json::from_str(&bare).expect("JSON")), 0);
+
+    // Its kind 1041, on the regtest chain.
+    let attestation =
+        stdout(priorart().args(["attest", "--kind", "1", "--key-file"]).arg(&key).arg(path("post.md")));
+    std::fs::write(path("attestation.json"), attestation).expect("writes");
+    stdout(
+        priorart()
+            .args(["timestamp", "-m", "1", "--calendar", &calendar.url()])
+            .arg(path("attestation.json")),
+    );
+    let height = calendar.mine_block().expect("a block");
+    stdout(priorart().args(["ots", "upgrade", "--allow", &calendar.url()]).arg(path("attestation.json.ots")));
+    let proof = stdout(
+        priorart()
+            .args(["proof", "--e", event["id"].as_str().expect("id"), "--key-file"])
+            .arg(&key)
+            .arg("--ots")
+            .arg(path("attestation.json.ots"))
+            .arg(path("attestation.json")),
+    );
+    let events = write_lines(dir.path(), "events.jsonl", &[note.trim().to_owned(), proof.trim().to_owned()]);
+    stdout(priorart().args(["publish", "--relay", &relay.url]).arg(events));
+
+    // The copy is long enough: fuzzy is on without asking.
+    let out = check(dir.path(), &relay.url, &esplora.url(), &["--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["content_events"], serde_json::json!([]), "{report}");
+    let fuzzy = &report["fuzzy"];
+    assert_eq!(fuzzy["keys"], 28, "{fuzzy}");
+    let near = &fuzzy["near_copies"][0];
+    assert_eq!(near["event_id"], event["id"], "{fuzzy}");
+    assert!(near["distance"].as_u64().expect("distance") <= 6, "{near}");
+    assert!(near["jaccard"].as_f64().expect("jaccard") >= 0.5, "{near}");
+    assert_eq!(near["fuzzy_tags"], "matches");
+    assert_eq!(near["x"], event["tags"].as_array().unwrap().iter().find(|t| t[0] == "X").unwrap()[1]);
+    let ranked = &near["proofs"][0];
+    assert_eq!(
+        (ranked["rank"].as_u64(), ranked["block"]["height"].as_u64()),
+        (Some(1), Some(height)),
+        "{near}"
+    );
+    assert_eq!(ranked["report"]["verdict"], "valid");
+
+    // For people: the near copy, its proof, and the summary line.
+    let out = check(dir.path(), &relay.url, &esplora.url(), &[]);
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    assert!(text.contains("near copies (simhash-doc"), "{text}");
+    assert!(text.contains(&format!("block {height}")), "{text}");
+    assert!(text.contains("near copies: 1 near copy (within 6 bits"), "{text}");
+
+    // --no-fuzzy: the exact query alone; --fuzzy with --x is a usage error.
+    let out = check(dir.path(), &relay.url, &esplora.url(), &["--json", "--no-fuzzy"]);
+    assert_eq!(serde_json::from_slice::<Value>(&out.stdout).expect("JSON")["fuzzy"], Value::Null);
+    let out = priorart()
+        .args(["check", "--fuzzy", "--x", &"ab".repeat(32), "--relay", &relay.url])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,370 @@
+//! Near copies (docs/nip-ff-3-fuzzy.md): content events whose text is
+//! within `k` simhash-doc bits of the checked text and shares enough of its
+//! word 5-grams, found through the `B` keys, each with the kind 1041 proofs
+//! of its own `X` ranked by Bitcoin block.
+//!
+//! Three queries, asked by the front end: [`NearQuery::filter`] (the
+//! content events carrying one of the text's keys), then
+//! [`NearCandidates::proof_filter`] (the proofs of the verified copies'
+//! `X` values). Nothing a candidate's tags say is trusted: its value, its
+//! `X` and its overlap are recomputed from its content, and a candidate
+//! beyond `k` bits or below the Jaccard threshold is not reported (only
+//! counted, by reason).
+
+use super::answer::{CONTENT_KINDS, Found, RelayAnswer, merge};
+use super::report::{CheckReport, RankedProof, RefusedProof, RelaySummary, UnverifiedProof};
+use super::{npub, utc};
+use crate::fuzzy_tags::{FUZZY_DISTANCE, FuzzyTagCheck, check_fuzzy_tags, fuzzy_keys};
+use nostr::prelude::{Filter, Kind, SingleLetterTag};
+use priorart_fingerprint::{EqualityFingerprint, SimhashDoc, WordShingles};
+use priorart_ots::{HeaderSource, Network};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashSet};
+
+/// The word 5-gram Jaccard a candidate needs by default. Measured on the
+/// Debian corpus (BENCHMARKS.md, scripts/bench-fuzzy.py): copies with 5%
+/// of their words changed fall to about 0.57, unrelated documents stay
+/// below 0.1.
+pub const DEFAULT_MIN_JACCARD: f64 = 0.5;
+
+/// Why a near-copy query cannot be made as asked.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NearQueryError {
+    /// The keys find every text within [`FUZZY_DISTANCE`] bits, no farther.
+    #[error("k = {0}: the B keys find every text within {FUZZY_DISTANCE} bits, no farther")]
+    DistanceTooLarge(u32),
+    /// A Jaccard threshold outside 0..=1.
+    #[error("minimum Jaccard {0} is not between 0 and 1")]
+    BadJaccard(f64),
+}
+
+reason_names!(NearQueryError {
+    DistanceTooLarge => "distance_too_large",
+    BadJaccard => "bad_jaccard",
+});
+
+/// The checked text, as near copies are looked up and verified.
+#[derive(Debug, Clone)]
+pub struct NearQuery {
+    value: SimhashDoc,
+    shingles: WordShingles,
+    k: u32,
+    min_jaccard: f64,
+}
+
+impl NearQuery {
+    /// Near copies of `text`: within `k` bits (at most
+    /// [`FUZZY_DISTANCE`]), sharing at least `min_jaccard` of their word
+    /// 5-grams.
+    pub fn of_text(text: &str, k: u32, min_jaccard: f64) -> Result<NearQuery, NearQueryError> {
+        if k > FUZZY_DISTANCE {
+            return Err(NearQueryError::DistanceTooLarge(k));
+        }
+        if !(0.0..=1.0).contains(&min_jaccard) {
+            return Err(NearQueryError::BadJaccard(min_jaccard));
+        }
+        let value = priorart_fingerprint::simhash_doc(text);
+        Ok(NearQuery { value, shingles: WordShingles::of(text), k, min_jaccard })
+    }
+
+    /// The text's simhash-doc value.
+    pub fn value(&self) -> SimhashDoc {
+        self.value
+    }
+
+    /// The text's lookup keys.
+    pub fn keys(&self) -> Vec<String> {
+        fuzzy_keys(self.value)
+    }
+
+    /// The content events carrying one of the text's keys: the REQ that
+    /// finds every tagged text within [`FUZZY_DISTANCE`] bits.
+    pub fn filter(&self) -> Filter {
+        Filter::new()
+            .kinds(CONTENT_KINDS.map(Kind::from_u16))
+            .custom_tags(SingleLetterTag::UPPERCASE_B, self.keys())
+    }
+
+    /// Verifies every content event of `answers` against the text, leaving
+    /// out those `exact` already lists (found by the same `X`).
+    pub fn verify(&self, answers: &[RelayAnswer], exact: &CheckReport) -> NearCandidates {
+        let listed: HashSet<&str> = exact.content_events.iter().map(|c| c.event_id.as_str()).collect();
+        let found = merge(answers);
+        let mut candidates = NearCandidates { candidates: found.len(), ..NearCandidates::default() };
+        for found in found {
+            match self.verify_one(&found, &listed) {
+                Ok(copy) => candidates.copies.push(copy),
+                Err(reason) => *candidates.not_reported.entry(reason).or_default() += 1,
+            }
+        }
+        candidates
+    }
+
+    fn verify_one(&self, found: &Found, listed: &HashSet<&str>) -> Result<Verified, NotReported> {
+        let content = &found.event.content;
+        if super::unreadable(content).is_some() {
+            return Err(NotReported::Unreadable);
+        }
+        if listed.contains(found.event.id.to_hex().as_str()) {
+            return Err(NotReported::ListedByX);
+        }
+        let value = priorart_fingerprint::simhash_doc(content);
+        let distance = value.distance(self.value);
+        if distance > self.k {
+            return Err(NotReported::TooFar);
+        }
+        let jaccard = self.shingles.jaccard(&WordShingles::of(content));
+        if jaccard < self.min_jaccard {
+            return Err(NotReported::TooDifferent);
+        }
+        let x = priorart_fingerprint::minhash_equality_v1(content);
+        Ok(Verified { found: found.clone(), value, distance, jaccard, x })
+    }
+}
+
+/// Why a candidate is not reported as a near copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotReported {
+    /// Its text, recomputed, is more than `k` bits away (its tags lie, or
+    /// it shares a key by chance).
+    TooFar,
+    /// Within `k` bits, but sharing too few word 5-grams.
+    TooDifferent,
+    /// Empty or encrypted content: nothing to compare.
+    Unreadable,
+    /// Already among the content events found by the same `X`.
+    ListedByX,
+}
+
+/// A candidate that verified.
+#[derive(Debug, Clone)]
+struct Verified {
+    found: Found,
+    value: SimhashDoc,
+    distance: u32,
+    jaccard: f64,
+    x: EqualityFingerprint,
+}
+
+/// The verified near copies of one key query, before their proofs.
+#[derive(Debug, Clone, Default)]
+pub struct NearCandidates {
+    copies: Vec<Verified>,
+    candidates: usize,
+    not_reported: BTreeMap<NotReported, usize>,
+}
+
+impl NearCandidates {
+    /// How many near copies verified.
+    pub fn len(&self) -> usize {
+        self.copies.len()
+    }
+
+    /// Whether none did.
+    pub fn is_empty(&self) -> bool {
+        self.copies.is_empty()
+    }
+
+    /// The kind 1041 proofs of the near copies' `X` values (recomputed from
+    /// their texts), or `None` without a near copy.
+    pub fn proof_filter(&self) -> Option<Filter> {
+        let mut xs: Vec<String> = self.copies.iter().map(|copy| copy.x.to_string()).collect();
+        xs.sort();
+        xs.dedup();
+        (!xs.is_empty()).then(|| {
+            Filter::new()
+                .kind(Kind::from_u16(crate::PROOF_KIND))
+                .custom_tags(SingleLetterTag::UPPERCASE_X, xs)
+        })
+    }
+
+    /// The report: every near copy with the proofs of its `X` from
+    /// `proof_answers` verified against `headers` and ranked by block;
+    /// copies with a proof first (earliest block), then by overlap.
+    pub fn report(
+        self,
+        query: &NearQuery,
+        key_answers: &[RelayAnswer],
+        proof_answers: &[RelayAnswer],
+        headers: &dyn HeaderSource,
+        network: Network,
+    ) -> FuzzyReport {
+        let mut near_copies: Vec<NearCopy> = self
+            .copies
+            .into_iter()
+            .map(|copy| NearCopy::of(copy, key_answers, proof_answers, headers, network))
+            .collect();
+        near_copies.sort_by(|a, b| {
+            let block = |copy: &NearCopy| copy.proofs.first().map_or(u64::MAX, |proof| proof.block.height);
+            (block(a), b.jaccard).partial_cmp(&(block(b), a.jaccard)).unwrap_or(std::cmp::Ordering::Equal)
+        });
+        let not_reported: Vec<NotReportedCount> =
+            self.not_reported.into_iter().map(|(reason, count)| NotReportedCount { reason, count }).collect();
+        FuzzyReport {
+            text: summary(&near_copies, self.candidates, query, network),
+            simhash_doc: query.value.to_string(),
+            k: query.k,
+            min_jaccard: query.min_jaccard,
+            keys: query.keys().len(),
+            candidates: self.candidates,
+            not_reported,
+            near_copies,
+            relays: key_answers.iter().map(RelaySummary::of).collect(),
+            proof_relays: proof_answers.iter().map(RelaySummary::of).collect(),
+        }
+    }
+}
+
+/// The sentence of a [`FuzzyReport`].
+fn summary(copies: &[NearCopy], candidates: usize, query: &NearQuery, network: Network) -> String {
+    let within = format!("within {} bits, word 5-gram Jaccard >= {}", query.k, query.min_jaccard);
+    if copies.is_empty() {
+        return format!("no near copy ({within}) among {candidates} candidate(s)");
+    }
+    let proven = copies.iter().filter_map(|copy| copy.proofs.first().map(|proof| (copy, proof)));
+    let chain = if network == Network::Regtest { " of REGTEST (not Bitcoin)" } else { "" };
+    match proven.min_by_key(|(_, proof)| proof.block.height) {
+        Some((copy, proof)) => format!(
+            "{} near cop{} ({within}); earliest proven: {} at block {}{chain} ({}), Jaccard {:.2}",
+            copies.len(),
+            if copies.len() == 1 { "y" } else { "ies" },
+            proof.npub,
+            proof.block.height,
+            proof.block.utc,
+            copy.jaccard
+        ),
+        None => format!(
+            "{} near cop{} ({within}), none with a valid timestamp proof",
+            copies.len(),
+            if copies.len() == 1 { "y" } else { "ies" }
+        ),
+    }
+}
+
+/// How many candidates were not reported for one reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NotReportedCount {
+    /// The reason.
+    pub reason: NotReported,
+    /// How many.
+    pub count: usize,
+}
+
+/// The `fuzzy` member of the `priorart-check/1` report.
+#[derive(Debug, Clone, Serialize)]
+pub struct FuzzyReport {
+    /// The sentence, for people.
+    pub text: String,
+    /// The checked text's simhash-doc value.
+    pub simhash_doc: String,
+    /// The largest distance of a near copy.
+    pub k: u32,
+    /// The smallest word 5-gram Jaccard of a near copy.
+    pub min_jaccard: f64,
+    /// How many keys the query carried.
+    pub keys: usize,
+    /// How many distinct content events the relays returned for them.
+    pub candidates: usize,
+    /// The candidates left out, by reason.
+    pub not_reported: Vec<NotReportedCount>,
+    /// The near copies, those with a valid proof first (earliest block).
+    pub near_copies: Vec<NearCopy>,
+    /// What each relay answered to the key query.
+    pub relays: Vec<RelaySummary>,
+    /// What each relay answered to the proof query (none without a copy).
+    pub proof_relays: Vec<RelaySummary>,
+}
+
+/// A verified near copy and the proofs of its `X`.
+#[derive(Debug, Clone, Serialize)]
+pub struct NearCopy {
+    /// Its id.
+    pub event_id: String,
+    /// Its pubkey (hex).
+    pub author: String,
+    /// The same, NIP-19.
+    pub npub: String,
+    /// Its kind.
+    pub kind: u16,
+    /// Its `created_at`: the author's claim.
+    pub created_at: u64,
+    /// Always false.
+    pub created_at_trusted: bool,
+    /// `created_at` in UTC.
+    pub utc: String,
+    /// Its text's simhash-doc value, recomputed.
+    pub simhash_doc: String,
+    /// Bits from the checked text's value.
+    pub distance: u32,
+    /// Word 5-gram Jaccard with the checked text.
+    pub jaccard: f64,
+    /// Its text's `X`, recomputed (what its proofs were asked by).
+    pub x: String,
+    /// What its own `B` tags said: `matches`, `does_not_match`,
+    /// `malformed` (informational: nothing relies on them).
+    pub fuzzy_tags: &'static str,
+    /// The relays that had it.
+    pub relays: Vec<String>,
+    /// Valid proofs of its `X`, earliest block first.
+    pub proofs: Vec<RankedProof>,
+    /// Proofs of its `X` that could not be checked for lack of headers.
+    pub unverified: Vec<UnverifiedProof>,
+    /// Other kind 1041s carrying its `X`, with their reasons.
+    pub refused: Vec<RefusedProof>,
+}
+
+impl NearCopy {
+    fn of(
+        copy: Verified,
+        key_answers: &[RelayAnswer],
+        proof_answers: &[RelayAnswer],
+        headers: &dyn HeaderSource,
+        network: Network,
+    ) -> NearCopy {
+        let x = copy.x.to_string();
+        // The proofs carrying this X only: `check` ranks one X.
+        let answers: Vec<RelayAnswer> = proof_answers
+            .iter()
+            .map(|answer| RelayAnswer {
+                events: answer.events.iter().filter(|event| carries_x(event, &x)).cloned().collect(),
+                ..answer.clone()
+            })
+            .collect();
+        let proofs = super::check(&copy.x, &answers, headers, network);
+        let event = &copy.found.event;
+        let author = event.pubkey.to_hex();
+        let fuzzy_tags = match check_fuzzy_tags(event) {
+            FuzzyTagCheck::Matches => "matches",
+            FuzzyTagCheck::DoesNotMatch(_) => "does_not_match",
+            _ => "malformed",
+        };
+        NearCopy {
+            event_id: event.id.to_hex(),
+            npub: npub(&author),
+            author,
+            kind: event.kind.as_u16(),
+            created_at: event.created_at.as_secs(),
+            created_at_trusted: false,
+            utc: utc(event.created_at.as_secs()),
+            simhash_doc: copy.value.to_string(),
+            distance: copy.distance,
+            jaccard: copy.jaccard,
+            x,
+            fuzzy_tags,
+            relays: copy.found.relays.iter().map(|&i| key_answers[i].relay.clone()).collect(),
+            proofs: proofs.proofs,
+            unverified: proofs.unverified,
+            refused: proofs.refused,
+        }
+    }
+}
+
+/// Whether `event` has the tag `["X", x, …]`.
+fn carries_x(event: &nostr::prelude::Event, x: &str) -> bool {
+    event.tags.iter().any(|tag| matches!(tag.as_slice(), [name, value, ..] if name == "X" && value == x))
+}
+
+#[cfg(test)]
+mod tests;
