@@ -12,9 +12,9 @@ the output is held, only the source texts (the Debian corpus,
 numbered 0 to --docs - 1; shard I of S (default 0/1) writes those whose
 number is I modulo S, so that S processes write one corpus in parallel
 (every document is a function of its number and the seed). Documents
-average about 3.5 kB: ten million are over 30 GB.
+average about 3.3 kB: ten million are over 30 GB.
 
-A document is three to five passages of random source texts (300 to 1,400
+A document is three to five passages of random source texts (250 to 1,200
 characters each, cut at spaces) with two words replaced by random source
 words (the random edits), so that two generated documents share almost no
 word 5-gram unless one is planted as a copy of the other. A document is a
@@ -71,7 +71,7 @@ class Generator:
 
     def passage(self, rng):
         text = self.texts[rng.randrange(len(self.texts))]
-        length = rng.randint(300, 1400)
+        length = rng.randint(250, 1200)
         if len(text) <= length:
             return text
         start = rng.randrange(len(text) - length)
