@@ -3,6 +3,7 @@
 ground truth, for `priorart dedup` beyond memory (BENCHMARKS.md).
 
     gen-big-corpus.py generate --source docs.jsonl --out DIR [--docs N] [--shard I/S]
+    gen-big-corpus.py trim --out DIR [--shards S]
     gen-big-corpus.py score --truth DIR --pairs OUT/pairs.jsonl
 
 `generate` writes DIR/corpus-I.jsonl ({"id", "text"} per line) and
@@ -24,6 +25,12 @@ chosen earlier document that is no copy itself, regenerated from its seed
 250 words (replaced, deleted, inserted, or two words swapped), so that the
 word 5-gram Jaccard of an original and its copy stays above about 0.9, and
 of two copies of one original above about 0.8.
+
+`trim` makes a corpus whose generation was stopped early usable: each
+corpus-I.jsonl is cut after its last whole line, DIR/present.json records
+the last document number of each shard, and truth-I.tsv is written again
+for exactly the documents present (the truth is a function of the numbers
+and the seed, so nothing is lost with the stopped writers' buffers).
 
 `score` counts the planted pairs (every two documents of a family: an
 original and its copies) that a `dedup` pairs.jsonl found (recall), and the
@@ -93,16 +100,23 @@ class Generator:
                 text = text[: at + 1] + rng.choice(self.vocabulary) + text[end:]
         return text
 
-    def document(self, number):
-        """(text, original number or None)."""
+    def source_of(self, number, rng=None):
+        """The number of the document that `number` is a copy of, or None."""
         if not self.is_copy(number):
-            return self.original(number), None
-        rng = self.rng(number)
+            return None
+        rng = rng or self.rng(number)
         rng.random()
         while True:
             source = rng.randrange(number)
             if not self.is_copy(source):
-                break
+                return source
+
+    def document(self, number):
+        """(text, original number or None)."""
+        rng = self.rng(number)
+        source = self.source_of(number, rng)
+        if source is None:
+            return self.original(number), None
         words = self.original(source).split(" ")
         for _ in range(rng.randint(0, len(words) // 250)):
             at = rng.randrange(len(words))
@@ -155,6 +169,31 @@ def generate(args):
     )
 
 
+def trim(args):
+    generator = Generator([""], args.seed, args.copy_rate)
+    present = {}
+    for shard in range(args.shards):
+        path = f"{args.out}/corpus-{shard}.jsonl"
+        with open(path, "rb+") as corpus:
+            size = corpus.seek(0, 2)
+            tail_start = max(0, size - (64 << 20))
+            corpus.seek(tail_start)
+            tail = corpus.read()
+            end = tail.rfind(b"\n")
+            start = tail.rfind(b"\n", 0, end) + 1
+            corpus.truncate(tail_start + end + 1)
+        last = int(json.loads(tail[start : end + 1])["id"][1:])
+        present[shard] = last
+        with open(f"{args.out}/truth-{shard}.tsv", "w") as truth:
+            for number in range(shard, last + 1, args.shards):
+                source = generator.source_of(number)
+                if source is not None:
+                    truth.write(f"{IDS.format(source)}\t{IDS.format(number)}\n")
+    with open(f"{args.out}/present.json", "w") as out:
+        json.dump({"shards": args.shards, "last": present}, out)
+    print(json.dumps(present))
+
+
 def score(args):
     family = {}
     for path in sorted(glob.glob(f"{args.truth}/truth-*.tsv")):
@@ -163,9 +202,22 @@ def score(args):
                 original, copy = line.rstrip("\n").split("\t")
                 family[copy] = original
                 family.setdefault(original, original)
+    try:
+        with open(f"{args.truth}/present.json") as info:
+            present = json.load(info)
+    except FileNotFoundError:
+        present = None
+
+    def is_present(document):
+        if present is None:
+            return True
+        number = int(document[1:])
+        return number <= present["last"][str(number % present["shards"])]
+
     members = {}
     for document, original in family.items():
-        members.setdefault(original, []).append(document)
+        if is_present(document):
+            members.setdefault(original, []).append(document)
     planted = sum(len(group) * (len(group) - 1) // 2 for group in members.values())
     found = right = 0
     seen = set()
@@ -194,11 +246,16 @@ def main():
     make.add_argument("--shard", default="0/1", help="I/S: write the documents numbered I modulo S")
     make.add_argument("--copy-rate", type=float, default=0.1)
     make.add_argument("--seed", type=int, default=1)
+    cut = commands.add_parser("trim")
+    cut.add_argument("--out", required=True)
+    cut.add_argument("--shards", type=int, default=1)
+    cut.add_argument("--copy-rate", type=float, default=0.1)
+    cut.add_argument("--seed", type=int, default=1)
     check = commands.add_parser("score")
     check.add_argument("--truth", required=True)
     check.add_argument("--pairs", required=True)
     args = parser.parse_args()
-    generate(args) if args.command == "generate" else score(args)
+    {"generate": generate, "trim": trim, "score": score}[args.command](args)
 
 
 if __name__ == "__main__":
