@@ -60,7 +60,7 @@ fn place_of(number: usize) -> Place {
 }
 
 fn catalog_of(texts: &[String]) -> (Catalog<Places>, MemoryTexts) {
-    let mut catalog = Catalog::new();
+    let mut catalog: Catalog<Places> = Catalog::new();
     let mut stored = HashMap::new();
     for (number, text) in texts.iter().enumerate() {
         let place = place_of(number);

@@ -767,7 +767,7 @@ mod tests {
                 if batch.is_empty() {
                     break;
                 }
-                let lines: Vec<_> = batch.lines().collect();
+                let lines: Vec<_> = rayon::iter::ParallelIterator::collect(batch.lines());
                 for ((_, line), (offset, length)) in lines.into_iter().zip(batch.places()) {
                     match line {
                         Ok(bytes) => {
