@@ -156,7 +156,9 @@ pub fn read_all(
     let mut flush = |pending: &mut Vec<Pending>, pending_bytes: &mut usize| -> Result<()> {
         let batch: Vec<Fingerprinted> = std::mem::take(pending)
             .into_par_iter()
-            .map_init(Fingerprinter::new, |fingerprinter, pending| fingerprint(fingerprinter, pending, wanted))
+            .map_init(Fingerprinter::new, |fingerprinter, pending| {
+                fingerprint(fingerprinter, pending, wanted)
+            })
             .collect();
         progress.inc(batch.len() as u64);
         *pending_bytes = 0;
@@ -267,11 +269,16 @@ impl Identities {
 
 /// The error for ids given to two documents: the first with both places,
 /// then up to [`LISTED_DUPLICATES`] in all, of `count`.
-fn repeated_ids((id, first, second): &(String, String, String), others: &[&str], count: usize) -> anyhow::Error {
+fn repeated_ids(
+    (id, first, second): &(String, String, String),
+    others: &[&str],
+    count: usize,
+) -> anyhow::Error {
     let more = match count {
         1 => String::new(),
         n => {
-            let listed: Vec<String> = others.iter().take(LISTED_DUPLICATES - 1).map(|id| format!("{id:?}")).collect();
+            let listed: Vec<String> =
+                others.iter().take(LISTED_DUPLICATES - 1).map(|id| format!("{id:?}")).collect();
             let unlisted = n.saturating_sub(LISTED_DUPLICATES);
             let tail = if unlisted > 0 { format!(" and {unlisted} more") } else { String::new() };
             format!(", and {} other id(s): {}{tail}", n - 1, listed.join(", "))
@@ -309,7 +316,14 @@ fn fingerprint(fingerprinter: &mut Fingerprinter, pending: Pending, wanted: Want
         }
     }
     let shingles = if wanted.shingles { WordShingles::of(&pending.text) } else { WordShingles::default() };
-    Fingerprinted { id: pending.id, simhash, x, shingles, place: pending.place, text_bytes: pending.text.len() }
+    Fingerprinted {
+        id: pending.id,
+        simhash,
+        x,
+        shingles,
+        place: pending.place,
+        text_bytes: pending.text.len(),
+    }
 }
 
 /// Refuses a directory by name (the operating system opens one, and only
@@ -323,7 +337,11 @@ fn refuse_directory(name: &str) -> Result<()> {
 
 /// One file: a web archive gives one document per record (id FILE#OFFSET
 /// or its URI), anything else one document (id: the file name).
-fn read_file(name: &str, document: &DocumentArgs, push: &mut impl FnMut(String, &dyn Fn() -> String, At, String) -> Result<()>) -> Result<usize> {
+fn read_file(
+    name: &str,
+    document: &DocumentArgs,
+    push: &mut impl FnMut(String, &dyn Fn() -> String, At, String) -> Result<()>,
+) -> Result<usize> {
     refuse_directory(name)?;
     let limits = Limits::default();
     let mut bytes = Vec::new();
@@ -464,7 +482,11 @@ impl<'a> Rereader<'a> {
     pub fn origin(&self, place: Place) -> String {
         let name = &self.inputs[place.input as usize];
         if !self.args.jsonl {
-            return if place.offset == 0 && place.extent == 0 { name.clone() } else { format!("{name}#{}", place.offset) };
+            return if place.offset == 0 && place.extent == 0 {
+                name.clone()
+            } else {
+                format!("{name}#{}", place.offset)
+            };
         }
         let line = std::fs::File::open(name).ok().and_then(|file| {
             let mut before = Vec::new();
@@ -492,8 +514,10 @@ impl<'a> Rereader<'a> {
         self.file(place.input)?
             .read_exact_at(&mut line, place.offset)
             .with_context(|| format!("{name}: cannot read again at byte {}", place.offset))?;
-        let changed = || anyhow::anyhow!("{name}: the line at byte {} changed since it was read", place.offset);
-        let Line::Text(text) = priorart_jsonl::line_text(0, Ok(line.as_slice())).map_err(|_| changed())? else {
+        let changed =
+            || anyhow::anyhow!("{name}: the line at byte {} changed since it was read", place.offset);
+        let Line::Text(text) = priorart_jsonl::line_text(0, Ok(line.as_slice())).map_err(|_| changed())?
+        else {
             return Err(changed());
         };
         let shape = RecordShape { text_field: self.args.field.clone(), id_field: self.args.id_field.clone() };
@@ -531,7 +555,10 @@ impl<'a> Rereader<'a> {
             }
         }
         if texts.len() != places.len() {
-            bail!("{name}: {} archive record(s) not found again (changed since read?)", places.len() - texts.len());
+            bail!(
+                "{name}: {} archive record(s) not found again (changed since read?)",
+                places.len() - texts.len()
+            );
         }
         Ok(texts)
     }

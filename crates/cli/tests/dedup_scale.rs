@@ -40,6 +40,13 @@ fn in_memory(documents: &[(String, String)]) -> Vec<(String, String, f64)> {
         .collect()
 }
 
+/// Whether two answers have the same pairs and similarities (up to the
+/// last bit: serde_json's float parsing is not exactly round-trip).
+fn same(found: &[(String, String, f64)], expected: &[(String, String, f64)]) -> bool {
+    found.len() == expected.len()
+        && found.iter().zip(expected).all(|(x, y)| x.0 == y.0 && x.1 == y.1 && (x.2 - y.2).abs() < 1e-12)
+}
+
 fn found(out: &Path) -> Vec<(String, String, f64)> {
     lines(&out.join("pairs.jsonl"))
         .iter()
@@ -53,8 +60,9 @@ fn found(out: &Path) -> Vec<(String, String, f64)> {
 /// Texts of random words, a third of them near copies of an earlier one.
 fn texts(count: usize, seed: u64) -> Vec<String> {
     let mut rng = fastrand::Rng::with_seed(seed);
-    let words: Vec<String> =
-        (0..300).map(|_| (0..rng.usize(2..9)).map(|_| rng.alphabetic().to_ascii_lowercase()).collect()).collect();
+    let words: Vec<String> = (0..300)
+        .map(|_| (0..rng.usize(2..9)).map(|_| rng.alphabetic().to_ascii_lowercase()).collect())
+        .collect();
     let mut texts: Vec<String> = Vec::new();
     for i in 0..count {
         let text = if i > 0 && rng.u32(..3) == 0 {
@@ -65,7 +73,10 @@ fn texts(count: usize, seed: u64) -> Vec<String> {
             }
             copy.join(" ")
         } else {
-            (0..rng.usize(20..400)).map(|_| words[rng.usize(..words.len())].as_str()).collect::<Vec<_>>().join(" ")
+            (0..rng.usize(20..400))
+                .map(|_| words[rng.usize(..words.len())].as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
         };
         texts.push(text);
     }
@@ -75,7 +86,9 @@ fn texts(count: usize, seed: u64) -> Vec<String> {
 fn write_jsonl(path: &Path, documents: &[(String, String)]) {
     let body: String = documents
         .iter()
-        .map(|(id, text)| serde_json::json!({"id": id, "meta": {"n": id.len()}, "text": text}).to_string() + "\n")
+        .map(|(id, text)| {
+            serde_json::json!({"id": id, "meta": {"n": id.len()}, "text": text}).to_string() + "\n"
+        })
         .collect();
     std::fs::write(path, body).unwrap();
 }
@@ -101,19 +114,22 @@ fn two_passes_give_the_in_memory_pairs_for_jsonl_files_and_web_archives() {
     assert!(status.success());
     let expected = in_memory(&documents);
     assert!(expected.len() > 50, "{} pairs", expected.len());
-    assert_eq!(found(&out), expected);
+    assert!(same(&found(&out), &expected), "{:?}", found(&out));
     assert!(!std::fs::read_to_string(out.join("pairs.jsonl")).unwrap().contains("standard_error"));
 
     // Document files and web archives (records of a plain and a gzipped
-    // archive, their texts as `extract` gives them).
-    let names = [data("sample.warc"), data("sample.warc.gz"), data("html-utf8.html"), data("html-utf16.html")];
+    // archive, their texts as `extract` gives them; both archives have a
+    // broken record, reported, exit code 1, the rest read).
+    let names =
+        [data("sample.warc"), data("sample.warc.gz"), data("html-utf8.html"), data("html-utf16.html")];
     let extracted = Command::new(binary()).args(["extract", "--json"]).args(&names).output().unwrap();
-    assert!(extracted.status.success());
+    assert_eq!(extracted.status.code(), Some(1));
     let documents: Vec<(String, String)> = String::from_utf8(extracted.stdout)
         .unwrap()
         .lines()
-        .map(|line| {
-            let record: Value = serde_json::from_str(line).unwrap();
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|record| record["text"].is_string())
+        .map(|record| {
             let file = record["file"].as_str().unwrap();
             let id = match (record["offset"].as_u64(), record["uri"].as_str()) {
                 (Some(offset), Some(uri)) => format!("{file}#{offset} {uri}"),
@@ -126,10 +142,10 @@ fn two_passes_give_the_in_memory_pairs_for_jsonl_files_and_web_archives() {
         .collect();
     let out = dir.path().join("files");
     let status = Command::new(binary()).args(["dedup", "--out"]).arg(&out).args(&names).status().unwrap();
-    assert!(status.success());
+    assert_eq!(status.code(), Some(1));
     let expected = in_memory(&documents);
     assert!(expected.len() >= 3, "{expected:?}");
-    assert_eq!(found(&out), expected);
+    assert!(same(&found(&out), &expected), "{:?}", found(&out));
 }
 
 #[test]
@@ -158,7 +174,9 @@ fn standard_input_is_sketched_and_says_how_far_to_trust_it() {
         let jaccard = pair["jaccard"].as_f64().unwrap();
         match exact.iter().find(|(a, b, _)| pair["a"] == a.as_str() && pair["b"] == b.as_str()) {
             // Short texts fit their sketches: the value is exact.
-            Some((_, _, truth)) if error == 0.0 => assert_eq!(jaccard, *truth),
+            Some((_, _, truth)) if error == 0.0 => {
+                assert!((jaccard - truth).abs() < 1e-12, "{pair}: {truth}")
+            }
             Some((_, _, truth)) => {
                 estimated += 1;
                 assert!((jaccard - truth).abs() <= 5.0 * error, "{pair} against {truth}");

@@ -205,7 +205,10 @@ impl<K: Kept> Catalog<K> {
 
     /// Bytes held, about: what memory grows with per document.
     pub fn bytes(&self) -> usize {
-        self.ids.bytes.capacity() + self.ids.ends.capacity() * 8 + self.simhashes.capacity() * 8 + self.kept.bytes()
+        self.ids.bytes.capacity()
+            + self.ids.ends.capacity() * 8
+            + self.simhashes.capacity() * 8
+            + self.kept.bytes()
     }
 
     fn push_common(&mut self, id: &str, simhash: u64) -> Result<(), DedupError> {
@@ -221,7 +224,13 @@ impl<K: Kept> Catalog<K> {
 
 impl Catalog<Places> {
     /// Adds a document found at `place`, whose text is `text_bytes` long.
-    pub fn push(&mut self, id: &str, simhash: u64, place: Place, text_bytes: usize) -> Result<(), DedupError> {
+    pub fn push(
+        &mut self,
+        id: &str,
+        simhash: u64,
+        place: Place,
+        text_bytes: usize,
+    ) -> Result<(), DedupError> {
         self.push_common(id, simhash)?;
         self.kept.places.push(place);
         self.kept.text_bytes.push(u32::try_from(text_bytes).unwrap_or(u32::MAX));
@@ -266,7 +275,9 @@ mod tests {
         catalog.push("b", 0, &b).unwrap();
         assert_eq!(catalog.kept().estimate(0, 1), a.jaccard(&b));
         assert!(catalog.kept().exact(0, 1));
-        let long: String = (0..3_000).map(|i| format!("w{} ", char::from(b'a' + (i * 7 % 26) as u8)) + &"x".repeat(i % 9 + 1) + " ").collect();
+        let long: String = (0..3_000)
+            .map(|i| format!("w{} ", char::from(b'a' + (i * 7 % 26) as u8)) + &"x".repeat(i % 9 + 1) + " ")
+            .collect();
         catalog.push("long", 0, &WordShingles::of(&long)).unwrap();
         assert_eq!(catalog.kept().sketch(2).len(), SKETCH_WIDTH as usize);
         assert!(!catalog.kept().exact(0, 2));

@@ -21,7 +21,9 @@ pub enum DedupError {
     Reread(crate::RereadError),
     /// A document read again is not the text read the first time (its
     /// input changed during the run).
-    #[error("the document {id:?} changed while it was deduplicated ({first} bytes of text, then {again}): run again")]
+    #[error(
+        "the document {id:?} changed while it was deduplicated ({first} bytes of text, then {again}): run again"
+    )]
     Changed {
         /// The document's id.
         id: String,

@@ -124,7 +124,8 @@ impl Reader<'_> {
         let mut rest = ranks;
         while !rest.is_empty() {
             let (mut total, mut take) = (0, 0);
-            while take < rest.len() && (take == 0 || total + self.text_bytes(rest[take]) <= self.stream_bytes) {
+            while take < rest.len() && (take == 0 || total + self.text_bytes(rest[take]) <= self.stream_bytes)
+            {
                 total += self.text_bytes(rest[take]);
                 take += 1;
             }
@@ -182,8 +183,10 @@ impl Round<'_> {
         }
         let held_of = |rank: u32| &held[held_ranks.binary_search(&rank).expect("a held rank")];
         let (inside, mut later): (Vec<Ranked>, Vec<Ranked>) = pairs.iter().partition(|pair| pair.1 < end);
-        let mut verified: Vec<VerifiedPair> =
-            inside.par_iter().filter_map(|&(x, y, index)| self.check(index, held_of(x), held_of(y))).collect();
+        let mut verified: Vec<VerifiedPair> = inside
+            .par_iter()
+            .filter_map(|&(x, y, index)| self.check(index, held_of(x), held_of(y)))
+            .collect();
         self.reader.control.progress.advance(inside.len() as u64);
         later.sort_unstable_by_key(|pair| pair.1);
         let mut partners: Vec<u32> = later.iter().map(|pair| pair.1).collect();

@@ -17,8 +17,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// copies (a few words replaced) of an earlier one, some exact copies.
 fn corpus(count: usize, seed: u64) -> Vec<String> {
     let mut rng = fastrand::Rng::with_seed(seed);
-    let vocabulary: Vec<String> =
-        (0..400).map(|_| (0..rng.usize(2..9)).map(|_| rng.alphabetic().to_ascii_lowercase()).collect()).collect();
+    let vocabulary: Vec<String> = (0..400)
+        .map(|_| (0..rng.usize(2..9)).map(|_| rng.alphabetic().to_ascii_lowercase()).collect())
+        .collect();
     let mut texts: Vec<String> = Vec::with_capacity(count);
     for i in 0..count {
         let text = if i > 0 && rng.u32(..3) == 0 {
@@ -30,7 +31,10 @@ fn corpus(count: usize, seed: u64) -> Vec<String> {
             words.join(" ")
         } else {
             let length = rng.usize(3..300);
-            (0..length).map(|_| vocabulary[rng.usize(..vocabulary.len())].as_str()).collect::<Vec<_>>().join(" ")
+            (0..length)
+                .map(|_| vocabulary[rng.usize(..vocabulary.len())].as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
         };
         texts.push(text);
     }
@@ -50,7 +54,9 @@ impl Reread for MemoryTexts {
         *self.reads.lock().unwrap() += places.len();
         places
             .iter()
-            .map(|place| self.texts.get(&(place.input, place.offset)).cloned().ok_or_else(|| "no such place".into()))
+            .map(|place| {
+                self.texts.get(&(place.input, place.offset)).cloned().ok_or_else(|| "no such place".into())
+            })
             .collect()
     }
 }
@@ -79,7 +85,12 @@ fn in_memory(texts: &[String], k: u32, min: f64) -> Vec<VerifiedPair> {
         .into_iter()
         .filter_map(|pair| {
             let jaccard = shingles[pair.a as usize].jaccard(&shingles[pair.b as usize]);
-            (jaccard >= min).then_some(VerifiedPair { a: pair.a, b: pair.b, distance: pair.distance, jaccard })
+            (jaccard >= min).then_some(VerifiedPair {
+                a: pair.a,
+                b: pair.b,
+                distance: pair.distance,
+                jaccard,
+            })
         })
         .collect()
 }
@@ -178,7 +189,10 @@ fn a_document_that_changed_since_pass_one_ends_the_run() {
     reader.texts.get_mut(&(place.input, place.offset)).unwrap().push_str(" appended");
     let stop = AtomicBool::new(false);
     let err = deduplicate(&catalog, &Settings::new(6, 0.8).unwrap(), &reader, control(&stop)).unwrap_err();
-    assert!(matches!(&err, DedupError::Changed { id, .. } if *id == format!("doc-{}", first_pair.b)), "{err}");
+    assert!(
+        matches!(&err, DedupError::Changed { id, .. } if *id == format!("doc-{}", first_pair.b)),
+        "{err}"
+    );
     assert_eq!(err.reason(), "changed");
     reader.texts.clear();
     let err = deduplicate(&catalog, &Settings::new(6, 0.8).unwrap(), &reader, control(&stop)).unwrap_err();
@@ -202,7 +216,8 @@ fn a_stop_request_ends_the_run_without_an_answer() {
     let stop = AtomicBool::new(false);
     let progress = StopAfterProgress(&stop);
     let settings = Settings::new(6, 0.8).unwrap().with_working_set(2_000);
-    let err = deduplicate(&catalog, &settings, &reader, Control { progress: &progress, stop: &stop }).unwrap_err();
+    let err =
+        deduplicate(&catalog, &settings, &reader, Control { progress: &progress, stop: &stop }).unwrap_err();
     assert!(matches!(err, DedupError::Interrupted), "{err}");
 }
 

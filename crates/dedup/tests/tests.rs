@@ -5,5 +5,8 @@ mod dedup;
 
 #[test]
 fn every_test_file_is_a_module() {
-    priorart_testkit::assert_every_test_file_is_a_module(env!("CARGO_MANIFEST_DIR"), include_str!("tests.rs"));
+    priorart_testkit::assert_every_test_file_is_a_module(
+        env!("CARGO_MANIFEST_DIR"),
+        include_str!("tests.rs"),
+    );
 }
