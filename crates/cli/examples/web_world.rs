@@ -282,9 +282,7 @@ fn fingerprint() -> priorart_fingerprint::EqualityFingerprint {
 }
 
 fn note(keys: &Keys, text: &str, created_at: u64) -> Result<Event, Error> {
-    let event =
-        ContentEvent { kind: 1, text, d: None, title: None, created_at: Timestamp::from_secs(created_at) };
-    Ok(event.sign(keys)?)
+    Ok(ContentEvent::new(1, text, Timestamp::from_secs(created_at)).sign(keys)?)
 }
 
 /// The author's attestation of `note`, anchored in a new block of

@@ -7,13 +7,16 @@
 use crate::input::{self, DocumentArgs};
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
+use priorart_dedup::{Catalog, Kept, Place, Reread, RereadError};
 use priorart_extract::{Format, Limits};
 use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, SimhashDoc, WordShingles};
-use priorart_jsonl::{Batch, LineReader, Record, RecordError, RecordShape};
+use priorart_jsonl::{Batch, Line, LineReader, Record, RecordError, RecordShape};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::io::Read;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// Whether a document's text is empty or only white space: nothing to
 /// fingerprint, sign or compare (every such text has the same fingerprints).
@@ -54,14 +57,33 @@ pub struct Fingerprinted {
     pub simhash: SimhashDoc,
     /// Its minhash-equality-v1 value, when asked for.
     pub x: Option<[u8; 32]>,
-    /// Its word shingles.
+    /// Its word shingles, when asked for (else none).
     pub shingles: WordShingles,
+    /// Where it is: its input's number in [`Summary::inputs`], its offset
+    /// and extent there (see [`Rereader`]).
+    pub place: Place,
+    /// The length of its text.
+    pub text_bytes: usize,
 }
 
 /// A document waiting for its fingerprints.
 struct Pending {
     id: String,
+    place: Place,
     text: String,
+}
+
+/// What is computed and checked per document besides simhash-doc.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wanted {
+    /// Its `X`.
+    pub x: WithX,
+    /// Its word shingles (else they are left empty, and cost nothing).
+    pub shingles: bool,
+    /// Whether an id given to two documents is refused here. `dedup` checks
+    /// that itself, on the ids it keeps anyway: a map of every id and
+    /// where it was is several times their size.
+    pub unique_ids: bool,
 }
 
 /// Whether documents get their `X` besides simhash-doc and shingles.
@@ -74,9 +96,11 @@ pub enum WithX {
     No,
 }
 
-/// What reading a collection left out.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// What reading a collection left out, and the inputs it read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {
+    /// The inputs, each once, in the order read ([`Place::input`] numbers them).
+    pub inputs: Vec<String>,
     /// Named inputs that could not be read at all (missing, a directory,
     /// not a document).
     pub failed_inputs: usize,
@@ -109,6 +133,15 @@ impl Summary {
 pub fn fingerprint_all(
     args: &CorpusArgs,
     with_x: WithX,
+    sink: impl FnMut(Vec<Fingerprinted>) -> Result<()>,
+) -> Result<Summary> {
+    read_all(args, Wanted { x: with_x, shingles: true, unique_ids: true }, sink)
+}
+
+/// [`fingerprint_all`] computing and checking what `wanted` says.
+pub fn read_all(
+    args: &CorpusArgs,
+    wanted: Wanted,
     mut sink: impl FnMut(Vec<Fingerprinted>) -> Result<()>,
 ) -> Result<Summary> {
     let progress = ProgressBar::new_spinner().with_style(
@@ -124,22 +157,27 @@ pub fn fingerprint_all(
         let batch: Vec<Fingerprinted> = std::mem::take(pending)
             .into_par_iter()
             .map_init(Fingerprinter::new, |fingerprinter, pending| {
-                fingerprint(fingerprinter, pending, with_x)
+                fingerprint(fingerprinter, pending, wanted)
             })
             .collect();
         progress.inc(batch.len() as u64);
         *pending_bytes = 0;
         sink(batch)
     };
-    for name in unique_inputs(&args.inputs, &progress) {
-        let mut push = |id: String, place: String, text: String| -> Result<()> {
+    let inputs: Vec<String> = unique_inputs(&args.inputs, &progress).into_iter().map(str::to_owned).collect();
+    for (input, name) in (0u32..).zip(&inputs) {
+        let name = name.as_str();
+        let mut push = |id: String, origin: &dyn Fn() -> String, at: At, text: String| -> Result<()> {
             if is_blank(&text) {
                 summary.empty += 1;
                 return Ok(());
             }
-            identities.claim(&id, place);
+            if wanted.unique_ids {
+                identities.claim(&id, origin());
+            }
             pending_bytes += text.len();
-            pending.push(Pending { id, text });
+            let place = Place { input, offset: at.offset, extent: at.extent };
+            pending.push(Pending { id, place, text });
             if pending_bytes >= BATCH_TEXT_BYTES {
                 flush(&mut pending, &mut pending_bytes)?;
             }
@@ -160,6 +198,7 @@ pub fn fingerprint_all(
     }
     flush(&mut pending, &mut pending_bytes)?;
     progress.finish_and_clear();
+    summary.inputs = inputs;
     identities.check()?;
     if summary.empty > 0 {
         note!("priorart: {} empty document(s) skipped (no text to compare)", summary.empty);
@@ -218,29 +257,53 @@ impl Identities {
 
     /// An error naming the ids given twice, if any.
     fn check(&self) -> Result<()> {
-        let Some((id, first, second)) = self.repeated.first() else { return Ok(()) };
-        let more = match self.repeated.len() {
-            1 => String::new(),
-            n => {
-                let others: Vec<String> = self.repeated[1..]
-                    .iter()
-                    .take(LISTED_DUPLICATES - 1)
-                    .map(|(id, _, _)| format!("{id:?}"))
-                    .collect();
-                let unlisted = n.saturating_sub(LISTED_DUPLICATES);
-                let tail = if unlisted > 0 { format!(" and {unlisted} more") } else { String::new() };
-                format!(", and {} other id(s): {}{tail}", n - 1, others.join(", "))
+        match self.repeated.first() {
+            None => Ok(()),
+            Some(first) => {
+                let others: Vec<&str> = self.repeated[1..].iter().map(|(id, _, _)| id.as_str()).collect();
+                Err(repeated_ids(first, &others, self.repeated.len()))
             }
-        };
-        bail!(
-            "the id {id:?} names two documents ({first} and {second}){more}: each document needs its own id \
-             (check the --id-field values); nothing was written"
-        )
+        }
     }
 }
 
-fn fingerprint(fingerprinter: &mut Fingerprinter, pending: Pending, with_x: WithX) -> Fingerprinted {
-    let schemes: &[Scheme] = match with_x {
+/// The error for ids given to two documents: the first with both places,
+/// then up to [`LISTED_DUPLICATES`] in all, of `count`.
+fn repeated_ids(
+    (id, first, second): &(String, String, String),
+    others: &[&str],
+    count: usize,
+) -> anyhow::Error {
+    let more = match count {
+        1 => String::new(),
+        n => {
+            let listed: Vec<String> =
+                others.iter().take(LISTED_DUPLICATES - 1).map(|id| format!("{id:?}")).collect();
+            let unlisted = n.saturating_sub(LISTED_DUPLICATES);
+            let tail = if unlisted > 0 { format!(" and {unlisted} more") } else { String::new() };
+            format!(", and {} other id(s): {}{tail}", n - 1, listed.join(", "))
+        }
+    };
+    anyhow::anyhow!(
+        "the id {id:?} names two documents ({first} and {second}){more}: each document needs its own id \
+         (check the --id-field values); nothing was written"
+    )
+}
+
+/// Refuses a catalog in which two documents have one id (as
+/// [`fingerprint_all`] does while it reads); `origin` names where document
+/// `number` was read.
+pub fn refuse_repeated_ids<K: Kept>(catalog: &Catalog<K>, origin: impl Fn(u32) -> String) -> Result<()> {
+    let ids = catalog.ids();
+    let (repeated, count) = ids.repeated(LISTED_DUPLICATES);
+    let Some(&(earlier, later)) = repeated.first() else { return Ok(()) };
+    let first = (ids.get(later).to_owned(), origin(earlier), origin(later));
+    let others: Vec<&str> = repeated[1..].iter().map(|&(_, later)| ids.get(later)).collect();
+    Err(repeated_ids(&first, &others, count))
+}
+
+fn fingerprint(fingerprinter: &mut Fingerprinter, pending: Pending, wanted: Wanted) -> Fingerprinted {
+    let schemes: &[Scheme] = match wanted.x {
         WithX::Yes => &[Scheme::MinhashEqualityV1, Scheme::SimhashDoc],
         WithX::No => &[Scheme::SimhashDoc],
     };
@@ -252,7 +315,15 @@ fn fingerprint(fingerprinter: &mut Fingerprinter, pending: Pending, with_x: With
             _ => {}
         }
     }
-    Fingerprinted { id: pending.id, simhash, x, shingles: WordShingles::of(&pending.text) }
+    let shingles = if wanted.shingles { WordShingles::of(&pending.text) } else { WordShingles::default() };
+    Fingerprinted {
+        id: pending.id,
+        simhash,
+        x,
+        shingles,
+        place: pending.place,
+        text_bytes: pending.text.len(),
+    }
 }
 
 /// Refuses a directory by name (the operating system opens one, and only
@@ -269,7 +340,7 @@ fn refuse_directory(name: &str) -> Result<()> {
 fn read_file(
     name: &str,
     document: &DocumentArgs,
-    push: &mut impl FnMut(String, String, String) -> Result<()>,
+    push: &mut impl FnMut(String, &dyn Fn() -> String, At, String) -> Result<()>,
 ) -> Result<usize> {
     refuse_directory(name)?;
     let limits = Limits::default();
@@ -281,7 +352,7 @@ fn read_file(
     let format = document.format.unwrap_or_else(|| priorart_extract::detect(&bytes));
     if document.raw || !matches!(format, Format::Warc | Format::Arc) {
         let text = input::read_document_bytes(name, &bytes, document)?.text;
-        push(name.to_owned(), name.to_owned(), text)?;
+        push(name.to_owned(), &|| name.to_owned(), At::default(), text)?;
         return Ok(0);
     }
     let extraction =
@@ -289,13 +360,15 @@ fn read_file(
     for error in &extraction.record_errors {
         note!("priorart: {name}: record at offset {}: {}", error.offset, error.error);
     }
+    let mut ordinals = Ordinals::default();
     for document in extraction.documents {
         let offset = document.offset.unwrap_or(0);
         let id = match &document.uri {
             Some(uri) => format!("{name}#{offset} {uri}"),
             None => format!("{name}#{offset}"),
         };
-        push(id, format!("{name}#{offset}"), document.text)?;
+        let at = At { offset, extent: ordinals.next(offset) };
+        push(id, &|| format!("{name}#{offset}"), at, document.text)?;
     }
     Ok(extraction.record_errors.len())
 }
@@ -304,7 +377,7 @@ fn read_file(
 fn read_jsonl(
     name: &str,
     args: &CorpusArgs,
-    push: &mut impl FnMut(String, String, String) -> Result<()>,
+    push: &mut impl FnMut(String, &dyn Fn() -> String, At, String) -> Result<()>,
 ) -> Result<usize> {
     refuse_directory(name)?;
     let shape = RecordShape { text_field: args.field.clone(), id_field: args.id_field.clone() };
@@ -320,11 +393,13 @@ fn read_jsonl(
             .records(&batch)
             .map(|(number, record)| (number, document_of(number, record, args)))
             .collect();
-        for (number, record) in records {
+        for ((number, record), (offset, length)) in records.into_iter().zip(batch.places()) {
             match record {
                 Ok(Some((id, text))) => {
-                    let place = format!("{name}:{number}");
-                    push(id.unwrap_or_else(|| place.clone()), place, text)?
+                    let origin = || format!("{name}:{number}");
+                    // A kept line is at most MAX_LINE_BYTES long.
+                    let at = At { offset, extent: u32::try_from(length).unwrap_or(u32::MAX) };
+                    push(id.unwrap_or_else(origin), &origin, at, text)?
                 }
                 Ok(None) => {}
                 Err(err) => {
@@ -356,4 +431,150 @@ fn document_of(
         _ => text,
     };
     Ok(Some((id, text)))
+}
+
+/// Where a document is in its input (see [`Place`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct At {
+    offset: u64,
+    extent: u32,
+}
+
+/// The position of each web archive document among those of its unit (a
+/// gzip member can hold several records): the extent of its place.
+#[derive(Default)]
+struct Ordinals {
+    offset: Option<u64>,
+    count: u32,
+}
+
+impl Ordinals {
+    fn next(&mut self, offset: u64) -> u32 {
+        if self.offset == Some(offset) {
+            self.count += 1;
+        } else {
+            (self.offset, self.count) = (Some(offset), 0);
+        }
+        self.count
+    }
+}
+
+/// The documents of a collection read again by their places, each exactly
+/// as [`read_all`] read it the first time (the same code), for `dedup`'s
+/// verification: a JSONL record is one read of its line; a document file is
+/// read whole; a web archive is read once per batch, its records from the
+/// first one asked for. Standard input cannot be read again.
+pub struct Rereader<'a> {
+    args: &'a CorpusArgs,
+    inputs: &'a [String],
+    files: Vec<OnceLock<std::io::Result<std::fs::File>>>,
+}
+
+impl<'a> Rereader<'a> {
+    /// A reader of the inputs `read_all` read (`summary.inputs`).
+    pub fn new(args: &'a CorpusArgs, inputs: &'a [String]) -> Self {
+        Rereader { args, inputs, files: inputs.iter().map(|_| OnceLock::new()).collect() }
+    }
+
+    /// How a document's place is named in messages: FILE:LINE for a JSONL
+    /// record (its line counted again), FILE#OFFSET for an archive record,
+    /// else the file's name.
+    pub fn origin(&self, place: Place) -> String {
+        let name = &self.inputs[place.input as usize];
+        if !self.args.jsonl {
+            return if place.offset == 0 && place.extent == 0 {
+                name.clone()
+            } else {
+                format!("{name}#{}", place.offset)
+            };
+        }
+        let line = std::fs::File::open(name).ok().and_then(|file| {
+            let mut before = Vec::new();
+            file.take(place.offset).read_to_end(&mut before).ok()?;
+            Some(memchr::memchr_iter(b'\n', &before).count() + 1)
+        });
+        match line {
+            Some(line) => format!("{name}:{line}"),
+            None => format!("{name} at byte {}", place.offset),
+        }
+    }
+
+    fn file(&self, input: u32) -> Result<&std::fs::File> {
+        let name = &self.inputs[input as usize];
+        match self.files[input as usize].get_or_init(|| std::fs::File::open(name)) {
+            Ok(file) => Ok(file),
+            Err(err) => bail!("{name}: cannot open again: {err}"),
+        }
+    }
+
+    /// The text of the JSONL record at `place`.
+    fn record_text(&self, place: Place) -> Result<String> {
+        let name = &self.inputs[place.input as usize];
+        let mut line = vec![0; place.extent as usize];
+        self.file(place.input)?
+            .read_exact_at(&mut line, place.offset)
+            .with_context(|| format!("{name}: cannot read again at byte {}", place.offset))?;
+        let changed =
+            || anyhow::anyhow!("{name}: the line at byte {} changed since it was read", place.offset);
+        let Line::Text(text) = priorart_jsonl::line_text(0, Ok(line.as_slice())).map_err(|_| changed())?
+        else {
+            return Err(changed());
+        };
+        let shape = RecordShape { text_field: self.args.field.clone(), id_field: self.args.id_field.clone() };
+        match document_of(0, shape.parse(0, text).map(Some), self.args) {
+            Ok(Some((_, text))) => Ok(text),
+            _ => Err(changed()),
+        }
+    }
+
+    /// The texts of the documents at `places`, all in one file input.
+    fn file_texts(&self, places: &[Place]) -> Result<Vec<String>> {
+        let name = self.inputs[places[0].input as usize].as_str();
+        let limits = Limits::default();
+        let mut bytes = Vec::new();
+        std::fs::File::open(name)
+            .and_then(|file| file.take(limits.max_input_bytes + 1).read_to_end(&mut bytes))
+            .with_context(|| format!("{name}: cannot read again"))?;
+        let format = self.args.document.format.unwrap_or_else(|| priorart_extract::detect(&bytes));
+        if self.args.document.raw || !matches!(format, Format::Warc | Format::Arc) {
+            return Ok(vec![input::read_document_bytes(name, &bytes, &self.args.document)?.text]);
+        }
+        let start = places[0].offset;
+        let tail = usize::try_from(start).ok().and_then(|start| bytes.get(start..)).unwrap_or_default();
+        let records = priorart_extract::archive_records(tail, format, &limits)?;
+        let mut wanted = places.iter().peekable();
+        let mut texts = Vec::with_capacity(places.len());
+        let mut ordinals = Ordinals::default();
+        for document in records.flatten() {
+            let Some(next) = wanted.peek() else { break };
+            let offset = start + document.offset.unwrap_or(0);
+            let extent = ordinals.next(offset);
+            if (offset, extent) == (next.offset, next.extent) {
+                texts.push(document.text);
+                wanted.next();
+            }
+        }
+        if texts.len() != places.len() {
+            bail!(
+                "{name}: {} archive record(s) not found again (changed since read?)",
+                places.len() - texts.len()
+            );
+        }
+        Ok(texts)
+    }
+}
+
+impl Reread for Rereader<'_> {
+    fn texts(&self, places: &[Place]) -> Result<Vec<String>, RereadError> {
+        let mut texts = Vec::with_capacity(places.len());
+        for group in places.chunk_by(|x, y| x.input == y.input) {
+            let found: Result<Vec<String>> = if self.args.jsonl {
+                group.par_iter().map(|&place| self.record_text(place)).collect()
+            } else {
+                self.file_texts(group)
+            };
+            texts.extend(found.map_err(|err| RereadError::from(format!("{err:#}")))?);
+        }
+        Ok(texts)
+    }
 }

@@ -1,30 +1,23 @@
 //! `priorart dedup`: every near-duplicate pair of a collection, verified.
 //!
-//! Candidates are the pairs within simhash-doc distance k (the index's
-//! permuted tables); each candidate is verified by the exact Jaccard
-//! similarity of the two texts' word 5-gram sets, and kept at or above
-//! `--min-jaccard`. Kept pairs are clustered (connected components); each
-//! cluster's representative is its earliest document in input order, so
-//! keeping the representatives and dropping the rest deduplicates the
-//! collection deterministically.
-//!
-//! Memory: the shingle sets of every document (8 bytes per distinct word
-//! 5-gram, about 1.5 times the text's size for prose), plus, while
-//! candidates are found, one sorted table (16 bytes per document) per
-//! thread.
+//! The engine is `priorart_dedup` (memory that does not grow with the
+//! texts: pass 1 keeps each document's simhash-doc value and place, pass 2
+//! re-reads only the candidates); this reads the inputs (`corpus`), shows
+//! progress, and writes the two files whole. Standard input cannot be read
+//! twice: with `-` among the inputs, every document keeps a sketch instead
+//! and similarities are estimates (their standard error is in the output).
 
-use crate::corpus::{self, CorpusArgs, Fingerprinted};
+use crate::corpus::{self, CorpusArgs, Rereader, Wanted, WithX};
 use crate::exit::{self, UsageError};
+use crate::input;
 use anyhow::{Result, bail};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
-use priorart_fingerprint::SimhashDoc;
-use priorart_index::{Layout, Pair, VerifiedPair};
-use rayon::prelude::*;
-use serde_json::json;
-use std::io::Write;
-use std::path::PathBuf;
+use priorart_dedup::{Catalog, Control, DedupError, Kept, Outcome, Phase, Places, Settings, Sketches, output};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Parser)]
 #[command(after_help = "\
@@ -35,11 +28,17 @@ Examples:
   priorart dedup corpus/*.html --out dups
   priorart dedup --jsonl docs.jsonl --id-field id -k 3 --min-jaccard 0.9 --out dups
 
-An input named twice (or two names of one file) is read once; an id given to two documents
-(--id-field) is an error; empty texts are skipped and counted. A run that read no document, or
-that could not read an input while OUT holds earlier results, writes nothing and says so.
+Memory does not grow with the texts: the inputs are read twice, first for fingerprints, then
+only the candidate documents, a working set at a time. Standard input (-) cannot be read twice:
+similarities are then estimated from 256-hash sketches (standard error about 0.025 at 0.8,
+\"jaccard_standard_error\" in each pair).
 
-Exit codes: 0 ok, 1 bad input (reported, the rest still processed), 2 usage error.")]
+An input named twice (or two names of one file) is read once; an id given to two documents
+(--id-field) is an error; empty texts are skipped and counted. A run that read no document, that
+could not read an input while OUT holds earlier results, or that was interrupted (Ctrl-C), writes
+nothing and says so.
+
+Exit codes: 0 ok, 1 bad input (reported, the rest still processed), 2 usage error, 130 interrupted.")]
 pub struct Args {
     #[command(flatten)]
     corpus: CorpusArgs,
@@ -58,47 +57,31 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    if !(0.0..=1.0).contains(&args.min_jaccard) {
-        bail!(UsageError("--min-jaccard must be between 0 and 1".into()));
-    }
-    let layout = Layout::for_distance(args.k).map_err(|err| UsageError(err.to_string()))?;
-    let mut documents: Vec<Fingerprinted> = Vec::new();
-    let read = corpus::fingerprint_all(&args.corpus, corpus::WithX::No, |batch| {
-        documents.extend(batch);
-        Ok(())
-    })?;
+    let settings = Settings::new(args.k, args.min_jaccard).map_err(|err| UsageError(err.to_string()))?;
+    let stop = interrupt_flag()?;
     let outputs = [args.out.join(PAIRS), args.out.join(CLUSTERS)];
-    let earlier = outputs.iter().any(|path| path.exists());
-    if documents.is_empty() {
-        bail!("no document to deduplicate{}", left_as_it_was(&args.out, earlier));
+    let run = Run { args: &args, settings: &settings, stop: &stop, outputs: &outputs };
+    let result = if args.corpus.inputs.iter().any(|name| name == input::STDIN) { run.sketched() } else { run.reread() };
+    match result {
+        Err(err) if err.chain().any(|cause| matches!(cause.downcast_ref::<DedupError>(), Some(DedupError::Interrupted))) => {
+            let earlier = outputs.iter().any(|path| path.exists());
+            note!("priorart: interrupted{}", left_as_it_was(&args.out, earlier));
+            Ok(ExitCode::from(exit::INTERRUPTED))
+        }
+        other => other,
     }
-    if read.failed_inputs > 0 && earlier {
-        // Results without a whole input are not the results the user had:
-        // keep those until every input is read.
-        bail!(
-            "{} input(s) could not be read, so the results would be incomplete{}",
-            read.failed_inputs,
-            left_as_it_was(&args.out, earlier)
-        );
+}
+
+/// A flag Ctrl-C (SIGINT) and SIGTERM set, checked between steps; a
+/// second Ctrl-C ends the process at once (files are written under
+/// temporary names and renamed, so nothing complete-looking is left).
+fn interrupt_flag() -> Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(signal, exit::INTERRUPTED.into(), Arc::clone(&stop))?;
+        signal_hook::flag::register(signal, Arc::clone(&stop))?;
     }
-    let candidates = candidate_pairs(&documents, &layout, args.k)?;
-    let pairs = verify(&documents, &candidates, args.min_jaccard);
-    let clusters = priorart_index::clusters(documents.len(), pairs.iter().map(|pair| (pair.a, pair.b)));
-    write_outputs(&outputs, &documents, &pairs, &clusters)?;
-    let removable: usize = clusters.iter().map(|members| members.len() - 1).sum();
-    note!(
-        "priorart: {} documents ({} skipped), {} candidate pairs within k={}, {} verified at jaccard >= {}, {} clusters, {removable} documents removable",
-        documents.len(),
-        read.skipped(),
-        candidates.len(),
-        args.k,
-        pairs.len(),
-        args.min_jaccard,
-        clusters.len()
-    );
-    let verb = if earlier { "replaced the earlier results in" } else { "wrote" };
-    note!("priorart: {verb} {} and {}", outputs[0].display(), outputs[1].display());
-    Ok(ExitCode::from(if read.had_errors() { exit::BAD_INPUT } else { exit::OK }))
+    Ok(stop)
 }
 
 /// The pairs file of an output directory.
@@ -106,69 +89,151 @@ const PAIRS: &str = "pairs.jsonl";
 /// The clusters file of an output directory.
 const CLUSTERS: &str = "clusters.jsonl";
 
+struct Run<'a> {
+    args: &'a Args,
+    settings: &'a Settings,
+    stop: &'a AtomicBool,
+    outputs: &'a [PathBuf; 2],
+}
+
+impl Run<'_> {
+    /// Two passes: places first, then the candidates read again.
+    fn reread(&self) -> Result<ExitCode> {
+        let mut catalog: Catalog<Places> = Catalog::new();
+        let wanted = Wanted { x: WithX::No, shingles: false, unique_ids: false };
+        let read = corpus::read_all(&self.args.corpus, wanted, |batch| {
+            self.check()?;
+            for document in batch {
+                catalog.push(&document.id, document.simhash.0, document.place, document.text_bytes)?;
+            }
+            Ok(())
+        })?;
+        let rereader = Rereader::new(&self.args.corpus, &read.inputs);
+        self.check_inputs(&catalog, &read, |number| rereader.origin(catalog.kept().place(number)))?;
+        let bars = Bars::default();
+        let outcome = priorart_dedup::deduplicate(&catalog, self.settings, &rereader, self.control(&bars))?;
+        bars.0.finish_and_clear();
+        self.write(&catalog, &outcome, None, &read)
+    }
+
+    /// One pass, keeping sketches (standard input cannot be read twice).
+    fn sketched(&self) -> Result<ExitCode> {
+        let mut catalog: Catalog<Sketches> = Catalog::new();
+        let wanted = Wanted { x: WithX::No, shingles: true, unique_ids: false };
+        let read = corpus::read_all(&self.args.corpus, wanted, |batch| {
+            self.check()?;
+            for document in batch {
+                catalog.push(&document.id, document.simhash.0, &document.shingles)?;
+            }
+            Ok(())
+        })?;
+        self.check_inputs(&catalog, &read, |number| format!("document {}", u64::from(number) + 1))?;
+        note!(
+            "priorart: standard input cannot be read twice: similarities are estimated from {}-hash sketches \
+             (standard error about 0.025 at 0.8; each pair's is in its jaccard_standard_error)",
+            priorart_dedup::SKETCH_WIDTH
+        );
+        let bars = Bars::default();
+        let outcome = priorart_dedup::deduplicate_sketches(&catalog, self.settings, self.control(&bars))?;
+        bars.0.finish_and_clear();
+        self.write(&catalog, &outcome, Some(catalog.kept()), &read)
+    }
+
+    fn check(&self) -> Result<(), DedupError> {
+        if self.stop.load(Ordering::Relaxed) { Err(DedupError::Interrupted) } else { Ok(()) }
+    }
+
+    fn control<'b>(&'b self, bars: &'b Bars) -> Control<'b> {
+        Control { progress: bars, stop: self.stop }
+    }
+
+    /// Refuses a run with nothing to deduplicate, with an input missing
+    /// while earlier results exist, or with an id given twice.
+    fn check_inputs<K: Kept>(
+        &self,
+        catalog: &Catalog<K>,
+        read: &corpus::Summary,
+        origin: impl Fn(u32) -> String,
+    ) -> Result<()> {
+        let earlier = self.outputs.iter().any(|path| path.exists());
+        if catalog.is_empty() {
+            bail!("no document to deduplicate{}", left_as_it_was(&self.args.out, earlier));
+        }
+        if read.failed_inputs > 0 && earlier {
+            // Results without a whole input are not the results the user had:
+            // keep those until every input is read.
+            bail!(
+                "{} input(s) could not be read, so the results would be incomplete{}",
+                read.failed_inputs,
+                left_as_it_was(&self.args.out, earlier)
+            );
+        }
+        corpus::refuse_repeated_ids(catalog, origin)
+    }
+
+    fn write<K: Kept>(
+        &self,
+        catalog: &Catalog<K>,
+        outcome: &Outcome,
+        sketches: Option<&Sketches>,
+        read: &corpus::Summary,
+    ) -> Result<ExitCode> {
+        let earlier = self.outputs.iter().any(|path| path.exists());
+        let files = [
+            (self.outputs[0].clone(), output::pair_lines(catalog, outcome, sketches)),
+            (self.outputs[1].clone(), output::cluster_lines(catalog, outcome)),
+        ];
+        // The last moment to stop with nothing written.
+        self.check()?;
+        priorart_files::replace_all(&files)?;
+        note!(
+            "priorart: {} documents ({} skipped), {} candidate pairs within k={}, {} verified at jaccard >= {}{}, {} clusters, {} documents removable",
+            catalog.len(),
+            read.skipped(),
+            outcome.candidates,
+            self.settings.k,
+            outcome.pairs.len(),
+            self.settings.min_jaccard,
+            if outcome.estimated { " (estimated)" } else { "" },
+            outcome.clusters.len(),
+            outcome.removable()
+        );
+        let verb = if earlier { "replaced the earlier results in" } else { "wrote" };
+        note!("priorart: {verb} {} and {}", self.outputs[0].display(), self.outputs[1].display());
+        Ok(ExitCode::from(if read.had_errors() { exit::BAD_INPUT } else { exit::OK }))
+    }
+}
+
 /// "; OUT left as it was" (or "; nothing written").
-fn left_as_it_was(out: &std::path::Path, earlier: bool) -> String {
+fn left_as_it_was(out: &Path, earlier: bool) -> String {
     if earlier { format!("; {} left as it was", out.display()) } else { "; nothing written".to_owned() }
 }
 
-fn bar(len: usize, what: &str) -> ProgressBar {
-    let bar = ProgressBar::new(len as u64).with_style(
-        ProgressStyle::with_template("{msg}: {wide_bar} {human_pos}/{human_len} {per_sec} eta {eta}")
-            .expect("a valid template"),
-    );
-    bar.set_message(what.to_owned());
-    bar
-}
+/// One progress bar, restyled per phase.
+struct Bars(ProgressBar);
 
-/// Every pair `(a, b)`, `a < b`, within distance `k`, with its distance
-/// (a self-join of the layout's tables, every table on rayon's pool).
-fn candidate_pairs(documents: &[Fingerprinted], layout: &Layout, k: u32) -> Result<Vec<Pair>> {
-    let values: Vec<u64> = documents.iter().map(|d| d.simhash.0).collect();
-    let progress = ProgressBar::new_spinner().with_message("candidates");
-    progress.enable_steady_tick(std::time::Duration::from_millis(200));
-    let pairs = priorart_index::all_pairs(&values, layout, k)?;
-    progress.finish_and_clear();
-    Ok(pairs)
-}
-
-/// The candidates whose exact word 5-gram Jaccard is at least `min`.
-fn verify(documents: &[Fingerprinted], candidates: &[Pair], min: f64) -> Vec<VerifiedPair> {
-    let progress = bar(candidates.len(), "verifying");
-    let pairs = candidates
-        .par_iter()
-        .filter_map(|&Pair { a, b, distance }| {
-            progress.inc(1);
-            let jaccard = documents[a as usize].shingles.jaccard(&documents[b as usize].shingles);
-            (jaccard >= min).then_some(VerifiedPair { a, b, distance, jaccard })
-        })
-        .collect();
-    progress.finish_and_clear();
-    pairs
-}
-
-/// Writes the pairs and the clusters, both or neither (each replaced only
-/// once both new files are complete).
-fn write_outputs(
-    [pairs_path, clusters_path]: &[PathBuf; 2],
-    documents: &[Fingerprinted],
-    pairs: &[VerifiedPair],
-    clusters: &[Vec<u32>],
-) -> Result<()> {
-    let id = |n: u32| documents[n as usize].id.as_str();
-    let mut pair_lines = Vec::new();
-    for &VerifiedPair { a, b, distance, jaccard } in pairs {
-        writeln!(pair_lines, "{}", json!({"a": id(a), "b": id(b), "hamming": distance, "jaccard": jaccard}))?;
+impl Default for Bars {
+    fn default() -> Self {
+        Bars(ProgressBar::hidden())
     }
-    let mut lines = Vec::new();
-    for members in clusters {
-        let ids: Vec<&str> = members.iter().map(|&n| id(n)).collect();
-        let simhash = SimhashDoc(documents[members[0] as usize].simhash.0).to_string();
-        writeln!(
-            lines,
-            "{}",
-            json!({"representative": ids[0], "size": ids.len(), "members": ids, "simhash-doc": simhash})
-        )?;
+}
+
+impl priorart_dedup::Progress for Bars {
+    fn phase(&self, phase: Phase, steps: u64) {
+        let template = if steps == 0 {
+            "{spinner} {msg} {elapsed}"
+        } else {
+            "{msg}: {wide_bar} {human_pos}/{human_len} {per_sec} eta {eta}"
+        };
+        self.0.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        self.0.set_style(ProgressStyle::with_template(template).expect("a valid template"));
+        self.0.set_length(steps);
+        self.0.set_position(0);
+        self.0.set_message(phase.name());
+        self.0.enable_steady_tick(std::time::Duration::from_millis(200));
     }
-    priorart_files::replace_all(&[(pairs_path.clone(), pair_lines), (clusters_path.clone(), lines)])?;
-    Ok(())
+
+    fn advance(&self, steps: u64) {
+        self.0.inc(steps);
+    }
 }

@@ -10,6 +10,9 @@ pub const OK: u8 = 0;
 pub const BAD_INPUT: u8 = 1;
 /// Exit code for a usage error (unknown option value, conflicting options).
 pub const USAGE: u8 = 2;
+/// Exit code of a run stopped by Ctrl-C (SIGINT) or SIGTERM (128 + 2, as
+/// shells report a process a SIGINT ended).
+pub const INTERRUPTED: u8 = 130;
 /// Exit code of a verification that could not be checked, as opposed to one
 /// that failed: every check that could run passed, but no Bitcoin block
 /// header could be had (no header source given, or it was unreachable).

@@ -237,10 +237,12 @@ pub struct Batch {
 }
 
 /// One line, numbered from 1 across batches: a range of [`Batch::bytes`]
-/// (with its newline, if it has one), or `None` for a line too long to keep.
+/// (with its newline, if it has one), or `None` for a line too long to keep,
+/// and where it starts in the stream.
 struct LineSpan {
     number: u64,
     range: Option<Range<usize>>,
+    offset: u64,
 }
 
 impl Batch {
@@ -262,6 +264,14 @@ impl Batch {
             (line.number, bytes)
         })
     }
+
+    /// Where each line is in the stream, in the order of [`Batch::lines`]:
+    /// its byte offset and its length with its newline, so that a reader
+    /// that can seek finds the line again (`priorart dedup` re-reads only
+    /// the documents it verifies). A line too long to keep has length 0.
+    pub fn places(&self) -> impl ExactSizeIterator<Item = (u64, usize)> + '_ {
+        self.lines.iter().map(|line| (line.offset, line.range.as_ref().map_or(0, |range| range.len())))
+    }
 }
 
 /// Cuts a stream into batches of whole lines.
@@ -278,6 +288,11 @@ pub struct LineReader<R> {
     at_start: bool,
     /// Inside a line too long to keep: its bytes are dropped up to its newline.
     skipping: bool,
+    /// The stream offset of the batch buffer's first byte.
+    base: u64,
+    /// Bytes dropped from the batch buffer (a line too long to keep): the
+    /// stream offset of the buffer's byte `i` after them is `base + dropped + i`.
+    dropped: u64,
 }
 
 impl<R: Read> LineReader<R> {
@@ -290,6 +305,8 @@ impl<R: Read> LineReader<R> {
             at_end: false,
             at_start: true,
             skipping: false,
+            base: 0,
+            dropped: 0,
         }
     }
 
@@ -324,6 +341,7 @@ impl<R: Read> LineReader<R> {
         }
         self.carry.extend_from_slice(&batch.bytes[cut..]);
         batch.bytes.truncate(cut);
+        self.base += std::mem::take(&mut self.dropped) + cut as u64;
         Ok(())
     }
 
@@ -338,6 +356,7 @@ impl<R: Read> LineReader<R> {
             // Too long already: keep none of it (the batch ends here, so
             // nothing after `cut` is referenced), and skip to its newline.
             self.skipping = true;
+            self.dropped += (batch.bytes.len() - cut) as u64;
             batch.bytes.truncate(cut);
         }
         cut
@@ -347,7 +366,8 @@ impl<R: Read> LineReader<R> {
         let number = self.next_number;
         self.next_number += 1;
         let too_long = std::mem::take(&mut self.skipping) || range.len() > MAX_LINE_BYTES + 1;
-        batch.lines.push(LineSpan { number, range: (!too_long).then_some(range) });
+        let offset = self.base + self.dropped + range.start as u64;
+        batch.lines.push(LineSpan { number, range: (!too_long).then_some(range), offset });
     }
 }
 
@@ -726,6 +746,40 @@ mod tests {
                 .map(|(number, line)| (number, line.map(|bytes| String::from_utf8_lossy(bytes).into_owned())))
                 .collect();
             all.extend(lines);
+        }
+    }
+
+    #[test]
+    fn places_find_every_kept_line_in_the_stream() {
+        // A byte order mark, lines over several batches, a line too long
+        // to keep (its bytes dropped from the buffer) and lines after it.
+        let mut input = b"\xef\xbb\xbf{\"text\":\"first\"}\n".to_vec();
+        for i in 0..3_000usize {
+            input.extend(format!("{i} {}\n", "z".repeat(i * 7919 % 9000)).as_bytes());
+        }
+        input.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES + 10));
+        input.extend(b"\nafter the long line\nlast");
+        for step in [1 << 20, 777_777] {
+            let mut reader = LineReader::new(Trickle { bytes: &input, step });
+            let (mut batch, mut kept, mut long) = (Batch::default(), 0, 0);
+            loop {
+                reader.fill(&mut batch).expect("reads");
+                if batch.is_empty() {
+                    break;
+                }
+                let lines: Vec<_> = rayon::iter::ParallelIterator::collect(batch.lines());
+                for ((_, line), (offset, length)) in lines.into_iter().zip(batch.places()) {
+                    match line {
+                        Ok(bytes) => {
+                            let start = offset as usize;
+                            assert_eq!(&input[start..start + length], bytes);
+                            kept += 1;
+                        }
+                        Err(_) => long += 1,
+                    }
+                }
+            }
+            assert_eq!((kept, long), (3_003, 1));
         }
     }
 

@@ -1,0 +1,47 @@
+//! Why a run found no answer.
+
+/// Why a deduplication stopped without an answer (nothing is written then).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DedupError {
+    /// The Jaccard threshold is not between 0 and 1.
+    #[error("the Jaccard threshold must be between 0 and 1, not {min_jaccard}")]
+    Threshold {
+        /// The threshold asked for.
+        min_jaccard: f64,
+    },
+    /// No table layout finds every pair within the distance asked for.
+    #[error("{0}")]
+    Distance(String),
+    /// More documents than pairs can number (`u32::MAX`).
+    #[error("more than {} documents: split the collection", u32::MAX - 1)]
+    TooManyDocuments,
+    /// A candidate document could not be read again.
+    #[error("cannot read a document again: {0}")]
+    Reread(crate::RereadError),
+    /// A document read again is not the text read the first time (its
+    /// input changed during the run).
+    #[error(
+        "the document {id:?} changed while it was deduplicated ({first} bytes of text, then {again}): run again"
+    )]
+    Changed {
+        /// The document's id.
+        id: String,
+        /// Its text's length in pass 1.
+        first: u64,
+        /// Its text's length when read again.
+        again: u64,
+    },
+    /// The run was asked to stop (Ctrl-C).
+    #[error("interrupted")]
+    Interrupted,
+}
+
+reason_names!(DedupError {
+    Threshold => "threshold",
+    Distance => "distance_too_large",
+    TooManyDocuments => "too_many_documents",
+    Reread => "reread",
+    Changed => "changed",
+    Interrupted => "interrupted",
+});
