@@ -8,7 +8,7 @@ use crate::input::{self, DocumentArgs};
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use priorart_extract::{Format, Limits};
-use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, SimhashDoc, WordShingles};
+use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, Shingling, SimhashDoc, WordShingles};
 use priorart_jsonl::{Batch, LineReader, Record, RecordError, RecordShape};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -54,7 +54,7 @@ pub struct Fingerprinted {
     pub simhash: SimhashDoc,
     /// Its minhash-equality-v1 value, when asked for.
     pub x: Option<[u8; 32]>,
-    /// Its word shingles.
+    /// Its word shingles (cut by the shingling asked for).
     pub shingles: WordShingles,
 }
 
@@ -100,8 +100,9 @@ impl Summary {
     }
 }
 
-/// Reads every document of `args.inputs`, fingerprints them on all cores,
-/// and hands each batch to `sink` in input order. Unreadable inputs and
+/// Reads every document of `args.inputs`, fingerprints them on all cores
+/// (shingles cut by `shingling`), and hands each batch to `sink` in input
+/// order. Unreadable inputs and
 /// records are reported on stderr and skipped, and so are empty texts;
 /// the summary counts them. An input named twice is read once (with a
 /// warning); an id given to two documents is an error (nothing is handed
@@ -109,6 +110,7 @@ impl Summary {
 pub fn fingerprint_all(
     args: &CorpusArgs,
     with_x: WithX,
+    shingling: Shingling,
     mut sink: impl FnMut(Vec<Fingerprinted>) -> Result<()>,
 ) -> Result<Summary> {
     let progress = ProgressBar::new_spinner().with_style(
@@ -124,7 +126,7 @@ pub fn fingerprint_all(
         let batch: Vec<Fingerprinted> = std::mem::take(pending)
             .into_par_iter()
             .map_init(Fingerprinter::new, |fingerprinter, pending| {
-                fingerprint(fingerprinter, pending, with_x)
+                fingerprint(fingerprinter, pending, with_x, shingling)
             })
             .collect();
         progress.inc(batch.len() as u64);
@@ -239,7 +241,12 @@ impl Identities {
     }
 }
 
-fn fingerprint(fingerprinter: &mut Fingerprinter, pending: Pending, with_x: WithX) -> Fingerprinted {
+fn fingerprint(
+    fingerprinter: &mut Fingerprinter,
+    pending: Pending,
+    with_x: WithX,
+    shingling: Shingling,
+) -> Fingerprinted {
     let schemes: &[Scheme] = match with_x {
         WithX::Yes => &[Scheme::MinhashEqualityV1, Scheme::SimhashDoc],
         WithX::No => &[Scheme::SimhashDoc],
@@ -252,7 +259,7 @@ fn fingerprint(fingerprinter: &mut Fingerprinter, pending: Pending, with_x: With
             _ => {}
         }
     }
-    Fingerprinted { id: pending.id, simhash, x, shingles: WordShingles::of(&pending.text) }
+    Fingerprinted { id: pending.id, simhash, x, shingles: WordShingles::of(&pending.text, shingling) }
 }
 
 /// Refuses a directory by name (the operating system opens one, and only

@@ -6,7 +6,8 @@
 //! `--min-jaccard`. Kept pairs are clustered (connected components); each
 //! cluster's representative is its earliest document in input order, so
 //! keeping the representatives and dropping the rest deduplicates the
-//! collection deterministically.
+//! collection deterministically. With `--against INDEX`, the documents
+//! are also paired with the index's (`dedup_against`).
 //!
 //! Memory: the shingle sets of every document (8 bytes per distinct word
 //! 5-gram, about 1.5 times the text's size for prose), plus, while
@@ -18,12 +19,12 @@ use crate::exit::{self, UsageError};
 use anyhow::{Result, bail};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
-use priorart_fingerprint::SimhashDoc;
+use priorart_fingerprint::{Shingling, SimhashDoc};
 use priorart_index::{Layout, Pair, VerifiedPair};
 use rayon::prelude::*;
 use serde_json::json;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -34,6 +35,14 @@ OUT/clusters.jsonl ({\"representative\", \"size\", \"members\"} per cluster of t
 Examples:
   priorart dedup corpus/*.html --out dups
   priorart dedup --jsonl docs.jsonl --id-field id -k 3 --min-jaccard 0.9 --out dups
+  priorart dedup --jsonl new.jsonl --id-field id --against archive.idx --add --out dups
+
+With --against INDEX, the documents are paired with each other and with INDEX's documents
+(never INDEX's with each other): a pair with an index document has `a` from the index and
+"verification": "estimated" (its jaccard estimated from the index's sketches) or "unverified"
+(the index document has no sketch: found by distance alone); pairs of two new documents are
+"exact". OUT/survivors.jsonl ({"id"} per line) lists the documents that are no near copy of
+INDEX or of an earlier document; --add adds them to INDEX.
 
 An input named twice (or two names of one file) is read once; an id given to two documents
 (--id-field) is an error; empty texts are skipped and counted. A run that read no document, or
@@ -42,19 +51,32 @@ that could not read an input while OUT holds earlier results, writes nothing and
 Exit codes: 0 ok, 1 bad input (reported, the rest still processed), 2 usage error.")]
 pub struct Args {
     #[command(flatten)]
-    corpus: CorpusArgs,
+    pub(crate) corpus: CorpusArgs,
     /// Largest simhash-doc distance of a candidate pair. 6 by default:
     /// verification removes the extra candidates, and on the Debian corpus
     /// k = 6 finds 0.99 of the J5 >= 0.8 pairs where k = 3 (the lookup
     /// distance of the spec) finds 0.91 (BENCHMARKS.md).
     #[arg(short, long, default_value_t = 6)]
-    k: u32,
+    pub(crate) k: u32,
     /// Smallest Jaccard similarity of word 5-grams of a kept pair.
     #[arg(long, default_value_t = 0.8)]
-    min_jaccard: f64,
+    pub(crate) min_jaccard: f64,
+    /// How texts are cut into words for their 5-grams: words (lowercased
+    /// \w+ runs, as other dedup tools and ground truths; the default) or
+    /// tokens (simhash-doc's tokens: numbers and identifiers dropped). With
+    /// --against, the index's.
+    #[arg(long, value_name = "SHINGLING")]
+    pub(crate) shingles: Option<Shingling>,
+    /// Also pair the documents with those of this index (`priorart index
+    /// build`), and list the survivors.
+    #[arg(long, value_name = "INDEX")]
+    pub(crate) against: Option<PathBuf>,
+    /// Add the survivors to the --against index (one new segment).
+    #[arg(long, requires = "against")]
+    pub(crate) add: bool,
     /// Output directory (created).
     #[arg(long)]
-    out: PathBuf,
+    pub(crate) out: PathBuf,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -62,25 +84,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
         bail!(UsageError("--min-jaccard must be between 0 and 1".into()));
     }
     let layout = Layout::for_distance(args.k).map_err(|err| UsageError(err.to_string()))?;
+    if let Some(index) = &args.against {
+        return crate::dedup_against::run(&args, index, &layout);
+    }
+    let shingling = args.shingles.unwrap_or_default();
     let mut documents: Vec<Fingerprinted> = Vec::new();
-    let read = corpus::fingerprint_all(&args.corpus, corpus::WithX::No, |batch| {
+    let read = corpus::fingerprint_all(&args.corpus, corpus::WithX::No, shingling, |batch| {
         documents.extend(batch);
         Ok(())
     })?;
     let outputs = [args.out.join(PAIRS), args.out.join(CLUSTERS)];
     let earlier = outputs.iter().any(|path| path.exists());
-    if documents.is_empty() {
-        bail!("no document to deduplicate{}", left_as_it_was(&args.out, earlier));
-    }
-    if read.failed_inputs > 0 && earlier {
-        // Results without a whole input are not the results the user had:
-        // keep those until every input is read.
-        bail!(
-            "{} input(s) could not be read, so the results would be incomplete{}",
-            read.failed_inputs,
-            left_as_it_was(&args.out, earlier)
-        );
-    }
+    refuse_incomplete(documents.len(), &read, &args.out, earlier)?;
     let candidates = candidate_pairs(&documents, &layout, args.k)?;
     let pairs = verify(&documents, &candidates, args.min_jaccard);
     let clusters = priorart_index::clusters(documents.len(), pairs.iter().map(|pair| (pair.a, pair.b)));
@@ -102,12 +117,29 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 /// The pairs file of an output directory.
-const PAIRS: &str = "pairs.jsonl";
+pub(crate) const PAIRS: &str = "pairs.jsonl";
 /// The clusters file of an output directory.
-const CLUSTERS: &str = "clusters.jsonl";
+pub(crate) const CLUSTERS: &str = "clusters.jsonl";
+
+/// An error when nothing was read, or when an input was missed while
+/// `out` holds `earlier` results (results without a whole input are not
+/// the results the user had: those are kept until every input is read).
+pub(crate) fn refuse_incomplete(documents: usize, read: &corpus::Summary, out: &Path, earlier: bool) -> Result<()> {
+    if documents == 0 {
+        bail!("no document to deduplicate{}", left_as_it_was(out, earlier));
+    }
+    if read.failed_inputs > 0 && earlier {
+        bail!(
+            "{} input(s) could not be read, so the results would be incomplete{}",
+            read.failed_inputs,
+            left_as_it_was(out, earlier)
+        );
+    }
+    Ok(())
+}
 
 /// "; OUT left as it was" (or "; nothing written").
-fn left_as_it_was(out: &std::path::Path, earlier: bool) -> String {
+fn left_as_it_was(out: &Path, earlier: bool) -> String {
     if earlier { format!("; {} left as it was", out.display()) } else { "; nothing written".to_owned() }
 }
 
@@ -122,7 +154,7 @@ fn bar(len: usize, what: &str) -> ProgressBar {
 
 /// Every pair `(a, b)`, `a < b`, within distance `k`, with its distance
 /// (a self-join of the layout's tables, every table on rayon's pool).
-fn candidate_pairs(documents: &[Fingerprinted], layout: &Layout, k: u32) -> Result<Vec<Pair>> {
+pub(crate) fn candidate_pairs(documents: &[Fingerprinted], layout: &Layout, k: u32) -> Result<Vec<Pair>> {
     let values: Vec<u64> = documents.iter().map(|d| d.simhash.0).collect();
     let progress = ProgressBar::new_spinner().with_message("candidates");
     progress.enable_steady_tick(std::time::Duration::from_millis(200));
@@ -132,7 +164,7 @@ fn candidate_pairs(documents: &[Fingerprinted], layout: &Layout, k: u32) -> Resu
 }
 
 /// The candidates whose exact word 5-gram Jaccard is at least `min`.
-fn verify(documents: &[Fingerprinted], candidates: &[Pair], min: f64) -> Vec<VerifiedPair> {
+pub(crate) fn verify(documents: &[Fingerprinted], candidates: &[Pair], min: f64) -> Vec<VerifiedPair> {
     let progress = bar(candidates.len(), "verifying");
     let pairs = candidates
         .par_iter()

@@ -22,6 +22,7 @@ macro_rules! note {
 
 mod args;
 mod corpus;
+mod dedup_against;
 mod exit;
 mod input;
 mod lookup;

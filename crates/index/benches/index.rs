@@ -19,7 +19,7 @@ fn bench_layouts(c: &mut Criterion) {
     let values = fingerprints(count);
     let entries: Vec<Entry> = values
         .iter()
-        .map(|&simhash| Entry { id: String::new(), simhash, x: None, sketch: Vec::new() })
+        .map(|&simhash| Entry { id: String::new(), simhash, x: None, sketch: None })
         .collect();
     for layout in [Layout::manku_16x28(), Layout::for_distance(5).unwrap(), Layout::for_distance(8).unwrap()]
     {
