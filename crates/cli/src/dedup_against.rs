@@ -50,7 +50,8 @@ pub(crate) fn run(args: &Args, index_path: &Path, layout: &Layout) -> Result<Exi
     let (again, index_pairs): (Vec<IndexPair>, Vec<IndexPair>) =
         index_pairs.into_iter().partition(|pair| pair.id == documents[pair.new as usize].id);
     let new_edges = || new_pairs.iter().map(|pair| (pair.a, pair.b));
-    let survivors = priorart_index::survivors(documents.len(), &[&again[..], &index_pairs[..]].concat(), new_edges());
+    let survivors =
+        priorart_index::survivors(documents.len(), &[&again[..], &index_pairs[..]].concat(), new_edges());
     let clusters = priorart_index::clusters_with_index(documents.len(), &index_pairs, new_edges());
     let written = Written { index: &index, documents: &documents };
     priorart_files::replace_all(&[
@@ -210,6 +211,11 @@ fn add(index: &mut Index, path: &Path, documents: &[Fingerprinted], survivors: &
         return Ok(());
     }
     index.add(&entries).with_context(|| format!("{}: nothing added", path.display()))?;
-    note!("priorart: added {} survivors to {} (now {} documents)", entries.len(), path.display(), index.len());
+    note!(
+        "priorart: added {} survivors to {} (now {} documents)",
+        entries.len(),
+        path.display(),
+        index.len()
+    );
     Ok(())
 }

@@ -39,9 +39,9 @@ Examples:
 
 With --against INDEX, the documents are paired with each other and with INDEX's documents
 (never INDEX's with each other): a pair with an index document has `a` from the index and
-"verification": "estimated" (its jaccard estimated from the index's sketches) or "unverified"
+\"verification\": \"estimated\" (its jaccard estimated from the index's sketches) or \"unverified\"
 (the index document has no sketch: found by distance alone); pairs of two new documents are
-"exact". OUT/survivors.jsonl ({"id"} per line) lists the documents that are no near copy of
+\"exact\". OUT/survivors.jsonl ({\"id\"} per line) lists the documents that are no near copy of
 INDEX or of an earlier document; --add adds them to INDEX.
 
 An input named twice (or two names of one file) is read once; an id given to two documents

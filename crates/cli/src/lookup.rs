@@ -17,7 +17,12 @@ pub(crate) struct Lookup {
 impl Lookup {
     /// A document's lookup: its simhash-doc, X and shingle sketch (cut by
     /// the index's shingling).
-    pub(crate) fn of_text(name: &str, text: &str, shingling: Shingling, fingerprinter: &mut Fingerprinter) -> Lookup {
+    pub(crate) fn of_text(
+        name: &str,
+        text: &str,
+        shingling: Shingling,
+        fingerprinter: &mut Fingerprinter,
+    ) -> Lookup {
         Lookup { name: name.to_owned(), query: Query::of_text(text, shingling, fingerprinter) }
     }
 

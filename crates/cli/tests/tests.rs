@@ -10,6 +10,7 @@ mod relay_common;
 mod serve_common;
 
 mod compare;
+mod dedup_against;
 mod extract;
 mod fingerprint;
 mod fingerprint_simhash_doc;

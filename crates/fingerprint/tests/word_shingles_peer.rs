@@ -20,11 +20,61 @@ use std::process::{Command, Stdio};
 /// of several systems, characters whose lowercase form is longer or ends a
 /// word (İ, ẞ, Σ), combining marks, underscores, punctuation and spaces.
 const PIECES: &[&str] = &[
-    "the", "Quick", "BROWN", "fox", "jumps", "over", "lazy", "dogs", "package", "Debian",
-    "42", "3.14", "x86_64", "snake_case", "e-mail", "don't", "https://example.org/a?b=1",
-    "ΟΔΟΣ", "Σίσυφος", "İstanbul", "STRAẞE", "straße", "Ǆemal", "ﬁle", "東京", "καί", "Москва",
-    "٣٤", "४२", "Ⅻ", "½", "²", "café", "cafe\u{301}", "n\u{303}o", "ǅ", "ꞵ", "Ω", "ﬃ",
-    "·", "—", "…", "«", "»", "\u{a0}", "\t", "\n", "  ", ",", ".", "!", "(", ")", "_", "__init__",
+    "the",
+    "Quick",
+    "BROWN",
+    "fox",
+    "jumps",
+    "over",
+    "lazy",
+    "dogs",
+    "package",
+    "Debian",
+    "42",
+    "3.14",
+    "x86_64",
+    "snake_case",
+    "e-mail",
+    "don't",
+    "https://example.org/a?b=1",
+    "ΟΔΟΣ",
+    "Σίσυφος",
+    "İstanbul",
+    "STRAẞE",
+    "straße",
+    "Ǆemal",
+    "ﬁle",
+    "東京",
+    "καί",
+    "Москва",
+    "٣٤",
+    "४२",
+    "Ⅻ",
+    "½",
+    "²",
+    "café",
+    "cafe\u{301}",
+    "n\u{303}o",
+    "ǅ",
+    "ꞵ",
+    "Ω",
+    "ﬃ",
+    "·",
+    "—",
+    "…",
+    "«",
+    "»",
+    "\u{a0}",
+    "\t",
+    "\n",
+    "  ",
+    ",",
+    ".",
+    "!",
+    "(",
+    ")",
+    "_",
+    "__init__",
 ];
 
 fn texts(rng: &mut fastrand::Rng, count: usize) -> Vec<(String, String)> {
@@ -65,10 +115,15 @@ fn word_shingles_are_pythons_lowercased_word_five_grams() {
     let mut similar = 0;
     for ((a, b), answer) in pairs.iter().zip(answers) {
         let (sa, sb) = (WordShingles::of(a, Shingling::Words), WordShingles::of(b, Shingling::Words));
-        let expected = (answer[0].as_u64().unwrap(), answer[1].as_u64().unwrap(), answer[2].as_f64().unwrap());
+        let expected =
+            (answer[0].as_u64().unwrap(), answer[1].as_u64().unwrap(), answer[2].as_f64().unwrap());
         assert_eq!((sa.len() as u64, sb.len() as u64), (expected.0, expected.1), "{a:?} / {b:?}");
         let jaccard = sa.jaccard(&sb);
-        assert!((jaccard - expected.2).abs() < 1e-12, "{a:?} / {b:?}: {jaccard} where Python says {}", expected.2);
+        assert!(
+            (jaccard - expected.2).abs() < 1e-12,
+            "{a:?} / {b:?}: {jaccard} where Python says {}",
+            expected.2
+        );
         similar += usize::from(jaccard > 0.5 && jaccard < 1.0);
     }
     assert!(similar > 20, "the edited copies cover similarities between 0.5 and 1 ({similar})");

@@ -161,7 +161,15 @@ pub fn clusters_with_index(
         .map(|members| {
             members
                 .into_iter()
-                .map(|m| if m < offset { Member::Indexed(indexed[m as usize]) } else { Member::New(m - offset) })
+                .map(
+                    |m| {
+                        if m < offset {
+                            Member::Indexed(indexed[m as usize])
+                        } else {
+                            Member::New(m - offset)
+                        }
+                    },
+                )
                 .collect()
         })
         .collect()

@@ -308,7 +308,10 @@ impl Index {
     /// Every document's simhash-doc value, in segment order: document `n`
     /// of [`Index::document`].
     pub fn simhashes(&self) -> Vec<u64> {
-        self.segments.iter().flat_map(|segment| (0..segment.len() as u32).map(|n| segment.simhash(n))).collect()
+        self.segments
+            .iter()
+            .flat_map(|segment| (0..segment.len() as u32).map(|n| segment.simhash(n)))
+            .collect()
     }
 
     /// Document `n` in segment order (the order of [`Index::entries`] and
@@ -376,7 +379,12 @@ impl Index {
 
 /// Document `n` of `segment`, as an [`Entry`].
 fn entry_of(segment: &Segment, n: u32) -> Entry {
-    Entry { id: segment.id(n).to_owned(), simhash: segment.simhash(n), x: segment.x(n), sketch: segment.sketch(n) }
+    Entry {
+        id: segment.id(n).to_owned(),
+        simhash: segment.simhash(n),
+        x: segment.x(n),
+        sketch: segment.sketch(n),
+    }
 }
 
 impl Index {

@@ -65,14 +65,20 @@ pub struct CrossPair {
 ///
 /// # Panics
 /// If `new` or `old` has more than `u32::MAX` fingerprints.
-pub fn cross_pairs(new: &[u64], old: &[u64], layout: &Layout, k: u32) -> Result<Vec<CrossPair>, DistanceTooLarge> {
+pub fn cross_pairs(
+    new: &[u64],
+    old: &[u64],
+    layout: &Layout,
+    k: u32,
+) -> Result<Vec<CrossPair>, DistanceTooLarge> {
     layout.check_distance(k)?;
     assert!(u32::try_from(new.len().max(old.len())).is_ok(), "at most 2^32 - 1 fingerprints");
     let masks: Vec<u64> = layout.tables.iter().map(key_mask).collect();
     let tables: Vec<Vec<(u64, u32)>> = masks
         .par_iter()
         .map(|&mask| {
-            let mut rows: Vec<(u64, u32)> = new.iter().zip(0u32..).map(|(&value, n)| (value & mask, n)).collect();
+            let mut rows: Vec<(u64, u32)> =
+                new.iter().zip(0u32..).map(|(&value, n)| (value & mask, n)).collect();
             rows.sort_unstable();
             rows
         })

@@ -196,7 +196,18 @@ impl Sections {
         } else {
             (None, after_x_order)
         };
-        Some(Sections { layout, id_offsets, ids, simhash, x, sketch, tables: tables_at, x_order, presence, end })
+        Some(Sections {
+            layout,
+            id_offsets,
+            ids,
+            simhash,
+            x,
+            sketch,
+            tables: tables_at,
+            x_order,
+            presence,
+            end,
+        })
     }
 }
 
@@ -380,8 +391,9 @@ impl Segment {
         {
             return Err(corrupt("a header field is out of bounds"));
         }
-        let sections = Sections::new(version, docs, tables, ids_bytes, width, flags & FLAG_X != 0, layout_bytes)
-            .ok_or_else(|| corrupt("sizes overflow"))?;
+        let sections =
+            Sections::new(version, docs, tables, ids_bytes, width, flags & FLAG_X != 0, layout_bytes)
+                .ok_or_else(|| corrupt("sizes overflow"))?;
         if sections.end != bytes.len() {
             return Err(corrupt(&format!("{} bytes where the header implies {}", bytes.len(), sections.end)));
         }

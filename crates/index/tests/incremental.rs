@@ -4,7 +4,9 @@
 //! and new documents joined with an index (`Index::pairs_with`).
 
 use priorart_fingerprint::{Fingerprinter, Shingling, WordShingles};
-use priorart_index::{Entry, Index, Layout, MemoryIndex, Query, SKETCH_WIDTH, Verification, list_line, read_list};
+use priorart_index::{
+    Entry, Index, Layout, MemoryIndex, Query, SKETCH_WIDTH, Verification, list_line, read_list,
+};
 use std::path::{Path, PathBuf};
 
 fn data(name: &str) -> PathBuf {
@@ -53,7 +55,8 @@ fn an_index_written_by_the_previous_version_opens_answers_and_migrates() {
         assert!(answer.has_same_x(&id));
     }
     // Adding writes a version 2 segment beside the version 1 one.
-    let added = "Salt marshes flood twice a day, and the samphire that grows on them is picked by hand in July.";
+    let added =
+        "Salt marshes flood twice a day, and the samphire that grows on them is picked by hand in July.";
     index.add(&[Entry::of_text("marsh", added, index.shingling(), &mut fingerprinter)]).unwrap();
     let index = Index::open(&path).unwrap();
     assert_eq!((index.len(), index.segment_count()), (4, 2));
@@ -74,7 +77,9 @@ fn an_index_written_by_the_previous_version_opens_answers_and_migrates() {
 /// Pseudo-random prose: `words` words of three thousand, so that unrelated
 /// texts share no 5-gram and sit far apart in simhash-doc.
 fn prose(rng: &mut fastrand::Rng, words: usize) -> String {
-    let word = |i: u32| -> String { [i % 26, i / 26 % 26, i / 676].map(|d| char::from(b'a' + d as u8)).iter().collect() };
+    let word = |i: u32| -> String {
+        [i % 26, i / 26 % 26, i / 676].map(|d| char::from(b'a' + d as u8)).iter().collect()
+    };
     (0..words).map(|_| word(rng.u32(..3000))).collect::<Vec<_>>().join(" ")
 }
 
@@ -98,7 +103,8 @@ fn documents_without_a_sketch_or_an_x_are_found_by_distance_alone() {
     let listed_x = Entry { id: "listed-x".into(), x: with_text.x, ..listed.clone() };
     let dir = tempfile::tempdir().unwrap();
     let entries = [listed.clone(), with_text.clone(), listed_x.clone()];
-    let index = Index::build(dir.path(), Layout::manku_16x28(), SKETCH_WIDTH, Shingling::Words, &entries).unwrap();
+    let index =
+        Index::build(dir.path(), Layout::manku_16x28(), SKETCH_WIDTH, Shingling::Words, &entries).unwrap();
     assert_eq!(index.entries(), entries, "no sketch and no X read back as none");
     let answer = index.query(&Query::of_text(&text, Shingling::Words, &mut fingerprinter), 3).unwrap();
     let near: Vec<(&str, u32, Option<f64>)> =
@@ -126,11 +132,15 @@ fn an_exported_list_imported_into_a_new_index_answers_the_same_by_distance() {
         texts.push((format!("doc {i}\twith a tab"), edited(&mut rng, &text, 6)));
         texts.push((format!("doc {i}"), text));
     }
-    let entries: Vec<Entry> =
-        texts.iter().map(|(id, text)| Entry::of_text(id.clone(), text, Shingling::Words, &mut fingerprinter)).collect();
+    let entries: Vec<Entry> = texts
+        .iter()
+        .map(|(id, text)| Entry::of_text(id.clone(), text, Shingling::Words, &mut fingerprinter))
+        .collect();
     let dir = tempfile::tempdir().unwrap();
     let layout = Layout::for_distance(6).unwrap();
-    let ours = Index::build(&dir.path().join("ours"), layout.clone(), SKETCH_WIDTH, Shingling::Words, &entries).unwrap();
+    let ours =
+        Index::build(&dir.path().join("ours"), layout.clone(), SKETCH_WIDTH, Shingling::Words, &entries)
+            .unwrap();
     let list: String = ours.documents().map(|entry| list_line(&entry) + "\n").collect();
     let imported = read_list(list.as_bytes()).unwrap();
     assert_eq!(imported.len(), entries.len());
@@ -141,7 +151,8 @@ fn an_exported_list_imported_into_a_new_index_answers_the_same_by_distance() {
         let query = Query::of_text(text, Shingling::Words, &mut fingerprinter);
         let (a, b) = (ours.query(&query, 6).unwrap(), theirs.query(&query, 6).unwrap());
         let by_distance = |answer: &priorart_index::Answer| {
-            let mut near: Vec<(String, u32)> = answer.near.iter().map(|m| (m.id.clone(), m.distance)).collect();
+            let mut near: Vec<(String, u32)> =
+                answer.near.iter().map(|m| (m.id.clone(), m.distance)).collect();
             near.sort();
             near
         };
@@ -169,12 +180,14 @@ fn new_documents_pair_with_the_index_never_the_index_with_itself() {
     // One document known by its value alone.
     held.push(Entry { id: "listed".into(), simhash: held[0].simhash ^ 1, x: None, sketch: None });
     let dir = tempfile::tempdir().unwrap();
-    let index = Index::build(dir.path(), Layout::manku_16x28(), SKETCH_WIDTH, Shingling::Words, &held).unwrap();
+    let index =
+        Index::build(dir.path(), Layout::manku_16x28(), SKETCH_WIDTH, Shingling::Words, &held).unwrap();
     // New documents: copies of the originals with more and more edits, and new texts.
     let mut new_texts: Vec<String> =
         originals.iter().enumerate().map(|(i, text)| edited(&mut rng, text, i)).collect();
     new_texts.extend((0..10).map(|_| prose(&mut rng, 500)));
-    let shingles: Vec<WordShingles> = new_texts.iter().map(|t| WordShingles::of(t, Shingling::Words)).collect();
+    let shingles: Vec<WordShingles> =
+        new_texts.iter().map(|t| WordShingles::of(t, Shingling::Words)).collect();
     let new: Vec<(u64, &WordShingles)> = new_texts
         .iter()
         .zip(&shingles)
@@ -185,13 +198,23 @@ fn new_documents_pair_with_the_index_never_the_index_with_itself() {
     assert!(everything.len() >= 20, "{}", everything.len());
     let exact_of = |pair: &priorart_index::IndexPair| {
         let original = pair.id.strip_prefix("old-copy-").or_else(|| pair.id.strip_prefix("old-")).unwrap();
-        let held_text = if pair.id.starts_with("old-copy-") { None } else { Some(&originals[original.parse::<usize>().unwrap()]) };
+        let held_text = if pair.id.starts_with("old-copy-") {
+            None
+        } else {
+            Some(&originals[original.parse::<usize>().unwrap()])
+        };
         held_text.map(|text| shingles[pair.new as usize].jaccard(&WordShingles::of(text, Shingling::Words)))
     };
     let mut compared = 0;
     for pair in &everything {
-        assert!(!pair.id.is_empty() && (pair.new as usize) < new.len(), "a pair of a new and an index document");
-        assert_eq!(pair.distance, (new[pair.new as usize].0 ^ index.document(pair.document as usize).unwrap().simhash).count_ones());
+        assert!(
+            !pair.id.is_empty() && (pair.new as usize) < new.len(),
+            "a pair of a new and an index document"
+        );
+        assert_eq!(
+            pair.distance,
+            (new[pair.new as usize].0 ^ index.document(pair.document as usize).unwrap().simhash).count_ones()
+        );
         if pair.id == "listed" {
             assert_eq!(pair.verification(), Verification::Unverified);
             continue;
@@ -201,7 +224,11 @@ fn new_documents_pair_with_the_index_never_the_index_with_itself() {
             // Four standard errors: a bottom-256 estimate strays further about once in 15,000 pairs.
             let bound = 4.0 * priorart_index::standard_error(exact, SKETCH_WIDTH) + 1e-9;
             let estimate = pair.jaccard_estimate.unwrap();
-            assert!((estimate - exact).abs() <= bound.max(0.02), "{}: estimate {estimate}, exact {exact}", pair.id);
+            assert!(
+                (estimate - exact).abs() <= bound.max(0.02),
+                "{}: estimate {estimate}, exact {exact}",
+                pair.id
+            );
             compared += 1;
         }
     }

@@ -82,7 +82,8 @@ fn add_then_query_equals_build_then_query_and_compact_keeps_everything() {
     let entries: Vec<Entry> = values.iter().enumerate().map(|(i, &v)| entry(i, v)).collect();
     let (one, steps) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let built = Index::build(one.path(), Layout::manku_16x28(), 4, Shingling::Tokens, &entries).unwrap();
-    let mut added = Index::build(steps.path(), Layout::manku_16x28(), 4, Shingling::Tokens, &entries[..100]).unwrap();
+    let mut added =
+        Index::build(steps.path(), Layout::manku_16x28(), 4, Shingling::Tokens, &entries[..100]).unwrap();
     added.add(&entries[100..500]).unwrap();
     added.add(&entries[500..]).unwrap();
     let added = Index::open(steps.path()).unwrap();
@@ -228,10 +229,14 @@ fn an_id_is_never_indexed_twice() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("idx");
     let twice = vec![entry(1, 10), entry(2, 20), entry(1, 11)];
-    let Err(err) = Index::build(&path, Layout::manku_16x28(), 4, Shingling::Tokens, &twice) else { panic!("built") };
+    let Err(err) = Index::build(&path, Layout::manku_16x28(), 4, Shingling::Tokens, &twice) else {
+        panic!("built")
+    };
     assert!(err.to_string().contains("\"doc-1\""), "{err}");
     assert!(!path.join("manifest.json").exists(), "nothing written");
-    let mut index = Index::build(&path, Layout::manku_16x28(), 4, Shingling::Tokens, &[entry(1, 10), entry(2, 20)]).unwrap();
+    let mut index =
+        Index::build(&path, Layout::manku_16x28(), 4, Shingling::Tokens, &[entry(1, 10), entry(2, 20)])
+            .unwrap();
     for again in [vec![entry(2, 20)], vec![entry(3, 30), entry(3, 31)]] {
         let err = index.add(&again).unwrap_err();
         assert!(matches!(err, priorart_index::IndexError::DuplicateIds { .. }), "{err}");
