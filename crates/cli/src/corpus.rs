@@ -70,7 +70,8 @@ pub enum WithX {
     /// Computed (an index answers "same X" queries).
     Yes,
     /// Not computed: minhash-equality-v1 costs about five times simhash-doc
-    /// (BENCHMARKS.md), and `dedup` does not use it.
+    /// (BENCHMARKS.md), and `dedup` needs it only for the documents it adds
+    /// to an index (`--against INDEX --add`).
     No,
 }
 
