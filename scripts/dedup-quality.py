@@ -9,7 +9,8 @@ truth-j5-0.8.json. Peers: datasketch MinHashLSH, rensa RMinHashLSH and gaoya
 MinHashStringIndex at threshold 0.8, their candidates taken as the answer (how
 they are commonly used), timed from text to pairs. priorart: `priorart dedup`
 end to end (reading JSONL, fingerprints, candidates, verification, clusters),
-timed as a user runs it.
+timed as a user runs it, with each shingling of its verification (`--shingles
+tokens`, simhash-doc's tokens; `--shingles words`, the ground truth's words).
 
   scripts/dedup-quality.py [CORPUS_DIR] [PRIORART_BINARY]
 
@@ -131,5 +132,8 @@ def priorart(extra):
 for k in (3, 6):
     pairs, seconds = priorart(["-k", str(k), "--min-jaccard", "0"])
     score(f"simhash-doc within k={k} alone (priorart dedup --min-jaccard 0)", pairs, seconds)
-    pairs, seconds = priorart(["-k", str(k)])
-    score(f"priorart dedup -k {k} (verified, --min-jaccard 0.8)", pairs, seconds)
+    # Both shinglings of the verification: simhash-doc's tokens (numbers and
+    # identifiers dropped) and lowercased \w+ words (the ground truth's).
+    for shingles in ("tokens", "words"):
+        pairs, seconds = priorart(["-k", str(k), "--shingles", shingles])
+        score(f"priorart dedup -k {k} --shingles {shingles} (verified, --min-jaccard 0.8)", pairs, seconds)

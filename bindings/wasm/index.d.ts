@@ -162,6 +162,11 @@ export function contentEvent(options: {
   createdAt?: number;
   /** The author's public key, 64 hex digits (`window.nostr.getPublicKey()`). */
   pubkey: string;
+  /**
+   * The fuzzy discovery `B` tags (docs/nip-ff-3-fuzzy.md) on a text of 100
+   * words or more; default true.
+   */
+  fuzzyTags?: boolean;
 }): UnsignedEvent;
 export function attestation(options: {
   /** The X attested; or give `text`. */

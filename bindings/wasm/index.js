@@ -367,12 +367,16 @@ function seconds(createdAt) {
 
 /**
  * The unsigned content event (kind 1 note by default, 30023 article with
- * `d`, ...) of `text` by `pubkey` (hex), with its `X` tag: what
- * `window.nostr.signEvent` takes. `createdAt`: seconds (default: now).
+ * `d`, ...) of `text` by `pubkey` (hex), with its `X` tag and (unless
+ * `fuzzyTags` is false) the fuzzy discovery `B` tags of a text of 100 words
+ * or more: what `window.nostr.signEvent` takes. `createdAt`: seconds
+ * (default: now).
  */
-export function contentEvent({ kind = 1, text: body, d, title, createdAt, pubkey } = {}) {
+export function contentEvent({ kind = 1, text: body, d, title, createdAt, pubkey, fuzzyTags = true } = {}) {
   return JSON.parse(
-    call(() => wasm.contentEvent(kind, text(body, "text"), d, title, seconds(createdAt), text(pubkey, "pubkey"))),
+    call(() =>
+      wasm.contentEvent(kind, text(body, "text"), d, title, seconds(createdAt), text(pubkey, "pubkey"), Boolean(fuzzyTags)),
+    ),
   );
 }
 

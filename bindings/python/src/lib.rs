@@ -6,7 +6,7 @@
 
 use priorart_align::report::Named;
 use priorart_extract::{ArchiveRecords, ExtractError, Format, Limits};
-use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, SimhashDoc};
+use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, Shingling, SimhashDoc};
 use priorart_index::{Answer, Entry, Layout, Match, MemoryIndex, Query, SKETCH_WIDTH, TableKeys};
 use priorart_nip::check::UncheckedAnswer;
 use priorart_ots::{DetachedTimestamp, HeaderSource, Network, VerifyReport as OtsVerifyReport};
@@ -366,13 +366,19 @@ struct Index {
 
 #[pymethods]
 impl Index {
+    /// `shingles`: how texts are cut into words for the sketches' word
+    /// 5-grams, "words" (lowercased `\w+` runs) or "tokens" (simhash-doc's
+    /// tokens); an index opened keeps its own.
     #[new]
-    #[pyo3(signature = (layout="manku-16x28"))]
-    fn new(py: Python<'_>, layout: &str) -> PyResult<Self> {
+    #[pyo3(signature = (layout="manku-16x28", shingles="words"))]
+    fn new(py: Python<'_>, layout: &str, shingles: &str) -> PyResult<Self> {
+        let shingling = shingles
+            .parse::<Shingling>()
+            .map_err(|err| with_reason::<InputError>(py, err.reason(), err.to_string()))?;
         Ok(Index {
             saved: None,
             saved_ids: HashSet::new(),
-            pending: MemoryIndex::new(self::layout(py, layout)?),
+            pending: MemoryIndex::new(self::layout(py, layout)?, shingling),
         })
     }
 
@@ -381,7 +387,7 @@ impl Index {
     fn open(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
         let index = py.detach(|| priorart_index::Index::open(&path)).map_err(|err| index_error(py, err))?;
         let saved_ids = index.entries().into_iter().map(|entry| entry.id).collect();
-        let pending = MemoryIndex::new(index.layout().clone());
+        let pending = MemoryIndex::like(&index);
         Ok(Index { saved: Some((path, index)), saved_ids, pending })
     }
 
@@ -392,8 +398,12 @@ impl Index {
             return Err(index_error(py, err));
         }
         let entry = match Document::of(py, item)? {
-            Document::Text(text) => py.detach(|| Entry::of_text(id, &text, &mut Fingerprinter::new())),
-            Document::Value(simhash) => Entry { id, simhash, x: None, sketch: Vec::new() },
+            Document::Text(text) => {
+                let shingling = self.pending.shingling();
+                py.detach(|| Entry::of_text(id, &text, shingling, &mut Fingerprinter::new()))
+            }
+            // No text, so no sketch: a match with it is found by distance alone.
+            Document::Value(simhash) => Entry { id, simhash, x: None, sketch: None },
         };
         self.pending.insert(entry).map_err(|err| index_error(py, err))
     }
@@ -409,7 +419,10 @@ impl Index {
     ) -> PyResult<Vec<IndexHit>> {
         let k = distance(py, k)?;
         let query = match Document::of(py, item)? {
-            Document::Text(text) => py.detach(|| Query::of_text(&text, &mut Fingerprinter::new())),
+            Document::Text(text) => {
+                let shingling = self.pending.shingling();
+                py.detach(|| Query::of_text(&text, shingling, &mut Fingerprinter::new()))
+            }
             Document::Value(simhash) => Query::of_simhash(simhash),
         };
         let saved = self.saved.as_ref().map(|(_, index)| index);
@@ -443,14 +456,20 @@ impl Index {
                     .detach(|| {
                         let mut entries = previous.map(priorart_index::Index::entries).unwrap_or_default();
                         entries.extend_from_slice(pending.entries());
-                        priorart_index::Index::build(&path, pending.layout().clone(), SKETCH_WIDTH, &entries)
+                        priorart_index::Index::build(
+                            &path,
+                            pending.layout().clone(),
+                            SKETCH_WIDTH,
+                            pending.shingling(),
+                            &entries,
+                        )
                     })
                     .map_err(|err| index_error(py, err))?;
                 *saved = Some((path, index));
             }
         }
         self.saved_ids.extend(self.pending.entries().iter().map(|entry| entry.id.clone()));
-        self.pending = MemoryIndex::new(self.pending.layout().clone());
+        self.pending = MemoryIndex::new(self.pending.layout().clone(), self.pending.shingling());
         Ok(())
     }
 

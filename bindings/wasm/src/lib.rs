@@ -282,7 +282,9 @@ fn timestamp(seconds: f64) -> Result<Timestamp, JsValue> {
 }
 
 /// The unsigned content event (kind 1, 30023, …) of `text` by `pubkey`,
-/// with its `X` tag, as JSON: what a NIP-07 `signEvent` is handed.
+/// with its `X` tag and, with `fuzzy_tags` and a text long enough, its
+/// fuzzy discovery `B` tags (docs/nip-ff-3-fuzzy.md), as JSON: what a
+/// NIP-07 `signEvent` is handed.
 #[wasm_bindgen(js_name = contentEvent)]
 pub fn content_event(
     kind: u16,
@@ -291,13 +293,13 @@ pub fn content_event(
     title: Option<String>,
     created_at: f64,
     pubkey: &str,
+    fuzzy_tags: bool,
 ) -> Result<String, JsValue> {
     let event = ContentEvent {
-        kind,
-        text,
         d: d.as_deref(),
         title: title.as_deref(),
-        created_at: timestamp(created_at)?,
+        fuzzy_tags,
+        ..ContentEvent::new(kind, text, timestamp(created_at)?)
     };
     let unsigned = event
         .unsigned(public_key(pubkey)?)

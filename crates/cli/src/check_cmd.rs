@@ -100,9 +100,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         (Some(file), None) => {
             let text = input::read_document(file, &args.document)?.text;
-            if args.index.is_some() {
+            if let Some(index) = &args.index {
                 // The index lookup computes X with everything else: once.
-                let lookup = Lookup::of_text(file, &text, &mut Fingerprinter::new());
+                let shingling = priorart_index::Index::shingling_of(index)?;
+                let lookup = Lookup::of_text(file, &text, shingling, &mut Fingerprinter::new());
                 (lookup.x().context("a document's lookup has its X")?, lookup, Some(text))
             } else {
                 let x = priorart_fingerprint::minhash_equality_v1(&text);

@@ -6,7 +6,9 @@ use crate::exit::UsageError;
 use crate::{compare_passages, input};
 use anyhow::{Result, bail};
 use clap::Parser;
-use priorart_fingerprint::{Fingerprint, Fingerprinter, LOOKUP_DISTANCE, SHINGLE_WORDS, Scheme, SimhashDoc, WordShingles};
+use priorart_fingerprint::{
+    Fingerprint, Fingerprinter, LOOKUP_DISTANCE, SHINGLE_WORDS, Scheme, Shingling, SimhashDoc, WordShingles,
+};
 use serde_json::{Value, json};
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -33,6 +35,11 @@ pub struct Args {
     /// document, B the source; offsets and lengths in characters).
     #[arg(long, requires = "passages", conflicts_with = "json")]
     pan: bool,
+    /// How texts are cut into words for the overlap's 5-grams: words
+    /// (lowercased \w+ runs, as other dedup tools) or tokens (simhash-doc's
+    /// tokens: numbers and identifiers dropped).
+    #[arg(long, value_name = "SHINGLING", default_value_t = Shingling::default())]
+    shingles: Shingling,
 }
 
 /// The fingerprints of one document.
@@ -44,6 +51,8 @@ struct Side {
     x: Fingerprint,
     simhash: SimhashDoc,
     shingles: WordShingles,
+    /// How `shingles` were cut (the same for both sides).
+    shingling: Shingling,
 }
 
 /// Share of common word 5-grams at or above which two texts are near-identical
@@ -86,8 +95,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         return compare_passages::run(&args.a, &args.b, &args.document, output);
     }
     let mut fingerprinter = Fingerprinter::new();
-    let a = side(&mut fingerprinter, &args.a, &args.document)?;
-    let b = side(&mut fingerprinter, &args.b, &args.document)?;
+    let a = side(&mut fingerprinter, &args.a, &args.document, args.shingles)?;
+    let b = side(&mut fingerprinter, &args.b, &args.document, args.shingles)?;
     if let Some(empty) = empty_sides(&a, &b) {
         note!("priorart: warning: {empty}: no similarity verdict");
     }
@@ -103,11 +112,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 /// The fingerprints of one document, read as every command reads one.
-fn side(fingerprinter: &mut Fingerprinter, name: &str, document: &input::DocumentArgs) -> Result<Side> {
+fn side(
+    fingerprinter: &mut Fingerprinter,
+    name: &str,
+    document: &input::DocumentArgs,
+    shingling: Shingling,
+) -> Result<Side> {
     let text = input::read_document(name, document)?.text;
     let x = fingerprinter.fingerprint(&text, &[Scheme::MinhashEqualityV1])[0];
     let simhash = fingerprinter.simhash_doc(&text);
-    Ok(Side { name: name.to_owned(), empty: crate::corpus::is_blank(&text), x, simhash, shingles: WordShingles::of(&text) })
+    let shingles = WordShingles::of(&text, shingling);
+    Ok(Side { name: name.to_owned(), empty: crate::corpus::is_blank(&text), x, simhash, shingles, shingling })
 }
 
 /// "A's text is empty" (or both), when a side has no text.
@@ -144,7 +159,11 @@ fn comparison_json(a: &Side, b: &Side) -> Value {
     json!({
         "a": side_json(a),
         "b": side_json(b),
-        "overlap": { "measure": format!("jaccard of word {SHINGLE_WORDS}-grams"), "value": overlap },
+        "overlap": {
+            "measure": format!("jaccard of word {SHINGLE_WORDS}-grams"),
+            "shingles": a.shingling.name(),
+            "value": overlap,
+        },
         "verdict": verdict,
         Scheme::MinhashEqualityV1.id(): { "equal": a.x == b.x },
         Scheme::SimhashDoc.id(): {
@@ -174,7 +193,9 @@ fn write_comparison(out: &mut impl Write, a: &Side, b: &Side) -> io::Result<()> 
     )?;
     let (overlap, verdict) = overlap_and_verdict(a, b);
     match overlap {
-        Some(overlap) => writeln!(out, "overlap: {overlap:.4} (jaccard of word {SHINGLE_WORDS}-grams)")?,
+        Some(overlap) => {
+            writeln!(out, "overlap: {overlap:.4} (jaccard of word {SHINGLE_WORDS}-grams, {} shingles)", a.shingling)?
+        }
         None => writeln!(out, "overlap: none (a text is empty)")?,
     }
     writeln!(out, "verdict: {verdict}")

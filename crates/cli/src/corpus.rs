@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use priorart_dedup::{Catalog, Kept, Place, Reread, RereadError};
 use priorart_extract::{Format, Limits};
-use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, SimhashDoc, WordShingles};
+use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, Shingling, SimhashDoc, WordShingles};
 use priorart_jsonl::{Batch, Line, LineReader, Record, RecordError, RecordShape};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -57,7 +57,8 @@ pub struct Fingerprinted {
     pub simhash: SimhashDoc,
     /// Its minhash-equality-v1 value, when asked for.
     pub x: Option<[u8; 32]>,
-    /// Its word shingles, when asked for (else none).
+    /// Its word shingles (cut by the shingling asked for), when asked for
+    /// (else none).
     pub shingles: WordShingles,
     /// Where it is: its input's number in [`Summary::inputs`], its offset
     /// and extent there (see [`Rereader`]).
@@ -78,8 +79,9 @@ struct Pending {
 pub struct Wanted {
     /// Its `X`.
     pub x: WithX,
-    /// Its word shingles (else they are left empty, and cost nothing).
-    pub shingles: bool,
+    /// Its word shingles, cut by this shingling (else they are left empty,
+    /// and cost nothing).
+    pub shingles: Option<Shingling>,
     /// Whether an id given to two documents is refused here. `dedup` checks
     /// that itself, on the ids it keeps anyway: a map of every id and
     /// where it was is several times their size.
@@ -92,7 +94,8 @@ pub enum WithX {
     /// Computed (an index answers "same X" queries).
     Yes,
     /// Not computed: minhash-equality-v1 costs about five times simhash-doc
-    /// (BENCHMARKS.md), and `dedup` does not use it.
+    /// (BENCHMARKS.md), and `dedup` needs it only for the documents it adds
+    /// to an index (`--against INDEX --add`).
     No,
 }
 
@@ -124,8 +127,9 @@ impl Summary {
     }
 }
 
-/// Reads every document of `args.inputs`, fingerprints them on all cores,
-/// and hands each batch to `sink` in input order. Unreadable inputs and
+/// Reads every document of `args.inputs`, fingerprints them on all cores
+/// (shingles cut by `shingling`), and hands each batch to `sink` in input
+/// order. Unreadable inputs and
 /// records are reported on stderr and skipped, and so are empty texts;
 /// the summary counts them. An input named twice is read once (with a
 /// warning); an id given to two documents is an error (nothing is handed
@@ -133,9 +137,10 @@ impl Summary {
 pub fn fingerprint_all(
     args: &CorpusArgs,
     with_x: WithX,
+    shingling: Shingling,
     sink: impl FnMut(Vec<Fingerprinted>) -> Result<()>,
 ) -> Result<Summary> {
-    read_all(args, Wanted { x: with_x, shingles: true, unique_ids: true }, sink)
+    read_all(args, Wanted { x: with_x, shingles: Some(shingling), unique_ids: true }, sink)
 }
 
 /// [`fingerprint_all`] computing and checking what `wanted` says.
@@ -315,7 +320,10 @@ fn fingerprint(fingerprinter: &mut Fingerprinter, pending: Pending, wanted: Want
             _ => {}
         }
     }
-    let shingles = if wanted.shingles { WordShingles::of(&pending.text) } else { WordShingles::default() };
+    let shingles = match wanted.shingles {
+        Some(shingling) => WordShingles::of(&pending.text, shingling),
+        None => WordShingles::default(),
+    };
     Fingerprinted {
         id: pending.id,
         simhash,

@@ -6,6 +6,8 @@
 //! progress, and writes the two files whole. Standard input cannot be read
 //! twice: with `-` among the inputs, every document keeps a sketch instead
 //! and similarities are estimates (their standard error is in the output).
+//! With `--against INDEX`, the documents are also paired with the index's
+//! (`dedup_against`, which holds the new documents' shingles in memory).
 
 use crate::corpus::{self, CorpusArgs, Rereader, Wanted, WithX};
 use crate::exit::{self, UsageError};
@@ -14,6 +16,7 @@ use anyhow::{Result, bail};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use priorart_dedup::{Catalog, Control, DedupError, Kept, Outcome, Phase, Places, Settings, Sketches, output};
+use priorart_fingerprint::Shingling;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -27,11 +30,20 @@ OUT/clusters.jsonl ({\"representative\", \"size\", \"members\"} per cluster of t
 Examples:
   priorart dedup corpus/*.html --out dups
   priorart dedup --jsonl docs.jsonl --id-field id -k 3 --min-jaccard 0.9 --out dups
+  priorart dedup --jsonl new.jsonl --id-field id --against archive.idx --add --out dups
 
 Memory does not grow with the texts: the inputs are read twice, first for fingerprints, then
 only the candidate documents, a working set at a time. Standard input (-) cannot be read twice:
 similarities are then estimated from 256-hash sketches (standard error about 0.025 at 0.8,
 \"jaccard_standard_error\" in each pair).
+
+With --against INDEX, the documents are paired with each other and with INDEX's documents
+(never INDEX's with each other): a pair with an index document has `a` from the index and
+\"verification\": \"estimated\" (its jaccard estimated from the index's sketches) or \"unverified\"
+(the index document has no sketch: found by distance alone); pairs of two new documents are
+\"exact\". OUT/survivors.jsonl ({\"id\"} per line) lists the documents that are no near copy of
+INDEX or of an earlier document; --add adds them to INDEX. The new documents' shingles are held in
+memory on this path.
 
 An input named twice (or two names of one file) is read once; an id given to two documents
 (--id-field) is an error; empty texts are skipped and counted. A run that read no document, that
@@ -41,23 +53,41 @@ nothing and says so.
 Exit codes: 0 ok, 1 bad input (reported, the rest still processed), 2 usage error, 130 interrupted.")]
 pub struct Args {
     #[command(flatten)]
-    corpus: CorpusArgs,
+    pub(crate) corpus: CorpusArgs,
     /// Largest simhash-doc distance of a candidate pair. 6 by default:
     /// verification removes the extra candidates, and on the Debian corpus
     /// k = 6 finds 0.99 of the J5 >= 0.8 pairs where k = 3 (the lookup
     /// distance of the spec) finds 0.91 (BENCHMARKS.md).
     #[arg(short, long, default_value_t = 6)]
-    k: u32,
+    pub(crate) k: u32,
     /// Smallest Jaccard similarity of word 5-grams of a kept pair.
     #[arg(long, default_value_t = 0.8)]
-    min_jaccard: f64,
+    pub(crate) min_jaccard: f64,
+    /// How texts are cut into words for their 5-grams: words (lowercased
+    /// \w+ runs, as other dedup tools and ground truths; the default) or
+    /// tokens (simhash-doc's tokens: numbers and identifiers dropped). With
+    /// --against, the index's.
+    #[arg(long, value_name = "SHINGLING")]
+    pub(crate) shingles: Option<Shingling>,
+    /// Also pair the documents with those of this index (`priorart index
+    /// build`), and list the survivors.
+    #[arg(long, value_name = "INDEX")]
+    pub(crate) against: Option<PathBuf>,
+    /// Add the survivors to the --against index (one new segment).
+    #[arg(long, requires = "against")]
+    pub(crate) add: bool,
     /// Output directory (created).
     #[arg(long)]
-    out: PathBuf,
+    pub(crate) out: PathBuf,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let settings = Settings::new(args.k, args.min_jaccard).map_err(|err| UsageError(err.to_string()))?;
+    let shingling = args.shingles.unwrap_or_default();
+    let settings =
+        Settings::new(args.k, args.min_jaccard, shingling).map_err(|err| UsageError(err.to_string()))?;
+    if let Some(index) = &args.against {
+        return crate::dedup_against::run(&args, index, settings.layout());
+    }
     let stop = interrupt_flag()?;
     let outputs = [args.out.join(PAIRS), args.out.join(CLUSTERS)];
     let run = Run { args: &args, settings: &settings, stop: &stop, outputs: &outputs };
@@ -85,9 +115,9 @@ fn interrupt_flag() -> Result<Arc<AtomicBool>> {
 }
 
 /// The pairs file of an output directory.
-const PAIRS: &str = "pairs.jsonl";
+pub(crate) const PAIRS: &str = "pairs.jsonl";
 /// The clusters file of an output directory.
-const CLUSTERS: &str = "clusters.jsonl";
+pub(crate) const CLUSTERS: &str = "clusters.jsonl";
 
 struct Run<'a> {
     args: &'a Args,
@@ -100,7 +130,7 @@ impl Run<'_> {
     /// Two passes: places first, then the candidates read again.
     fn reread(&self) -> Result<ExitCode> {
         let mut catalog: Catalog<Places> = Catalog::new();
-        let wanted = Wanted { x: WithX::No, shingles: false, unique_ids: false };
+        let wanted = Wanted { x: WithX::No, shingles: None, unique_ids: false };
         let read = corpus::read_all(&self.args.corpus, wanted, |batch| {
             self.check()?;
             for document in batch {
@@ -119,7 +149,7 @@ impl Run<'_> {
     /// One pass, keeping sketches (standard input cannot be read twice).
     fn sketched(&self) -> Result<ExitCode> {
         let mut catalog: Catalog<Sketches> = Catalog::new();
-        let wanted = Wanted { x: WithX::No, shingles: true, unique_ids: false };
+        let wanted = Wanted { x: WithX::No, shingles: Some(self.settings.shingling), unique_ids: false };
         let read = corpus::read_all(&self.args.corpus, wanted, |batch| {
             self.check()?;
             for document in batch {
@@ -205,7 +235,7 @@ impl Run<'_> {
 }
 
 /// "; OUT left as it was" (or "; nothing written").
-fn left_as_it_was(out: &Path, earlier: bool) -> String {
+pub(crate) fn left_as_it_was(out: &Path, earlier: bool) -> String {
     if earlier { format!("; {} left as it was", out.display()) } else { "; nothing written".to_owned() }
 }
 

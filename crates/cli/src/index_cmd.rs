@@ -1,5 +1,6 @@
 //! `priorart index`: a persistent near-duplicate index of documents
-//! (simhash-doc tables, exact X, shingle sketches): build, add, query, compact.
+//! (simhash-doc tables, exact X, shingle sketches): build, add, query,
+//! compact, and export / import (`--simhash`) lists of simhash-doc values.
 
 use crate::corpus::{self, CorpusArgs, Fingerprinted};
 use crate::exit::{self, UsageError};
@@ -7,7 +8,7 @@ use crate::input::{self, DocumentArgs};
 use crate::lookup::{Lookup, answer_json, write_answer};
 use anyhow::{Result, bail};
 use clap::{Args as ClapArgs, Parser, Subcommand};
-use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, SimhashDoc};
+use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, Shingling, SimhashDoc};
 use priorart_index::{Entry, Index, Layout, SKETCH_WIDTH};
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -21,9 +22,12 @@ Examples:
   priorart index add docs.idx --jsonl more.jsonl --id-field id
   priorart index query docs.idx draft.md
   priorart index query docs.idx --simhash 0T2BUHHKEH18K -k 3 --json
+  priorart index export docs.idx > docs.simhash.tsv
+  priorart index build theirs.idx --simhash theirs.simhash.tsv
 
 The similarity a query shows is estimated from sketches of word 5-grams (the index keeps no
-text; standard error about 0.025 at 0.8): `priorart compare` gives the exact value.
+text; standard error about 0.025 at 0.8): `priorart compare` gives the exact value. A document
+imported with --simhash has no sketch: a match with it is found by distance alone (unverified).
 A build that read no document, or that could not read an input while INDEX holds an index,
 leaves INDEX as it was. An id is indexed once: `add` skips a document the index holds
 already with the same fingerprints (a warning) and refuses one whose id it holds with others.
@@ -47,6 +51,13 @@ enum IndexCommand {
         /// The index directory.
         index: PathBuf,
     },
+    /// Write every document of INDEX as `id<TAB>simhash-doc[<TAB>X]` lines
+    /// (X where known) to standard output: what another archive imports
+    /// with `--simhash`, without any text.
+    Export {
+        /// The index directory.
+        index: PathBuf,
+    },
 }
 
 #[derive(ClapArgs)]
@@ -59,6 +70,14 @@ struct BuildArgs {
     /// for k <= N, more tables), or pigeonhole-B-T.
     #[arg(long, default_value = "manku-16x28")]
     layout: String,
+    /// How texts are cut into words for the sketches' word 5-grams: words
+    /// (lowercased \w+ runs, as other dedup tools) or tokens (simhash-doc's
+    /// tokens: numbers and identifiers dropped). Recorded in the index:
+    /// `add`, `query` and `dedup --against` use the index's.
+    #[arg(long, value_name = "SHINGLING", default_value_t = Shingling::default())]
+    shingles: Shingling,
+    #[command(flatten)]
+    lists: ListArgs,
 }
 
 #[derive(ClapArgs)]
@@ -67,6 +86,17 @@ struct AddArgs {
     index: PathBuf,
     #[command(flatten)]
     corpus: CorpusArgs,
+    #[command(flatten)]
+    lists: ListArgs,
+}
+
+#[derive(ClapArgs)]
+struct ListArgs {
+    /// The inputs are lists of simhash-doc values (`id<TAB>simhash-doc`,
+    /// optionally `<TAB>X`, as `index export` writes them), not documents:
+    /// indexed without sketches, so matches with them are unverified.
+    #[arg(long, conflicts_with_all = ["jsonl", "format", "raw"])]
+    simhash: bool,
 }
 
 #[derive(ClapArgs)]
@@ -96,6 +126,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         IndexCommand::Build(args) => build(args),
         IndexCommand::Add(args) => add(args),
         IndexCommand::Query(args) => query(args),
+        IndexCommand::Export { index } => export(&index),
         IndexCommand::Compact { index } => {
             let mut index = Index::open(&index)?;
             let before = index.segment_count();
@@ -108,7 +139,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
 
 fn build(args: BuildArgs) -> Result<ExitCode> {
     let layout = Layout::parse(&args.layout).map_err(|err| UsageError(err.to_string()))?;
-    let (entries, read) = entries(&args.corpus)?;
+    let (entries, read) = entries(&args.corpus, &args.lists, args.shingles)?;
     let earlier = Index::open(&args.index).ok().map(|index| index.len());
     let unchanged = || match earlier {
         Some(_) => format!("; {} left as it was", args.index.display()),
@@ -120,7 +151,7 @@ fn build(args: BuildArgs) -> Result<ExitCode> {
     if read.failed_inputs > 0 && earlier.is_some() {
         bail!("{} input(s) could not be read, so the index would be incomplete{}", read.failed_inputs, unchanged());
     }
-    let index = Index::build(&args.index, layout, SKETCH_WIDTH, &entries)?;
+    let index = Index::build(&args.index, layout, SKETCH_WIDTH, args.shingles, &entries)?;
     if let Some(documents) = earlier {
         note!("priorart: replaced the earlier index of {} ({documents} documents)", args.index.display());
     }
@@ -130,7 +161,7 @@ fn build(args: BuildArgs) -> Result<ExitCode> {
 
 fn add(args: AddArgs) -> Result<ExitCode> {
     let mut index = Index::open(&args.index)?;
-    let (entries, read) = entries(&args.corpus)?;
+    let (entries, read) = entries(&args.corpus, &args.lists, index.shingling())?;
     let entries = new_entries(&index, &args.index, entries)?;
     if entries.is_empty() {
         note!("priorart: nothing to add; {} left as it was", args.index.display());
@@ -184,13 +215,49 @@ fn summary(index: &Index, added: usize, skipped: usize) {
     );
 }
 
-fn entries(corpus: &CorpusArgs) -> Result<(Vec<Entry>, corpus::Summary)> {
+/// The documents of the inputs (their sketches cut by `shingling`), or of
+/// the simhash-doc lists they are (`--simhash`).
+fn entries(corpus: &CorpusArgs, lists: &ListArgs, shingling: Shingling) -> Result<(Vec<Entry>, corpus::Summary)> {
+    if lists.simhash {
+        return listed_entries(&corpus.inputs);
+    }
     let mut entries = Vec::new();
-    let read = corpus::fingerprint_all(corpus, corpus::WithX::Yes, |batch| {
+    let read = corpus::fingerprint_all(corpus, corpus::WithX::Yes, shingling, |batch| {
         entries.extend(batch.into_iter().map(entry));
         Ok(())
     })?;
     Ok((entries, read))
+}
+
+/// The documents of simhash-doc lists. A list with a wrong line is
+/// reported and counts as an input that could not be read (nothing of it
+/// is indexed); an id listed twice is refused when indexing.
+fn listed_entries(inputs: &[String]) -> Result<(Vec<Entry>, corpus::Summary)> {
+    let mut entries = Vec::new();
+    let mut read = corpus::Summary::default();
+    for name in inputs {
+        match input::open(name).and_then(|list| Ok(priorart_index::read_list(list)?)) {
+            Ok(listed) => entries.extend(listed),
+            Err(err) => {
+                note!("priorart: {name}: {err:#}");
+                read.failed_inputs += 1;
+            }
+        }
+    }
+    Ok((entries, read))
+}
+
+/// `index export`: every document as a list line, on standard output.
+fn export(path: &Path) -> Result<ExitCode> {
+    let index = Index::open(path)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for entry in index.documents() {
+        writeln!(out, "{}", priorart_index::list_line(&entry))?;
+    }
+    out.flush()?;
+    note!("priorart: {} documents of {} exported", index.len(), path.display());
+    Ok(ExitCode::from(exit::OK))
 }
 
 fn entry(document: Fingerprinted) -> Entry {
@@ -207,7 +274,9 @@ fn query(args: QueryArgs) -> Result<ExitCode> {
     let mut failed = false;
     for name in &args.files {
         match input::read_document(name, &args.document) {
-            Ok(document) => lookups.push(Lookup::of_text(name, &document.text, &mut fingerprinter)),
+            Ok(document) => {
+                lookups.push(Lookup::of_text(name, &document.text, index.shingling(), &mut fingerprinter))
+            }
             Err(err) => {
                 note!("priorart: {err:#}");
                 failed = true;

@@ -2,9 +2,9 @@
 //! shared by `index query` and `check --index`, so that both say the same.
 
 use anyhow::Result;
-use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, SimhashDoc};
+use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, Shingling, SimhashDoc};
 pub(crate) use priorart_index::Answer;
-use priorart_index::{Index, Query};
+use priorart_index::{Index, Match, Query, Verification};
 use serde_json::json;
 use std::io::Write;
 
@@ -15,9 +15,15 @@ pub(crate) struct Lookup {
 }
 
 impl Lookup {
-    /// A document's lookup: its simhash-doc, X and shingle sketch.
-    pub(crate) fn of_text(name: &str, text: &str, fingerprinter: &mut Fingerprinter) -> Lookup {
-        Lookup { name: name.to_owned(), query: Query::of_text(text, fingerprinter) }
+    /// A document's lookup: its simhash-doc, X and shingle sketch (cut by
+    /// the index's shingling).
+    pub(crate) fn of_text(
+        name: &str,
+        text: &str,
+        shingling: Shingling,
+        fingerprinter: &mut Fingerprinter,
+    ) -> Lookup {
+        Lookup { name: name.to_owned(), query: Query::of_text(text, shingling, fingerprinter) }
     }
 
     /// A lookup of one `X` alone (no text: no near copies, no similarity).
@@ -41,9 +47,17 @@ impl Lookup {
     }
 }
 
+/// How a near match's similarity is known: estimated from sketches, or
+/// unverified (found by distance alone: the lookup or the document has no
+/// sketch).
+fn verification(m: &Match) -> Verification {
+    if m.jaccard_estimate.is_some() { Verification::Estimated } else { Verification::Unverified }
+}
+
 /// One lookup's answer as the JSON object `index query --json` prints.
 /// The similarity is `jaccard_estimate`: estimated from sketches, not the
-/// exact value `compare` computes from both texts.
+/// exact value `compare` computes from both texts; `verification` says
+/// whether there is one.
 pub(crate) fn answer_json(lookup: &Lookup, answer: &Answer) -> serde_json::Value {
     let near: Vec<_> = answer
         .near
@@ -55,6 +69,7 @@ pub(crate) fn answer_json(lookup: &Lookup, answer: &Answer) -> serde_json::Value
                 "distance": m.distance,
                 "similarity": 1.0 - f64::from(m.distance) / 64.0,
                 "jaccard_estimate": m.jaccard_estimate,
+                "verification": verification(m).name(),
                 "same_x": answer.has_same_x(&m.id),
             })
         })
@@ -78,10 +93,12 @@ pub(crate) fn write_answer(
     let Answer { near, same_x } = answer;
     writeln!(out, "{}: {} within distance {k}, {} with the same X", lookup.name, near.len(), same_x.len())?;
     for m in near {
-        let jaccard = m
-            .jaccard_estimate
-            .map(|j| format!("  jaccard ~{j:.2} (estimated from sketches)"))
-            .unwrap_or_default();
+        let jaccard = match m.jaccard_estimate {
+            Some(j) => format!("  jaccard ~{j:.2} (estimated from sketches)"),
+            // A text looked up, a document without a sketch (imported from a list).
+            None if lookup.query.sketch.is_some() => "  unverified (no sketch in the index)".to_owned(),
+            None => String::new(),
+        };
         let x = if answer.has_same_x(&m.id) { "  same X" } else { "" };
         writeln!(out, "  {}  distance {}{jaccard}{x}", m.id, m.distance)?;
     }

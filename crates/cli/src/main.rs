@@ -23,6 +23,7 @@ macro_rules! note {
 mod args;
 mod compare_passages;
 mod corpus;
+mod dedup_against;
 mod exit;
 mod input;
 mod lookup;

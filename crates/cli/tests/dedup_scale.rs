@@ -4,7 +4,7 @@
 //! archives; standard input is sketched, with the estimate's error; Ctrl-C
 //! leaves nothing that looks complete.
 
-use priorart_fingerprint::{WordShingles, simhash_doc};
+use priorart_fingerprint::{Shingling, WordShingles, simhash_doc};
 use priorart_index::{Layout, all_pairs};
 use serde_json::Value;
 use std::io::Write;
@@ -27,7 +27,8 @@ fn lines(path: &Path) -> Vec<Value> {
 /// from the texts with every shingle set in memory (what `dedup` did
 /// before it read its inputs twice).
 fn in_memory(documents: &[(String, String)]) -> Vec<(String, String, f64)> {
-    let shingles: Vec<WordShingles> = documents.iter().map(|(_, text)| WordShingles::of(text)).collect();
+    let shingles: Vec<WordShingles> =
+        documents.iter().map(|(_, text)| WordShingles::of(text, Shingling::default())).collect();
     let values: Vec<u64> = documents.iter().map(|(_, text)| simhash_doc(text).0).collect();
     all_pairs(&values, &Layout::for_distance(6).unwrap(), 6)
         .unwrap()

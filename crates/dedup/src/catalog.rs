@@ -251,6 +251,7 @@ impl Catalog<Sketches> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use priorart_fingerprint::Shingling;
 
     #[test]
     fn ids_are_kept_in_one_arena_and_repeats_found() {
@@ -269,8 +270,8 @@ mod tests {
     #[test]
     fn sketches_estimate_and_say_when_exact() {
         let mut catalog: Catalog<Sketches> = Catalog::new();
-        let a = WordShingles::of("one two three four five six seven");
-        let b = WordShingles::of("one two three four five six eight");
+        let a = WordShingles::of("one two three four five six seven", Shingling::default());
+        let b = WordShingles::of("one two three four five six eight", Shingling::default());
         catalog.push("a", 0, &a).unwrap();
         catalog.push("b", 0, &b).unwrap();
         assert_eq!(catalog.kept().estimate(0, 1), a.jaccard(&b));
@@ -278,7 +279,7 @@ mod tests {
         let long: String = (0..3_000)
             .map(|i| format!("w{} ", char::from(b'a' + (i * 7 % 26) as u8)) + &"x".repeat(i % 9 + 1) + " ")
             .collect();
-        catalog.push("long", 0, &WordShingles::of(&long)).unwrap();
+        catalog.push("long", 0, &WordShingles::of(&long, Shingling::default())).unwrap();
         assert_eq!(catalog.kept().sketch(2).len(), SKETCH_WIDTH as usize);
         assert!(!catalog.kept().exact(0, 2));
     }

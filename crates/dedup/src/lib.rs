@@ -43,6 +43,7 @@ pub use error::DedupError;
 pub use priorart_index::{Pair, SKETCH_WIDTH, VerifiedPair};
 pub use verify::{Reread, RereadError};
 
+use priorart_fingerprint::Shingling;
 use priorart_index::Layout;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -58,6 +59,8 @@ pub struct Settings {
     /// for the chunk held, a quarter for the documents streamed past it);
     /// shingles take about 1.4 times their text.
     pub working_set: u64,
+    /// How texts are cut into words for their 5-grams.
+    pub shingling: Shingling,
     layout: Layout,
 }
 
@@ -66,14 +69,20 @@ pub struct Settings {
 pub const DEFAULT_WORKING_SET: u64 = 256 << 20;
 
 impl Settings {
-    /// Settings for distance `k` and threshold `min_jaccard`, checked: `k`
-    /// at most `priorart_index::MAX_DISTANCE`, the threshold in 0..=1.
-    pub fn new(k: u32, min_jaccard: f64) -> Result<Settings, DedupError> {
+    /// Settings for distance `k`, threshold `min_jaccard` and `shingling`,
+    /// checked: `k` at most `priorart_index::MAX_DISTANCE`, the threshold
+    /// in 0..=1.
+    pub fn new(k: u32, min_jaccard: f64, shingling: Shingling) -> Result<Settings, DedupError> {
         if !(0.0..=1.0).contains(&min_jaccard) {
             return Err(DedupError::Threshold { min_jaccard });
         }
         let layout = Layout::for_distance(k).map_err(|err| DedupError::Distance(err.to_string()))?;
-        Ok(Settings { k, min_jaccard, working_set: DEFAULT_WORKING_SET, layout })
+        Ok(Settings { k, min_jaccard, working_set: DEFAULT_WORKING_SET, shingling, layout })
+    }
+
+    /// The table layout that finds every pair within `k`.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
     }
 
     /// The same settings with another working set (at least one byte).

@@ -15,7 +15,7 @@
 use crate::catalog::{Catalog, Places};
 use crate::error::DedupError;
 use crate::{Control, Phase, Settings};
-use priorart_fingerprint::WordShingles;
+use priorart_fingerprint::{Shingling, WordShingles};
 use priorart_index::{Pair, VerifiedPair};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -48,6 +48,7 @@ pub(crate) fn by_rereading(
         documents: &documents,
         reread,
         stream_bytes: (settings.working_set / 4).max(1),
+        shingling: settings.shingling,
         control,
     };
     let held_bytes = (settings.working_set * 3 / 4).max(1);
@@ -97,6 +98,8 @@ struct Reader<'a> {
     catalog: &'a Catalog<Places>,
     documents: &'a [u32],
     reread: &'a dyn Reread,
+    /// How the texts read back are cut into words.
+    shingling: Shingling,
     /// Text bytes read at once.
     stream_bytes: u64,
     control: Control<'a>,
@@ -158,7 +161,7 @@ impl Reader<'_> {
                 });
             }
         }
-        Ok(texts.par_iter().map(|text| WordShingles::of(text)).collect())
+        Ok(texts.par_iter().map(|text| WordShingles::of(text, self.shingling)).collect())
     }
 }
 

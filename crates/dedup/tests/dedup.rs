@@ -7,7 +7,7 @@ use priorart_dedup::{
     Catalog, Control, DedupError, Place, Places, Quiet, Reread, RereadError, Settings, Sketches, deduplicate,
     deduplicate_sketches, output, standard_error,
 };
-use priorart_fingerprint::{WordShingles, simhash_doc};
+use priorart_fingerprint::{Shingling, WordShingles, simhash_doc};
 use priorart_index::{Layout, VerifiedPair, all_pairs};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -78,7 +78,8 @@ fn catalog_of(texts: &[String]) -> (Catalog<Places>, MemoryTexts) {
 
 /// What `dedup` answered when it held every shingle set.
 fn in_memory(texts: &[String], k: u32, min: f64) -> Vec<VerifiedPair> {
-    let shingles: Vec<WordShingles> = texts.iter().map(|text| WordShingles::of(text)).collect();
+    let shingles: Vec<WordShingles> =
+        texts.iter().map(|text| WordShingles::of(text, Shingling::default())).collect();
     let values: Vec<u64> = texts.iter().map(|text| simhash_doc(text).0).collect();
     all_pairs(&values, &Layout::for_distance(k).unwrap(), k)
         .unwrap()
@@ -107,7 +108,7 @@ fn rereading_in_place_order_finds_the_in_memory_pairs_with_any_working_set() {
     let (catalog, reader) = catalog_of(&texts);
     let stop = AtomicBool::new(false);
     for working_set in [1, 3_000, 40_000, 1 << 30] {
-        let settings = Settings::new(6, 0.8).unwrap().with_working_set(working_set);
+        let settings = Settings::new(6, 0.8, Shingling::default()).unwrap().with_working_set(working_set);
         let outcome = deduplicate(&catalog, &settings, &reader, control(&stop)).unwrap();
         assert_eq!(outcome.pairs, expected, "working set {working_set}");
         assert!(!outcome.estimated);
@@ -122,7 +123,7 @@ fn rereading_in_place_order_finds_the_in_memory_pairs_with_any_working_set() {
             .flat_map(|pair| [pair.a, pair.b])
             .collect();
     *reader.reads.lock().unwrap() = 0;
-    let settings = Settings::new(6, 0.8).unwrap().with_working_set(1 << 30);
+    let settings = Settings::new(6, 0.8, Shingling::default()).unwrap().with_working_set(1 << 30);
     deduplicate(&catalog, &settings, &reader, control(&stop)).unwrap();
     assert_eq!(*reader.reads.lock().unwrap(), candidates.len());
 }
@@ -132,7 +133,9 @@ fn the_output_lines_are_the_dedup_formats() {
     let texts = vec!["one two three four five six".to_owned(), "one two three four five six".to_owned()];
     let (catalog, reader) = catalog_of(&texts);
     let stop = AtomicBool::new(false);
-    let outcome = deduplicate(&catalog, &Settings::new(3, 0.8).unwrap(), &reader, control(&stop)).unwrap();
+    let outcome =
+        deduplicate(&catalog, &Settings::new(3, 0.8, Shingling::default()).unwrap(), &reader, control(&stop))
+            .unwrap();
     let simhash = priorart_fingerprint::SimhashDoc(catalog.simhashes()[0]).to_string();
     assert_eq!(
         String::from_utf8(output::pair_lines(&catalog, &outcome, None)).unwrap(),
@@ -156,10 +159,18 @@ fn sketches_estimate_within_their_stated_error() {
     let exact = in_memory(&texts, 6, 0.0);
     let mut catalog: Catalog<Sketches> = Catalog::new();
     for (number, text) in texts.iter().enumerate() {
-        catalog.push(&format!("doc-{number}"), simhash_doc(text).0, &WordShingles::of(text)).unwrap();
+        catalog
+            .push(
+                &format!("doc-{number}"),
+                simhash_doc(text).0,
+                &WordShingles::of(text, Shingling::default()),
+            )
+            .unwrap();
     }
     let stop = AtomicBool::new(false);
-    let outcome = deduplicate_sketches(&catalog, &Settings::new(6, 0.0).unwrap(), control(&stop)).unwrap();
+    let outcome =
+        deduplicate_sketches(&catalog, &Settings::new(6, 0.0, Shingling::default()).unwrap(), control(&stop))
+            .unwrap();
     assert!(outcome.estimated);
     assert_eq!(outcome.pairs.len(), exact.len());
     let (mut estimated, mut outside) = (0, 0);
@@ -188,14 +199,18 @@ fn a_document_that_changed_since_pass_one_ends_the_run() {
     let place = place_of(first_pair.b as usize);
     reader.texts.get_mut(&(place.input, place.offset)).unwrap().push_str(" appended");
     let stop = AtomicBool::new(false);
-    let err = deduplicate(&catalog, &Settings::new(6, 0.8).unwrap(), &reader, control(&stop)).unwrap_err();
+    let err =
+        deduplicate(&catalog, &Settings::new(6, 0.8, Shingling::default()).unwrap(), &reader, control(&stop))
+            .unwrap_err();
     assert!(
         matches!(&err, DedupError::Changed { id, .. } if *id == format!("doc-{}", first_pair.b)),
         "{err}"
     );
     assert_eq!(err.reason(), "changed");
     reader.texts.clear();
-    let err = deduplicate(&catalog, &Settings::new(6, 0.8).unwrap(), &reader, control(&stop)).unwrap_err();
+    let err =
+        deduplicate(&catalog, &Settings::new(6, 0.8, Shingling::default()).unwrap(), &reader, control(&stop))
+            .unwrap_err();
     assert_eq!(err.reason(), "reread");
 }
 
@@ -215,7 +230,7 @@ fn a_stop_request_ends_the_run_without_an_answer() {
     let (catalog, reader) = catalog_of(&texts);
     let stop = AtomicBool::new(false);
     let progress = StopAfterProgress(&stop);
-    let settings = Settings::new(6, 0.8).unwrap().with_working_set(2_000);
+    let settings = Settings::new(6, 0.8, Shingling::default()).unwrap().with_working_set(2_000);
     let err =
         deduplicate(&catalog, &settings, &reader, Control { progress: &progress, stop: &stop }).unwrap_err();
     assert!(matches!(err, DedupError::Interrupted), "{err}");
@@ -223,6 +238,6 @@ fn a_stop_request_ends_the_run_without_an_answer() {
 
 #[test]
 fn settings_are_checked() {
-    assert_eq!(Settings::new(6, 1.5).unwrap_err().reason(), "threshold");
-    assert_eq!(Settings::new(40, 0.8).unwrap_err().reason(), "distance_too_large");
+    assert_eq!(Settings::new(6, 1.5, Shingling::default()).unwrap_err().reason(), "threshold");
+    assert_eq!(Settings::new(40, 0.8, Shingling::default()).unwrap_err().reason(), "distance_too_large");
 }

@@ -83,7 +83,7 @@ pub use explain::{Bucket, Explanation, MAX_LISTED_TOKENS};
 pub use jenkins::{Lookup3, hashlittle2};
 pub use json_string::decode_json_string;
 pub use scheme::{Scheme, UnknownScheme};
-pub use shingles::{SHINGLE_WORDS, WordShingles};
+pub use shingles::{SHINGLE_WORDS, Shingling, UnknownShingling, WordShingles};
 pub use simhash_doc::{
     BASE32_LEN, Band, CLOSE_SIMILARITY, InvalidSimhashDoc, LOOKUP_DISTANCE, LOOSE_SIMILARITY, SimhashDoc,
     SimhashDocExplanation,

@@ -98,6 +98,17 @@ pub(crate) fn is_mark(c: char) -> bool {
     !c.is_ascii() && GeneralCategoryGroup::Mark.contains(GENERAL_CATEGORY.get(c))
 }
 
+/// Python's `\w` in a `str` pattern (`str.isalnum()` or `_`): a letter
+/// (`\p{L}`), a number (`\p{N}`: Nd, Nl, No) or `_`. Marks are not word
+/// characters, so a combining mark ends a word.
+pub(crate) fn is_word(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric() || c == '_';
+    }
+    let category = GENERAL_CATEGORY.get(c);
+    GeneralCategoryGroup::Letter.contains(category) || GeneralCategoryGroup::Number.contains(category)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,6 +10,7 @@ mod oracle;
 mod simhash_doc;
 mod simhash_doc_peers;
 mod vectors;
+mod word_shingles_peer;
 
 #[test]
 fn every_test_file_is_a_module() {

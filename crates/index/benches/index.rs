@@ -17,10 +17,8 @@ use common::{docs, fingerprints};
 fn bench_layouts(c: &mut Criterion) {
     let count = docs();
     let values = fingerprints(count);
-    let entries: Vec<Entry> = values
-        .iter()
-        .map(|&simhash| Entry { id: String::new(), simhash, x: None, sketch: Vec::new() })
-        .collect();
+    let entries: Vec<Entry> =
+        values.iter().map(|&simhash| Entry { id: String::new(), simhash, x: None, sketch: None }).collect();
     for layout in [Layout::manku_16x28(), Layout::for_distance(5).unwrap(), Layout::for_distance(8).unwrap()]
     {
         let started = Instant::now();

@@ -1,10 +1,12 @@
 //! What the index keeps of one document ([`Entry`]): its simhash-doc value,
 //! its `X` and a sketch of its word shingles, computed here from its text so
 //! that every front end (the CLI, the Python package) indexes a text the
-//! same way.
+//! same way. The shingling (how the text is cut into words) is the
+//! index's own ([`crate::Index::shingling`]): sketches of two shinglings
+//! cannot be compared.
 
 use crate::segment::Entry;
-use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, WordShingles};
+use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, Shingling, WordShingles};
 
 /// Shingle hashes kept per document (the smallest ones): the Jaccard
 /// similarity of two documents estimated from their sketches has a
@@ -20,10 +22,16 @@ pub fn sketch(shingles: &WordShingles, width: u32) -> Vec<u64> {
 
 impl Entry {
     /// The entry of a document from its text: simhash-doc, `X`
-    /// (minhash-equality-v1) and a sketch [`SKETCH_WIDTH`] hashes wide.
-    pub fn of_text(id: impl Into<String>, text: &str, fingerprinter: &mut Fingerprinter) -> Entry {
+    /// (minhash-equality-v1) and a sketch [`SKETCH_WIDTH`] hashes wide of
+    /// its shingles under `shingling`.
+    pub fn of_text(
+        id: impl Into<String>,
+        text: &str,
+        shingling: Shingling,
+        fingerprinter: &mut Fingerprinter,
+    ) -> Entry {
         let (x, simhash) = fingerprints(text, fingerprinter);
-        Entry::from_fingerprints(id, simhash, x, &WordShingles::of(text))
+        Entry::from_fingerprints(id, simhash, x, &WordShingles::of(text, shingling))
     }
 
     /// The entry of a document whose fingerprints and shingles are
@@ -35,7 +43,7 @@ impl Entry {
         x: Option<[u8; 32]>,
         shingles: &WordShingles,
     ) -> Entry {
-        Entry { id: id.into(), simhash, x, sketch: sketch(shingles, SKETCH_WIDTH) }
+        Entry { id: id.into(), simhash, x, sketch: Some(sketch(shingles, SKETCH_WIDTH)) }
     }
 }
 
@@ -60,23 +68,25 @@ mod tests {
     fn an_entry_of_text_holds_the_fingerprints_every_command_computes() {
         let text = "Tide mills ground the grain of European estuaries for eight centuries, \
                     turning the sea's rise and fall into flour.";
-        let entry = Entry::of_text("mills", text, &mut Fingerprinter::new());
-        assert_eq!(entry.id, "mills");
-        assert_eq!(entry.simhash, priorart_fingerprint::simhash_doc(text).0);
-        assert_eq!(entry.x, Some(priorart_fingerprint::minhash_equality_v1(text).0));
-        let shingles = WordShingles::of(text);
-        assert_eq!(entry.sketch, shingles.hashes());
-        assert!(entry.sketch.windows(2).all(|pair| pair[0] < pair[1]), "sorted");
+        for shingling in Shingling::ALL {
+            let entry = Entry::of_text("mills", text, shingling, &mut Fingerprinter::new());
+            assert_eq!(entry.id, "mills");
+            assert_eq!(entry.simhash, priorart_fingerprint::simhash_doc(text).0);
+            assert_eq!(entry.x, Some(priorart_fingerprint::minhash_equality_v1(text).0));
+            let sketch = entry.sketch.unwrap();
+            assert_eq!(sketch, WordShingles::of(text, shingling).hashes());
+            assert!(sketch.windows(2).all(|pair| pair[0] < pair[1]), "sorted");
+        }
     }
 
     #[test]
     fn a_sketch_keeps_the_smallest_hashes_up_to_its_width() {
-        // Two thousand distinct words of letters (numbers are not shingled).
+        // Two thousand distinct words of letters.
         let word = |i: u32| -> String {
             [i % 26, i / 26 % 26, i / 676].map(|d| char::from(b'a' + d as u8)).iter().collect()
         };
         let text: String = (0..2_000).map(|i| word(i) + " ").collect();
-        let shingles = WordShingles::of(&text);
+        let shingles = WordShingles::of(&text, Shingling::Tokens);
         assert!(shingles.hashes().len() > SKETCH_WIDTH as usize);
         let kept = sketch(&shingles, SKETCH_WIDTH);
         assert_eq!(kept, shingles.hashes()[..SKETCH_WIDTH as usize]);

@@ -3,10 +3,17 @@
 //! `priorart-files`), so a build or an add either completes or leaves the
 //! previous index as it was; compacting merges every segment into one the
 //! same way. Queries see every listed segment.
+//!
+//! The manifest records how the sketches' shingles were cut into words
+//! (`shingles`: a [`Shingling`] name). A manifest without it was written
+//! before there was a choice, when every sketch was of simhash-doc tokens,
+//! so such an index stays [`Shingling::Tokens`]: a later default never
+//! changes how an existing index's sketches are read or added to.
 
 use crate::layout::{DistanceTooLarge, Layout, MAX_DISTANCE};
 use crate::query::{Answer, Match, Query, rank};
 use crate::segment::{self, Entry, Segment, SegmentError, sketch_jaccard};
+use priorart_fingerprint::Shingling;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -124,7 +131,14 @@ struct Manifest {
     format: String,
     layout: String,
     sketch_width: u32,
+    /// The sketches' shingling, by name (absent: tokens, see the module).
+    #[serde(default = "tokens_name")]
+    shingles: String,
     segments: Vec<String>,
+}
+
+fn tokens_name() -> String {
+    Shingling::Tokens.name().to_owned()
 }
 
 /// An open index.
@@ -132,17 +146,20 @@ pub struct Index {
     dir: PathBuf,
     manifest: Manifest,
     layout: Layout,
+    shingling: Shingling,
     segments: Vec<Segment>,
 }
 
 impl Index {
     /// Builds an index of `entries` in `dir` (created if needed), replacing
     /// what `dir` held only once the new index is complete. Ids must be
-    /// unique ([`IndexError::DuplicateIds`]).
+    /// unique ([`IndexError::DuplicateIds`]). The entries' sketches are
+    /// `sketch_width` hashes of shingles cut by `shingling`.
     pub fn build(
         dir: &Path,
         layout: Layout,
         sketch_width: u32,
+        shingling: Shingling,
         entries: &[Entry],
     ) -> Result<Index, IndexError> {
         let repeated = repeated_ids(entries, |_| false);
@@ -161,6 +178,7 @@ impl Index {
             format: FORMAT.into(),
             layout: layout.name.clone(),
             sketch_width,
+            shingles: shingling.name().to_owned(),
             segments: vec![name],
         };
         write_manifest(dir, &manifest)?;
@@ -173,6 +191,7 @@ impl Index {
     /// Opens and checks the index in `dir`.
     pub fn open(dir: &Path) -> Result<Index, IndexError> {
         let manifest = read_manifest(dir)?;
+        let shingling = shingling(dir, &manifest)?;
         let mut segments = Vec::with_capacity(manifest.segments.len());
         let mut layout: Option<Layout> = None;
         for name in &manifest.segments {
@@ -196,7 +215,7 @@ impl Index {
             None => Layout::parse(&manifest.layout)
                 .map_err(|err| IndexError::Manifest { path: dir.join(MANIFEST), detail: err.to_string() })?,
         };
-        Ok(Index { dir: dir.to_owned(), manifest, layout, segments })
+        Ok(Index { dir: dir.to_owned(), manifest, layout, shingling, segments })
     }
 
     /// Appends `entries` as a new segment. An id that the index holds
@@ -234,17 +253,12 @@ impl Index {
 
     /// Every document, in segment order.
     pub fn entries(&self) -> Vec<Entry> {
-        self.segments
-            .iter()
-            .flat_map(|segment| {
-                (0..segment.len() as u32).map(move |n| Entry {
-                    id: segment.id(n).to_owned(),
-                    simhash: segment.simhash(n),
-                    x: segment.x(n),
-                    sketch: segment.sketch(n),
-                })
-            })
-            .collect()
+        self.documents().collect()
+    }
+
+    /// Every document, in segment order, one at a time (memory for one).
+    pub fn documents(&self) -> impl Iterator<Item = Entry> + '_ {
+        self.segments.iter().flat_map(|segment| (0..segment.len() as u32).map(move |n| entry_of(segment, n)))
     }
 
     /// The documents whose id is one of `ids` (one pass over the ids of
@@ -253,12 +267,9 @@ impl Index {
         self.segments
             .iter()
             .flat_map(|segment| {
-                (0..segment.len() as u32).filter(|&n| ids.contains(segment.id(n))).map(move |n| Entry {
-                    id: segment.id(n).to_owned(),
-                    simhash: segment.simhash(n),
-                    x: segment.x(n),
-                    sketch: segment.sketch(n),
-                })
+                (0..segment.len() as u32)
+                    .filter(|&n| ids.contains(segment.id(n)))
+                    .map(move |n| entry_of(segment, n))
             })
             .collect()
     }
@@ -288,6 +299,33 @@ impl Index {
         self.manifest.sketch_width
     }
 
+    /// How the sketches' texts were cut into words: a text's lookup or a
+    /// document added must be sketched the same way.
+    pub fn shingling(&self) -> Shingling {
+        self.shingling
+    }
+
+    /// Every document's simhash-doc value, in segment order: document `n`
+    /// of [`Index::document`].
+    pub fn simhashes(&self) -> Vec<u64> {
+        self.segments
+            .iter()
+            .flat_map(|segment| (0..segment.len() as u32).map(|n| segment.simhash(n)))
+            .collect()
+    }
+
+    /// Document `n` in segment order (the order of [`Index::entries`] and
+    /// [`Index::simhashes`]), if there is one.
+    pub fn document(&self, mut n: usize) -> Option<Entry> {
+        for segment in &self.segments {
+            if n < segment.len() {
+                return Some(entry_of(segment, n as u32));
+            }
+            n -= segment.len();
+        }
+        None
+    }
+
     /// The documents within `k` bits of the query's simhash-doc value and
     /// those with its `X`.
     pub fn query(&self, query: &Query, k: u32) -> Result<Answer, IndexError> {
@@ -300,8 +338,8 @@ impl Index {
     }
 
     /// Every document within distance `k` of `simhash`, with its Jaccard
-    /// similarity estimated from the sketches when `sketch` is given: most
-    /// similar first, then nearest.
+    /// similarity estimated from the sketches when `sketch` is given and
+    /// the document has one: most similar first, then nearest.
     pub fn near(&self, simhash: u64, k: u32, sketch: Option<&[u64]>) -> Result<Vec<Match>, IndexError> {
         self.layout.check_distance(k)?;
         let width = self.manifest.sketch_width as usize;
@@ -314,7 +352,8 @@ impl Index {
                     simhash: segment.simhash(hit.number),
                     distance: hit.distance,
                     jaccard_estimate: sketch
-                        .map(|sketch| sketch_jaccard(sketch, &segment.sketch(hit.number), width)),
+                        .zip(segment.sketch(hit.number))
+                        .map(|(query, held)| sketch_jaccard(query, &held, width)),
                 })
             })
             .collect();
@@ -336,6 +375,31 @@ impl Index {
             })
             .collect()
     }
+}
+
+/// Document `n` of `segment`, as an [`Entry`].
+fn entry_of(segment: &Segment, n: u32) -> Entry {
+    Entry {
+        id: segment.id(n).to_owned(),
+        simhash: segment.simhash(n),
+        x: segment.x(n),
+        sketch: segment.sketch(n),
+    }
+}
+
+impl Index {
+    /// The shingling of the index in `dir`, from its manifest alone (no
+    /// segment is opened): to sketch a text for a lookup before opening it.
+    pub fn shingling_of(dir: &Path) -> Result<Shingling, IndexError> {
+        shingling(dir, &read_manifest(dir)?)
+    }
+}
+
+fn shingling(dir: &Path, manifest: &Manifest) -> Result<Shingling, IndexError> {
+    manifest
+        .shingles
+        .parse::<Shingling>()
+        .map_err(|err| IndexError::Manifest { path: dir.join(MANIFEST), detail: err.to_string() })
 }
 
 fn read_manifest(dir: &Path) -> Result<Manifest, IndexError> {

@@ -13,6 +13,11 @@
 //! of the tables, for batch deduplication), and [`clusters`] groups the
 //! verified pairs.
 //!
+//! [`Index::pairs_with`] joins new documents with an index
+//! (`priorart dedup --against`), and [`read_list`] / [`list_line`] carry
+//! simhash-doc values between archives without texts (`priorart index
+//! export`, `index add --simhash`).
+//!
 //! Front ends build [`Entry`]s and [`Query`]s from text here
 //! ([`Entry::of_text`], [`Query::of_text`]), so that every one indexes and
 //! looks up a text the same way; [`MemoryIndex`] is an index to insert into
@@ -26,28 +31,37 @@ extern crate priorart_reason;
 /// discovery tags); the index's modules name them as before.
 use priorart_fingerprint::layout;
 
+mod against;
 mod cluster;
 mod document;
 mod index;
 mod pairs;
 mod query;
 mod segment;
+mod simhash_list;
 
+pub use against::{IndexPair, Member, Verification, clusters_with_index, standard_error, survivors};
 pub use cluster::{VerifiedPair, clusters};
 pub use document::{SKETCH_WIDTH, sketch};
 pub use index::{Index, IndexError};
-pub use pairs::{Pair, all_pairs};
+pub use pairs::{CrossPair, Pair, all_pairs, cross_pairs};
 pub use priorart_fingerprint::layout::{
     DistanceTooLarge, Layout, LayoutError, MAX_DISTANCE, MAX_TABLES, Table, TableKeys,
 };
 pub use query::{Answer, Match, MemoryIndex, Query};
 pub use segment::{Entry, Hit, Segment, SegmentError, encode, sketch_jaccard, write};
+pub use simhash_list::{ListError, MAX_LINE_BYTES, list_line, read_list};
 
 #[cfg(test)]
 mod reason_names_tests {
     #[test]
     fn every_error_names_each_variant_once_in_snake_case() {
-        for names in [crate::SegmentError::REASONS, crate::IndexError::REASONS, crate::LayoutError::REASONS] {
+        for names in [
+            crate::SegmentError::REASONS,
+            crate::IndexError::REASONS,
+            crate::LayoutError::REASONS,
+            crate::ListError::REASONS,
+        ] {
             priorart_reason::check_names(names).unwrap();
         }
     }

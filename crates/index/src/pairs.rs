@@ -1,5 +1,6 @@
 //! Every pair of a collection within Hamming distance `k`: a self-join of
-//! the layout's tables.
+//! the layout's tables ([`all_pairs`]); and every pair between a few new
+//! fingerprints and a collection ([`cross_pairs`]).
 //!
 //! Asking the tables once per fingerprint costs a binary search per table
 //! and fingerprint, all random reads; the self-join sorts each table once
@@ -40,6 +41,66 @@ pub fn all_pairs(values: &[u64], layout: &Layout, k: u32) -> Result<Vec<Pair>, D
     let mut pairs: Vec<Pair> = (0..masks.len())
         .into_par_iter()
         .flat_map_iter(|table| pairs_in_table(values, &masks, table, k))
+        .collect();
+    pairs.par_sort_unstable();
+    Ok(pairs)
+}
+
+/// A new fingerprint and one of a collection within the distance asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CrossPair {
+    /// The new fingerprint's position.
+    pub new: u32,
+    /// The collection's fingerprint's position.
+    pub old: u32,
+    /// Differing bits.
+    pub distance: u32,
+}
+
+/// Every pair of one of `new` and one of `old` within Hamming distance
+/// `k`, each once, sorted by `(new, old)`. Only `new` is sorted into tables
+/// (16 bytes per new fingerprint and table); each of `old` is looked up in
+/// every table (a binary search), so memory does not grow with `old`,
+/// which is read once, in order (an index's memory-mapped values).
+///
+/// # Panics
+/// If `new` or `old` has more than `u32::MAX` fingerprints.
+pub fn cross_pairs(
+    new: &[u64],
+    old: &[u64],
+    layout: &Layout,
+    k: u32,
+) -> Result<Vec<CrossPair>, DistanceTooLarge> {
+    layout.check_distance(k)?;
+    assert!(u32::try_from(new.len().max(old.len())).is_ok(), "at most 2^32 - 1 fingerprints");
+    let masks: Vec<u64> = layout.tables.iter().map(key_mask).collect();
+    let tables: Vec<Vec<(u64, u32)>> = masks
+        .par_iter()
+        .map(|&mask| {
+            let mut rows: Vec<(u64, u32)> =
+                new.iter().zip(0u32..).map(|(&value, n)| (value & mask, n)).collect();
+            rows.sort_unstable();
+            rows
+        })
+        .collect();
+    let mut pairs: Vec<CrossPair> = old
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(o, &value)| {
+            let mut found = Vec::new();
+            for (table, rows) in tables.iter().enumerate() {
+                let key = value & masks[table];
+                let first = rows.partition_point(|row| row.0 < key);
+                for &(_, n) in rows[first..].iter().take_while(|row| row.0 == key) {
+                    let differing = value ^ new[n as usize];
+                    let distance = differing.count_ones();
+                    if distance <= k && masks[..table].iter().all(|&mask| differing & mask != 0) {
+                        found.push(CrossPair { new: n, old: o as u32, distance });
+                    }
+                }
+            }
+            found
+        })
         .collect();
     pairs.par_sort_unstable();
     Ok(pairs)
@@ -125,6 +186,30 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_cross_join_equals_brute_force_for_every_layout_and_distance() {
+        let layouts = [Layout::manku_16x28(), Layout::for_distance(6).unwrap()];
+        for (seed, layout) in layouts.iter().enumerate() {
+            // The new values are near copies of old ones, and of each other.
+            let values = planted(1_200, layout.max_distance, 10 + seed as u64);
+            let (old, new) = values.split_at(700);
+            for k in 0..=layout.max_distance {
+                let mut expected = Vec::new();
+                for (n, a) in new.iter().enumerate() {
+                    for (o, b) in old.iter().enumerate() {
+                        let distance = (a ^ b).count_ones();
+                        if distance <= k {
+                            expected.push(CrossPair { new: n as u32, old: o as u32, distance });
+                        }
+                    }
+                }
+                assert!(k < 2 || expected.len() > 50, "planted near copies across the split");
+                assert_eq!(cross_pairs(new, old, layout, k).unwrap(), expected, "{} k={k}", layout.name);
+            }
+        }
+        assert!(cross_pairs(&[1], &[2], &Layout::manku_16x28(), 4).is_err());
     }
 
     #[test]

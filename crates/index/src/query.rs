@@ -5,13 +5,16 @@
 //! word shingles computed from two sketches (the smallest
 //! [`crate::SKETCH_WIDTH`] shingle hashes of each text; standard error
 //! about 0.025 at J = 0.8), because the index keeps no text. Only both
-//! texts give the exact value (`priorart compare`, `priorart dedup`).
+//! texts give the exact value (`priorart compare`, `priorart dedup`). A
+//! document indexed without a sketch (a simhash-doc value imported from a
+//! list) is found by distance alone: its match has no estimate, it is
+//! unverified.
 
 use crate::document::{self, SKETCH_WIDTH};
 use crate::index::{Index, IndexError};
 use crate::layout::Layout;
 use crate::segment::{Entry, sketch_jaccard};
-use priorart_fingerprint::{Fingerprinter, WordShingles};
+use priorart_fingerprint::{Fingerprinter, Shingling, WordShingles};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -25,7 +28,8 @@ pub struct Match {
     /// Hamming distance to the query (0 for an `X` match).
     pub distance: u32,
     /// Jaccard similarity of word shingles *estimated* from the two
-    /// sketches, when the query had a sketch (see the module's note).
+    /// sketches, when both the query and the document have one (see the
+    /// module's note); `None`: unverified, found by distance alone.
     pub jaccard_estimate: Option<f64>,
 }
 
@@ -43,13 +47,14 @@ pub struct Query {
 }
 
 impl Query {
-    /// A document's lookup: its simhash-doc, `X` and shingle sketch.
-    pub fn of_text(text: &str, fingerprinter: &mut Fingerprinter) -> Query {
+    /// A document's lookup: its simhash-doc, `X` and shingle sketch under
+    /// `shingling` (the index's: [`Index::shingling`]).
+    pub fn of_text(text: &str, shingling: Shingling, fingerprinter: &mut Fingerprinter) -> Query {
         let (x, simhash) = document::fingerprints(text, fingerprinter);
         Query {
             simhash: Some(simhash),
             x,
-            sketch: Some(document::sketch(&WordShingles::of(text), SKETCH_WIDTH)),
+            sketch: Some(document::sketch(&WordShingles::of(text, shingling), SKETCH_WIDTH)),
         }
     }
 
@@ -108,21 +113,29 @@ pub(crate) fn rank(matches: &mut [Match]) {
 #[derive(Debug, Clone)]
 pub struct MemoryIndex {
     layout: Layout,
+    shingling: Shingling,
     entries: Vec<Entry>,
     positions: HashMap<String, usize>,
 }
 
 impl MemoryIndex {
     /// An empty index that will be saved with `layout` (which also bounds
-    /// the distance of a query, as on disk).
-    pub fn new(layout: Layout) -> MemoryIndex {
-        MemoryIndex { layout, entries: Vec::new(), positions: HashMap::new() }
+    /// the distance of a query, as on disk), sketching texts' shingles
+    /// under `shingling`.
+    pub fn new(layout: Layout, shingling: Shingling) -> MemoryIndex {
+        MemoryIndex { layout, shingling, entries: Vec::new(), positions: HashMap::new() }
+    }
+
+    /// An empty index with the layout and shingling of `index` (to insert
+    /// documents that will be added to it).
+    pub fn like(index: &Index) -> MemoryIndex {
+        MemoryIndex::new(index.layout().clone(), index.shingling())
     }
 
     /// Every document of an index on disk, in memory (to insert more and
     /// save the whole again, as one segment).
     pub fn from_index(index: &Index) -> MemoryIndex {
-        let mut memory = MemoryIndex::new(index.layout().clone());
+        let mut memory = MemoryIndex::like(index);
         for entry in index.entries() {
             // An index on disk never holds an id twice (build and add refuse it).
             memory.positions.insert(entry.id.clone(), memory.entries.len());
@@ -137,13 +150,16 @@ impl MemoryIndex {
         if self.positions.contains_key(&entry.id) {
             return Err(IndexError::DuplicateIds { ids: vec![entry.id] });
         }
-        entry.sketch.truncate(SKETCH_WIDTH as usize);
+        if let Some(sketch) = &mut entry.sketch {
+            sketch.truncate(SKETCH_WIDTH as usize);
+        }
         self.positions.insert(entry.id.clone(), self.entries.len());
         self.entries.push(entry);
         Ok(())
     }
 
-    /// Adds a document by its text ([`Entry::of_text`]).
+    /// Adds a document by its text ([`Entry::of_text`], under the index's
+    /// shingling).
     pub fn insert_text(
         &mut self,
         id: &str,
@@ -153,7 +169,7 @@ impl MemoryIndex {
         if self.contains(id) {
             return Err(IndexError::DuplicateIds { ids: vec![id.to_owned()] });
         }
-        self.insert(Entry::of_text(id, text, fingerprinter))
+        self.insert(Entry::of_text(id, text, self.shingling, fingerprinter))
     }
 
     /// Whether a document has this id.
@@ -186,6 +202,11 @@ impl MemoryIndex {
         &self.layout
     }
 
+    /// How texts are cut into words for their sketches.
+    pub fn shingling(&self) -> Shingling {
+        self.shingling
+    }
+
     /// The documents within `k` bits of the query's simhash-doc value and
     /// those with its `X`, as [`Index::query`] answers.
     pub fn query(&self, query: &Query, k: u32) -> Result<Answer, IndexError> {
@@ -195,7 +216,8 @@ impl MemoryIndex {
             simhash: entry.simhash,
             distance,
             jaccard_estimate: sketch
-                .map(|sketch| sketch_jaccard(sketch, &entry.sketch, SKETCH_WIDTH as usize)),
+                .zip(entry.sketch.as_deref())
+                .map(|(query, held)| sketch_jaccard(query, held, SKETCH_WIDTH as usize)),
         };
         let mut near: Vec<Match> = match query.simhash {
             Some(simhash) => self
@@ -222,6 +244,6 @@ impl MemoryIndex {
     /// Writes the index to `dir` ([`Index::build`]: what `dir` held is
     /// replaced only once the new index is complete) and opens it.
     pub fn save(&self, dir: &Path) -> Result<Index, IndexError> {
-        Index::build(dir, self.layout.clone(), SKETCH_WIDTH, &self.entries)
+        Index::build(dir, self.layout.clone(), SKETCH_WIDTH, self.shingling, &self.entries)
     }
 }

@@ -7,11 +7,18 @@
 //! A 128-byte header — magic `priorart-index\0\0`, version, table count,
 //! document count, id bytes, sketch width, flags, layout length, SHA-256 of
 //! the rest of the file (header included) — then the body: the layout as JSON; document id offsets and
-//! the id bytes (UTF-8); simhash values; `X` values (if present); sketches
-//! (`width` sorted hashes per document, padded with `u64::MAX`); for each
-//! table the sorted permuted fingerprints and their document numbers; the
-//! document numbers sorted by `X` (if present). Sections start on 8-byte
-//! boundaries.
+//! the id bytes (UTF-8); simhash values; `X` values (if any document has
+//! one); sketches (`width` sorted hashes per document, padded with
+//! `u64::MAX`); for each table the sorted permuted fingerprints and their
+//! document numbers; the document numbers sorted by `X` (if any document
+//! has one; those without first); one byte per document saying what it has
+//! (has an `X`, has a sketch: a document imported from a list of
+//! simhash-doc values has neither). Sections start on 8-byte boundaries.
+//!
+//! Version 1 (written before documents without a sketch or an `X` could be
+//! indexed) has no presence bytes: every document has a sketch, and an
+//! `X` when the segment has them. Both versions are read; version 2 is
+//! written, so compacting an index migrates it.
 //!
 //! Opening checks the magic, the version, that the file has exactly the
 //! length its header implies (so no read past the end can happen), the
@@ -29,9 +36,16 @@ use sha2::{Digest, Sha256};
 use std::path::Path;
 
 const MAGIC: &[u8; 16] = b"priorart-index\0\0";
-const VERSION: u32 = 1;
+/// The version written.
+const VERSION: u32 = 2;
+/// The versions read.
+const READABLE: std::ops::RangeInclusive<u32> = 1..=VERSION;
 const HEADER_LEN: usize = 128;
 const FLAG_X: u32 = 1;
+/// A document's presence byte: it has an `X`.
+const HAS_X: u8 = 1;
+/// A document's presence byte: it has a sketch.
+const HAS_SKETCH: u8 = 2;
 /// Bounds on header fields, so that a hostile header cannot make the
 /// expected length overflow or an allocation explode.
 const MAX_DOCS: u64 = u32::MAX as u64;
@@ -48,8 +62,10 @@ pub struct Entry {
     /// Its minhash-equality-v1 value, when known.
     pub x: Option<[u8; 32]>,
     /// The smallest shingle hashes of its text, sorted (at most the
-    /// segment's sketch width are kept).
-    pub sketch: Vec<u64>,
+    /// segment's sketch width are kept); `None` when its text was never
+    /// seen (a simhash-doc value imported from a list), so that nothing
+    /// can be estimated.
+    pub sketch: Option<Vec<u64>>,
 }
 
 /// Why a segment file is refused.
@@ -75,7 +91,7 @@ pub enum SegmentError {
         path: String,
     },
     /// A version this build does not read.
-    #[error("{path}: index format version {version}; this priorart reads version {VERSION}")]
+    #[error("{path}: index format version {version}; this priorart reads versions 1 to {VERSION}")]
     Version {
         /// The segment file.
         path: String,
@@ -135,6 +151,7 @@ struct Sections {
     sketch: usize,
     tables: usize,
     x_order: Option<usize>,
+    presence: Option<usize>,
     end: usize,
 }
 
@@ -144,6 +161,7 @@ fn align8(n: usize) -> usize {
 
 impl Sections {
     fn new(
+        version: u32,
         docs: u64,
         tables: u32,
         ids_bytes: u64,
@@ -167,12 +185,29 @@ impl Sections {
         let tables_at = sketch.checked_add(docs.checked_mul(width as usize)?.checked_mul(8)?)?;
         let after_tables =
             align8(tables_at.checked_add(docs.checked_mul(12)?.checked_mul(tables as usize)?)?);
-        let (x_order, end) = if has_x {
+        let (x_order, after_x_order) = if has_x {
             (Some(after_tables), after_tables.checked_add(docs.checked_mul(4)?)?)
         } else {
             (None, after_tables)
         };
-        Some(Sections { layout, id_offsets, ids, simhash, x, sketch, tables: tables_at, x_order, end })
+        let (presence, end) = if version >= 2 {
+            let presence = align8(after_x_order);
+            (Some(presence), presence.checked_add(docs)?)
+        } else {
+            (None, after_x_order)
+        };
+        Some(Sections {
+            layout,
+            id_offsets,
+            ids,
+            simhash,
+            x,
+            sketch,
+            tables: tables_at,
+            x_order,
+            presence,
+            end,
+        })
     }
 }
 
@@ -206,11 +241,12 @@ pub fn encode(layout: &Layout, entries: &[Entry], sketch_width: u32) -> Result<V
     if docs as u64 > MAX_DOCS {
         return Err(SegmentError::TooManyDocuments { docs });
     }
-    let has_x = !entries.is_empty() && entries.iter().all(|entry| entry.x.is_some());
+    let has_x = entries.iter().any(|entry| entry.x.is_some());
     let layout_json = serde_json::to_vec(layout).expect("a layout serializes");
     let ids_bytes: usize = entries.iter().map(|entry| entry.id.len()).sum();
     let width = sketch_width.min(MAX_SKETCH_WIDTH);
     let sections = Sections::new(
+        VERSION,
         docs as u64,
         layout.tables.len() as u32,
         ids_bytes as u64,
@@ -239,8 +275,12 @@ pub fn encode(layout: &Layout, entries: &[Entry], sketch_width: u32) -> Result<V
         if let (Some(x_at), Some(x)) = (sections.x, entry.x) {
             out[x_at + 32 * i..][..32].copy_from_slice(&x);
         }
+        if let Some(presence) = sections.presence {
+            out[presence + i] = presence_byte(entry);
+        }
+        let sketch = entry.sketch.as_deref().unwrap_or_default();
         for slot in 0..width as usize {
-            let value = entry.sketch.get(slot).copied().unwrap_or(u64::MAX);
+            let value = sketch.get(slot).copied().unwrap_or(u64::MAX);
             out[sections.sketch + 8 * (i * width as usize + slot)..][..8]
                 .copy_from_slice(&value.to_le_bytes());
         }
@@ -271,6 +311,10 @@ pub fn encode(layout: &Layout, entries: &[Entry], sketch_width: u32) -> Result<V
     let checksum = checksum(&out);
     out[56..88].copy_from_slice(&checksum);
     Ok(out)
+}
+
+fn presence_byte(entry: &Entry) -> u8 {
+    (if entry.x.is_some() { HAS_X } else { 0 }) | (if entry.sketch.is_some() { HAS_SKETCH } else { 0 })
 }
 
 /// The bytes of an open segment: a memory map, or a buffer (tests, small
@@ -335,7 +379,7 @@ impl Segment {
             return Err(SegmentError::Foreign { path: name.to_owned() });
         }
         let version = u32_at(&bytes, 16);
-        if version != VERSION {
+        if !READABLE.contains(&version) {
             return Err(SegmentError::Version { path: name.to_owned(), version });
         }
         let (tables, docs, ids_bytes) = (u32_at(&bytes, 20), u64_at(&bytes, 24), u64_at(&bytes, 32));
@@ -347,8 +391,9 @@ impl Segment {
         {
             return Err(corrupt("a header field is out of bounds"));
         }
-        let sections = Sections::new(docs, tables, ids_bytes, width, flags & FLAG_X != 0, layout_bytes)
-            .ok_or_else(|| corrupt("sizes overflow"))?;
+        let sections =
+            Sections::new(version, docs, tables, ids_bytes, width, flags & FLAG_X != 0, layout_bytes)
+                .ok_or_else(|| corrupt("sizes overflow"))?;
         if sections.end != bytes.len() {
             return Err(corrupt(&format!("{} bytes where the header implies {}", bytes.len(), sections.end)));
         }
@@ -416,19 +461,35 @@ impl Segment {
         u64_at(&self.bytes, self.sections.simhash + 8 * number as usize)
     }
 
-    /// Document `number`'s `X`, if the segment holds them.
-    pub fn x(&self, number: u32) -> Option<[u8; 32]> {
-        let at = self.sections.x? + 32 * number as usize;
-        Some(self.bytes[at..at + 32].try_into().expect("32 bytes"))
+    /// What document `number` has (`HAS_X`, `HAS_SKETCH`): in a
+    /// version 1 segment every document has a sketch, and an `X` when the
+    /// segment holds them.
+    fn presence(&self, number: u32) -> u8 {
+        match self.sections.presence {
+            Some(at) => self.bytes[at + number as usize],
+            None => HAS_SKETCH | if self.sections.x.is_some() { HAS_X } else { 0 },
+        }
     }
 
-    /// Document `number`'s sketch (sorted shingle hashes, at most the width).
-    pub fn sketch(&self, number: u32) -> Vec<u64> {
+    /// Document `number`'s `X`, if it has one.
+    pub fn x(&self, number: u32) -> Option<[u8; 32]> {
+        let at = self.sections.x? + 32 * number as usize;
+        (self.presence(number) & HAS_X != 0).then(|| self.bytes[at..at + 32].try_into().expect("32 bytes"))
+    }
+
+    /// Document `number`'s sketch (sorted shingle hashes, at most the
+    /// width), if it has one.
+    pub fn sketch(&self, number: u32) -> Option<Vec<u64>> {
+        if self.presence(number) & HAS_SKETCH == 0 {
+            return None;
+        }
         let at = self.sections.sketch + 8 * self.width * number as usize;
-        (0..self.width)
-            .map(|slot| u64_at(&self.bytes, at + 8 * slot))
-            .take_while(|&h| h != u64::MAX)
-            .collect()
+        Some(
+            (0..self.width)
+                .map(|slot| u64_at(&self.bytes, at + 8 * slot))
+                .take_while(|&h| h != u64::MAX)
+                .collect(),
+        )
     }
 
     /// The sketch width (hashes kept per document).
@@ -478,7 +539,8 @@ impl Segment {
             let number = number_at(row);
             if (number as usize) < self.docs { self.x(number) } else { None }
         };
-        let first = partition_point(self.docs, |row| x_of(row).is_some_and(|found| &found < x));
+        // Documents without an `X` sort first.
+        let first = partition_point(self.docs, |row| x_of(row).is_none_or(|found| &found < x));
         (first..self.docs).take_while(|&row| x_of(row).as_ref() == Some(x)).map(number_at).collect()
     }
 }

@@ -2,12 +2,13 @@
 //! distance and nothing beyond; segments built in steps answer as one built
 //! at once; damaged files are refused.
 
+use priorart_fingerprint::Shingling;
 use priorart_index::{Entry, Index, Layout, Segment, SegmentError, encode};
 
 fn entry(i: usize, simhash: u64) -> Entry {
     let mut x = [0u8; 32];
     x[..8].copy_from_slice(&(i as u64 % 7).to_le_bytes());
-    Entry { id: format!("doc-{i}"), simhash, x: Some(x), sketch: vec![i as u64, i as u64 + 1] }
+    Entry { id: format!("doc-{i}"), simhash, x: Some(x), sketch: Some(vec![i as u64, i as u64 + 1]) }
 }
 
 /// Random fingerprints, and near copies of some of them with 1..=flips bits flipped.
@@ -80,8 +81,9 @@ fn add_then_query_equals_build_then_query_and_compact_keeps_everything() {
     let values = corpus(&mut rng, 600, 3);
     let entries: Vec<Entry> = values.iter().enumerate().map(|(i, &v)| entry(i, v)).collect();
     let (one, steps) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let built = Index::build(one.path(), Layout::manku_16x28(), 4, &entries).unwrap();
-    let mut added = Index::build(steps.path(), Layout::manku_16x28(), 4, &entries[..100]).unwrap();
+    let built = Index::build(one.path(), Layout::manku_16x28(), 4, Shingling::Tokens, &entries).unwrap();
+    let mut added =
+        Index::build(steps.path(), Layout::manku_16x28(), 4, Shingling::Tokens, &entries[..100]).unwrap();
     added.add(&entries[100..500]).unwrap();
     added.add(&entries[500..]).unwrap();
     let added = Index::open(steps.path()).unwrap();
@@ -146,7 +148,7 @@ fn damaged_and_foreign_files_are_refused() {
 fn a_failed_build_leaves_the_previous_index_intact() {
     let dir = tempfile::tempdir().unwrap();
     let entries: Vec<Entry> = (0..20).map(|i| entry(i, i as u64)).collect();
-    Index::build(dir.path(), Layout::manku_16x28(), 4, &entries).unwrap();
+    Index::build(dir.path(), Layout::manku_16x28(), 4, Shingling::Tokens, &entries).unwrap();
     // A manifest that names a missing segment is an error, and leaves the files alone.
     let manifest = std::fs::read_to_string(dir.path().join("manifest.json")).unwrap();
     std::fs::write(dir.path().join("manifest.json"), manifest.replace("seg-000001", "seg-000009")).unwrap();
@@ -182,7 +184,7 @@ fn a_memory_index_answers_as_the_index_it_saves() {
     use priorart_fingerprint::Fingerprinter;
     use priorart_index::{MemoryIndex, Query};
     let mut fingerprinter = Fingerprinter::new();
-    let mut memory = MemoryIndex::new(Layout::for_distance(6).unwrap());
+    let mut memory = MemoryIndex::new(Layout::for_distance(6).unwrap(), Shingling::Words);
     for (id, text) in texts() {
         memory.insert_text(&id, &text, &mut fingerprinter).unwrap();
     }
@@ -196,7 +198,7 @@ fn a_memory_index_answers_as_the_index_it_saves() {
     let opened = Index::open(&dir.path().join("idx")).unwrap();
     assert_eq!(opened.len(), 6);
     for (id, text) in texts() {
-        let query = Query::of_text(&text, &mut fingerprinter);
+        let query = Query::of_text(&text, Shingling::Words, &mut fingerprinter);
         for k in [0, 3, 6] {
             let in_memory = memory.query(&query, k).unwrap();
             assert_eq!(in_memory, saved.query(&query, k).unwrap(), "{id} k={k}");
@@ -227,10 +229,14 @@ fn an_id_is_never_indexed_twice() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("idx");
     let twice = vec![entry(1, 10), entry(2, 20), entry(1, 11)];
-    let Err(err) = Index::build(&path, Layout::manku_16x28(), 4, &twice) else { panic!("built") };
+    let Err(err) = Index::build(&path, Layout::manku_16x28(), 4, Shingling::Tokens, &twice) else {
+        panic!("built")
+    };
     assert!(err.to_string().contains("\"doc-1\""), "{err}");
     assert!(!path.join("manifest.json").exists(), "nothing written");
-    let mut index = Index::build(&path, Layout::manku_16x28(), 4, &[entry(1, 10), entry(2, 20)]).unwrap();
+    let mut index =
+        Index::build(&path, Layout::manku_16x28(), 4, Shingling::Tokens, &[entry(1, 10), entry(2, 20)])
+            .unwrap();
     for again in [vec![entry(2, 20)], vec![entry(3, 30), entry(3, 31)]] {
         let err = index.add(&again).unwrap_err();
         assert!(matches!(err, priorart_index::IndexError::DuplicateIds { .. }), "{err}");

@@ -361,11 +361,16 @@ class Index:
 
     __slots__ = ("_index",)
 
-    def __init__(self, layout: str = "manku-16x28") -> None:
+    def __init__(self, layout: str = "manku-16x28", shingles: str = "words") -> None:
         """An empty index with table ``layout``: ``manku-16x28`` (the
         lsh-interop spec's 16 tables, exact for k <= 3), ``k=N`` (exact for
-        k <= N, more tables) or ``pigeonhole-B-T``."""
-        self._index = _priorart.Index(layout)
+        k <= N, more tables) or ``pigeonhole-B-T``. ``shingles`` says how
+        texts are cut into words for the sketches' word 5-grams: ``words``
+        (lowercased ``\\w+`` runs, as other dedup tools) or ``tokens``
+        (``simhash-doc``'s tokens); an index opened keeps its own. A
+        document inserted as a ``simhash-doc`` value has no sketch: its
+        matches have no Jaccard estimate (``None``)."""
+        self._index = _priorart.Index(layout, shingles)
 
     @classmethod
     def open(cls, path: Union[str, "os.PathLike[str]"]) -> "Index":

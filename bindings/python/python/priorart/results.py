@@ -175,8 +175,9 @@ class IndexMatch(_Json):
     ``distance`` is the exact Hamming distance of the two ``simhash-doc``
     values. ``jaccard_estimate`` is an *estimate* of the Jaccard similarity
     of the two texts' word shingles, from the 256-hash sketches the index
-    keeps (standard error about 0.025 at 0.8); ``None`` when the query was
-    a value (no text), 0.0 against a document inserted by value. For the
+    keeps (standard error about 0.025 at 0.8); ``None`` (unverified: found
+    by distance alone) when the query was a value or the document was
+    inserted by value (neither has a sketch). For the
     exact figure, compare the texts (``priorart compare``). ``same_x``: the
     two texts have the same ``minhash-equality-v1`` (``X``)."""
 

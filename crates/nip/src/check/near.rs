@@ -16,10 +16,14 @@ use super::report::{CheckReport, RankedProof, RefusedProof, RelaySummary, Unveri
 use super::{npub, utc};
 use crate::fuzzy_tags::{FUZZY_DISTANCE, FuzzyTagCheck, check_fuzzy_tags, fuzzy_keys};
 use nostr::prelude::{Filter, Kind, SingleLetterTag};
-use priorart_fingerprint::{EqualityFingerprint, SimhashDoc, WordShingles};
+use priorart_fingerprint::{EqualityFingerprint, Shingling, SimhashDoc, WordShingles};
 use priorart_ots::{HeaderSource, Network};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
+
+/// The word 5-grams a near copy is confirmed by: simhash-doc's tokens, as
+/// docs/nip-ff-3-fuzzy.md specifies (its thresholds were measured with them).
+const SHINGLING: Shingling = Shingling::Tokens;
 
 /// The word 5-gram Jaccard a candidate needs by default. Measured on the
 /// Debian corpus (BENCHMARKS.md, scripts/bench-fuzzy.py): copies with 5%
@@ -65,7 +69,7 @@ impl NearQuery {
             return Err(NearQueryError::BadJaccard(min_jaccard));
         }
         let value = priorart_fingerprint::simhash_doc(text);
-        Ok(NearQuery { value, shingles: WordShingles::of(text), k, min_jaccard })
+        Ok(NearQuery { value, shingles: WordShingles::of(text, SHINGLING), k, min_jaccard })
     }
 
     /// The text's simhash-doc value.
@@ -114,7 +118,7 @@ impl NearQuery {
         if distance > self.k {
             return Err(NotReported::TooFar);
         }
-        let jaccard = self.shingles.jaccard(&WordShingles::of(content));
+        let jaccard = self.shingles.jaccard(&WordShingles::of(content, SHINGLING));
         if jaccard < self.min_jaccard {
             return Err(NotReported::TooDifferent);
         }
