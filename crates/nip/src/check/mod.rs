@@ -80,7 +80,8 @@ pub use near::{
 };
 pub use report::{
     Block, CHECK_FORMAT, CheckReport, CheckStatus, CheckVerdict, ContentEventSeen, ContentReference,
-    Earliest, EarliestEvent, EarliestProof, RankedProof, RefusedProof, RelaySummary, UnverifiedProof,
+    Earliest, EarliestEvent, EarliestProof, EventSeen, RankedProof, RefusedProof, RelaySummary,
+    UnverifiedProof,
 };
 
 use crate::rank::{Ranking, rank};
@@ -130,19 +131,7 @@ struct Content {
 
 impl Content {
     fn seen(&self, relays: Vec<String>) -> ContentEventSeen {
-        let event = &self.found.event;
-        let author = event.pubkey.to_hex();
-        ContentEventSeen {
-            event_id: event.id.to_hex(),
-            npub: npub(&author),
-            author,
-            kind: event.kind.as_u16(),
-            created_at: event.created_at.as_secs(),
-            created_at_trusted: false,
-            utc: utc(event.created_at.as_secs()),
-            x_check: self.check.clone(),
-            relays,
-        }
+        ContentEventSeen { event: EventSeen::of(&self.found.event), x_check: self.check.clone(), relays }
     }
 }
 

@@ -12,8 +12,7 @@
 //! counted, by reason).
 
 use super::answer::{CONTENT_KINDS, Found, RelayAnswer, merge};
-use super::report::{CheckReport, RankedProof, RefusedProof, RelaySummary, UnverifiedProof};
-use super::{npub, utc};
+use super::report::{CheckReport, EventSeen, RankedProof, RefusedProof, RelaySummary, UnverifiedProof};
 use crate::fuzzy_tags::{FUZZY_DISTANCE, FuzzyTagCheck, check_fuzzy_tags, fuzzy_keys};
 use nostr::prelude::{Filter, Kind, SingleLetterTag};
 use priorart_fingerprint::{EqualityFingerprint, Shingling, SimhashDoc, WordShingles};
@@ -93,7 +92,7 @@ impl NearQuery {
     /// Verifies every content event of `answers` against the text, leaving
     /// out those `exact` already lists (found by the same `X`).
     pub fn verify(&self, answers: &[RelayAnswer], exact: &CheckReport) -> NearCandidates {
-        let listed: HashSet<&str> = exact.content_events.iter().map(|c| c.event_id.as_str()).collect();
+        let listed: HashSet<&str> = exact.content_events.iter().map(|c| c.event.event_id.as_str()).collect();
         let found = merge(answers);
         let mut candidates = NearCandidates { candidates: found.len(), ..NearCandidates::default() };
         for found in found {
@@ -284,20 +283,9 @@ pub struct FuzzyReport {
 /// A verified near copy and the proofs of its `X`.
 #[derive(Debug, Clone, Serialize)]
 pub struct NearCopy {
-    /// Its id.
-    pub event_id: String,
-    /// Its pubkey (hex).
-    pub author: String,
-    /// The same, NIP-19.
-    pub npub: String,
-    /// Its kind.
-    pub kind: u16,
-    /// Its `created_at`: the author's claim.
-    pub created_at: u64,
-    /// Always false.
-    pub created_at_trusted: bool,
-    /// `created_at` in UTC.
-    pub utc: String,
+    /// Which event, by whom, claiming when.
+    #[serde(flatten)]
+    pub event: EventSeen,
     /// Its text's simhash-doc value, recomputed.
     pub simhash_doc: String,
     /// Bits from the checked text's value.
@@ -338,20 +326,13 @@ impl NearCopy {
             .collect();
         let proofs = super::check(&copy.x, &answers, headers, network);
         let event = &copy.found.event;
-        let author = event.pubkey.to_hex();
         let fuzzy_tags = match check_fuzzy_tags(event) {
             FuzzyTagCheck::Matches => "matches",
             FuzzyTagCheck::DoesNotMatch(_) => "does_not_match",
             _ => "malformed",
         };
         NearCopy {
-            event_id: event.id.to_hex(),
-            npub: npub(&author),
-            author,
-            kind: event.kind.as_u16(),
-            created_at: event.created_at.as_secs(),
-            created_at_trusted: false,
-            utc: utc(event.created_at.as_secs()),
+            event: EventSeen::of(event),
             simhash_doc: copy.value.to_string(),
             distance: copy.distance,
             jaccard: copy.jaccard,

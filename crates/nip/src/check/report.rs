@@ -4,7 +4,9 @@
 
 use super::answer::{Ending, RelayAnswer, Skipped};
 use super::content::XCheck;
+use super::{npub, utc};
 use crate::report::{Report, Verdict};
+use nostr::prelude::Event;
 use priorart_ots::Network;
 use serde::{Serialize, Serializer};
 use std::time::Duration;
@@ -235,6 +237,23 @@ pub struct RefusedProof {
 /// A content event carrying `X`, and whether its text has it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ContentEventSeen {
+    /// Which event, by whom, claiming when.
+    #[serde(flatten)]
+    pub event: EventSeen,
+    /// Whether its text has `X`. JSON: two members, `x_check` (`matches`,
+    /// `does_not_match` or `cannot_check`) and `detail` (the content's own
+    /// fingerprint for `does_not_match`, `empty` or `encrypted` for
+    /// `cannot_check`, else `null`).
+    #[serde(flatten)]
+    pub x_check: XCheck,
+    /// The relays that had it.
+    pub relays: Vec<String>,
+}
+
+/// What a report says of any event a relay returned: its id, its author
+/// and the time it claims (JSON: members of the event's object).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EventSeen {
     /// Its id.
     pub event_id: String,
     /// Its pubkey (hex).
@@ -245,18 +264,26 @@ pub struct ContentEventSeen {
     pub kind: u16,
     /// Its `created_at`: the author's claim.
     pub created_at: u64,
-    /// Always false: nothing proves when a content event was written.
+    /// Always false: nothing proves when an event was written.
     pub created_at_trusted: bool,
     /// `created_at` in UTC.
     pub utc: String,
-    /// Whether its text has `X`. JSON: two members, `x_check` (`matches`,
-    /// `does_not_match` or `cannot_check`) and `detail` (the content's own
-    /// fingerprint for `does_not_match`, `empty` or `encrypted` for
-    /// `cannot_check`, else `null`).
-    #[serde(flatten)]
-    pub x_check: XCheck,
-    /// The relays that had it.
-    pub relays: Vec<String>,
+}
+
+impl EventSeen {
+    /// The members of `event`.
+    pub fn of(event: &Event) -> EventSeen {
+        let author = event.pubkey.to_hex();
+        EventSeen {
+            event_id: event.id.to_hex(),
+            npub: npub(&author),
+            author,
+            kind: event.kind.as_u16(),
+            created_at: event.created_at.as_secs(),
+            created_at_trusted: false,
+            utc: utc(event.created_at.as_secs()),
+        }
+    }
 }
 
 fn network_name<S: Serializer>(network: &Network, serializer: S) -> Result<S::Ok, S::Error> {

@@ -50,13 +50,13 @@ impl CheckReport {
             writeln!(
                 out,
                 "  {}  kind {}  {}  distance {}  Jaccard {:.2}  X {}  {} on {}",
-                copy.npub,
-                copy.kind,
-                copy.utc,
+                copy.event.npub,
+                copy.event.kind,
+                copy.event.utc,
                 copy.distance,
                 copy.jaccard,
                 copy.x,
-                copy.event_id,
+                copy.event.event_id,
                 copy.relays.join(", ")
             )?;
             for proof in &copy.proofs {
@@ -187,10 +187,10 @@ impl CheckReport {
             writeln!(
                 out,
                 "  {}  kind {}  {}  {check}  {} on {}",
-                content.npub,
-                content.kind,
-                content.utc,
-                content.event_id,
+                content.event.npub,
+                content.event.kind,
+                content.event.utc,
+                content.event.event_id,
                 content.relays.join(", ")
             )?;
         }

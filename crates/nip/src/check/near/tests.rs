@@ -98,7 +98,7 @@ fn an_edited_copy_finds_the_original_and_its_proof_ranked() {
 
     assert_eq!(fuzzy.near_copies.len(), 1);
     let near = &fuzzy.near_copies[0];
-    assert_eq!(near.event_id, note.id.to_hex());
+    assert_eq!(near.event.event_id, note.id.to_hex());
     assert!(near.distance <= FUZZY_DISTANCE && near.jaccard >= DEFAULT_MIN_JACCARD, "{near:?}");
     assert_eq!(near.fuzzy_tags, "matches");
     assert_eq!(near.proofs.len(), 1);
