@@ -262,7 +262,7 @@ fn oversized_and_malformed_events_fail_step_1() {
     huge["tags"].as_array_mut().unwrap().push(json!(["padding", "x".repeat(600_000)]));
     assert_fails(&verify(&huge.to_string()), 1, Reason::EventTooLarge);
     let mut many: Value = serde_json::from_str(&event).unwrap();
-    for _ in 0..100 {
+    for _ in 0..=priorart_nip::limits::MAX_TAGS {
         many["tags"].as_array_mut().unwrap().push(json!(["t", "x"]));
     }
     assert_fails(&verify(&many.to_string()), 1, Reason::EventMalformed);
