@@ -38,6 +38,11 @@ export function keptWords(text: string): { kept: string[]; keptTotal: number; to
   };
 }
 
+/** Loads the package's extraction module (what `documentText` needs) now. */
+export function loadExtractor(): Promise<void> {
+  return core.loadExtractor();
+}
+
 /** The text priorart fingerprints for a file's bytes: HTML extracted, plain text decoded (BOM, charset), as the CLI reads a file. */
 export function documentText(bytes: Uint8Array, format: 'html' | 'text'): Promise<string> {
   return format === 'html' ? core.extractHtml(bytes) : core.extractDocument(bytes, { format: 'text' });

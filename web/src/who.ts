@@ -147,6 +147,11 @@ export function setUpWho(context: WhoContext): { text(): string; x(): string | n
     fingerprint();
     return currentX;
   };
+  // Files are read by the package's second module (extraction), fetched
+  // now that the page works, after the core and never before it: a file
+  // read later, even offline, needs no download then. A failed fetch is
+  // tried again when a file is read.
+  priorart.loadExtractor().catch(() => undefined);
   return { text: () => text.value, x: xNow };
 }
 
