@@ -288,14 +288,17 @@ fn unchecked_answers_keep_what_the_relay_client_keeps() {
 #[test]
 fn answers_checked_together_verify_each_signature_once_and_skip_what_each_alone_skips() {
     let story = story();
-    let event_json = |event: &Event| serde_json::from_str::<serde_json::Value>(&crate::to_json(event)).expect("JSON");
+    let event_json =
+        |event: &Event| serde_json::from_str::<serde_json::Value>(&crate::to_json(event)).expect("JSON");
     // A kept event's id with another event's signature: the id verifies, the
     // signature does not, before and after the genuine copy was verified.
     let mut wrong_signature = event_json(&story.alice_note);
     wrong_signature["sig"] = serde_json::Value::String(story.mallory_note.sig.to_string());
     let answer = |url: &str, events: Vec<serde_json::Value>| -> UncheckedAnswer {
-        serde_json::from_value(serde_json::json!({"url": url, "ending": {"status": "eose"}, "events": events}))
-            .expect("deserializes")
+        serde_json::from_value(
+            serde_json::json!({"url": url, "ending": {"status": "eose"}, "events": events}),
+        )
+        .expect("deserializes")
     };
     let answers = vec![
         answer("wss://one.example", vec![wrong_signature.clone(), event_json(&story.alice_note)]),
@@ -304,7 +307,9 @@ fn answers_checked_together_verify_each_signature_once_and_skip_what_each_alone_
     ];
     let together = UncheckedAnswer::check_all(answers.clone(), &x());
     let alone: Vec<RelayAnswer> = answers.into_iter().map(|answer| answer.check(&x())).collect();
-    let summary = |answers: &[RelayAnswer]| -> Vec<(Vec<EventId>, Vec<(SkipReason, usize)>)> {
+    /// Per relay: the ids kept, and how many were skipped for each reason.
+    type Sifted = (Vec<EventId>, Vec<(SkipReason, usize)>);
+    let summary = |answers: &[RelayAnswer]| -> Vec<Sifted> {
         answers
             .iter()
             .map(|answer| {
