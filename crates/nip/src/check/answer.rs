@@ -250,16 +250,12 @@ impl UncheckedAnswer {
 
 /// Why a relay's event is not kept, or `None` to keep it: the one rule
 /// for every client that reads untrusted relays (the relay crate's query,
-/// [`UncheckedAnswer::check`]). `seen` holds the ids kept so far. The id
-/// first: a forged copy that reuses a kept event's id is a bad id, not a
-/// duplicate; the costly signature check last.
-pub fn skip_reason(event: &Event, seen: &HashSet<EventId>, filter: &Filter) -> Option<SkipReason> {
-    skip_reason_checked(event, seen, filter, &mut SignatureChecks::default())
-}
-
-/// [`skip_reason`], with the signature checks already made (by this relay
-/// or another) looked up in `signatures` instead of made again.
-fn skip_reason_checked(
+/// [`UncheckedAnswer::check`]). `seen` holds the ids this relay's answer
+/// kept so far; `signatures` the signature checks made so far, by this
+/// relay's answer or by the others of the same query. The id first: a
+/// forged copy that reuses a kept event's id is a bad id, not a duplicate;
+/// the costly signature check last, and once per distinct event.
+pub fn skip_reason(
     event: &Event,
     seen: &HashSet<EventId>,
     filter: &Filter,
@@ -278,13 +274,15 @@ fn skip_reason_checked(
     }
 }
 
-/// The outcome of every signature check made, by event id and signature.
-/// Sound only for events whose id verified: the id is the hash of the
+/// The outcome of every signature check made for one query, by event id
+/// and signature, shared by the answers of every relay asked: relays that
+/// hold the same events send the same copies. Sound only for events whose
+/// id verified ([`skip_reason`] checks it first): the id is the hash of the
 /// event's fields, its pubkey among them, so two copies with the same valid
 /// id and the same signature are one signature check, whatever relay sent
 /// them.
-#[derive(Default)]
-struct SignatureChecks(HashMap<(EventId, Signature), bool>);
+#[derive(Debug, Default)]
+pub struct SignatureChecks(HashMap<(EventId, Signature), bool>);
 
 impl SignatureChecks {
     /// Whether the signature of `event` (its id verified) verifies.
@@ -320,7 +318,7 @@ impl<'a> Sieve<'a> {
             }
             Err(_) => return self.skip(SkipReason::MalformedEvent, excerpt(&json)),
         };
-        match skip_reason_checked(&event, &self.seen, &self.filter, self.signatures) {
+        match skip_reason(&event, &self.seen, &self.filter, self.signatures) {
             Some(reason) => self.skip(reason, format!("event {} (kind {})", event.id, event.kind.as_u16())),
             None => {
                 self.seen.insert(event.id);
