@@ -310,12 +310,7 @@ fn anchored(
 
 /// A detached `.ots` proof of `digest` in a new block of `chain`.
 fn regtest_proof(chain: &SharedChain, digest: &[u8; 32]) -> Result<(u64, Vec<u8>), Error> {
-    let (height, timestamp) = chain.lock().map_err(|_| "chain lock")?.commit(digest);
-    let mut ots = priorart_ots::MAGIC.to_vec();
-    ots.extend([0x01, 0x08]); // version 1, SHA-256 file hash
-    ots.extend(digest);
-    ots.extend(timestamp.to_bytes());
-    Ok((height, ots))
+    Ok(chain.lock().map_err(|_| "chain lock")?.stamp(digest))
 }
 
 /// A kind 1041 built by hand, as a thief would (the library's builder

@@ -25,11 +25,7 @@ fn valid_proof_event() -> (String, MemoryHeaders) {
     let attestation =
         Attestation::sign(&keys, x, Some(30023), Timestamp::from_secs(1_700_000_000)).expect("signs");
     let mut chain = RegtestChain::new();
-    let (height, timestamp) = chain.commit(&attestation.commitment().0);
-    let mut proof = priorart_ots::MAGIC.to_vec();
-    proof.extend([0x01, 0x08]);
-    proof.extend(attestation.commitment().0);
-    proof.extend(timestamp.to_bytes());
+    let (height, proof) = chain.stamp(&attestation.commitment().0);
     let headers = MemoryHeaders::new();
     headers.insert(height, *chain.header(height).expect("mined"));
     let content = ContentRef::parse_address(&format!("30023:{}:essay", keys.public_key().to_hex()))

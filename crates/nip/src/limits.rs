@@ -10,7 +10,11 @@ pub const MAX_EVENT_JSON_BYTES: usize = 512 * 1024;
 pub const MAX_DESCRIPTION_BYTES: usize = 4 * 1024;
 /// Longest base64 `.content` of a proof event; 64 KiB of `.ots` proof.
 pub const MAX_PROOF_BASE64_BYTES: usize = 88 * 1024;
-/// Most tags on one event.
-pub const MAX_TAGS: usize = 64;
-/// Most strings in one tag (its name included).
-pub const MAX_TAG_STRINGS: usize = 16;
+/// Most tags on one event: strfry's default (`events.maxNumTags`), so that
+/// what a relay stores can be read and judged here. Honest events have far
+/// more than a few dozen tags: a follow list (kind 3) holds one `p` tag per
+/// followed key, and a tagged note carries 29 `B` tags of its own.
+pub const MAX_TAGS: usize = 2_000;
+/// Most strings in one tag (its name included); NIP-92 `imeta` tags, the
+/// longest in use, hold one string per property of a media file.
+pub const MAX_TAG_STRINGS: usize = 100;

@@ -33,7 +33,7 @@ fn an_honest_proof_is_valid_with_its_block_in_both_reference_forms() {
     let mut chain = RegtestChain::new();
     chain.mine_block([1; 32]);
     let attestation = attestation(Some(30023));
-    let (height, proof) = common::regtest_proof(&mut chain, &attestation.commitment().0);
+    let (height, proof) = chain.stamp(&attestation.commitment().0);
     chain.mine_block([2; 32]); // later blocks change nothing
     let headers = common::cached_headers(&chain);
     let address =
@@ -68,7 +68,7 @@ fn an_honest_proof_is_valid_with_its_block_in_both_reference_forms() {
 fn a_proof_verified_against_mainnet_rules_or_unknown_blocks_is_not_valid() {
     let mut chain = RegtestChain::new();
     let attestation = attestation(Some(30023));
-    let (_, proof) = common::regtest_proof(&mut chain, &attestation.commitment().0);
+    let (_, proof) = chain.stamp(&attestation.commitment().0);
     let note = ContentRef::Event { id: EventId::from_byte_array([4; 32]), author: alice().public_key() };
     let event = build(&attestation, note, &proof, &alice());
     // Regtest headers do not meet mainnet's difficulty.
@@ -100,7 +100,7 @@ fn events_built_by_nostr_tools_verify_and_ours_verify_in_nostr_tools() {
     let commitment: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
     assert_eq!(commitment["commitment"], their_attestation.commitment().to_string());
 
-    let (height, proof) = common::regtest_proof(&mut chain, &their_attestation.commitment().0);
+    let (height, proof) = chain.stamp(&their_attestation.commitment().0);
     let author = their_attestation.event().pubkey.to_hex();
     let request = serde_json::json!({"proof": {
         "secret_hex": "44".repeat(32), "attestation": their_json, "ots_base64": BASE64.encode(&proof),
@@ -114,7 +114,7 @@ fn events_built_by_nostr_tools_verify_and_ours_verify_in_nostr_tools() {
 
     // And our 1041 around our attestation verifies in nostr-tools, inside and out.
     let ours = attestation(Some(30023));
-    let (_, proof) = common::regtest_proof(&mut chain, &ours.commitment().0);
+    let (_, proof) = chain.stamp(&ours.commitment().0);
     let note = ContentRef::Event { id: EventId::from_byte_array([4; 32]), author: alice().public_key() };
     let event = build(&ours, note, &proof, &mallory());
     assert_eq!(peer::verify(&[event]), vec![(true, Some(true))]);
@@ -124,7 +124,7 @@ fn events_built_by_nostr_tools_verify_and_ours_verify_in_nostr_tools() {
 fn a_nip03_proof_is_valid_but_forgeable_never_a_nip_ff_3_proof() {
     let mut chain = RegtestChain::new();
     let note = signed(&alice(), 1, common::TEXT, &[]);
-    let (height, proof) = common::regtest_proof(&mut chain, &note.id.to_bytes());
+    let (height, proof) = chain.stamp(&note.id.to_bytes());
     let id = note.id.to_hex();
     let event = signed(&alice(), 1040, &BASE64.encode(&proof), &[&["e", &id], &["k", "1"]]);
     let report =

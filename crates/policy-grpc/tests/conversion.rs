@@ -1,5 +1,6 @@
 //! Requests → events, and decisions → replies, without a network.
 
+use priorart_nip::limits::{MAX_TAG_STRINGS, MAX_TAGS};
 use priorart_nip::nostr::prelude::*;
 use priorart_policy::{Action, Decision};
 use priorart_policy_grpc::proto::event::TagEntry;
@@ -20,6 +21,16 @@ fn a_request_gives_back_the_event_the_relay_received() {
 }
 
 #[test]
+fn a_follow_list_of_a_thousand_keys_is_read_whole() {
+    let followed: Vec<String> = (1..=1_000u32).map(|n| format!("{n:064x}")).collect();
+    let tags: Vec<[&str; 2]> = followed.iter().map(|key| ["p", key.as_str()]).collect();
+    let tags = tags.iter().map(|tag| Tag::parse(tag.iter().copied()).expect("tag"));
+    let follows =
+        EventBuilder::new(Kind::ContactList, "").tags(tags).finalize(&Keys::generate()).expect("signs");
+    assert_eq!(event_of(request_for(&follows)).expect("an event"), follows);
+}
+
+#[test]
 fn malformed_events_are_named() {
     let event = signed_note("hello", &[]);
     type Tamper = fn(&mut proto::Event);
@@ -29,8 +40,8 @@ fn malformed_events_are_named() {
         (|e| e.sig.clear(), "`sig` is not 64 bytes"),
         (|e| e.kind = 65_536, "`kind` is not an integer from 0 to 65535"),
         (|e| e.tags.push(TagEntry { values: Vec::new() }), "a tag is empty"),
-        (|e| e.tags = vec![TagEntry { values: vec!["t".into()] }; 65], "more than 64 tags"),
-        (|e| e.tags.push(TagEntry { values: vec!["t".into(); 17] }), "strings in a tag"),
+        (|e| e.tags = vec![TagEntry { values: vec!["t".into()] }; MAX_TAGS + 1], "more than 2000 tags"),
+        (|e| e.tags.push(TagEntry { values: vec!["t".into(); MAX_TAG_STRINGS + 1] }), "strings in a tag"),
     ];
     for (tamper, expected) in cases {
         let mut request = request_for(&event);

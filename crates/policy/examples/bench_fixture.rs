@@ -21,12 +21,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let text = format!("Document number {n}, a text whose fingerprint is attested and stamped.");
         let x = priorart_fingerprint::minhash_equality_v1(&text);
         let attestation = Attestation::sign(&author, x, Some(1), Timestamp::from_secs(1_700_000_000))?;
-        let digest = attestation.commitment().0;
-        let (_, timestamp) = chain.commit(&digest);
-        let mut proof = priorart_ots::MAGIC.to_vec();
-        proof.extend([0x01, 0x08]);
-        proof.extend(digest);
-        proof.extend(timestamp.to_bytes());
+        let (_, proof) = chain.stamp(&attestation.commitment().0);
         let content =
             ContentRef::Event { id: EventId::from_byte_array([4; 32]), author: author.public_key() };
         let spec = ProofEvent {

@@ -31,12 +31,7 @@ fn proof_event(chain: &mut RegtestChain) -> Event {
     let author = keys(0x11);
     let x = priorart_fingerprint::minhash_equality_v1(TEXT);
     let attestation = Attestation::sign(&author, x, None, Timestamp::from_secs(NOW)).expect("signs");
-    let digest = attestation.commitment().0;
-    let (_, timestamp) = chain.commit(&digest);
-    let mut proof = priorart_ots::MAGIC.to_vec();
-    proof.extend([0x01, 0x08]);
-    proof.extend(digest);
-    proof.extend(timestamp.to_bytes());
+    let (_, proof) = chain.stamp(&attestation.commitment().0);
     let content = ContentRef::Event { id: EventId::from_byte_array([4; 32]), author: author.public_key() };
     let spec = ProofEvent {
         attestation: &attestation,
@@ -164,6 +159,23 @@ fn oversized_and_malformed_event_json_is_rejected_with_a_reason() {
     let decision = policy.decide_json("{\"id\":\"nope\"}", NOW);
     assert_eq!(decision.action, Action::Reject);
     assert!(decision.msg.starts_with("invalid: "), "{}", decision.msg);
+}
+
+#[test]
+fn follow_lists_and_other_events_with_many_tags_are_judged_not_refused() {
+    let mut policy = policy("", MemoryHeaders::default());
+    let followed: Vec<String> = (1..=1_000u32).map(|n| format!("{n:064x}")).collect();
+    let tags: Vec<[&str; 2]> = followed.iter().map(|key| ["p", key.as_str()]).collect();
+    let tags = tags.iter().map(|tag| Tag::parse(tag.iter().copied()).expect("tag"));
+    let follows = EventBuilder::new(Kind::ContactList, "").tags(tags).finalize(&keys(1)).expect("signs");
+    assert_eq!(policy.decide_json(&priorart_nip::to_json(&follows), NOW), Decision::accept());
+
+    let limit = priorart_nip::limits::MAX_TAGS;
+    let mut json: serde_json::Value = serde_json::from_str(&priorart_nip::to_json(&follows)).unwrap();
+    json["tags"] = serde_json::Value::Array(vec![serde_json::json!(["t", "x"]); limit + 1]);
+    let decision = policy.decide_json(&json.to_string(), NOW);
+    assert_eq!(decision.action, Action::Reject);
+    assert!(decision.msg.contains(&format!("more than {limit} tags")), "{}", decision.msg);
 }
 
 #[test]

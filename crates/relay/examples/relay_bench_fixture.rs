@@ -33,11 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let author = Keys::generate();
         let attestation =
             Attestation::sign(&author, x, Some(1), Timestamp::from_secs(now - 10_000 + i as u64))?;
-        let (_, timestamp) = chain.commit(&attestation.commitment().0);
-        let mut proof = priorart_ots::MAGIC.to_vec();
-        proof.extend([0x01, 0x08]); // version 1, SHA-256 file hash
-        proof.extend(attestation.commitment().0);
-        proof.extend(timestamp.to_bytes());
+        let (_, proof) = chain.stamp(&attestation.commitment().0);
         let spec = ProofEvent {
             attestation: &attestation,
             content: ContentRef::Event {

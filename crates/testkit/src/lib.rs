@@ -125,6 +125,18 @@ impl RegtestChain {
         tip.add_attestation(Attestation::Bitcoin { height });
         (height, Timestamp::from_path(ops, tip))
     }
+    /// Commits the SHA-256 digest `digest` to a new block, as
+    /// [`commit`](RegtestChain::commit) does, and returns the block's height
+    /// and the detached `.ots` file a stamping client would hold: magic,
+    /// version 1, SHA-256 as the file hash, the digest, then the proof.
+    pub fn stamp(&mut self, digest: &[u8; 32]) -> (u64, Vec<u8>) {
+        let (height, timestamp) = self.commit(digest);
+        let mut ots = priorart_ots::MAGIC.to_vec();
+        ots.extend([0x01, HashOp::Sha256.tag()]);
+        ots.extend(digest);
+        ots.extend(timestamp.to_bytes());
+        (height, ots)
+    }
 }
 
 impl Default for RegtestChain {

@@ -33,12 +33,7 @@ pub fn proof_event(chain: &mut RegtestChain, author: &Keys) -> Event {
     let x = priorart_fingerprint::minhash_equality_v1(TEXT);
     let attestation =
         Attestation::sign(author, x, Some(1), Timestamp::from_secs(RECEIVED_AT)).expect("signs");
-    let digest = attestation.commitment().0;
-    let (_, timestamp) = chain.commit(&digest);
-    let mut proof = priorart_ots::MAGIC.to_vec();
-    proof.extend([0x01, 0x08]);
-    proof.extend(digest);
-    proof.extend(timestamp.to_bytes());
+    let (_, proof) = chain.stamp(&attestation.commitment().0);
     let content = ContentRef::Event { id: EventId::from_byte_array([4; 32]), author: author.public_key() };
     let spec = ProofEvent {
         attestation: &attestation,

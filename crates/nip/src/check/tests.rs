@@ -35,13 +35,7 @@ fn attestation(author: &Keys, created_at: u64) -> Attestation {
 
 /// The `.ots` bytes of `attestation`'s commitment, in a new block of `chain`.
 fn stamp(chain: &mut RegtestChain, attestation: &Attestation) -> Vec<u8> {
-    let digest = attestation.commitment().0;
-    let (_, timestamp) = chain.commit(&digest);
-    let mut ots = priorart_ots::MAGIC.to_vec();
-    ots.extend([0x01, 0x08]);
-    ots.extend(digest);
-    ots.extend(timestamp.to_bytes());
-    ots
+    chain.stamp(&attestation.commitment().0).1
 }
 
 /// A kind 1041 carrying `attestation` and `proof`, naming `content`.

@@ -57,18 +57,6 @@ pub fn pending_only(digest: &[u8; 32]) -> Vec<u8> {
     detached(digest, priorart_ots::tags::PENDING, &payload)
 }
 
-/// A real proof of `digest` on a regtest chain: the path a calendar's proof
-/// takes (into a transaction, up the merkle tree) to a block mined here.
-/// Returns the block height and the `.ots` bytes.
-pub fn regtest_proof(chain: &mut priorart_testkit::RegtestChain, digest: &[u8; 32]) -> (u64, Vec<u8>) {
-    let (height, timestamp) = chain.commit(digest);
-    let mut out = priorart_ots::MAGIC.to_vec();
-    out.extend([0x01, 0x08]);
-    out.extend(digest);
-    out.extend(timestamp.to_bytes());
-    (height, out)
-}
-
 /// Every header of `chain`, as a cache (what a verifier has after a first look-up).
 pub fn cached_headers(chain: &priorart_testkit::RegtestChain) -> priorart_ots::MemoryHeaders {
     chain.memory_headers()

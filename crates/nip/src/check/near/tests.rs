@@ -51,12 +51,7 @@ fn published(chain: &mut RegtestChain) -> (Event, Event) {
     let x = priorart_fingerprint::minhash_equality_v1(&text);
     let attestation =
         Attestation::sign(&keys(1), x, Some(1), Timestamp::from_secs(1_700_000_000)).expect("signs");
-    let digest = attestation.commitment().0;
-    let (_, timestamp) = chain.commit(&digest);
-    let mut ots = priorart_ots::MAGIC.to_vec();
-    ots.extend([0x01, 0x08]);
-    ots.extend(digest);
-    ots.extend(timestamp.to_bytes());
+    let (_, ots) = chain.stamp(&attestation.commitment().0);
     let proof = ProofEvent {
         attestation: &attestation,
         content: ContentRef::Event { id: note.id, author: keys(1).public_key() },
