@@ -2,7 +2,7 @@
 // Throughput of the npm package (bindings/wasm, WebAssembly) against a
 // JavaScript implementation of the same fingerprint, in the same Node
 // process, on the shared vectors and on the Debian corpus; and the size of
-// the module. Build the package first (scripts/build-wasm.sh).
+// its two modules. Build the package first (scripts/build-wasm.sh).
 //
 //   node scripts/bench-wasm.mjs [--corpus $PRIORART_CORPUS/docs.jsonl] [--docs N] [--rounds R]
 //
@@ -60,9 +60,12 @@ function measure(name, texts) {
   console.log(`| ${name} | ${texts.length} texts, ${(bytes / 1e6).toFixed(1)} MB | ${mbs(wasmKept)} MB/s | ${mbs(wasmCall)} MB/s | ${mbs(js)} MB/s | ${(js / wasmKept).toFixed(1)}× | ${(js / wasmCall).toFixed(1)}× |`);
 }
 
-const wasmBytes = readFileSync(`${root}bindings/wasm/pkg/priorart_wasm_bg.wasm`);
 console.log(`Node ${process.version}, ${cpus()[0].model}, ${cpus().length} cores; best of ${rounds} rounds`);
-console.log(`module: ${wasmBytes.length} bytes, ${gzipSync(wasmBytes, { level: 9 }).length} gzipped (gzip -9)\n`);
+for (const [module, file] of [["core", "priorart_wasm_bg.wasm"], ["extraction", "priorart_extract_bg.wasm"]]) {
+  const wasmBytes = readFileSync(`${root}bindings/wasm/pkg/${file}`);
+  console.log(`${module} module: ${wasmBytes.length} bytes, ${gzipSync(wasmBytes, { level: 9 }).length} gzipped (gzip -9)`);
+}
+console.log();
 console.log("| input | size | package, kept Fingerprinter | package, fingerprint() per text | JavaScript (equality-oracle.js) | ratio, kept | ratio, per call |");
 console.log("|---|---|---|---|---|---|---|");
 const vectors = JSON.parse(readFileSync(`${root}vectors/equality-vectors.json`, "utf8")).cases.map((c) => c.input);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds the npm package `priorart` in bindings/wasm: the crates compiled
-# to wasm32-unknown-unknown, wasm-bindgen's ES module glue and its
-# TypeScript declarations (bindings/wasm/pkg/). Then
+# Builds the npm package `priorart` in bindings/wasm: its two modules,
+# the core (bindings/wasm/src: fingerprints, verification, events) and the
+# extraction module (bindings/wasm/extract, loaded only when a page reads a
+# file), compiled to wasm32-unknown-unknown, with wasm-bindgen's ES module
+# glue and TypeScript declarations (bindings/wasm/pkg/). Then
 # `npm pack` in bindings/wasm makes the package. Needs what
 # .ci/setup.d/wasm.sh installs.
 #
@@ -35,13 +37,19 @@ export CC_wasm32_unknown_unknown=clang-19 AR_wasm32_unknown_unknown=llvm-ar-19
 # (nothing here draws random numbers; see Cargo.toml).
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS='--cfg getrandom_backend="wasm_js"'
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
-RUSTC="$rustc" RUSTC_BOOTSTRAP=1 "$cargo" build --locked --release \
-    --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort
-
-wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/priorart_wasm.wasm"
 rm -rf pkg
-"$bindgen" --target web --out-dir pkg --out-name priorart_wasm "$wasm"
+# Each module built on its own (`-p`), so that cargo's features unify per
+# module: the core links none of the extraction crates.
+for module in priorart_wasm:priorart-wasm priorart_extract:priorart-wasm-extract; do
+    name=${module%%:*} package=${module#*:}
+    RUSTC="$rustc" RUSTC_BOOTSTRAP=1 "$cargo" build --locked --release -p "$package" \
+        --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort
+    wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/${package//-/_}.wasm"
+    # The name section (function names, for stack traces) is a tenth of
+    # the download; a panic aborts here anyway.
+    "$bindgen" --target web --remove-name-section --remove-producers-section --out-dir pkg --out-name "$name" "$wasm"
+    echo "built bindings/wasm/pkg/${name}_bg.wasm: $(wc -c < "pkg/${name}_bg.wasm") bytes, $(gzip -9c "pkg/${name}_bg.wasm" | wc -c) gzipped"
+done
 # No wasm-opt pass: Debian's binaryen (108) predates the reference types
 # wasm-bindgen emits (it breaks the externref table), and -Oz saved under 1 %
 # of the gzipped size here.
-echo "built bindings/wasm/pkg: $(wc -c < pkg/priorart_wasm_bg.wasm) bytes, $(gzip -9c pkg/priorart_wasm_bg.wasm | wc -c) gzipped"

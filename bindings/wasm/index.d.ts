@@ -1,4 +1,5 @@
-// Types of the `priorart` package (index.js). The reports are the JSON
+// Types of the `priorart` package (index.js under Node, browser.js in
+// browsers; both export api.js). The reports are the JSON
 // documents the CLI prints; their members are documented in GUIDE.md
 // (`priorart-verify/1`, `priorart-check/1`) and typed loosely here.
 
@@ -48,13 +49,19 @@ export function hamming(a: SimhashDocLike, b: SimhashDocLike): number;
 /** `1 - hamming(a, b) / 64`. */
 export function similarity(a: SimhashDocLike, b: SimhashDocLike): number;
 
+/**
+ * Loads the extraction module (a second WebAssembly module, fetched on first
+ * use): the extraction functions call it themselves; calling it earlier only
+ * starts the download sooner.
+ */
+export function loadExtractor(): Promise<void>;
 /** The text of an HTML page as the CLI extracts it (bytes decoded as the CLI decodes a file; a string read as UTF-8). */
-export function extractHtml(html: string | Uint8Array | ArrayBuffer): string;
+export function extractHtml(html: string | Uint8Array | ArrayBuffer): Promise<string>;
 /** The text of a document as the CLI reads a file (HTML, XML, EPUB, text; no PDF in this package). */
 export function extractDocument(
   bytes: string | Uint8Array | ArrayBuffer,
   options?: { format?: "html" | "xml" | "epub" | "text" | string },
-): string;
+): Promise<string>;
 
 /** The tip of a header source: a height, or a height that is only the highest header held (a cache). */
 export type TipHeight = number | { height: number; asFarAsHeld?: boolean } | null;
@@ -137,6 +144,20 @@ export function check(
   headers: HeaderSource,
   network?: Network | { network?: Network },
 ): Promise<CheckReport>;
+
+/** A NIP-01 REQ filter. */
+export interface Filter {
+  kinds: number[];
+  "#X"?: string[];
+  "#B"?: string[];
+}
+/** The NIP's discovery query for `x` (`{"kinds": [...], "#X": [x]}`), as `priorart check` sends it. */
+export function discoveryFilter(x: string): Filter;
+/**
+ * The fuzzy discovery query for `text` (docs/nip-ff-3-fuzzy.md): content events carrying one of
+ * its `B` keys, as `priorart check --fuzzy` sends it.
+ */
+export function fuzzyDiscoveryFilter(text: string): Filter;
 
 /** An unsigned event, as `window.nostr.signEvent` takes it. */
 export interface UnsignedEvent {

@@ -1,7 +1,8 @@
 // The page's one door to the priorart package (bindings/wasm): every
 // fingerprint, extraction, verification, ranking and verdict comes from
 // it, that is from the same Rust crates as the `priorart` command. The
-// package compiles its WebAssembly module when imported (top-level await).
+// package compiles its core WebAssembly module when imported (top-level
+// await); its extraction module is fetched only when a file is read.
 
 import * as core from 'priorart';
 import type { HeaderSource } from 'priorart';
@@ -37,8 +38,13 @@ export function keptWords(text: string): { kept: string[]; keptTotal: number; to
   };
 }
 
+/** Loads the package's extraction module (what `documentText` needs) now. */
+export function loadExtractor(): Promise<void> {
+  return core.loadExtractor();
+}
+
 /** The text priorart fingerprints for a file's bytes: HTML extracted, plain text decoded (BOM, charset), as the CLI reads a file. */
-export function documentText(bytes: Uint8Array, format: 'html' | 'text'): string {
+export function documentText(bytes: Uint8Array, format: 'html' | 'text'): Promise<string> {
   return format === 'html' ? core.extractHtml(bytes) : core.extractDocument(bytes, { format: 'text' });
 }
 
@@ -48,7 +54,7 @@ export function documentText(bytes: Uint8Array, format: 'html' | 'text'): string
  * page sends exactly the CLI's filter).
  */
 export function discoveryFilter(x: string): object {
-  return { kinds: [1, 30023, 31337, 31338, 31339, 1041], '#X': [x] };
+  return core.discoveryFilter(x);
 }
 
 /** `priorart check --json` on the relays' answers, with headers from `headers`. */

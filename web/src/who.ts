@@ -80,7 +80,7 @@ export function setUpWho(context: WhoContext): { text(): string; x(): string | n
       /\.x?html?$/i.test(chosen.name) || chosen.type === 'text/html' || /^\s*(<!doctype html|<html)/i.test(head);
     try {
       // The bytes as the CLI reads a file: HTML extracted, text decoded (BOM, charset).
-      text.value = priorart.documentText(bytes, html ? 'html' : 'text');
+      text.value = await priorart.documentText(bytes, html ? 'html' : 'text');
     } catch (error) {
       fileStatus.textContent = `${chosen.name}: ${error instanceof Error ? error.message : String(error)}`;
       return;
@@ -147,6 +147,11 @@ export function setUpWho(context: WhoContext): { text(): string; x(): string | n
     fingerprint();
     return currentX;
   };
+  // Files are read by the package's second module (extraction), fetched
+  // now that the page works, after the core and never before it: a file
+  // read later, even offline, needs no download then. A failed fetch is
+  // tried again when a file is read.
+  priorart.loadExtractor().catch(() => undefined);
   return { text: () => text.value, x: xNow };
 }
 

@@ -1,7 +1,9 @@
-//! The WebAssembly module of the npm package `priorart`. Every answer comes
-//! from the workspace's crates (fingerprint, extract, ots, nip); this file
+//! The core WebAssembly module of the npm package `priorart`: fingerprints,
+//! proof verification, the discovery check and events for signers. Every
+//! answer comes from the workspace's crates (fingerprint, ots, nip); document
+//! extraction is a module of its own (`extract/`). This file
 //! only converts arguments, results and errors. The package's JavaScript
-//! (`js/index.js`) wraps it: options objects, `bigint`s, typed error
+//! (`index.js`) wraps it: options objects, `bigint`s, typed error
 //! classes, and the rounds that fetch block headers through an async
 //! interface (see [`HeaderRounds`]).
 //!
@@ -10,18 +12,18 @@
 
 #![forbid(unsafe_code)]
 
-use priorart_extract::{Format, Limits};
 use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, Scheme, SimhashDoc};
-use priorart_nip::check::UncheckedAnswer;
+use priorart_nip::check::{DEFAULT_MIN_JACCARD, NearQuery, RelayAnswer, UncheckedAnswer};
+use priorart_nip::fuzzy_tags::FUZZY_DISTANCE;
 use priorart_nip::nip46::SignRequest;
-use priorart_nip::nostr::prelude::{Kind, PublicKey, Tag, Tags, Timestamp};
+use priorart_nip::nostr::prelude::{Filter, Kind, PublicKey, Tag, Tags, Timestamp};
 use priorart_nip::{Attestation, ContentEvent};
 use priorart_ots::{HeaderSource, Network, SourceError, TipHeight, WantedHeaders};
 use wasm_bindgen::prelude::*;
 
 /// A JavaScript `Error` with `message`, the library's `reason` name and the
 /// `kind` of error the package's wrapper throws (`InputError`,
-/// `ExtractionError`, `EventError`, `SignedEventError`).
+/// `EventError`, `SignedEventError`).
 fn error(kind: &str, reason: &str, message: &str) -> JsValue {
     let error = js_sys::Error::new(message);
     // Setting a property on a fresh plain object cannot fail.
@@ -107,32 +109,6 @@ pub fn hamming(a: u64, b: u64) -> u32 {
 #[wasm_bindgen]
 pub fn similarity(a: u64, b: u64) -> f64 {
     SimhashDoc(a).similarity(SimhashDoc(b))
-}
-
-fn extraction_error(err: &priorart_extract::ExtractError) -> JsValue {
-    error("ExtractionError", err.reason(), &err.to_string())
-}
-
-/// The text of an HTML document (its bytes, character set declared or
-/// detected) as the CLI extracts it.
-#[wasm_bindgen(js_name = extractHtml)]
-pub fn extract_html(html: &[u8]) -> Result<String, JsValue> {
-    priorart_extract::document_text(html, Some(Format::Html), &Limits::default())
-        .map(|document| document.text)
-        .map_err(|err| extraction_error(&err))
-}
-
-/// The text of a document as every priorart command reads it (format
-/// detected, or `format`): plain text and Markdown decoded, HTML, XML and
-/// EPUB extracted. PDF is not in this build (`unsupported`).
-#[wasm_bindgen(js_name = extractDocument)]
-pub fn extract_document(bytes: &[u8], format: Option<String>) -> Result<String, JsValue> {
-    let format = format
-        .map(|name| name.parse::<Format>().map_err(|err| input_error(err.reason(), &err.to_string())))
-        .transpose()?;
-    priorart_extract::document_text(bytes, format, &Limits::default())
-        .map(|document| document.text)
-        .map_err(|err| extraction_error(&err))
 }
 
 /// Block headers fetched by the caller, round after round: the ots crate's
@@ -231,19 +207,61 @@ impl HeaderRounds {
         Ok(report.to_json())
     }
 
-    /// The discovery check of `x` on what the relays answered (a JSON array
-    /// of `nip::check::UncheckedAnswer`) against the headers held: the
-    /// `priorart-check/1` report's JSON text, as `priorart check --json`.
-    pub fn check(&self, x: &str, answers_json: &str, network: &str) -> Result<String, JsValue> {
-        let x: EqualityFingerprint = x
-            .parse()
-            .map_err(|_| input_error("invalid_x", &format!("{x}: not a fingerprint (64 hex digits)")))?;
+    /// The discovery check of `answers.x` on what the relays answered,
+    /// against the headers held: the `priorart-check/1` report's JSON
+    /// text, as `priorart check --json`.
+    pub fn check(&self, answers: &RelayAnswers, network: &str) -> Result<String, JsValue> {
+        let network = self::network(network)?;
+        Ok(priorart_nip::check::check(&answers.x, &answers.answers, &self.source, network).to_json())
+    }
+}
+
+/// What the relays answered to the discovery query of an `X`, checked
+/// once: each event read, its id and the filter checked, each distinct
+/// event's signature verified once across relays. The rounds of one
+/// `check` verify the proofs again with more headers, never these.
+#[wasm_bindgen]
+pub struct RelayAnswers {
+    x: EqualityFingerprint,
+    answers: Vec<RelayAnswer>,
+}
+
+#[wasm_bindgen]
+impl RelayAnswers {
+    /// `answers_json`: a JSON array of `nip::check::UncheckedAnswer`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(x: &str, answers_json: &str) -> Result<RelayAnswers, JsValue> {
+        let x = fingerprint_x(x)?;
         let answers: Vec<UncheckedAnswer> = serde_json::from_str(answers_json)
             .map_err(|err| input_error("invalid_answers", &format!("relay answers: {err}")))?;
-        let network = self::network(network)?;
-        let answers: Vec<_> = answers.into_iter().map(|answer| answer.check(&x)).collect();
-        Ok(priorart_nip::check::check(&x, &answers, &self.source, network).to_json())
+        Ok(RelayAnswers { answers: UncheckedAnswer::check_all(answers, &x), x })
     }
+}
+
+fn fingerprint_x(x: &str) -> Result<EqualityFingerprint, JsValue> {
+    x.parse().map_err(|_| input_error("invalid_x", &format!("{x}: not a fingerprint (64 hex digits)")))
+}
+
+/// The NIP's discovery query for `x` (every content kind and kind 1041
+/// with the tag `X`), as the JSON of a REQ filter.
+#[wasm_bindgen(js_name = discoveryFilter)]
+pub fn discovery_filter(x: &str) -> Result<String, JsValue> {
+    Ok(filter_json(&priorart_nip::check::discovery_filter(&fingerprint_x(x)?)))
+}
+
+/// The fuzzy discovery query for `text` (docs/nip-ff-3-fuzzy.md): the
+/// content events carrying one of its `B` keys, as the JSON of a REQ
+/// filter; it finds every tagged text within 6 bits of its simhash-doc.
+#[wasm_bindgen(js_name = fuzzyDiscoveryFilter)]
+pub fn fuzzy_discovery_filter(text: &str) -> Result<String, JsValue> {
+    let query = NearQuery::of_text(text, FUZZY_DISTANCE, DEFAULT_MIN_JACCARD)
+        .map_err(|err| input_error(err.reason(), &err.to_string()))?;
+    Ok(filter_json(&query.filter()))
+}
+
+/// A filter as the JSON a REQ carries.
+fn filter_json(filter: &Filter) -> String {
+    serde_json::to_string(filter).expect("a filter serializes")
 }
 
 /// What a run lacked: block heights, and whether the tip height.
@@ -316,9 +334,7 @@ pub fn attestation(
     created_at: f64,
     pubkey: &str,
 ) -> Result<String, JsValue> {
-    let x: EqualityFingerprint = x
-        .parse()
-        .map_err(|_| input_error("invalid_x", &format!("{x}: not a fingerprint (64 hex digits)")))?;
+    let x = fingerprint_x(x)?;
     let unsigned = Attestation::unsigned(public_key(pubkey)?, x, content_kind, timestamp(created_at)?)
         .map_err(|err| error("EventError", "invalid_event", &err.to_string()))?;
     Ok(unsigned.as_json())

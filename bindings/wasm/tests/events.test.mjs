@@ -7,7 +7,17 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { EventError, InputError, SignedEventError, attestation, checkSigned, contentEvent, fingerprint } from "../index.js";
+import {
+  EventError,
+  InputError,
+  SignedEventError,
+  attestation,
+  checkSigned,
+  contentEvent,
+  discoveryFilter,
+  fingerprint,
+  fuzzyDiscoveryFilter,
+} from "../index.js";
 import { ROOT, cli, scratch } from "./helpers.mjs";
 
 const TEXT = "Tidal mills ground grain on the estuary for eight centuries.\n\nTheir ponds filled at high tide.";
@@ -53,6 +63,24 @@ test("the unsigned events are the CLI's: the X tag, d and title, the k tag", () 
   assert.throws(() => contentEvent({ text: TEXT, pubkey: "npub-ish" }), (e) => e instanceof InputError && e.reason === "invalid_pubkey");
   assert.throws(() => attestation({ x: "zz", pubkey: PUBKEY }), (e) => e instanceof InputError && e.reason === "invalid_x");
   assert.throws(() => contentEvent({ text: TEXT, createdAt: -1, pubkey: PUBKEY }), (e) => e.reason === "out_of_range");
+});
+
+test("the discovery filters: X's as the NIP says, the fuzzy one asks for the B keys contentEvent writes", () => {
+  const x = fingerprint(TEXT);
+  const exact = discoveryFilter(x);
+  assert.deepEqual(Object.keys(exact).sort(), ["#X", "kinds"]);
+  assert.deepEqual(exact["#X"], [x]);
+  assert.deepEqual([...exact.kinds].sort((a, b) => a - b), [1, 1041, 30023, 31337, 31338, 31339]);
+  assert.throws(() => discoveryFilter("nope"), (e) => e instanceof InputError && e.reason === "invalid_x");
+
+  const long = Array.from({ length: 30 }, (_, i) => `The mill at site ${i} ground grain on tide ${i * 7}.`).join(" ");
+  const note = contentEvent({ text: long, createdAt: 1, pubkey: PUBKEY });
+  const keys = note.tags.filter((tag) => tag[0] === "B" && tag.length === 2).map((tag) => tag[1]);
+  assert.equal(keys.length, 28);
+  const fuzzy = fuzzyDiscoveryFilter(long);
+  assert.deepEqual(Object.keys(fuzzy).sort(), ["#B", "kinds"]);
+  assert.deepEqual([...fuzzy["#B"]].sort(), keys.sort());
+  assert.deepEqual([...fuzzy.kinds].sort((a, b) => a - b), [1, 30023, 31337, 31338, 31339]);
 });
 
 test("what a NIP-07 signer returns is checked as the bunker path checks it", async (t) => {

@@ -12,43 +12,43 @@ const fixtures = (suffix) => readdirSync(DATA).filter((name) => name.endsWith(su
 /** The CLI's X of a file (`X  FILE`). */
 const cliX = (file) => cli(["fingerprint", file]).split(/\s+/)[0];
 
-test("every HTML fixture (UTF-8, UTF-16, legacy charsets, mislabelled) gives the CLI's text and X", () => {
+test("every HTML fixture (UTF-8, UTF-16, legacy charsets, mislabelled) gives the CLI's text and X", async () => {
   const files = fixtures(".html");
   assert.ok(files.length >= 5, files.join(", "));
   for (const file of files) {
     const bytes = readFileSync(file);
-    const text = extractHtml(bytes);
+    const text = await extractHtml(bytes);
     assert.equal(text, cli(["extract", file]).replace(/\n$/, ""), file);
     assert.equal(fingerprint(text), cliX(file), file);
-    assert.equal(extractHtml(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)), text, file);
+    assert.equal(await extractHtml(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)), text, file);
   }
 });
 
-test("a string is read as the text it is, whatever its <meta> declares", () => {
+test("a string is read as the text it is, whatever its <meta> declares", async () => {
   const file = join(DATA, "html-utf8.html");
   const html = readFileSync(file, "utf8");
-  assert.equal(extractHtml(html), extractHtml(readFileSync(file)));
+  assert.equal(await extractHtml(html), await extractHtml(readFileSync(file)));
   const declared = `<html><head><meta charset="windows-1252"></head><body><p>Façade résumé — naïve</p></body></html>`;
-  assert.equal(extractHtml(declared), "Façade résumé — naïve");
-  assert.equal(extractHtml(`\uFEFF${declared}`), "Façade résumé — naïve");
+  assert.equal(await extractHtml(declared), "Façade résumé — naïve");
+  assert.equal(await extractHtml(`\uFEFF${declared}`), "Façade résumé — naïve");
 });
 
-test("other formats read as the CLI reads them; PDF is left out with its reason", () => {
+test("other formats read as the CLI reads them; PDF is left out with its reason", async () => {
   for (const file of [...fixtures(".xml"), ...fixtures(".epub").filter((f) => !f.includes("bomb")), ...fixtures(".txt")]) {
-    assert.equal(fingerprint(extractDocument(readFileSync(file))), cliX(file), file);
+    assert.equal(fingerprint(await extractDocument(readFileSync(file))), cliX(file), file);
   }
-  assert.throws(
-    () => extractDocument(readFileSync(join(DATA, "article.pdf"))),
+  await assert.rejects(
+    extractDocument(readFileSync(join(DATA, "article.pdf"))),
     (error) => error instanceof ExtractionError && error.reason === "unsupported",
   );
-  assert.throws(
-    () => extractDocument(readFileSync(join(DATA, "bomb.epub"))),
+  await assert.rejects(
+    extractDocument(readFileSync(join(DATA, "bomb.epub"))),
     (error) => error instanceof ExtractionError && error.reason === "decompression_bomb",
   );
-  assert.throws(() => extractDocument(new Uint8Array(), { format: "docx" }), InputError);
+  await assert.rejects(extractDocument(new Uint8Array(), { format: "docx" }), InputError);
 });
 
-test("limits hold: deep nesting is a typed error, not a crash", () => {
+test("limits hold: deep nesting is a typed error, not a crash", async () => {
   const deep = "<div>".repeat(100_000) + "text";
-  assert.throws(() => extractHtml(deep), (error) => error instanceof ExtractionError && error.reason === "too_deep");
+  await assert.rejects(extractHtml(deep), (error) => error instanceof ExtractionError && error.reason === "too_deep");
 });

@@ -3,7 +3,7 @@
 // Node, gives the CLI's X on real documents.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { PACKAGE, ROOT, cli, scratch } from "./helpers.mjs";
@@ -30,7 +30,7 @@ test("npm pack, npm install ./priorart-*.tgz in a fresh directory, the CLI's X o
     `import { readFileSync } from "node:fs";
 import { extractDocument, fingerprint, simhashDoc } from "priorart";
 for (const file of JSON.parse(process.argv[2])) {
-  const text = extractDocument(readFileSync(file));
+  const text = await extractDocument(readFileSync(file));
   console.log(fingerprint(text), simhashDoc(text).base32hex);
 }
 `,
@@ -41,6 +41,21 @@ for (const file of JSON.parse(process.argv[2])) {
     .split("\n")
     .map((line) => line.split(/\s+/).slice(0, 2).join(" "));
   assert.deepEqual(got, expected);
-  // The types ship with it.
-  assert.ok(readdirSync(join(user, "node_modules/priorart")).includes("index.d.ts"));
+  // The types and the browser entry ship with it.
+  const installed = join(user, "node_modules/priorart");
+  assert.ok(readdirSync(installed).includes("index.d.ts"));
+  assert.ok(readdirSync(installed).includes("browser.js"));
+
+  // The core needs nothing of the extraction module: without its file,
+  // fingerprints work and only extraction fails.
+  rmSync(join(installed, "pkg/priorart_extract_bg.wasm"));
+  writeFileSync(
+    join(user, "core.mjs"),
+    `import { extractHtml, fingerprint } from "priorart";
+console.log(fingerprint("Tidal mills ground grain on the estuary."));
+await extractHtml("<p>text</p>").then(() => console.log("extracted"), (error) => console.log(error.code));
+`,
+  );
+  const core = execFileSync(process.execPath, ["core.mjs"], { cwd: user, encoding: "utf8" }).trim().split("\n");
+  assert.deepEqual(core, [cli(["fingerprint", "-"], { input: "Tidal mills ground grain on the estuary." }).split(/\s+/)[0], "ENOENT"]);
 });

@@ -176,10 +176,14 @@ test("a header source that fails or lies never makes a proof valid", async () =>
 test("check ranks the proofs by block, says what it skipped, and holds verifyEvent's reports", async () => {
   const headers = memoryHeaders(HEADERS);
   const forged = { ...EVENTS[0], content: `${EVENTS[0].content.slice(0, -4)}AAAA` };
+  // The id of a kept event with another signature: each distinct event's
+  // signature is verified once across relays, never assumed from its id.
+  const badSignature = (event) => ({ ...event, sig: `${event.sig.slice(0, -2)}${event.sig.endsWith("00") ? "01" : "00"}` });
   const answers = [
     { url: "wss://one.example", ending: { status: "eose" }, events: EVENTS },
-    { url: "wss://two.example", ending: { status: "eose" }, events: [JSON.stringify(EVENTS[0]), forged, "not json"] },
+    { url: "wss://two.example", ending: { status: "eose" }, events: [JSON.stringify(EVENTS[0]), forged, "not json", badSignature(EVENTS[1])] },
     { url: "wss://slow.example", ending: { status: "timeout" }, events: [] },
+    { url: "wss://three.example", ending: { status: "eose" }, events: [badSignature(EVENTS[0]), EVENTS[0]] },
   ];
   const report = await check(X, answers, headers, "regtest");
   assert.equal(report.format, "priorart-check/1");
@@ -193,8 +197,10 @@ test("check ranks the proofs by block, says what it skipped, and holds verifyEve
     const event = EVENTS.find((e) => e.id === proof.event_id);
     assert.deepEqual(proof.report, await verifyEvent(event, headers, "regtest"));
   }
-  assert.deepEqual(report.relays[1].skipped.map((s) => s.reason).sort(), ["bad_id", "malformed_event"]);
+  assert.deepEqual(report.relays[1].skipped.map((s) => s.reason).sort(), ["bad_id", "bad_signature", "malformed_event"]);
   assert.equal(report.relays[2].ending.status, "timeout");
+  assert.deepEqual(report.relays[3].skipped.map((s) => s.reason), ["bad_signature"]);
+  assert.equal(report.relays[3].events, 1);
   assert.equal((await check(X, [], headers, "regtest")).verdict.status, "no_relay_asked");
   assert.equal((await check(X, answers, memoryHeaders(), { network: "regtest" })).verdict.status, "unproven");
   await assert.rejects(check(X, [{ url: "wss://r" }], headers, "regtest"), (error) => error instanceof InputError && error.reason === "invalid_answers");

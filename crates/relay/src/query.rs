@@ -6,8 +6,9 @@ use crate::limits::QueryLimits;
 use crate::message::{self, BadMessage};
 use futures_util::{SinkExt, StreamExt};
 use nostr::prelude::{ClientMessage, Event, EventId, Filter, RelayMessage, RelayUrl, SubscriptionId};
-use priorart_nip::check::{Ending, RelayAnswer, SkipReason, Skipped, skip_reason};
+use priorart_nip::check::{Ending, RelayAnswer, SignatureChecks, SkipReason, Skipped, skip_reason};
 use std::collections::{BTreeMap, HashSet};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::Message;
 
@@ -22,7 +23,8 @@ const EXCERPT_CHARS: usize = 160;
 const GOODBYE: Duration = Duration::from_millis(300);
 
 /// Asks every relay for `filter` at once and waits for all of them, each
-/// within `limits`. One answer per relay, in the order given.
+/// within `limits`. One answer per relay, in the order given; each distinct
+/// event's signature is verified once, whichever relays sent it.
 pub fn query(
     relays: &[RelayUrl],
     filter: &Filter,
@@ -33,14 +35,22 @@ pub fn query(
 
 /// [`query`] on the caller's runtime.
 pub async fn query_async(relays: &[RelayUrl], filter: &Filter, limits: &QueryLimits) -> Vec<RelayAnswer> {
-    let asks = relays.iter().map(|relay| ask(relay.clone(), filter.clone(), limits.clone()));
+    let signatures = Arc::new(Mutex::new(SignatureChecks::default()));
+    let asks = relays
+        .iter()
+        .map(|relay| ask(relay.clone(), filter.clone(), limits.clone(), Arc::clone(&signatures)));
     futures_util::future::join_all(asks).await
 }
 
-async fn ask(url: RelayUrl, filter: Filter, limits: QueryLimits) -> RelayAnswer {
+async fn ask(
+    url: RelayUrl,
+    filter: Filter,
+    limits: QueryLimits,
+    signatures: Arc<Mutex<SignatureChecks>>,
+) -> RelayAnswer {
     let started = Instant::now();
     let deadline = tokio::time::Instant::now() + limits.timeout;
-    let mut reading = Reading::new(&url, filter, &limits);
+    let mut reading = Reading::new(&url, filter, &limits, signatures);
     match connection::connect(&url, limits.timeout, limits.transport_message_bytes()).await {
         Err(err) => reading.ending = Some(Ending::Unreachable { error: connection::error_chain(&err) }),
         Ok(mut socket) => {
@@ -75,13 +85,20 @@ struct Reading {
     answered: bool,
     events: Vec<Event>,
     seen: HashSet<EventId>,
+    /// The query's signature checks, shared with the other relays' readings.
+    signatures: Arc<Mutex<SignatureChecks>>,
     skipped: BTreeMap<SkipReason, Skipped>,
     notices: Vec<String>,
     bytes: usize,
 }
 
 impl Reading {
-    fn new(url: &RelayUrl, filter: Filter, limits: &QueryLimits) -> Reading {
+    fn new(
+        url: &RelayUrl,
+        filter: Filter,
+        limits: &QueryLimits,
+        signatures: Arc<Mutex<SignatureChecks>>,
+    ) -> Reading {
         Reading {
             relay: url.to_string(),
             filter,
@@ -90,6 +107,7 @@ impl Reading {
             answered: false,
             events: Vec::new(),
             seen: HashSet::new(),
+            signatures,
             skipped: BTreeMap::new(),
             notices: Vec::new(),
             bytes: 0,
@@ -206,7 +224,12 @@ impl Reading {
     }
 
     fn event(&mut self, event: Event) {
-        if let Some(reason) = skip_reason(&event, &self.seen, &self.filter) {
+        // Held only for this synchronous check: the readings never await with it.
+        let reason = {
+            let mut signatures = self.signatures.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            skip_reason(&event, &self.seen, &self.filter, &mut signatures)
+        };
+        if let Some(reason) = reason {
             return self.skip(reason, format!("event {} (kind {})", event.id, event.kind.as_u16()));
         }
         self.seen.insert(event.id);

@@ -195,3 +195,38 @@ fn publish_reports_each_relays_answer_per_event() {
     assert_eq!(answers[1].acceptances, vec![Acceptance::NoAnswer, Acceptance::NoAnswer]);
     assert!(matches!(answers[2].acceptances[0], Acceptance::NotSent { .. }));
 }
+
+#[test]
+fn a_signature_verified_for_one_relay_vouches_for_no_other_copy() {
+    let keys = Keys::generate();
+    let x = x_value(0x17);
+    let good = x_event(&keys, 1, &x, "sent by both relays");
+    let other = x_event(&keys, 1, &x, "signed separately");
+    // The good event's id (valid: its fields are unchanged) with another signature.
+    let mut wrong_signature: Value = serde_json::to_value(&good).unwrap();
+    wrong_signature["sig"] = serde_json::to_value(&other).unwrap()["sig"].clone();
+    let relay = |frames: Vec<Value>| {
+        ScriptedRelay::start(move |message| {
+            if message[0] != "REQ" {
+                return Vec::new();
+            }
+            let sub = &message[1];
+            let mut answer: Vec<Frame> =
+                frames.iter().map(|event| Frame::Text(json!(["EVENT", sub, event]).to_string())).collect();
+            answer.push(Frame::Text(json!(["EOSE", sub]).to_string()));
+            answer
+        })
+    };
+    let good_json = serde_json::to_value(&good).unwrap();
+    let first = relay(vec![good_json.clone(), wrong_signature.clone()]);
+    let second = relay(vec![wrong_signature, good_json]);
+    let relays = [url(&first.url()), url(&second.url())];
+    let answers = priorart_relay::query(&relays, &discovery(&x), &QueryLimits::default()).unwrap();
+    for answer in &answers {
+        assert_eq!(answer.events.iter().map(|event| event.id).collect::<Vec<_>>(), [good.id], "{answer:?}");
+    }
+    // After the genuine copy, another with its id is a duplicate; before
+    // it, a bad signature, whatever the other relay's copy verified.
+    assert_eq!(skipped(&answers[0], SkipReason::Duplicate), 1, "{:?}", answers[0]);
+    assert_eq!(skipped(&answers[1], SkipReason::BadSignature), 1, "{:?}", answers[1]);
+}

@@ -327,3 +327,10 @@ fn other_characters_split_tokens_but_stay_in_text() {
     assert_eq!(canonical("ab\u{AD}cd"), ("ab\u{AD}cd".into(), vec!["ab".into(), "cd".into()]));
     assert_eq!(canonical("\u{0}"), ("\u{0}".into(), vec![]));
 }
+
+#[test]
+fn low_bytes_is_the_128_bit_shift_it_replaces() {
+    for len in 1..=16u32 {
+        assert_eq!(super::low_bytes(len), u128::MAX >> (128 - 8 * len), "{len}");
+    }
+}

@@ -3,7 +3,7 @@
 //! received itself ([`UncheckedAnswer`]).
 
 use nostr::filter::MatchEventOptions;
-use nostr::prelude::{Event, EventId, Filter, Kind, SingleLetterTag};
+use nostr::prelude::{Event, EventId, Filter, Kind, Signature, SingleLetterTag};
 use priorart_fingerprint::EqualityFingerprint;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -212,14 +212,27 @@ impl UncheckedAnswer {
         self.check_against(discovery_filter(x))
     }
 
+    /// [`UncheckedAnswer::check`] on the answers of every relay asked, each
+    /// distinct event's signature verified once: relays that hold the same
+    /// events send the same copies, and the signature is the costly check.
+    pub fn check_all(answers: Vec<UncheckedAnswer>, x: &EqualityFingerprint) -> Vec<RelayAnswer> {
+        let filter = discovery_filter(x);
+        let mut signatures = SignatureChecks::default();
+        answers.into_iter().map(|answer| answer.sift(filter.clone(), &mut signatures)).collect()
+    }
+
     /// [`UncheckedAnswer::check`] for any other query: the near-copy keys
     /// ([`NearQuery::filter`](super::NearQuery::filter)), their proofs
     /// ([`NearCandidates::proof_filter`](super::NearCandidates::proof_filter)).
     pub fn check_against(self, filter: Filter) -> RelayAnswer {
+        self.sift(filter, &mut SignatureChecks::default())
+    }
+
+    fn sift(self, filter: Filter, signatures: &mut SignatureChecks) -> RelayAnswer {
         let answered = self
             .answered
             .unwrap_or(!self.events.is_empty() || !self.notices.is_empty() || self.ending.is_an_answer());
-        let mut sieve = Sieve::new(filter);
+        let mut sieve = Sieve::new(filter, signatures);
         for value in &self.events {
             sieve.offer(value);
         }
@@ -237,15 +250,22 @@ impl UncheckedAnswer {
 
 /// Why a relay's event is not kept, or `None` to keep it: the one rule
 /// for every client that reads untrusted relays (the relay crate's query,
-/// [`UncheckedAnswer::check`]). `seen` holds the ids kept so far. The id
-/// first: a forged copy that reuses a kept event's id is a bad id, not a
-/// duplicate; the costly signature check last.
-pub fn skip_reason(event: &Event, seen: &HashSet<EventId>, filter: &Filter) -> Option<SkipReason> {
+/// [`UncheckedAnswer::check`]). `seen` holds the ids this relay's answer
+/// kept so far; `signatures` the signature checks made so far, by this
+/// relay's answer or by the others of the same query. The id first: a
+/// forged copy that reuses a kept event's id is a bad id, not a duplicate;
+/// the costly signature check last, and once per distinct event.
+pub fn skip_reason(
+    event: &Event,
+    seen: &HashSet<EventId>,
+    filter: &Filter,
+    signatures: &mut SignatureChecks,
+) -> Option<SkipReason> {
     if !event.verify_id() {
         Some(SkipReason::BadId)
     } else if seen.contains(&event.id) {
         Some(SkipReason::Duplicate)
-    } else if !event.verify_signature() {
+    } else if !signatures.verify(event) {
         Some(SkipReason::BadSignature)
     } else if !filter.match_event(event, MatchEventOptions::new()) {
         Some(SkipReason::NotMatchingFilter)
@@ -254,17 +274,35 @@ pub fn skip_reason(event: &Event, seen: &HashSet<EventId>, filter: &Filter) -> O
     }
 }
 
+/// The outcome of every signature check made for one query, by event id
+/// and signature, shared by the answers of every relay asked: relays that
+/// hold the same events send the same copies. Sound only for events whose
+/// id verified ([`skip_reason`] checks it first): the id is the hash of the
+/// event's fields, its pubkey among them, so two copies with the same valid
+/// id and the same signature are one signature check, whatever relay sent
+/// them.
+#[derive(Debug, Default)]
+pub struct SignatureChecks(HashMap<(EventId, Signature), bool>);
+
+impl SignatureChecks {
+    /// Whether the signature of `event` (its id verified) verifies.
+    fn verify(&mut self, event: &Event) -> bool {
+        *self.0.entry((event.id, event.sig)).or_insert_with(|| event.verify_signature())
+    }
+}
+
 /// Events kept and skipped, as they are offered.
-struct Sieve {
+struct Sieve<'a> {
     filter: Filter,
+    signatures: &'a mut SignatureChecks,
     seen: HashSet<EventId>,
     events: Vec<Event>,
     skipped: BTreeMap<SkipReason, Skipped>,
 }
 
-impl Sieve {
-    fn new(filter: Filter) -> Sieve {
-        Sieve { filter, seen: HashSet::new(), events: Vec::new(), skipped: BTreeMap::new() }
+impl<'a> Sieve<'a> {
+    fn new(filter: Filter, signatures: &'a mut SignatureChecks) -> Sieve<'a> {
+        Sieve { filter, signatures, seen: HashSet::new(), events: Vec::new(), skipped: BTreeMap::new() }
     }
 
     fn offer(&mut self, value: &serde_json::Value) {
@@ -280,7 +318,7 @@ impl Sieve {
             }
             Err(_) => return self.skip(SkipReason::MalformedEvent, excerpt(&json)),
         };
-        match skip_reason(&event, &self.seen, &self.filter) {
+        match skip_reason(&event, &self.seen, &self.filter, self.signatures) {
             Some(reason) => self.skip(reason, format!("event {} (kind {})", event.id, event.kind.as_u16())),
             None => {
                 self.seen.insert(event.id);

@@ -70,8 +70,8 @@ mod report;
 mod text;
 
 pub use answer::{
-    CONTENT_KINDS, DISCOVERY_KINDS, Ending, Found, RelayAnswer, SkipReason, Skipped, UncheckedAnswer,
-    discovery_filter, merge, skip_reason,
+    CONTENT_KINDS, DISCOVERY_KINDS, Ending, Found, RelayAnswer, SignatureChecks, SkipReason, Skipped,
+    UncheckedAnswer, discovery_filter, merge, skip_reason,
 };
 pub use content::{Unreadable, XCheck, check_x, coordinate_of, looks_encrypted, unreadable};
 pub use near::{

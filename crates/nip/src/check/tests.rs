@@ -278,3 +278,45 @@ fn unchecked_answers_keep_what_the_relay_client_keeps() {
     assert_eq!(report.verdict.status, CheckStatus::Proven);
     assert_eq!(report.relays[0].skipped.len(), 4);
 }
+
+#[test]
+fn answers_checked_together_verify_each_signature_once_and_skip_what_each_alone_skips() {
+    let story = story();
+    let event_json =
+        |event: &Event| serde_json::from_str::<serde_json::Value>(&crate::to_json(event)).expect("JSON");
+    // A kept event's id with another event's signature: the id verifies, the
+    // signature does not, before and after the genuine copy was verified.
+    let mut wrong_signature = event_json(&story.alice_note);
+    wrong_signature["sig"] = serde_json::Value::String(story.mallory_note.sig.to_string());
+    let answer = |url: &str, events: Vec<serde_json::Value>| -> UncheckedAnswer {
+        serde_json::from_value(
+            serde_json::json!({"url": url, "ending": {"status": "eose"}, "events": events}),
+        )
+        .expect("deserializes")
+    };
+    let answers = vec![
+        answer("wss://one.example", vec![wrong_signature.clone(), event_json(&story.alice_note)]),
+        answer("wss://two.example", vec![event_json(&story.alice_note), event_json(&story.alice_proof)]),
+        answer("wss://three.example", vec![event_json(&story.alice_proof), wrong_signature]),
+    ];
+    let together = UncheckedAnswer::check_all(answers.clone(), &x());
+    let alone: Vec<RelayAnswer> = answers.into_iter().map(|answer| answer.check(&x())).collect();
+    /// Per relay: the ids kept, and how many were skipped for each reason.
+    type Sifted = (Vec<EventId>, Vec<(SkipReason, usize)>);
+    let summary = |answers: &[RelayAnswer]| -> Vec<Sifted> {
+        answers
+            .iter()
+            .map(|answer| {
+                let kept = answer.events.iter().map(|event| event.id).collect();
+                (kept, answer.skipped.iter().map(|s| (s.reason, s.count)).collect())
+            })
+            .collect()
+    };
+    assert_eq!(summary(&together), summary(&alone));
+    assert_eq!(summary(&together)[2], (vec![story.alice_proof.id], vec![(SkipReason::BadSignature, 1)]));
+    let headers = story.chain.memory_headers();
+    assert_eq!(
+        check(&x(), &together, &headers, Network::Regtest).to_json(),
+        check(&x(), &alone, &headers, Network::Regtest).to_json()
+    );
+}
