@@ -15,7 +15,8 @@ use priorart_ots::{
 };
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::time::Duration;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// Largest answer a header source may send (a header is 160 hex digits).
 const MAX_SOURCE_ANSWER: u64 = 64 * 1024;
@@ -27,17 +28,26 @@ const MAX_SOURCE_ANSWER: u64 = 64 * 1024;
 pub struct HeaderCache {
     dir: Option<PathBuf>,
     memory: MemoryHeaders,
+    /// When the directory was last listed, and the highest height in it.
+    listed: Mutex<Option<(Instant, Option<u64>)>>,
 }
+
+/// How long a listing of the directory answers [`HeaderCache::highest`]:
+/// a relay's write policy asks it for every proof, and listing a cache of
+/// thousands of headers each time cost more than the verification itself.
+/// Headers this cache reads or stores count at once (they are in memory);
+/// only those another process adds wait for the next listing.
+const LISTING_LIFETIME: Duration = Duration::from_secs(1);
 
 impl HeaderCache {
     /// A cache kept in memory only.
     pub fn in_memory() -> HeaderCache {
-        HeaderCache { dir: None, memory: MemoryHeaders::new() }
+        HeaderCache { dir: None, memory: MemoryHeaders::new(), listed: Mutex::new(None) }
     }
 
     /// A cache backed by `dir` (created on first write).
     pub fn in_dir(dir: impl Into<PathBuf>) -> HeaderCache {
-        HeaderCache { dir: Some(dir.into()), memory: MemoryHeaders::new() }
+        HeaderCache { dir: Some(dir.into()), memory: MemoryHeaders::new(), listed: Mutex::new(None) }
     }
 
     /// The default directory for `network`: `$XDG_CACHE_HOME/priorart/ots/headers/NETWORK`
@@ -77,27 +87,42 @@ impl HeaderCache {
             .map_err(|err| SourceError::unavailable(path.display().to_string(), err))
     }
 
-    /// The highest height cached, in memory or in the directory (`HEIGHT.hex`).
+    /// The highest height cached, in memory or in the directory (`HEIGHT.hex`,
+    /// listed at most once every [`LISTING_LIFETIME`]).
     pub fn highest(&self) -> Result<Option<u64>, SourceError> {
-        let mut highest = self.memory.highest();
-        let Some(dir) = &self.dir else { return Ok(highest) };
-        let entries = match std::fs::read_dir(dir) {
-            Ok(entries) => entries,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(highest),
-            Err(err) => return Err(io_error(dir, err)),
+        let in_memory = self.memory.highest();
+        let Some(dir) = &self.dir else { return Ok(in_memory) };
+        let mut listed = self.listed.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let in_dir = match *listed {
+            Some((at, highest)) if at.elapsed() < LISTING_LIFETIME => highest,
+            _ => {
+                let highest = highest_in(dir)?;
+                *listed = Some((Instant::now(), highest));
+                highest
+            }
         };
-        for entry in entries {
-            let name = entry.map_err(|err| io_error(dir, err))?.file_name();
-            let height =
-                name.to_str().and_then(|name| name.strip_suffix(".hex")).and_then(|h| h.parse().ok());
-            highest = highest.max(height);
-        }
-        Ok(highest)
+        Ok(in_memory.max(in_dir))
     }
 
     fn path(&self, height: u64) -> Option<PathBuf> {
         Some(self.dir.as_ref()?.join(format!("{height}.hex")))
     }
+}
+
+/// The highest `HEIGHT.hex` in `dir` (none when `dir` does not exist).
+fn highest_in(dir: &Path) -> Result<Option<u64>, SourceError> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(io_error(dir, err)),
+    };
+    let mut highest = None;
+    for entry in entries {
+        let name = entry.map_err(|err| io_error(dir, err))?.file_name();
+        let height = name.to_str().and_then(|name| name.strip_suffix(".hex")).and_then(|h| h.parse().ok());
+        highest = highest.max(height);
+    }
+    Ok(highest)
 }
 
 fn io_error(path: &Path, err: std::io::Error) -> SourceError {

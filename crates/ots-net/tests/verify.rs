@@ -210,6 +210,29 @@ fn a_cached_source_stores_only_checked_headers() {
     );
 }
 
+#[test]
+fn a_cache_directory_s_tip_counts_its_own_headers_at_once_and_another_process_s_soon() {
+    let dir = tempfile::tempdir().unwrap();
+    let chain = priorart_testkit::RegtestChain::shared();
+    let mut chain = chain.lock().unwrap();
+    for i in 0..3 {
+        chain.mine_block([i + 1; 32]);
+    }
+    let cache = HeaderCache::in_dir(dir.path());
+    assert!(cache.highest().unwrap().is_none());
+    cache.put(1, chain.header(1).unwrap()).unwrap();
+    assert_eq!(cache.highest().unwrap(), Some(1), "its own header, at once");
+
+    // Another process (another cache on the same directory) adds block 3:
+    // seen within the listing's lifetime, without a new cache.
+    HeaderCache::in_dir(dir.path()).put(3, chain.header(3).unwrap()).unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while cache.highest().unwrap() != Some(3) {
+        assert!(std::time::Instant::now() < deadline, "the directory is listed again");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// A regtest chain of `on_top + 2` blocks (genesis, the attested block 1,
 /// `on_top` more) and block 1 as verified.
 fn chain_with_blocks_on_top(on_top: u64) -> (priorart_testkit::SharedChain, priorart_ots::VerifiedBlock) {
