@@ -184,7 +184,7 @@ impl Run<'_> {
             }
             Ok(())
         })?;
-        note!("priorart: fingerprinting: {} documents in {:.1} s", catalog.len(), started.elapsed().as_secs_f64());
+        note!("priorart: fingerprinting ({} documents): {:.1} s", catalog.len(), started.elapsed().as_secs_f64());
         let rereader = Rereader::new(&self.args.corpus, &read.inputs);
         self.check_inputs(&catalog, &read, |number| rereader.origin(catalog.kept().place(number)))?;
         let bars = Bars::default();
@@ -309,9 +309,14 @@ impl Bars {
     fn end_phase(&self, next: Option<Phase>) {
         let mut current = self.1.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some((phase, started)) = current.take() {
-            self.0.suspend(|| {
-                note!("priorart: {}: {} steps in {:.1} s", phase.name(), self.0.position(), started.elapsed().as_secs_f64())
-            });
+            // Read the bar before `suspend`, which holds its state's lock.
+            let steps = match phase {
+                Phase::Candidates if self.0.length() == Some(0) => String::new(),
+                Phase::Candidates => format!(" ({} bands)", self.0.position()),
+                Phase::Verifying => format!(" ({} candidate pairs)", self.0.position()),
+            };
+            let line = format!("priorart: {}{steps}: {:.1} s", phase.name(), started.elapsed().as_secs_f64());
+            self.0.suspend(|| note!("{line}"));
         }
         *current = next.map(|phase| (phase, Instant::now()));
     }

@@ -31,7 +31,7 @@ pub const MAX_ROWS: u32 = 32;
 /// The largest chance of missing a pair at exactly the threshold that
 /// [`Lsh::for_threshold`] accepts: `(1 − t^rows)^bands ≤ MAX_MISS`.
 /// Pairs above the threshold are missed less often (at 0.9 with the 0.8
-/// parameters, 20 bands of 5 rows: one in 10⁸).
+/// parameters, 18 bands of 5 rows: one in 10⁷).
 pub const MAX_MISS: f64 = 1e-3;
 
 /// The bin value of a set without shingles: all empty texts are identical
@@ -140,7 +140,7 @@ fn densified_donor(bin: usize, filled: &[bool]) -> usize {
     let bins = filled.len() as u64;
     for attempt in 0..PROBES {
         let probe = mix(((bin as u64) << 32 | attempt) ^ 0x2545_F491_4F6C_DD1D);
-        let candidate = ((probe >> 32) * bins >> 32) as usize;
+        let candidate = (((probe >> 32) * bins) >> 32) as usize;
         if filled[candidate] {
             return candidate;
         }

@@ -195,7 +195,7 @@ fn minhash_candidates_find_the_near_copies_that_comparing_every_pair_finds() {
         answers[0].pairs.iter().map(|pair| (pair.a, pair.b, pair.jaccard)).collect();
     // Verified: every pair found is a true pair (precision 1).
     assert!(found.iter().all(|pair| truth.contains(pair)), "only pairs at or above the threshold");
-    // Above 0.9 a pair is missed with probability about 10⁻⁸: every one found.
+    // Above 0.9 a pair is missed with probability about 10⁻⁷: every one found.
     for pair in truth.iter().filter(|pair| pair.2 >= 0.9) {
         assert!(found.contains(pair), "{pair:?} missed");
     }
