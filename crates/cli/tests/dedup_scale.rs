@@ -199,7 +199,9 @@ fn minhash_candidates_find_what_comparing_every_pair_finds() {
     let found = found(&out);
     // Verified (precision 1); above 0.9 a pair is missed with probability
     // about 10⁻⁷, at 0.8 one in a thousand.
-    assert!(found.iter().all(|pair| expected.iter().any(|truth| same(&[pair.clone()], &[truth.clone()]))));
+    assert!(found.iter().all(|pair| {
+        expected.iter().any(|truth| same(std::slice::from_ref(pair), std::slice::from_ref(truth)))
+    }));
     let high: Vec<_> = expected.iter().filter(|pair| pair.2 >= 0.9).collect();
     assert!(high.iter().all(|pair| found.iter().any(|f| f.0 == pair.0 && f.1 == pair.1)), "{found:?}");
     assert!(found.len() * 100 >= expected.len() * 99, "{} of {}", found.len(), expected.len());
