@@ -66,10 +66,11 @@ pub struct Args {
     #[command(flatten)]
     pub(crate) corpus: CorpusArgs,
     /// How candidate pairs are found: minhash (documents sharing a MinHash
-    /// LSH band key of their word 5-grams; the default, whose candidates
-    /// grow with the similar pairs) or simhash (within simhash-doc distance
-    /// -k; their number grows with the square of a collection in one
-    /// language). Standard input and --against use simhash.
+    /// LSH band key of their word 5-grams; the default: on the Debian corpus
+    /// every J5 >= 0.8 pair from 11 times fewer candidates than simhash at
+    /// k = 6) or simhash (within simhash-doc distance -k; in texts of one
+    /// language their number grows with the square of the collection).
+    /// Standard input and --against use simhash.
     #[arg(long, value_name = "GENERATOR", conflicts_with = "against")]
     pub(crate) candidates: Option<Candidates>,
     /// Largest simhash-doc distance of a candidate pair (--candidates
