@@ -1,9 +1,11 @@
 //! `priorart dedup`: every near-duplicate pair of a collection, verified.
 //!
 //! The engine is `priorart_dedup` (memory that does not grow with the
-//! texts: pass 1 keeps each document's simhash-doc value and place, pass 2
-//! re-reads only the candidates); this reads the inputs (`corpus`), shows
-//! progress, and writes the two files whole. Standard input cannot be read
+//! texts: pass 1 keeps each document's simhash-doc value, place and, for
+//! MinHash candidates, band keys on disk; pass 2 re-reads only the
+//! candidates); this reads the inputs (`corpus`), computes the band keys on
+//! all cores, shows progress (and each phase's time when it ends), and
+//! writes the two files whole. Standard input cannot be read
 //! twice: with `-` among the inputs, every document keeps a sketch instead
 //! and similarities are estimates (their standard error is in the output).
 //! With `--against INDEX`, the documents are also paired with the index's
@@ -15,7 +17,12 @@ use crate::input;
 use anyhow::{Result, bail};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
-use priorart_dedup::{Catalog, Control, DedupError, Kept, Outcome, Phase, Places, Settings, Sketches, output};
+use priorart_dedup::{
+    Candidates, Catalog, Control, DedupError, Kept, Outcome, Phase, Places, Settings, Sketches, output,
+};
+use rayon::prelude::*;
+use std::sync::Mutex;
+use std::time::Instant;
 use priorart_fingerprint::Shingling;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -33,7 +40,11 @@ Examples:
   priorart dedup --jsonl new.jsonl --id-field id --against archive.idx --add --out dups
 
 Memory does not grow with the texts: the inputs are read twice, first for fingerprints, then
-only the candidate documents, a working set at a time. Standard input (-) cannot be read twice:
+only the candidate documents, a working set at a time. Candidates are documents that share a
+MinHash LSH band key of their word 5-grams (--candidates minhash, the default: bands and rows
+chosen for --min-jaccard, keys kept in temporary files under TMPDIR, 4 bytes per document and
+band), or that are within simhash-doc distance -k (--candidates simhash; the default below
+--min-jaccard 0.3, where MinHash bands would pair nearly everything). Standard input (-) cannot be read twice:
 similarities are then estimated from 256-hash sketches (standard error about 0.025 at 0.8,
 \"jaccard_standard_error\" in each pair).
 
@@ -54,10 +65,19 @@ Exit codes: 0 ok, 1 bad input (reported, the rest still processed), 2 usage erro
 pub struct Args {
     #[command(flatten)]
     pub(crate) corpus: CorpusArgs,
-    /// Largest simhash-doc distance of a candidate pair. 6 by default:
-    /// verification removes the extra candidates, and on the Debian corpus
-    /// k = 6 finds 0.99 of the J5 >= 0.8 pairs where k = 3 (the lookup
-    /// distance of the spec) finds 0.91 (BENCHMARKS.md).
+    /// How candidate pairs are found: minhash (documents sharing a MinHash
+    /// LSH band key of their word 5-grams; the default: on the Debian corpus
+    /// every J5 >= 0.8 pair from 11 times fewer candidates than simhash at
+    /// k = 6) or simhash (within simhash-doc distance -k; in texts of one
+    /// language their number grows with the square of the collection).
+    /// Standard input and --against use simhash.
+    #[arg(long, value_name = "GENERATOR", conflicts_with = "against")]
+    pub(crate) candidates: Option<Candidates>,
+    /// Largest simhash-doc distance of a candidate pair (--candidates
+    /// simhash, standard input, --against). 6 by default: verification
+    /// removes the extra candidates, and on the Debian corpus k = 6 finds
+    /// 0.99 of the J5 >= 0.8 pairs where k = 3 (the lookup distance of the
+    /// spec) finds 0.91 (BENCHMARKS.md).
     #[arg(short, long, default_value_t = 6)]
     pub(crate) k: u32,
     /// Smallest Jaccard similarity of word 5-grams of a kept pair.
@@ -83,15 +103,25 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let shingling = args.shingles.unwrap_or_default();
-    let settings =
+    let mut settings =
         Settings::new(args.k, args.min_jaccard, shingling).map_err(|err| UsageError(err.to_string()))?;
+    if let Some(candidates) = args.candidates {
+        settings = settings.with_candidates(candidates).map_err(|err| UsageError(err.to_string()))?;
+    }
     if let Some(index) = &args.against {
         return crate::dedup_against::run(&args, index, settings.layout());
     }
     let stop = interrupt_flag()?;
     let outputs = [args.out.join(PAIRS), args.out.join(CLUSTERS)];
     let run = Run { args: &args, settings: &settings, stop: &stop, outputs: &outputs };
-    let result = if args.corpus.inputs.iter().any(|name| name == input::STDIN) { run.sketched() } else { run.reread() };
+    let result = if args.corpus.inputs.iter().any(|name| name == input::STDIN) {
+        if args.candidates == Some(Candidates::Minhash) {
+            note!("priorart: standard input cannot be read twice: candidates by simhash-doc (-k {})", args.k);
+        }
+        run.sketched()
+    } else {
+        run.reread()
+    };
     match result {
         Err(err) if err.chain().any(|cause| matches!(cause.downcast_ref::<DedupError>(), Some(DedupError::Interrupted))) => {
             let earlier = outputs.iter().any(|path| path.exists());
@@ -127,22 +157,40 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    /// Two passes: places first, then the candidates read again.
+    /// Two passes: places (and band keys) first, then the candidates read
+    /// again.
     fn reread(&self) -> Result<ExitCode> {
-        let mut catalog: Catalog<Places> = Catalog::new();
-        let wanted = Wanted { x: WithX::No, shingles: None, unique_ids: false };
+        let lsh = self.settings.lsh();
+        let mut catalog: Catalog<Places> = match lsh {
+            Some(lsh) => Catalog::with_band_keys(lsh, None)?,
+            None => Catalog::new(),
+        };
+        let wanted =
+            Wanted { x: WithX::No, shingles: lsh.map(|_| self.settings.shingling), unique_ids: false };
+        let started = Instant::now();
         let read = corpus::read_all(&self.args.corpus, wanted, |batch| {
             self.check()?;
-            for document in batch {
-                catalog.push(&document.id, document.simhash.0, document.place, document.text_bytes)?;
+            let keys: Vec<Vec<u32>> = match lsh {
+                Some(lsh) => batch
+                    .par_iter()
+                    .map_init(Vec::new, |keys, document| {
+                        lsh.band_keys(&document.shingles, keys);
+                        keys.clone()
+                    })
+                    .collect(),
+                None => vec![Vec::new(); batch.len()],
+            };
+            for (document, keys) in batch.iter().zip(&keys) {
+                catalog.push(&document.id, document.simhash.0, document.place, document.text_bytes, keys)?;
             }
             Ok(())
         })?;
+        note!("priorart: fingerprinting ({} documents): {:.1} s", catalog.len(), started.elapsed().as_secs_f64());
         let rereader = Rereader::new(&self.args.corpus, &read.inputs);
         self.check_inputs(&catalog, &read, |number| rereader.origin(catalog.kept().place(number)))?;
         let bars = Bars::default();
-        let outcome = priorart_dedup::deduplicate(&catalog, self.settings, &rereader, self.control(&bars))?;
-        bars.0.finish_and_clear();
+        let outcome = priorart_dedup::deduplicate(&mut catalog, self.settings, &rereader, self.control(&bars))?;
+        bars.finish();
         self.write(&catalog, &outcome, None, &read)
     }
 
@@ -165,7 +213,7 @@ impl Run<'_> {
         );
         let bars = Bars::default();
         let outcome = priorart_dedup::deduplicate_sketches(&catalog, self.settings, self.control(&bars))?;
-        bars.0.finish_and_clear();
+        bars.finish();
         self.write(&catalog, &outcome, Some(catalog.kept()), &read)
     }
 
@@ -216,12 +264,15 @@ impl Run<'_> {
         // The last moment to stop with nothing written.
         self.check()?;
         priorart_files::replace_all(&files)?;
+        let generator = match (sketches, self.settings.lsh()) {
+            (None, Some(lsh)) => format!("sharing a MinHash band key ({} bands of {} rows)", lsh.bands, lsh.rows),
+            _ => format!("within k={}", self.settings.k),
+        };
         note!(
-            "priorart: {} documents ({} skipped), {} candidate pairs within k={}, {} verified at jaccard >= {}{}, {} clusters, {} documents removable",
+            "priorart: {} documents ({} skipped), {} candidate pairs {generator}, {} verified at jaccard >= {}{}, {} clusters, {} documents removable",
             catalog.len(),
             read.skipped(),
             outcome.candidates,
-            self.settings.k,
             outcome.pairs.len(),
             self.settings.min_jaccard,
             if outcome.estimated { " (estimated)" } else { "" },
@@ -239,17 +290,42 @@ pub(crate) fn left_as_it_was(out: &Path, earlier: bool) -> String {
     if earlier { format!("; {} left as it was", out.display()) } else { "; nothing written".to_owned() }
 }
 
-/// One progress bar, restyled per phase.
-struct Bars(ProgressBar);
+/// One progress bar, restyled per phase; each phase's time is noted when
+/// it ends (a line that stays in logs, where the bar is not drawn).
+struct Bars(ProgressBar, Mutex<Option<(Phase, Instant)>>);
 
 impl Default for Bars {
     fn default() -> Self {
-        Bars(ProgressBar::hidden())
+        Bars(ProgressBar::hidden(), Mutex::new(None))
+    }
+}
+
+impl Bars {
+    /// Clears the bar and notes the last phase's time.
+    fn finish(&self) {
+        self.0.finish_and_clear();
+        self.end_phase(None);
+    }
+
+    fn end_phase(&self, next: Option<Phase>) {
+        let mut current = self.1.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((phase, started)) = current.take() {
+            // Read the bar before `suspend`, which holds its state's lock.
+            let steps = match phase {
+                Phase::Candidates if self.0.length() == Some(0) => String::new(),
+                Phase::Candidates => format!(" ({} bands)", self.0.position()),
+                Phase::Verifying => format!(" ({} candidate pairs)", self.0.position()),
+            };
+            let line = format!("priorart: {}{steps}: {:.1} s", phase.name(), started.elapsed().as_secs_f64());
+            self.0.suspend(|| note!("{line}"));
+        }
+        *current = next.map(|phase| (phase, Instant::now()));
     }
 }
 
 impl priorart_dedup::Progress for Bars {
     fn phase(&self, phase: Phase, steps: u64) {
+        self.end_phase(Some(phase));
         let template = if steps == 0 {
             "{spinner} {msg} {elapsed}"
         } else {

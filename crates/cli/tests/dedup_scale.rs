@@ -1,8 +1,10 @@
 //! `priorart dedup` in memory that does not grow with the texts: the two
 //! passes (places, then the candidates read again) give the pairs that
 //! holding every shingle set gives, for JSON Lines, document files and web
-//! archives; standard input is sketched, with the estimate's error; Ctrl-C
-//! leaves nothing that looks complete.
+//! archives; MinHash candidates (the default) find the pairs that comparing
+//! every pair finds and leave no temporary file; standard input is
+//! sketched, with the estimate's error; Ctrl-C leaves nothing that looks
+//! complete.
 
 use priorart_fingerprint::{Shingling, WordShingles, simhash_doc};
 use priorart_index::{Layout, all_pairs};
@@ -108,7 +110,7 @@ fn two_passes_give_the_in_memory_pairs_for_jsonl_files_and_web_archives() {
     std::fs::write(&first, with_bom).unwrap();
     let out = dir.path().join("jsonl");
     let status = Command::new(binary())
-        .args(["dedup", "--jsonl", "--id-field", "id", "--out"])
+        .args(["dedup", "--candidates", "simhash", "--jsonl", "--id-field", "id", "--out"])
         .args([&out, &first, &second])
         .status()
         .unwrap();
@@ -142,11 +144,77 @@ fn two_passes_give_the_in_memory_pairs_for_jsonl_files_and_web_archives() {
         .filter(|(_, text)| !text.trim().is_empty())
         .collect();
     let out = dir.path().join("files");
-    let status = Command::new(binary()).args(["dedup", "--out"]).arg(&out).args(&names).status().unwrap();
+    let status = Command::new(binary())
+        .args(["dedup", "--candidates", "simhash", "--out"])
+        .arg(&out)
+        .args(&names)
+        .status()
+        .unwrap();
     assert_eq!(status.code(), Some(1));
     let expected = in_memory(&documents);
     assert!(expected.len() >= 3, "{expected:?}");
     assert!(same(&found(&out), &expected), "{:?}", found(&out));
+}
+
+/// `(a, b, jaccard)` of every pair at J >= 0.8, comparing all pairs.
+fn every_pair(documents: &[(String, String)]) -> Vec<(String, String, f64)> {
+    let shingles: Vec<WordShingles> =
+        documents.iter().map(|(_, text)| WordShingles::of(text, Shingling::default())).collect();
+    let mut pairs = Vec::new();
+    for a in 0..documents.len() {
+        for b in a + 1..documents.len() {
+            let jaccard = shingles[a].jaccard(&shingles[b]);
+            if jaccard >= 0.8 {
+                pairs.push((documents[a].0.clone(), documents[b].0.clone(), jaccard));
+            }
+        }
+    }
+    pairs
+}
+
+#[test]
+fn minhash_candidates_find_what_comparing_every_pair_finds() {
+    let dir = tempfile::tempdir().unwrap();
+    let temporary = dir.path().join("tmp");
+    std::fs::create_dir(&temporary).unwrap();
+    let documents: Vec<(String, String)> =
+        texts(700, 10).into_iter().enumerate().map(|(n, text)| (format!("doc-{n}"), text)).collect();
+    let input = dir.path().join("docs.jsonl");
+    write_jsonl(&input, &documents);
+    let out = dir.path().join("out");
+    let output = Command::new(binary())
+        .args(["dedup", "--jsonl", "--id-field", "id", "--out"])
+        .args([&out, &input])
+        .env("TMPDIR", &temporary)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("sharing a MinHash band key (18 bands of 5 rows)"), "{stderr}");
+    for phase in ["fingerprinting (700 documents): ", "candidates (18 bands): ", "verifying ("] {
+        assert!(stderr.contains(phase), "each phase's time is noted: {stderr}");
+    }
+    let expected = every_pair(&documents);
+    assert!(expected.len() > 50, "{} pairs", expected.len());
+    let found = found(&out);
+    // Verified (precision 1); above 0.9 a pair is missed with probability
+    // about 10⁻⁷, at 0.8 one in a thousand.
+    assert!(found.iter().all(|pair| {
+        expected.iter().any(|truth| same(std::slice::from_ref(pair), std::slice::from_ref(truth)))
+    }));
+    let high: Vec<_> = expected.iter().filter(|pair| pair.2 >= 0.9).collect();
+    assert!(high.iter().all(|pair| found.iter().any(|f| f.0 == pair.0 && f.1 == pair.1)), "{found:?}");
+    assert!(found.len() * 100 >= expected.len() * 99, "{} of {}", found.len(), expected.len());
+    // The band keys' temporary files are gone.
+    assert_eq!(std::fs::read_dir(&temporary).unwrap().count(), 0);
+    // A threshold MinHash has no bands for is refused, with the way out.
+    let output = Command::new(binary())
+        .args(["dedup", "--candidates", "minhash", "--min-jaccard", "0.1", "--jsonl", "--out"])
+        .args([&out, &input])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("use simhash candidates"));
 }
 
 #[test]
@@ -196,6 +264,8 @@ fn ctrl_c_leaves_no_output_that_looks_complete() {
         texts(200, 9).into_iter().enumerate().map(|(n, text)| (format!("doc-{n}"), text)).collect();
     let input = dir.path().join("docs.jsonl");
     write_jsonl(&input, &documents);
+    let temporary = dir.path().join("tmp");
+    std::fs::create_dir(&temporary).unwrap();
     // Earlier results, which an interrupted run must leave as they were.
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
@@ -208,6 +278,7 @@ fn ctrl_c_leaves_no_output_that_looks_complete() {
         let child = Command::new(binary())
             .args(["dedup", "--jsonl", "--id-field", "id", "--out"])
             .args([target, &input, &fifo])
+            .env("TMPDIR", &temporary)
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
@@ -229,8 +300,9 @@ fn ctrl_c_leaves_no_output_that_looks_complete() {
             assert!(stderr.contains("nothing written"), "{stderr}");
             assert!(!target.join("pairs.jsonl").exists() && !target.join("clusters.jsonl").exists());
         }
-        // No temporary file either.
+        // No temporary file either (nor band keys).
         let entries = std::fs::read_dir(target).map(|dir| dir.count()).unwrap_or(0);
         assert_eq!(entries, usize::from(earlier));
+        assert_eq!(std::fs::read_dir(&temporary).unwrap().count(), 0);
     }
 }

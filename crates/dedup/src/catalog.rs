@@ -1,10 +1,13 @@
 //! What pass 1 keeps of each document: its id (in one arena), its
 //! simhash-doc value, and either its [`Place`] or a sketch of its shingles.
 
+use crate::bands::BandKeys;
 use crate::error::DedupError;
+use crate::minhash::Lsh;
 use priorart_fingerprint::WordShingles;
 use priorart_index::{SKETCH_WIDTH, sketch, sketch_jaccard};
 use rayon::prelude::*;
+use std::path::Path;
 
 /// Where a document lives, for a reader that finds it again. The engine
 /// only orders documents by `(input, offset, extent)` (the order reads
@@ -84,11 +87,13 @@ pub trait Kept: Default {
 }
 
 /// Where each document is, and its text's length (what re-reading it
-/// costs, and a check that the input has not changed since).
-#[derive(Debug, Clone, Default)]
+/// costs, and a check that the input has not changed since); with MinHash
+/// candidates, the band keys too (on disk).
+#[derive(Debug, Default)]
 pub struct Places {
     places: Vec<Place>,
     text_bytes: Vec<u32>,
+    band_keys: Option<BandKeys>,
 }
 
 impl Places {
@@ -223,18 +228,45 @@ impl<K: Kept> Catalog<K> {
 }
 
 impl Catalog<Places> {
-    /// Adds a document found at `place`, whose text is `text_bytes` long.
+    /// An empty catalog that also keeps each document's MinHash band keys
+    /// of `lsh`'s shape (in a temporary directory inside `temp_dir`, the
+    /// system's when `None`): what [`crate::Candidates::Minhash`] needs.
+    pub fn with_band_keys(lsh: Lsh, temp_dir: Option<&Path>) -> Result<Self, DedupError> {
+        let mut catalog: Catalog<Places> = Catalog::new();
+        catalog.kept.band_keys = Some(BandKeys::new(lsh, temp_dir)?);
+        Ok(catalog)
+    }
+
+    /// The shape of the band keys kept, if any.
+    pub fn lsh(&self) -> Option<Lsh> {
+        self.kept.band_keys.as_ref().map(BandKeys::lsh)
+    }
+
+    /// Adds a document found at `place`, whose text is `text_bytes` long,
+    /// with its band keys ([`Lsh::band_keys`]; none when the catalog keeps
+    /// none).
     pub fn push(
         &mut self,
         id: &str,
         simhash: u64,
         place: Place,
         text_bytes: usize,
+        band_keys: &[u32],
     ) -> Result<(), DedupError> {
+        match &mut self.kept.band_keys {
+            Some(kept) => kept.push(band_keys)?,
+            None if band_keys.is_empty() => {}
+            None => return Err(DedupError::BandKeys("band keys for a catalog that keeps none".to_owned())),
+        }
         self.push_common(id, simhash)?;
         self.kept.places.push(place);
         self.kept.text_bytes.push(u32::try_from(text_bytes).unwrap_or(u32::MAX));
         Ok(())
+    }
+
+    /// The band keys, to find candidates.
+    pub(crate) fn band_keys_mut(&mut self) -> Option<&mut BandKeys> {
+        self.kept.band_keys.as_mut()
     }
 }
 
@@ -258,7 +290,7 @@ mod tests {
         let mut catalog: Catalog<Places> = Catalog::new();
         for (n, id) in ["a", "b", "", "a", "ü", "b", "a"].iter().enumerate() {
             let place = Place { input: 0, offset: n as u64, extent: 0 };
-            catalog.push(id, n as u64, place, 10).unwrap();
+            catalog.push(id, n as u64, place, 10, &[]).unwrap();
         }
         assert_eq!(catalog.ids().get(4), "ü");
         assert_eq!(catalog.ids().get(2), "");

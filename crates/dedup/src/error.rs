@@ -10,6 +10,17 @@ pub enum DedupError {
         /// The threshold asked for.
         min_jaccard: f64,
     },
+    /// MinHash bands cannot find the pairs at so low a threshold.
+    #[error(
+        "MinHash candidates need a Jaccard threshold of about 0.3 or more, not {min_jaccard}: use simhash candidates"
+    )]
+    MinhashThreshold {
+        /// The threshold asked for.
+        min_jaccard: f64,
+    },
+    /// The MinHash band keys could not be written or read back.
+    #[error("{0}")]
+    BandKeys(String),
     /// No table layout finds every pair within the distance asked for.
     #[error("{0}")]
     Distance(String),
@@ -39,6 +50,8 @@ pub enum DedupError {
 
 reason_names!(DedupError {
     Threshold => "threshold",
+    MinhashThreshold => "minhash_threshold",
+    BandKeys => "band_keys",
     Distance => "distance_too_large",
     TooManyDocuments => "too_many_documents",
     Reread => "reread",

@@ -6,9 +6,22 @@
 //! simhash-doc value and either where it lives ([`Place`]: input, byte
 //! offset, what the reader needs to find it again) or, when an input cannot
 //! be read twice (a pipe), a bottom-k sketch of its word shingles
-//! ([`Catalog<Sketches>`]). Candidates are the pairs within simhash-doc
-//! distance `k` (`priorart_index::all_pairs`, one sorted table of 16 bytes
-//! per document per thread). Pass 2 verifies them:
+//! ([`Catalog<Sketches>`]). Candidates come from one of two generators
+//! ([`Candidates`]):
+//!
+//! - `minhash` (the default): MinHash LSH over the same word 5-grams that
+//!   verification compares ([`Lsh`], bands and rows chosen for the
+//!   threshold); pass 1 writes each document's band keys to temporary
+//!   files (4 bytes per band), and the candidates are the documents that
+//!   share a key in some band, one band sorted at a time. Their number
+//!   follows the similar pairs: at ten million documents the simhash
+//!   candidates below would be about 2 × 10¹⁰ (BENCHMARKS.md);
+//! - `simhash`: the pairs within simhash-doc distance `k`
+//!   (`priorart_index::all_pairs`, one sorted table of 16 bytes per
+//!   document per thread), which in one language's texts grow with the
+//!   square of the collection.
+//!
+//! Pass 2 verifies them:
 //!
 //! - with places, by the exact Jaccard similarity of word 5-grams, the
 //!   candidate documents re-read through a front end's [`Reread`] in the
@@ -26,26 +39,33 @@
 //! earliest document), and [`output`] writes the two files `dedup` writes.
 //! Memory: about 60 bytes per document plus its id in pass 1 (with places),
 //! the candidates, and the working set in pass 2; with sketches up to
-//! 8 × 256 bytes per document instead of the place.
+//! 8 × 256 bytes per document instead of the place. Sketch catalogs find
+//! their candidates by simhash-doc.
 
 #![forbid(unsafe_code)]
 
 #[macro_use]
 extern crate priorart_reason;
 
+mod bands;
 mod catalog;
 mod error;
+pub mod minhash;
 pub mod output;
 mod verify;
 
+pub use bands::{FULL_RUN, WINDOW};
 pub use catalog::{Catalog, Ids, Kept, Place, Places, Sketches};
 pub use error::DedupError;
+pub use minhash::Lsh;
 pub use priorart_index::{Pair, SKETCH_WIDTH, VerifiedPair};
 pub use verify::{Reread, RereadError};
 
 use priorart_fingerprint::Shingling;
 use priorart_index::Layout;
 use rayon::prelude::*;
+use std::fmt;
+use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What a run is asked for.
@@ -61,7 +81,47 @@ pub struct Settings {
     pub working_set: u64,
     /// How texts are cut into words for their 5-grams.
     pub shingling: Shingling,
+    candidates: Candidates,
     layout: Layout,
+}
+
+/// How candidate pairs are found (see the crate's documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Candidates {
+    /// Documents sharing a MinHash LSH band key of their word 5-grams.
+    Minhash,
+    /// Documents within simhash-doc distance `k`.
+    Simhash,
+}
+
+impl Candidates {
+    /// Every generator, by name.
+    pub const ALL: [Candidates; 2] = [Candidates::Minhash, Candidates::Simhash];
+
+    /// Its name on command lines.
+    pub fn name(self) -> &'static str {
+        match self {
+            Candidates::Minhash => "minhash",
+            Candidates::Simhash => "simhash",
+        }
+    }
+}
+
+impl fmt::Display for Candidates {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Candidates {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Candidates::ALL
+            .into_iter()
+            .find(|candidates| candidates.name() == name)
+            .ok_or_else(|| format!("unknown candidate generator {name:?} (minhash or simhash)"))
+    }
 }
 
 /// The working set when none is given: 256 MiB of text, about 360 MiB of
@@ -71,13 +131,40 @@ pub const DEFAULT_WORKING_SET: u64 = 256 << 20;
 impl Settings {
     /// Settings for distance `k`, threshold `min_jaccard` and `shingling`,
     /// checked: `k` at most `priorart_index::MAX_DISTANCE`, the threshold
-    /// in 0..=1.
+    /// in 0..=1. Candidates by MinHash where [`Lsh::for_threshold`] has
+    /// bands for the threshold, else by simhash-doc.
     pub fn new(k: u32, min_jaccard: f64, shingling: Shingling) -> Result<Settings, DedupError> {
         if !(0.0..=1.0).contains(&min_jaccard) {
             return Err(DedupError::Threshold { min_jaccard });
         }
         let layout = Layout::for_distance(k).map_err(|err| DedupError::Distance(err.to_string()))?;
-        Ok(Settings { k, min_jaccard, working_set: DEFAULT_WORKING_SET, shingling, layout })
+        let candidates =
+            if Lsh::for_threshold(min_jaccard).is_some() { Candidates::Minhash } else { Candidates::Simhash };
+        Ok(Settings { k, min_jaccard, working_set: DEFAULT_WORKING_SET, shingling, candidates, layout })
+    }
+
+    /// The same settings with another candidate generator: MinHash needs a
+    /// threshold it has bands for (about 0.3 or more).
+    pub fn with_candidates(mut self, candidates: Candidates) -> Result<Settings, DedupError> {
+        if candidates == Candidates::Minhash && Lsh::for_threshold(self.min_jaccard).is_none() {
+            return Err(DedupError::MinhashThreshold { min_jaccard: self.min_jaccard });
+        }
+        self.candidates = candidates;
+        Ok(self)
+    }
+
+    /// How candidates are found.
+    pub fn candidates(&self) -> Candidates {
+        self.candidates
+    }
+
+    /// The MinHash bands a catalog keeps for these settings
+    /// ([`Catalog::with_band_keys`]), when candidates are by MinHash.
+    pub fn lsh(&self) -> Option<Lsh> {
+        match self.candidates {
+            Candidates::Minhash => Lsh::for_threshold(self.min_jaccard),
+            Candidates::Simhash => None,
+        }
     }
 
     /// The table layout that finds every pair within `k`.
@@ -95,7 +182,8 @@ impl Settings {
 /// The phases a run reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
-    /// The self-join of simhash-doc tables (steps: none to count).
+    /// Candidates: the self-join of simhash-doc tables (steps: none to
+    /// count), or MinHash bands (steps: bands).
     Candidates,
     /// Re-reading and verifying (steps: candidate pairs).
     Verifying,
@@ -149,7 +237,7 @@ impl Control<'_> {
 /// What a run found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
-    /// Candidate pairs (within `k`).
+    /// Candidate pairs.
     pub candidates: usize,
     /// The verified pairs, sorted by `(a, b)`.
     pub pairs: Vec<VerifiedPair>,
@@ -167,15 +255,19 @@ impl Outcome {
 }
 
 /// Every verified pair of a collection whose documents can be re-read:
-/// candidates from the simhash-doc values, each verified by the exact
-/// Jaccard similarity of the two texts, re-read through `reread`.
+/// candidates as `settings` say (by MinHash, the catalog must keep band
+/// keys of [`Settings::lsh`]'s shape), each verified by the exact Jaccard
+/// similarity of the two texts, re-read through `reread`.
 pub fn deduplicate(
-    catalog: &Catalog<Places>,
+    catalog: &mut Catalog<Places>,
     settings: &Settings,
     reread: &dyn Reread,
     control: Control<'_>,
 ) -> Result<Outcome, DedupError> {
-    let candidates = candidates(catalog.simhashes(), settings, control)?;
+    let candidates = match settings.candidates {
+        Candidates::Simhash => candidates(catalog.simhashes(), settings, control)?,
+        Candidates::Minhash => minhash_candidates(catalog, settings, control)?,
+    };
     let pairs = verify::by_rereading(catalog, &candidates, settings, reread, control)?;
     Ok(finish(catalog.len(), candidates.len(), pairs, false))
 }
@@ -216,6 +308,31 @@ fn candidates(simhashes: &[u64], settings: &Settings, control: Control<'_>) -> R
         .map_err(|err| DedupError::Distance(err.to_string()))?;
     control.check()?;
     Ok(pairs)
+}
+
+fn minhash_candidates(
+    catalog: &mut Catalog<Places>,
+    settings: &Settings,
+    control: Control<'_>,
+) -> Result<Vec<Pair>, DedupError> {
+    control.check()?;
+    if catalog.lsh() != settings.lsh() {
+        return Err(DedupError::BandKeys(format!(
+            "the catalog keeps band keys of {:?}, the settings want {:?}",
+            catalog.lsh(),
+            settings.lsh()
+        )));
+    }
+    let band_keys = catalog.band_keys_mut().expect("the shapes are equal and some");
+    let found = band_keys.candidates(control)?;
+    let simhashes = catalog.simhashes();
+    Ok(found
+        .into_iter()
+        .map(|pair| {
+            let (a, b) = ((pair >> 32) as u32, pair as u32);
+            Pair { a, b, distance: (simhashes[a as usize] ^ simhashes[b as usize]).count_ones() }
+        })
+        .collect())
 }
 
 fn finish(documents: usize, candidates: usize, mut pairs: Vec<VerifiedPair>, estimated: bool) -> Outcome {

@@ -1,11 +1,13 @@
 //! The engine against the in-memory answer: re-reading in place order with
 //! any working set finds exactly the pairs that holding every shingle set
-//! finds; sketches estimate within their stated error; a changed input and
-//! a stop request end the run without an answer.
+//! finds; MinHash candidates find the near copies that comparing every
+//! pair finds, and a run of thousands of equal documents stays bounded;
+//! sketches estimate within their stated error; a changed input and a stop
+//! request end the run without an answer.
 
 use priorart_dedup::{
-    Catalog, Control, DedupError, Place, Places, Quiet, Reread, RereadError, Settings, Sketches, deduplicate,
-    deduplicate_sketches, output, standard_error,
+    Candidates, Catalog, Control, DedupError, Place, Places, Quiet, Reread, RereadError, Settings, Sketches,
+    WINDOW, deduplicate, deduplicate_sketches, output, standard_error,
 };
 use priorart_fingerprint::{Shingling, WordShingles, simhash_doc};
 use priorart_index::{Layout, VerifiedPair, all_pairs};
@@ -65,15 +67,56 @@ fn place_of(number: usize) -> Place {
     Place { input: (number % 3) as u32, offset: ((number * 7919) % 100_003) as u64, extent: 0 }
 }
 
-fn catalog_of(texts: &[String]) -> (Catalog<Places>, MemoryTexts) {
-    let mut catalog: Catalog<Places> = Catalog::new();
+/// Settings with candidates by simhash-doc distance `k`.
+fn by_simhash(k: u32, min: f64) -> Settings {
+    Settings::new(k, min, Shingling::default()).unwrap().with_candidates(Candidates::Simhash).unwrap()
+}
+
+/// Settings with candidates by MinHash bands.
+fn by_minhash(min: f64) -> Settings {
+    Settings::new(6, min, Shingling::default()).unwrap().with_candidates(Candidates::Minhash).unwrap()
+}
+
+/// The catalog pass 1 leaves for `settings` (band keys when MinHash).
+fn catalog_for(texts: &[String], settings: &Settings) -> (Catalog<Places>, MemoryTexts) {
+    let lsh = settings.lsh();
+    let mut catalog: Catalog<Places> = match lsh {
+        Some(lsh) => Catalog::with_band_keys(lsh, None).unwrap(),
+        None => Catalog::new(),
+    };
     let mut stored = HashMap::new();
+    let mut keys = Vec::new();
     for (number, text) in texts.iter().enumerate() {
         let place = place_of(number);
-        catalog.push(&format!("doc-{number}"), simhash_doc(text).0, place, text.len()).unwrap();
+        keys.clear();
+        if let Some(lsh) = lsh {
+            lsh.band_keys(&WordShingles::of(text, settings.shingling), &mut keys);
+        }
+        catalog.push(&format!("doc-{number}"), simhash_doc(text).0, place, text.len(), &keys).unwrap();
         stored.insert((place.input, place.offset), text.clone());
     }
     (catalog, MemoryTexts { texts: stored, reads: Mutex::new(0) })
+}
+
+fn catalog_of(texts: &[String]) -> (Catalog<Places>, MemoryTexts) {
+    catalog_for(texts, &by_simhash(6, 0.8))
+}
+
+/// Every pair of `texts` whose Jaccard similarity is at least `min`,
+/// comparing all of them.
+fn brute_force(texts: &[String], min: f64) -> Vec<(u32, u32, f64)> {
+    let shingles: Vec<WordShingles> =
+        texts.iter().map(|text| WordShingles::of(text, Shingling::default())).collect();
+    let mut pairs = Vec::new();
+    for (a, x) in (0u32..).zip(&shingles) {
+        for (b, y) in (a + 1..).zip(&shingles[a as usize + 1..]) {
+            let jaccard = x.jaccard(y);
+            if jaccard >= min {
+                pairs.push((a, b, jaccard));
+            }
+        }
+    }
+    pairs
 }
 
 /// What `dedup` answered when it held every shingle set.
@@ -105,11 +148,11 @@ fn rereading_in_place_order_finds_the_in_memory_pairs_with_any_working_set() {
     let texts = corpus(1_500, 1);
     let expected = in_memory(&texts, 6, 0.8);
     assert!(expected.len() > 100, "{} pairs", expected.len());
-    let (catalog, reader) = catalog_of(&texts);
+    let (mut catalog, reader) = catalog_of(&texts);
     let stop = AtomicBool::new(false);
     for working_set in [1, 3_000, 40_000, 1 << 30] {
-        let settings = Settings::new(6, 0.8, Shingling::default()).unwrap().with_working_set(working_set);
-        let outcome = deduplicate(&catalog, &settings, &reader, control(&stop)).unwrap();
+        let settings = by_simhash(6, 0.8).with_working_set(working_set);
+        let outcome = deduplicate(&mut catalog, &settings, &reader, control(&stop)).unwrap();
         assert_eq!(outcome.pairs, expected, "working set {working_set}");
         assert!(!outcome.estimated);
         let clusters = priorart_index::clusters(texts.len(), expected.iter().map(|pair| (pair.a, pair.b)));
@@ -123,19 +166,72 @@ fn rereading_in_place_order_finds_the_in_memory_pairs_with_any_working_set() {
             .flat_map(|pair| [pair.a, pair.b])
             .collect();
     *reader.reads.lock().unwrap() = 0;
-    let settings = Settings::new(6, 0.8, Shingling::default()).unwrap().with_working_set(1 << 30);
-    deduplicate(&catalog, &settings, &reader, control(&stop)).unwrap();
+    let settings = by_simhash(6, 0.8).with_working_set(1 << 30);
+    deduplicate(&mut catalog, &settings, &reader, control(&stop)).unwrap();
     assert_eq!(*reader.reads.lock().unwrap(), candidates.len());
+}
+
+#[test]
+fn minhash_candidates_find_the_near_copies_that_comparing_every_pair_finds() {
+    let texts = corpus(1_200, 5);
+    let truth = brute_force(&texts, 0.8);
+    assert!(truth.len() > 100, "{} pairs", truth.len());
+    let settings = by_minhash(0.8);
+    let (mut catalog, reader) = catalog_for(&texts, &settings);
+    let stop = AtomicBool::new(false);
+    let mut answers = Vec::new();
+    for working_set in [1, 5_000, 1 << 30] {
+        let outcome = deduplicate(
+            &mut catalog,
+            &settings.clone().with_working_set(working_set),
+            &reader,
+            control(&stop),
+        )
+        .unwrap();
+        answers.push(outcome);
+    }
+    assert!(answers.windows(2).all(|two| two[0] == two[1]), "the same answer with any working set");
+    let found: Vec<(u32, u32, f64)> =
+        answers[0].pairs.iter().map(|pair| (pair.a, pair.b, pair.jaccard)).collect();
+    // Verified: every pair found is a true pair (precision 1).
+    assert!(found.iter().all(|pair| truth.contains(pair)), "only pairs at or above the threshold");
+    // Above 0.9 a pair is missed with probability about 10⁻⁷: every one found.
+    for pair in truth.iter().filter(|pair| pair.2 >= 0.9) {
+        assert!(found.contains(pair), "{pair:?} missed");
+    }
+    // At 0.8 to 0.9, at most one in a thousand is missed.
+    assert!(found.len() * 1000 >= truth.len() * 999, "{} of {} pairs", found.len(), truth.len());
+    // And the distances are the simhash-doc distances of the pair.
+    let values: Vec<u64> = texts.iter().map(|text| simhash_doc(text).0).collect();
+    for pair in &answers[0].pairs {
+        assert_eq!(pair.distance, (values[pair.a as usize] ^ values[pair.b as usize]).count_ones());
+    }
+}
+
+#[test]
+fn thousands_of_equal_documents_stay_one_bounded_cluster() {
+    // 3,000 copies of one text share every band key: pairing them all
+    // would be 4.5 million candidates; windows bound them per document.
+    let mut texts = vec!["the same boilerplate page of a site, again and again and again".to_owned(); 3_000];
+    texts.extend(corpus(200, 6));
+    let settings = by_minhash(0.8);
+    let (mut catalog, reader) = catalog_for(&texts, &settings);
+    let stop = AtomicBool::new(false);
+    let outcome = deduplicate(&mut catalog, &settings, &reader, control(&stop)).unwrap();
+    let bands = settings.lsh().unwrap().bands as usize;
+    assert!(outcome.candidates <= texts.len() * WINDOW * bands, "{} candidates", outcome.candidates);
+    assert!(outcome.candidates < 3_000 * WINDOW + 20_000, "{} candidates", outcome.candidates);
+    let largest = outcome.clusters.iter().map(Vec::len).max().unwrap();
+    assert!(largest >= 3_000, "the copies are one cluster ({largest})");
+    assert_eq!(outcome.clusters[0][..3_000], (0..3_000).collect::<Vec<u32>>()[..]);
 }
 
 #[test]
 fn the_output_lines_are_the_dedup_formats() {
     let texts = vec!["one two three four five six".to_owned(), "one two three four five six".to_owned()];
-    let (catalog, reader) = catalog_of(&texts);
+    let (mut catalog, reader) = catalog_of(&texts);
     let stop = AtomicBool::new(false);
-    let outcome =
-        deduplicate(&catalog, &Settings::new(3, 0.8, Shingling::default()).unwrap(), &reader, control(&stop))
-            .unwrap();
+    let outcome = deduplicate(&mut catalog, &by_simhash(3, 0.8), &reader, control(&stop)).unwrap();
     let simhash = priorart_fingerprint::SimhashDoc(catalog.simhashes()[0]).to_string();
     assert_eq!(
         String::from_utf8(output::pair_lines(&catalog, &outcome, None)).unwrap(),
@@ -194,23 +290,19 @@ fn sketches_estimate_within_their_stated_error() {
 #[test]
 fn a_document_that_changed_since_pass_one_ends_the_run() {
     let texts = corpus(300, 3);
-    let (catalog, mut reader) = catalog_of(&texts);
+    let (mut catalog, mut reader) = catalog_of(&texts);
     let first_pair = in_memory(&texts, 6, 0.8)[0];
     let place = place_of(first_pair.b as usize);
     reader.texts.get_mut(&(place.input, place.offset)).unwrap().push_str(" appended");
     let stop = AtomicBool::new(false);
-    let err =
-        deduplicate(&catalog, &Settings::new(6, 0.8, Shingling::default()).unwrap(), &reader, control(&stop))
-            .unwrap_err();
+    let err = deduplicate(&mut catalog, &by_simhash(6, 0.8), &reader, control(&stop)).unwrap_err();
     assert!(
         matches!(&err, DedupError::Changed { id, .. } if *id == format!("doc-{}", first_pair.b)),
         "{err}"
     );
     assert_eq!(err.reason(), "changed");
     reader.texts.clear();
-    let err =
-        deduplicate(&catalog, &Settings::new(6, 0.8, Shingling::default()).unwrap(), &reader, control(&stop))
-            .unwrap_err();
+    let err = deduplicate(&mut catalog, &by_simhash(6, 0.8), &reader, control(&stop)).unwrap_err();
     assert_eq!(err.reason(), "reread");
 }
 
@@ -227,17 +319,29 @@ impl priorart_dedup::Progress for StopAfterProgress<'_> {
 #[test]
 fn a_stop_request_ends_the_run_without_an_answer() {
     let texts = corpus(800, 4);
-    let (catalog, reader) = catalog_of(&texts);
-    let stop = AtomicBool::new(false);
-    let progress = StopAfterProgress(&stop);
-    let settings = Settings::new(6, 0.8, Shingling::default()).unwrap().with_working_set(2_000);
-    let err =
-        deduplicate(&catalog, &settings, &reader, Control { progress: &progress, stop: &stop }).unwrap_err();
-    assert!(matches!(err, DedupError::Interrupted), "{err}");
+    for settings in [by_simhash(6, 0.8), by_minhash(0.8)] {
+        let (mut catalog, reader) = catalog_for(&texts, &settings);
+        let stop = AtomicBool::new(false);
+        let progress = StopAfterProgress(&stop);
+        let settings = settings.with_working_set(2_000);
+        let err = deduplicate(&mut catalog, &settings, &reader, Control { progress: &progress, stop: &stop })
+            .unwrap_err();
+        assert!(matches!(err, DedupError::Interrupted), "{err}");
+    }
 }
 
 #[test]
 fn settings_are_checked() {
     assert_eq!(Settings::new(6, 1.5, Shingling::default()).unwrap_err().reason(), "threshold");
     assert_eq!(Settings::new(40, 0.8, Shingling::default()).unwrap_err().reason(), "distance_too_large");
+    // MinHash is the default where it has bands for the threshold.
+    assert_eq!(Settings::new(6, 0.8, Shingling::default()).unwrap().candidates(), Candidates::Minhash);
+    let low = Settings::new(6, 0.1, Shingling::default()).unwrap();
+    assert_eq!(low.candidates(), Candidates::Simhash);
+    assert_eq!(low.with_candidates(Candidates::Minhash).unwrap_err().reason(), "minhash_threshold");
+    // A catalog without band keys cannot give MinHash candidates.
+    let (mut catalog, reader) = catalog_of(&corpus(10, 7));
+    let stop = AtomicBool::new(false);
+    let err = deduplicate(&mut catalog, &by_minhash(0.8), &reader, control(&stop)).unwrap_err();
+    assert_eq!(err.reason(), "band_keys");
 }
