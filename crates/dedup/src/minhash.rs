@@ -26,8 +26,9 @@ use priorart_fingerprint::WordShingles;
 /// more rows per band, a sharper S-curve: at 0.8, 18 bands of 5 rows (the
 /// best of at most 20) make a pair at J = 0.3 a candidate 4 % of the time
 /// and one at 0.5 44 %, which at ten million generated documents gave 40
-/// million candidates for 1.1 million true pairs; 50 bands of 9 rows make
-/// those 0.1 % and 9 %, for 2 GB of band files at ten million documents.
+/// million candidates for 1.1 million true pairs; 48 bands of 9 rows
+/// (the best of at most 50) make those 0.1 % and 9 %, for 1.9 GB of band
+/// files at ten million documents.
 pub const MAX_BANDS: u32 = 50;
 
 /// Most rows per band.
@@ -36,7 +37,7 @@ pub const MAX_ROWS: u32 = 32;
 /// The largest chance of missing a pair at exactly the threshold that
 /// [`Lsh::for_threshold`] accepts: `(1 − t^rows)^bands ≤ MAX_MISS`.
 /// Pairs above the threshold are missed less often (at 0.9 with the 0.8
-/// parameters, 50 bands of 9 rows: one in 10¹⁰).
+/// parameters, 48 bands of 9 rows: one in 10¹⁰).
 pub const MAX_MISS: f64 = 1e-3;
 
 /// The bin value of a set without shingles: all empty texts are identical
@@ -59,7 +60,7 @@ impl Lsh {
     /// rows that miss a pair at the threshold with probability at most
     /// [`MAX_MISS`], the one with the smallest false-positive area
     /// `∫₀ᵗ 1 − (1 − s^rows)^bands ds` (fewest candidates below the
-    /// threshold to re-read and reject). For 0.8: 50 bands of 9 rows.
+    /// threshold to re-read and reject). For 0.8: 48 bands of 9 rows.
     /// `None` when no such pair exists (thresholds below about 0.3:
     /// there every document is a candidate of many others).
     pub fn for_threshold(min_jaccard: f64) -> Option<Lsh> {
