@@ -157,7 +157,7 @@ pub use report::{
     BitcoinAnchor, ContentCheck, REPORT_FORMAT, Reason, Report, Specification, Status, Step, Verdict, Warning,
 };
 pub use steps::{AlgorithmStep, Nip03Step, ProofEventStep};
-pub use verify::{verify_event, verify_event_json};
+pub use verify::{verify_event, verify_event_json, verify_event_with};
 
 /// Re-exported so that callers use the same `nostr` types.
 pub use nostr;

@@ -12,8 +12,14 @@ use crate::steps::Nip03Step;
 use nostr::prelude::{Event, Tag};
 use priorart_ots::{HeaderSource, Network};
 
-/// Verifies a kind 1040 event.
-pub fn verify(event: &Event, headers: &dyn HeaderSource, network: Network) -> Report {
+/// Verifies a kind 1040 event, measuring the cost to forge over at most
+/// `forge_headers` headers (none: not measured).
+pub fn verify(
+    event: &Event,
+    headers: &dyn HeaderSource,
+    network: Network,
+    forge_headers: Option<u64>,
+) -> Report {
     let mut report = Report::describing(Specification::Nip03, event);
     report.pass(Nip03Step::Kind, "kind 1040 (NIP-03)");
     let digest = stamped_event_id(&mut report, event);
@@ -28,24 +34,26 @@ pub fn verify(event: &Event, headers: &dyn HeaderSource, network: Network) -> Re
         }
     };
     match (proof, digest) {
-        (Some(proof), Some(digest)) => match proof_check::verify(&proof, &digest, headers, network) {
-            Ok(anchored) => {
-                let anchor = &anchored.anchor;
-                report.pass(
-                    Nip03Step::ProofVerifies,
-                    format!("Bitcoin block {} (time {})", anchor.height, anchor.time),
-                );
-                anchored.record(&mut report);
-                report.warn(
+        (Some(proof), Some(digest)) => {
+            match proof_check::verify(&proof, &digest, headers, network, forge_headers) {
+                Ok(anchored) => {
+                    let anchor = &anchored.anchor;
+                    report.pass(
+                        Nip03Step::ProofVerifies,
+                        format!("Bitcoin block {} (time {})", anchor.height, anchor.time),
+                    );
+                    anchored.record(&mut report);
+                    report.warn(
                     Reason::ForgeableByPrestamping,
                     "NIP-03 proves only that an event id existed: anyone can compute and stamp an id in advance \
                      and publish the event once the key leaks. This is not a NIP-FF-3 authorship proof.",
                 );
+                }
+                Err(failure) => {
+                    report.fail(Nip03Step::ProofVerifies, failure.report_reason(), error_chain(&failure))
+                }
             }
-            Err(failure) => {
-                report.fail(Nip03Step::ProofVerifies, failure.report_reason(), error_chain(&failure))
-            }
-        },
+        }
         _ => report.skip(
             Nip03Step::ProofVerifies,
             "skipped: needs the event id (step 2) and a parseable proof (step 3)",

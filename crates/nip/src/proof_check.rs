@@ -7,8 +7,8 @@ use crate::report::{BitcoinAnchor, Reason};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use priorart_ots::{
-    AttestationError, CostToForge, DEFAULT_FORGE_HEADERS, DecodeError, DetachedTimestamp, ForgeError, HashOp,
-    HeaderSource, Network, VerifyError,
+    AttestationError, CostToForge, DecodeError, DetachedTimestamp, ForgeError, HashOp, HeaderSource, Network,
+    VerifyError,
 };
 
 /// Why a proof event's `.content` does not prove its digest.
@@ -85,6 +85,7 @@ pub fn verify(
     digest: &[u8; 32],
     headers: &dyn HeaderSource,
     network: Network,
+    forge_headers: Option<u64>,
 ) -> Result<Anchored, ProofFailure> {
     check_digest(proof, digest)?;
     let verification = priorart_ots::verify(proof, headers, network).map_err(|err| match err {
@@ -98,7 +99,8 @@ pub fn verify(
         other => ProofFailure::NotVerified(other),
     })?;
     let block = verification.earliest;
-    let cost_to_forge = priorart_ots::cost_to_forge(headers, network, &block, DEFAULT_FORGE_HEADERS);
+    let cost_to_forge =
+        forge_headers.map(|max_headers| priorart_ots::cost_to_forge(headers, network, &block, max_headers));
     let anchor = BitcoinAnchor {
         height: block.height,
         time: u64::from(block.time),
@@ -110,7 +112,8 @@ pub fn verify(
 /// A proof that reached a block, and what rewriting the chain from it costs.
 pub(crate) struct Anchored {
     pub anchor: BitcoinAnchor,
-    pub cost_to_forge: Result<CostToForge, ForgeError>,
+    /// `None` when it was not asked for.
+    pub cost_to_forge: Option<Result<CostToForge, ForgeError>>,
 }
 
 impl Anchored {
@@ -119,8 +122,9 @@ impl Anchored {
     pub(crate) fn record(self, report: &mut crate::Report) {
         report.bitcoin = Some(self.anchor);
         match self.cost_to_forge {
-            Ok(cost) => report.cost_to_forge = Some(cost),
-            Err(err) => report.warn(Reason::CostToForgeUnknown, crate::report::error_chain(&err)),
+            Some(Ok(cost)) => report.cost_to_forge = Some(cost),
+            Some(Err(err)) => report.warn(Reason::CostToForgeUnknown, crate::report::error_chain(&err)),
+            None => {}
         }
     }
 }

@@ -56,6 +56,11 @@ fn an_honest_proof_is_valid_with_its_block_in_both_reference_forms() {
             (1, 1, true, true)
         );
         assert!((cost.work_log2 - 2.0).abs() < 1e-9, "{cost:?}");
+        // Without the cost to forge (a relay's policy): the same verdict and block.
+        let parsed = priorart_nip::parse_event(&event, 1 << 20).unwrap();
+        let lean = priorart_nip::verify_event_with(&parsed, &headers, Network::Regtest, None);
+        assert_eq!((lean.verdict, lean.bitcoin.clone()), (Verdict::Valid, report.bitcoin.clone()));
+        assert!(lean.cost_to_forge.is_none() && lean.warnings.is_empty(), "{:?}", lean.warnings);
 
         report.check_content(&common::TEXT.replace("twice", "twice!")); // a light edit
         assert_eq!(report.content.as_ref().map(|c| c.matches_x), Some(true));
