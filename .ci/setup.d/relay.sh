@@ -25,5 +25,8 @@ if [ "${PRIORART_BUILD_NOSTR_RS_RELAY:-0}" = 1 ] && ! command -v nostr-rs-relay 
     if ! command -v protoc >/dev/null; then
         if [ "$(id -u)" = 0 ]; then apt-get install -y -q protobuf-compiler; else sudo apt-get install -y -q protobuf-compiler; fi
     fi
-    cargo install --locked --quiet nostr-rs-relay --version "$NOSTR_RS_RELAY_VERSION"
+    # Not --locked: its Cargo.lock pins time 0.3.25, which no longer
+    # compiles with Rust 1.80 and later (E0282); the newest compatible
+    # versions of its dependencies build (checked with Rust 1.95).
+    cargo install --quiet nostr-rs-relay --version "$NOSTR_RS_RELAY_VERSION"
 fi

@@ -157,10 +157,10 @@ fn nostr_rs_relay_admits_only_what_priorart_policy_grpc_permits() {
         priorart_nip::to_json(&forged_proof_event(&proof)),
     ];
     let file = write_lines(dir.path(), "events.jsonl", &events);
-    let published: Value = serde_json::from_str(&stdout(
-        priorart().args(["publish", "--json", "--relay", &relay.url]).arg(&file),
-    ))
-    .unwrap();
+    // Exit 1: not every event is stored (two are refused, as they must be).
+    let output = priorart().args(["publish", "--json", "--relay", &relay.url]).arg(&file).output().unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", String::from_utf8_lossy(&output.stderr));
+    let published: Value = serde_json::from_slice(&output.stdout).unwrap();
     let answers: Vec<(&str, &str)> = published["events"]
         .as_array()
         .unwrap()
