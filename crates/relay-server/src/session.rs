@@ -4,9 +4,9 @@
 use super::{Admission, Shared};
 use futures_util::{SinkExt, StreamExt};
 use nostr::filter::MatchEventOptions;
-use nostr::prelude::{ClientMessage, Event, Filter, RelayMessage, SubscriptionId};
+use nostr::prelude::{ClientMessage, Event, EventId, Filter, RelayMessage, SubscriptionId};
 use nostr_database::{NostrDatabase, RejectedReason, SaveEventStatus};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use tokio::net::TcpStream;
 use tokio::sync::broadcast::error::RecvError;
@@ -35,7 +35,32 @@ pub(super) async fn run(stream: TcpStream, rest: Vec<u8>, shared: Arc<Shared>) {
 struct Session {
     socket: Socket,
     shared: Arc<Shared>,
-    subscriptions: HashMap<SubscriptionId, Vec<Filter>>,
+    subscriptions: HashMap<SubscriptionId, Subscription>,
+}
+
+/// An open subscription: its filters, and the stored events it was sent
+/// whose live copies may still be queued. An event stored while a `REQ`
+/// is answered is both in the stored answer and in this session's queue of
+/// live events; it is sent once. The ids are kept until the live events
+/// queued when the answer ended have been read (`unread`), then dropped.
+struct Subscription {
+    filters: Vec<Filter>,
+    sent: HashSet<EventId>,
+    unread: Option<usize>,
+}
+
+impl Subscription {
+    /// One live event read: the ids are dropped once none queued before
+    /// the answer ended is left.
+    fn live_event_read(&mut self) {
+        if let Some(unread) = &mut self.unread {
+            *unread = unread.saturating_sub(1);
+            if *unread == 0 {
+                self.sent = HashSet::new();
+                self.unread = None;
+            }
+        }
+    }
 }
 
 impl Session {
@@ -44,7 +69,10 @@ impl Session {
         loop {
             tokio::select! {
                 frame = self.socket.next() => match frame {
-                    Some(Ok(Message::Text(text))) => self.message(text.as_str()).await?,
+                    Some(Ok(Message::Text(text))) => {
+                        self.message(text.as_str()).await?;
+                        self.count_queued(live.len());
+                    }
                     Some(Ok(Message::Binary(_))) => {
                         self.send(RelayMessage::notice("invalid: binary frames are not nostr messages")).await?;
                     }
@@ -59,6 +87,20 @@ impl Session {
                     }
                     Err(RecvError::Closed) => return Ok(()),
                 },
+            }
+        }
+    }
+
+    /// Marks the subscriptions just answered with how many live events are
+    /// queued: those that may repeat their stored events.
+    fn count_queued(&mut self, queued: usize) {
+        for subscription in self.subscriptions.values_mut() {
+            if subscription.unread.is_none() && !subscription.sent.is_empty() {
+                if queued == 0 {
+                    subscription.sent = HashSet::new();
+                } else {
+                    subscription.unread = Some(queued);
+                }
             }
         }
     }
@@ -171,11 +213,12 @@ impl Session {
             Ok(stored) => stored,
             Err(err) => return self.send(RelayMessage::closed(id, format!("error: {err}"))).await,
         };
+        let sent = stored.iter().map(|event| event.id).collect();
         for event in stored {
             self.send(RelayMessage::event(id.clone(), event)).await?;
         }
         self.send(RelayMessage::eose(id.clone())).await?;
-        self.subscriptions.insert(id, filters);
+        self.subscriptions.insert(id, Subscription { filters, sent, unread: None });
         Ok(())
     }
 
@@ -194,12 +237,14 @@ impl Session {
 
     /// A newly stored event, to every subscription of this session that matches it.
     async fn forward(&mut self, event: &Event) -> Result<(), tokio_tungstenite::tungstenite::Error> {
-        let matching: Vec<SubscriptionId> = self
-            .subscriptions
-            .iter()
-            .filter(|(_, filters)| filters.iter().any(|f| f.match_event(event, MatchEventOptions::new())))
-            .map(|(id, _)| id.clone())
-            .collect();
+        let mut matching = Vec::new();
+        for (id, subscription) in &mut self.subscriptions {
+            let wanted = subscription.filters.iter().any(|f| f.match_event(event, MatchEventOptions::new()));
+            if wanted && !subscription.sent.contains(&event.id) {
+                matching.push(id.clone());
+            }
+            subscription.live_event_read();
+        }
         for id in matching {
             self.send(RelayMessage::event(id, event.clone())).await?;
         }

@@ -198,3 +198,47 @@ fn events_stored_after_eose_reach_open_subscriptions() {
     assert_eq!(received[2]["id"], event.id.to_hex());
     relay.stop();
 }
+
+#[test]
+fn an_event_stored_as_a_subscription_is_answered_is_sent_to_it_once() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let dir = tempfile::tempdir().unwrap();
+    let relay = InProcessRelay::start(dir.path());
+    let relay_url = relay.url();
+    relay.runtime.block_on(async {
+        let (mut socket, _) = tokio_tungstenite::connect_async(relay_url.as_str()).await.unwrap();
+        // Each round: an EVENT and a REQ for it sent together, so the event
+        // is both in the stored answer and queued as live for this session;
+        // then a marker event, live only, ends the round.
+        for round in 0..20u8 {
+            let x = x_value(round);
+            let event = x_event(&Keys::generate(), 1, &x, "stored while asked for");
+            let marker = x_event(&Keys::generate(), 1, &x, "the round's end");
+            let event_json = serde_json::json!(["EVENT", event]).to_string();
+            let request = serde_json::json!(["REQ", format!("r{round}"), {"#X": [x]}]).to_string();
+            socket.send(Message::text(event_json)).await.unwrap();
+            socket.send(Message::text(request)).await.unwrap();
+            let mut sent_ids = Vec::new();
+            let mut marker_sent = false;
+            loop {
+                let frame = tokio::time::timeout(Duration::from_secs(5), socket.next()).await.unwrap().unwrap();
+                let message: serde_json::Value = serde_json::from_str(frame.unwrap().to_text().unwrap()).unwrap();
+                if message[0] == "EOSE" && !marker_sent {
+                    marker_sent = true;
+                    socket.send(Message::text(serde_json::json!(["EVENT", marker]).to_string())).await.unwrap();
+                }
+                if message[0] != "EVENT" {
+                    continue;
+                }
+                let id = message[2]["id"].as_str().unwrap().to_owned();
+                if id == marker.id.to_hex() {
+                    break;
+                }
+                sent_ids.push(id);
+            }
+            assert_eq!(sent_ids, [event.id.to_hex()], "round {round}");
+        }
+    });
+    relay.stop();
+}
