@@ -222,11 +222,16 @@ fn an_event_stored_as_a_subscription_is_answered_is_sent_to_it_once() {
             let mut sent_ids = Vec::new();
             let mut marker_sent = false;
             loop {
-                let frame = tokio::time::timeout(Duration::from_secs(5), socket.next()).await.unwrap().unwrap();
-                let message: serde_json::Value = serde_json::from_str(frame.unwrap().to_text().unwrap()).unwrap();
+                let frame =
+                    tokio::time::timeout(Duration::from_secs(5), socket.next()).await.unwrap().unwrap();
+                let message: serde_json::Value =
+                    serde_json::from_str(frame.unwrap().to_text().unwrap()).unwrap();
                 if message[0] == "EOSE" && !marker_sent {
                     marker_sent = true;
-                    socket.send(Message::text(serde_json::json!(["EVENT", marker]).to_string())).await.unwrap();
+                    socket
+                        .send(Message::text(serde_json::json!(["EVENT", marker]).to_string()))
+                        .await
+                        .unwrap();
                 }
                 if message[0] != "EVENT" {
                     continue;
