@@ -1,20 +1,34 @@
 #!/usr/bin/env python3
 """Throughput and latency of `priorart policy strfry` and `priorart policy grpc`.
 
-Runs the release binary pinned to one core (taskset -c 0 when available) and
-sends it strfry's request lines:
+Runs the release binary pinned to one core (taskset -c 0 when available) and,
+from this script pinned to another core (so the two never share one), sends
+it strfry's request lines:
 
 - notes: kind 1 events of 30 random words, every text different (so each one
   is fingerprinted and scanned against the flood window, which fills up);
 - proofs: real kind 1041 events (distinct attestations, proofs on a regtest
   chain; crates/policy/examples/bench_fixture.rs writes them), checked
-  against a header cache holding their blocks.
+  against a header cache holding their blocks. By default every proof has a
+  block of its own, the worst case: the plugin reads a header file it has
+  not read before for every proof. `--per-block N` stamps them in calendar
+  rounds of N digests per block instead, as OpenTimestamps calendars do, so
+  most headers are already in the plugin's memory.
 
 Two ways for each: "lockstep" as strfry does it (one request, wait for its
 answer, next request), which gives the latency per event (p50, p99) and the
-rate strfry would see; and "pipelined" (all requests written at once), the
-rate of the plugin alone. The notes are not signed (the plugin trusts strfry
+rate strfry would see; and "back to back" (requests read from a file, answers
+written to one), the rate of the plugin alone. Each is run `--runs` times and
+the median run is shown, with the range. The notes are not signed (the plugin trusts strfry
 to have checked ids and signatures); their pubkeys are valid curve points.
+
+Two floors, measured in the same run because a shared machine's speed moves
+from minute to minute: "harness_floor", lockstep through an accept-all
+plugin (this harness's own round trip), and "signature_floor", the rate of
+verifying the proofs' attestation signatures alone (crates/policy/examples/
+signature_floor.rs), the one Schnorr verification every proof costs, run
+just before each back-to-back run of the proofs; the proofs' rate is also
+given as the median share of it.
 
 The same events through nostr-rs-relay's gRPC event admission protocol:
 `priorart policy grpc` pinned to core 0, asked by a Rust tonic client
@@ -22,7 +36,7 @@ The same events through nostr-rs-relay's gRPC event admission protocol:
 request in flight, as nostr-rs-relay asks) and "concurrent" (32 in flight on
 one HTTP/2 connection, the server's own rate).
 
-Usage: scripts/bench-policy.py [--notes N] [--proofs N] [--binary PATH] [--no-grpc]
+Usage: scripts/bench-policy.py [--notes N] [--proofs N] [--per-block N] [--runs N] [--binary PATH] [--no-grpc]
 (build first: cargo build --release -p priorart-cli; the fixture and the
 gRPC client are built and run by this script with cargo run --release --example).
 """
@@ -35,7 +49,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 P = 2**256 - 2**32 - 977
@@ -80,14 +93,18 @@ def pinned(command, core):
     return command
 
 
-def start(binary, config):
-    command = pinned([binary, "policy", "strfry", "--config", config], 0)
-    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, bufsize=0)
+# An accept-all plugin in Perl: lockstep through it measures the round trip
+# of this harness and the two pipes alone, the floor under the plugin's figures.
+ACCEPT_ALL = ["perl", "-ne", 'BEGIN { $| = 1 } /"id":"([0-9a-f]*)"/; print qq({"id":"$1","action":"accept","msg":""}\\n)']
 
 
-def lockstep(binary, config, lines):
-    plugin = start(binary, config)
+def strfry_plugin(binary, config):
+    return pinned([binary, "policy", "strfry", "--config", config], 0)
+
+
+def lockstep(command, lines):
+    plugin = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, bufsize=0)
     out = plugin.stdout
     latencies = []
     actions = {}
@@ -113,23 +130,54 @@ def lockstep(binary, config, lines):
     }
 
 
-def pipelined(binary, config, lines):
-    plugin = start(binary, config)
-    payload = "".join(lines).encode()
-
-    def feed():
-        plugin.stdin.write(payload)
-        plugin.stdin.close()
-
-    started = time.perf_counter()
-    writer = threading.Thread(target=feed)
-    writer.start()
-    answers = plugin.stdout.read().count(b"\n")
-    elapsed = time.perf_counter() - started
-    writer.join()
-    plugin.wait()
-    assert answers == len(lines), (answers, len(lines))
+def back_to_back(command, lines, work):
+    """The plugin's own rate: every request read from a file, every answer
+    written to one, so no harness sits in the loop."""
+    requests = os.path.join(work, "requests.jsonl")
+    answers = os.path.join(work, "answers.jsonl")
+    with open(requests, "w") as f:
+        f.writelines(lines)
+    with open(requests, "rb") as stdin, open(answers, "wb") as stdout:
+        started = time.perf_counter()
+        subprocess.run(command, stdin=stdin, stdout=stdout, stderr=subprocess.DEVNULL, check=True)
+        elapsed = time.perf_counter() - started
+    with open(answers, "rb") as f:
+        answered = f.read().count(b"\n")
+    assert answered == len(lines), (answered, len(lines))
     return {"events": len(lines), "per_second": round(len(lines) / elapsed)}
+
+
+def signature_floor(work):
+    """The rate of the one Schnorr verification each proof needs, alone."""
+    run = subprocess.run(pinned(["target/release/examples/signature_floor", work], 0),
+                         check=True, capture_output=True, text=True)
+    return json.loads(run.stdout)
+
+
+def against_signature_floor(measure, work, runs):
+    """`repeated(measure)`, each run right after a run of the signature
+    floor, with the median of the per-pair ratios: the share of the bare
+    verification rate the plugin reaches, which moves less than either."""
+    pairs = [(signature_floor(work)["per_second"], measure()) for _ in range(runs)]
+    ratios = sorted(result["per_second"] / floor for floor, result in pairs)
+    results = sorted((result for _, result in pairs), key=lambda result: result["per_second"])
+    floors = sorted(floor for floor, _ in pairs)
+    median = dict(results[len(results) // 2])
+    median.update(runs=runs, per_second_range=[results[0]["per_second"], results[-1]["per_second"]],
+                  signature_floor_per_second=floors[len(floors) // 2],
+                  signature_floor_range=[floors[0], floors[-1]],
+                  of_signature_floor=round(ratios[len(ratios) // 2], 3))
+    return median
+
+
+def repeated(measure, runs):
+    """`runs` runs of `measure`: the median run's figures, and the range of
+    the rate (a shared machine's neighbours move single runs by a third)."""
+    results = sorted((measure() for _ in range(runs)), key=lambda result: result["per_second"])
+    median = dict(results[len(results) // 2])
+    median["runs"] = runs
+    median["per_second_range"] = [results[0]["per_second"], results[-1]["per_second"]]
+    return median
 
 
 def grpc(binary, config, events, work):
@@ -161,14 +209,20 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notes", type=int, default=50_000)
     parser.add_argument("--proofs", type=int, default=2_000)
+    parser.add_argument("--runs", type=int, default=5, help="runs of each strfry measurement (the median is shown)")
+    parser.add_argument("--per-block", type=int, default=1, help="proofs stamped into each block")
     parser.add_argument("--binary", default="target/release/priorart")
     parser.add_argument("--no-grpc", action="store_true", help="measure the strfry protocol only")
     args = parser.parse_args()
+    if hasattr(os, "sched_setaffinity") and (os.cpu_count() or 1) > 1:
+        os.sched_setaffinity(0, {1})
     rng = random.Random(7)
     work = tempfile.mkdtemp(prefix="bench-policy-")
     try:
         subprocess.run(["cargo", "run", "--quiet", "--release", "-p", "priorart-policy", "--example",
-                        "bench_fixture", "--", work, str(args.proofs)], check=True)
+                        "bench_fixture", "--", work, str(args.proofs), str(args.per_block)], check=True)
+        subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "priorart-policy", "--example",
+                        "signature_floor"], check=True)
         if not args.no_grpc:
             subprocess.run(["cargo", "build", "--quiet", "--release", "-p", "priorart-policy-grpc", "--example",
                             "admit_load"], check=True)
@@ -180,14 +234,23 @@ def main():
         with open(os.path.join(work, "proofs.jsonl")) as f:
             proof_events = [json.loads(line) for line in f]
         proofs = [request(event, 1_700_000_000) for event in proof_events]
-        results = {}
-        for name, lines in (("notes", notes), ("proofs", proofs)):
-            results[name] = {"lockstep": lockstep(args.binary, config, lines),
-                             "pipelined": pipelined(args.binary, config, lines)}
+        plugin = strfry_plugin(args.binary, config)
+        results = {
+            "harness_floor": {"lockstep": repeated(lambda: lockstep(pinned(ACCEPT_ALL, 0), proofs), args.runs)},
+        }
+        results["notes"] = {
+            "lockstep": repeated(lambda: lockstep(plugin, notes), args.runs),
+            "back_to_back": repeated(lambda: back_to_back(plugin, notes, work), args.runs),
+        }
+        results["proofs"] = {
+            "lockstep": repeated(lambda: lockstep(plugin, proofs), args.runs),
+            "back_to_back": against_signature_floor(lambda: back_to_back(plugin, proofs, work), work, args.runs),
+        }
         if not args.no_grpc:
             results["grpc"] = {name: grpc(args.binary, config, events, work)
                                for name, events in (("notes", note_events), ("proofs", proof_events))}
         results["machine"] = {"cpus": os.cpu_count(), "load_average": os.getloadavg()}
+        results["proofs_per_block"] = args.per_block
         json.dump(results, sys.stdout, indent=2)
         print()
     finally:

@@ -13,6 +13,7 @@ use priorart_ots::{
     HeaderSource, MemoryHeaders, Network, SourceError, SourcedHeader, TipHeight, header_from_hex,
     header_to_hex,
 };
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Mutex;
@@ -66,14 +67,12 @@ impl HeaderCache {
             return Ok(Some(header));
         }
         let Some(path) = self.path(height) else { return Ok(None) };
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(err) => return Err(io_error(&path, err)),
-        };
-        let header = header_from_hex(&text).ok_or_else(|| SourceError::BadAnswer {
-            source_name: path.display().to_string(),
-            detail: "not an 80-byte header in hex".into(),
+        let Some(text) = read_header_file(&path)? else { return Ok(None) };
+        let header = std::str::from_utf8(&text).ok().and_then(header_from_hex).ok_or_else(|| {
+            SourceError::BadAnswer {
+                source_name: path.display().to_string(),
+                detail: "not an 80-byte header in hex".into(),
+            }
         })?;
         self.memory.insert(height, header);
         Ok(Some(header))
@@ -107,6 +106,26 @@ impl HeaderCache {
     fn path(&self, height: u64) -> Option<PathBuf> {
         Some(self.dir.as_ref()?.join(format!("{height}.hex")))
     }
+}
+
+/// Longest `HEIGHT.hex` file read: 160 hex digits and a line ending, with
+/// room for stray whitespace. A longer file is not a header, and is not
+/// read whole.
+const MAX_HEADER_FILE_BYTES: u64 = 256;
+
+/// The bytes of a cached header file (`None` when there is none), at most
+/// [`MAX_HEADER_FILE_BYTES`] and one more, so a longer file fails to parse.
+/// One `open` and one `read`: a relay's policy reads a header it has not
+/// seen for each such proof.
+fn read_header_file(path: &Path) -> Result<Option<Vec<u8>>, SourceError> {
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(io_error(path, err)),
+    };
+    let mut text = Vec::with_capacity(MAX_HEADER_FILE_BYTES as usize + 1);
+    file.take(MAX_HEADER_FILE_BYTES + 1).read_to_end(&mut text).map_err(|err| io_error(path, err))?;
+    Ok(Some(text))
 }
 
 /// The highest `HEIGHT.hex` in `dir` (none when `dir` does not exist).

@@ -183,6 +183,22 @@ fn a_header_cache_directory_verifies_offline() {
 }
 
 #[test]
+fn a_cache_file_that_is_not_a_header_is_an_error_and_a_huge_one_is_not_read_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let header = std::fs::read_to_string(data().join("headers/358391.hex")).unwrap();
+    std::fs::write(dir.path().join("358391.hex"), format!("  {}\r\n", header.trim())).unwrap();
+    std::fs::write(dir.path().join("1.hex"), "not hex").unwrap();
+    std::fs::write(dir.path().join("2.hex"), header.trim().repeat(100_000)).unwrap();
+    let cache = HeaderCache::in_dir(dir.path());
+    assert!(cache.get(358391).unwrap().is_some(), "whitespace around the digits is fine");
+    assert!(cache.get(3).unwrap().is_none(), "no file: not held");
+    for height in [1, 2] {
+        let err = cache.get(height).unwrap_err();
+        assert!(err.to_string().contains("not an 80-byte header in hex"), "{err}");
+    }
+}
+
+#[test]
 fn a_cached_source_stores_only_checked_headers() {
     let dir = tempfile::tempdir().unwrap();
     let forged = forged_header();

@@ -1,6 +1,12 @@
 //! Writes the events scripts/bench-policy.py sends: `proofs.jsonl`, real
 //! kind 1041 events (distinct attestations, proofs on a regtest chain), and
-//! `headers/`, that chain's header cache. Usage: `bench_fixture DIR COUNT`.
+//! `headers/`, that chain's header cache.
+//!
+//! Usage: `bench_fixture DIR COUNT [PER_BLOCK]`. With `PER_BLOCK` 1 (the
+//! default) every proof has a block of its own, so the policy reads a header
+//! it has not seen for every proof; with more, the proofs come in calendar
+//! rounds of `PER_BLOCK` digests under one merkle tree and one block, as
+//! real OpenTimestamps calendars commit them.
 
 use priorart_nip::nostr::prelude::*;
 use priorart_nip::{Attestation, ContentRef, ProofEvent};
@@ -8,31 +14,42 @@ use priorart_ots_net::HeaderCache;
 use priorart_testkit::RegtestChain;
 use std::io::Write;
 
+const USAGE: &str = "usage: bench_fixture DIR COUNT [PER_BLOCK]";
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let dir = std::path::PathBuf::from(args.next().ok_or("usage: bench_fixture DIR COUNT")?);
-    let count: usize = args.next().ok_or("usage: bench_fixture DIR COUNT")?.parse()?;
+    let dir = std::path::PathBuf::from(args.next().ok_or(USAGE)?);
+    let count: usize = args.next().ok_or(USAGE)?.parse()?;
+    let per_block: usize = args.next().map_or(Ok(1), |arg| arg.parse())?;
     std::fs::create_dir_all(&dir)?;
     let mut chain = RegtestChain::new();
     let mut out = std::io::BufWriter::new(std::fs::File::create(dir.join("proofs.jsonl"))?);
     let signer = Keys::generate();
-    for n in 0..count {
+    let attestations = (0..count).map(|n| {
         let author = Keys::generate();
         let text = format!("Document number {n}, a text whose fingerprint is attested and stamped.");
         let x = priorart_fingerprint::minhash_equality_v1(&text);
-        let attestation = Attestation::sign(&author, x, Some(1), Timestamp::from_secs(1_700_000_000))?;
-        let (_, proof) = chain.stamp(&attestation.commitment().0);
-        let content =
-            ContentRef::Event { id: EventId::from_byte_array([4; 32]), author: author.public_key() };
-        let spec = ProofEvent {
-            attestation: &attestation,
-            content,
-            content_kind: Some(1),
-            relay_hint: None,
-            proof: &proof,
-            created_at: Timestamp::from_secs(1_700_000_000),
-        };
-        writeln!(out, "{}", priorart_nip::to_json(&spec.sign(&signer)?))?;
+        Attestation::sign(&author, x, Some(1), Timestamp::from_secs(1_700_000_000))
+    });
+    let attestations = attestations.collect::<Result<Vec<_>, _>>()?;
+    for round in attestations.chunks(per_block.max(1)) {
+        let digests: Vec<[u8; 32]> = round.iter().map(|attestation| attestation.commitment().0).collect();
+        let (_, proofs) = chain.stamp_all(&digests);
+        for (attestation, proof) in round.iter().zip(&proofs) {
+            let content = ContentRef::Event {
+                id: EventId::from_byte_array([4; 32]),
+                author: attestation.event().pubkey,
+            };
+            let spec = ProofEvent {
+                attestation,
+                content,
+                content_kind: Some(1),
+                relay_hint: None,
+                proof,
+                created_at: Timestamp::from_secs(1_700_000_000),
+            };
+            writeln!(out, "{}", priorart_nip::to_json(&spec.sign(&signer)?))?;
+        }
     }
     out.flush()?;
     let cache = HeaderCache::in_dir(dir.join("headers"));

@@ -32,16 +32,44 @@ fn proof_event(chain: &mut RegtestChain) -> Event {
     let x = priorart_fingerprint::minhash_equality_v1(TEXT);
     let attestation = Attestation::sign(&author, x, None, Timestamp::from_secs(NOW)).expect("signs");
     let (_, proof) = chain.stamp(&attestation.commitment().0);
-    let content = ContentRef::Event { id: EventId::from_byte_array([4; 32]), author: author.public_key() };
+    carrying(&attestation, &proof)
+}
+
+/// The kind 1041 carrying `attestation` and the `.ots` file `proof`.
+fn carrying(attestation: &Attestation, proof: &[u8]) -> Event {
+    let content =
+        ContentRef::Event { id: EventId::from_byte_array([4; 32]), author: attestation.event().pubkey };
     let spec = ProofEvent {
-        attestation: &attestation,
+        attestation,
         content,
         content_kind: Some(1),
         relay_hint: None,
-        proof: &proof,
+        proof,
         created_at: Timestamp::from_secs(NOW),
     };
     spec.sign(&keys(0x22)).expect("builds")
+}
+
+#[test]
+fn proofs_of_one_calendar_round_share_a_block_and_each_proves_only_its_own_digest() {
+    let mut chain = RegtestChain::new();
+    let attestations: Vec<Attestation> = (0..5u8)
+        .map(|n| {
+            let x = priorart_fingerprint::minhash_equality_v1(&format!("{TEXT} {n}"));
+            Attestation::sign(&keys(0x50 + n), x, None, Timestamp::from_secs(NOW)).expect("signs")
+        })
+        .collect();
+    let digests: Vec<[u8; 32]> = attestations.iter().map(|a| a.commitment().0).collect();
+    let (height, proofs) = chain.stamp_all(&digests);
+    assert_eq!((height, proofs.len()), (1, 5));
+    let mut policy = policy("", chain.memory_headers());
+    for (attestation, proof) in attestations.iter().zip(&proofs) {
+        assert_eq!(policy.decide(&carrying(attestation, proof), NOW), Decision::accept());
+    }
+    // The builder refuses a neighbour's proof; a forger edits the content.
+    let neighbours = carrying(&attestations[1], &proofs[1]).content;
+    let swapped = resigned(&carrying(&attestations[0], &proofs[0]), &neighbours, Some);
+    assert_eq!(policy.decide(&swapped, NOW), Decision::reject("blocked: proof_for_other_digest"));
 }
 
 #[test]

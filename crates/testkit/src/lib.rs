@@ -131,12 +131,37 @@ impl RegtestChain {
     /// version 1, SHA-256 as the file hash, the digest, then the proof.
     pub fn stamp(&mut self, digest: &[u8; 32]) -> (u64, Vec<u8>) {
         let (height, timestamp) = self.commit(digest);
-        let mut ots = priorart_ots::MAGIC.to_vec();
-        ots.extend([0x01, HashOp::Sha256.tag()]);
-        ots.extend(digest);
-        ots.extend(timestamp.to_bytes());
-        (height, ots)
+        (height, ots_file(digest, &timestamp))
     }
+
+    /// Commits every digest of `digests` to one new block, as a calendar
+    /// does a round's submissions: each digest with its own nonce, under one
+    /// merkle tree whose root goes into the block. Returns the block's
+    /// height and one `.ots` file per digest, in order.
+    pub fn stamp_all(&mut self, digests: &[[u8; 32]]) -> (u64, Vec<Vec<u8>>) {
+        let nonce = |index: usize| (index as u128).to_le_bytes().to_vec();
+        let commitments = digests
+            .iter()
+            .enumerate()
+            .map(|(index, digest)| HashOp::Sha256.hash(&[&digest[..], &nonce(index)[..]].concat()));
+        let tree = MerkleTree::new(commitments.collect());
+        let (height, to_block) = self.commit(tree.root());
+        let files = digests.iter().zip(tree.into_paths()).enumerate().map(|(index, (digest, path))| {
+            let ops = [vec![Op::Append(nonce(index)), Op::Hash(HashOp::Sha256)], path].concat();
+            ots_file(digest, &Timestamp::from_path(ops, to_block.clone()))
+        });
+        (height, files.collect())
+    }
+}
+
+/// The detached `.ots` file of `digest`: magic, version 1, SHA-256 as the
+/// file hash, the digest, then its proof.
+fn ots_file(digest: &[u8; 32], timestamp: &Timestamp) -> Vec<u8> {
+    let mut ots = priorart_ots::MAGIC.to_vec();
+    ots.extend([0x01, HashOp::Sha256.tag()]);
+    ots.extend(digest);
+    ots.extend(timestamp.to_bytes());
+    ots
 }
 
 impl Default for RegtestChain {
