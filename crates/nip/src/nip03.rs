@@ -6,7 +6,7 @@
 //! anyone can stamp it years in advance and publish the event once the key
 //! leaks. That pre-stamping attack is why NIP-03 is unrecommended.
 
-use crate::proof_check;
+use crate::proof_check::{self, Anchored};
 use crate::report::{Reason, Report, Specification, Verdict, error_chain};
 use crate::steps::Nip03Step;
 use nostr::prelude::{Event, Tag};
@@ -35,23 +35,13 @@ pub fn verify(
     };
     match (proof, digest) {
         (Some(proof), Some(digest)) => {
-            match proof_check::verify(&proof, &digest, headers, network, forge_headers) {
-                Ok(anchored) => {
-                    let anchor = &anchored.anchor;
-                    report.pass(
-                        Nip03Step::ProofVerifies,
-                        format!("Bitcoin block {} (time {})", anchor.height, anchor.time),
-                    );
-                    anchored.record(&mut report);
-                    report.warn(
+            let outcome = proof_check::verify(&proof, &digest, headers, network, forge_headers);
+            if Anchored::record(outcome, &mut report, Nip03Step::ProofVerifies) {
+                report.warn(
                     Reason::ForgeableByPrestamping,
                     "NIP-03 proves only that an event id existed: anyone can compute and stamp an id in advance \
                      and publish the event once the key leaks. This is not a NIP-FF-3 authorship proof.",
                 );
-                }
-                Err(failure) => {
-                    report.fail(Nip03Step::ProofVerifies, failure.report_reason(), error_chain(&failure))
-                }
             }
         }
         _ => report.skip(

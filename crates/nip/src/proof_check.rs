@@ -3,7 +3,8 @@
 //! block does it reach?"
 
 use crate::limits::MAX_PROOF_BASE64_BYTES;
-use crate::report::{BitcoinAnchor, Reason};
+use crate::report::{BitcoinAnchor, Reason, Report, error_chain};
+use crate::steps::AlgorithmStep;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use priorart_ots::{
@@ -117,15 +118,30 @@ pub(crate) struct Anchored {
 }
 
 impl Anchored {
-    /// Records the block and the cost to forge in `report` (a cost that could
-    /// not be worked out is a warning: the proof stands without it).
-    pub(crate) fn record(self, report: &mut crate::Report) {
-        report.bitcoin = Some(self.anchor);
-        match self.cost_to_forge {
+    /// Records the outcome of [`verify`] as `step` of `report`: a pass
+    /// naming the block, then the block and the cost to forge (a cost that
+    /// could not be worked out is a warning: the proof stands without it);
+    /// or the failure with its reason. Whether the proof reached a block.
+    pub(crate) fn record(
+        outcome: Result<Anchored, ProofFailure>,
+        report: &mut Report,
+        step: impl AlgorithmStep,
+    ) -> bool {
+        let Anchored { anchor, cost_to_forge } = match outcome {
+            Ok(anchored) => anchored,
+            Err(failure) => {
+                report.fail(step, failure.report_reason(), error_chain(&failure));
+                return false;
+            }
+        };
+        report.pass(step, format!("Bitcoin block {} (time {})", anchor.height, anchor.time));
+        report.bitcoin = Some(anchor);
+        match cost_to_forge {
             Some(Ok(cost)) => report.cost_to_forge = Some(cost),
-            Some(Err(err)) => report.warn(Reason::CostToForgeUnknown, crate::report::error_chain(&err)),
+            Some(Err(err)) => report.warn(Reason::CostToForgeUnknown, error_chain(&err)),
             None => {}
         }
+        true
     }
 }
 

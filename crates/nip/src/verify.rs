@@ -6,7 +6,7 @@ use crate::attestation::{self, Attestation, XTagError};
 use crate::commitment::Commitment;
 use crate::event_json::{self, EventJsonError};
 use crate::limits::{MAX_DESCRIPTION_BYTES, MAX_EVENT_JSON_BYTES};
-use crate::proof_check;
+use crate::proof_check::{self, Anchored};
 use crate::report::{Reason, Report, Specification, Verdict, error_chain};
 use crate::steps::{AlgorithmStep, ProofEventStep};
 use crate::{ATTESTATION_KIND, NIP03_KIND, PROOF_KIND};
@@ -354,17 +354,6 @@ fn steps7_8_proof(
         report.skip(ProofEventStep::ProofVerifies, "skipped: needs the commitment (step 6)");
         return;
     };
-    match proof_check::verify(&proof, &digest, headers, network, forge_headers) {
-        Ok(anchored) => {
-            let anchor = &anchored.anchor;
-            report.pass(
-                ProofEventStep::ProofVerifies,
-                format!("Bitcoin block {} (time {})", anchor.height, anchor.time),
-            );
-            anchored.record(report);
-        }
-        Err(failure) => {
-            report.fail(ProofEventStep::ProofVerifies, failure.report_reason(), error_chain(&failure))
-        }
-    }
+    let outcome = proof_check::verify(&proof, &digest, headers, network, forge_headers);
+    Anchored::record(outcome, report, ProofEventStep::ProofVerifies);
 }
