@@ -82,10 +82,18 @@ pub(crate) fn received_now() -> u64 {
 
 fn serve_strfry(path: &Path) -> Result<ExitCode> {
     let mut loaded = load_policy(path)?;
-    let mut input = std::io::stdin().lock();
-    let mut output = std::io::stdout().lock();
+    // Our own buffers on both sides, so that answers are flushed only when
+    // no whole request is waiting: strfry, which sends one request and
+    // waits, gets each answer at once; requests sent back to back get
+    // their answers a buffer at a time, not a write call each.
+    let mut input = std::io::BufReader::with_capacity(1 << 16, std::io::stdin());
+    let mut output = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut line = Vec::new();
     loop {
+        // Before a read that may wait for strfry, strfry must have every answer.
+        if !input.buffer().contains(&b'\n') {
+            output.flush().context("writing to strfry")?;
+        }
         let answer = match strfry::read_line(&mut input, &mut line, strfry::MAX_LINE_BYTES)? {
             Line::End => return Ok(ExitCode::SUCCESS),
             Line::TooLong => Some(strfry::line_too_long()),
@@ -98,7 +106,6 @@ fn serve_strfry(path: &Path) -> Result<ExitCode> {
         match answer {
             Some(answer) => {
                 writeln!(output, "{answer}").context("writing to strfry")?;
-                output.flush().context("writing to strfry")?;
             }
             None => note!("priorart: policy: a request of another type than \"new\", not answered"),
         }

@@ -161,6 +161,34 @@ fn malformed_lines_are_answered_and_the_plugin_goes_on() {
 }
 
 #[test]
+fn requests_sent_back_to_back_are_all_answered_without_waiting_for_more_input() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut plugin = Plugin::start(&policy_file(dir.path(), &dir.path().join("headers"), ""));
+    let notes: Vec<Event> = (0..50u8).map(|n| note(&keys(n + 1), &format!("note number {n}"), &[])).collect();
+    let mut batch = String::new();
+    for event in &notes {
+        let event = serde_json::from_str::<Value>(&priorart_nip::to_json(event)).expect("event JSON");
+        let request = json!({"type": "new", "event": event, "receivedAt": RECEIVED_AT,
+                             "sourceType": "IP4", "sourceInfo": "127.0.0.1"});
+        batch += &format!("{request}\n");
+    }
+    // The answers the plugin holds back while requests wait must all come
+    // out when the last line it can read gets no answer: a blank line, then
+    // a request of another type. stdin stays open.
+    batch += "\n{\"type\":\"someFutureType\",\"event\":{\"id\":\"ffff\"}}\n";
+    plugin.stdin.write_all(batch.as_bytes()).expect("the plugin reads");
+    plugin.stdin.flush().expect("the plugin reads");
+    for event in &notes {
+        let answer = plugin.next_answer();
+        assert_eq!(
+            (answer["id"].as_str(), answer["action"].as_str()),
+            (Some(&*event.id.to_hex()), Some("accept"))
+        );
+    }
+    assert_eq!(plugin.decide(&note(&keys(1), "and one more", &[]))["action"], "accept");
+}
+
+#[test]
 fn a_hanging_header_source_makes_the_proof_unverified_after_the_timeout() {
     let dir = tempfile::tempdir().expect("temp dir");
     let hanging = LoopbackServer::start(|_, _, _| {

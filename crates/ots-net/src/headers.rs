@@ -115,16 +115,27 @@ const MAX_HEADER_FILE_BYTES: u64 = 256;
 
 /// The bytes of a cached header file (`None` when there is none), at most
 /// [`MAX_HEADER_FILE_BYTES`] and one more, so a longer file fails to parse.
-/// One `open` and one `read`: a relay's policy reads a header it has not
-/// seen for each such proof.
+/// An `open` and, for a whole header, one `read` (no `stat`, no second read
+/// to see the end): a relay's policy reads a header it has not seen for
+/// each such proof.
 fn read_header_file(path: &Path) -> Result<Option<Vec<u8>>, SourceError> {
-    let file = match std::fs::File::open(path) {
+    let mut file = match std::fs::File::open(path) {
         Ok(file) => file,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(err) => return Err(io_error(path, err)),
     };
-    let mut text = Vec::with_capacity(MAX_HEADER_FILE_BYTES as usize + 1);
-    file.take(MAX_HEADER_FILE_BYTES + 1).read_to_end(&mut text).map_err(|err| io_error(path, err))?;
+    let mut text = vec![0; MAX_HEADER_FILE_BYTES as usize + 1];
+    let mut filled = 0;
+    // A whole header line ends the reading; so does the end of the file.
+    while filled < text.len() && !text[..filled].ends_with(b"\n") {
+        match file.read(&mut text[filled..]) {
+            Ok(0) => break,
+            Ok(read) => filled += read,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(io_error(path, err)),
+        }
+    }
+    text.truncate(filled);
     Ok(Some(text))
 }
 
