@@ -17,7 +17,8 @@ struct Typed<'a> {
 /// short, an action strfry knows, a bounded message), answers nothing else
 /// but malformed lines, and never panics.
 pub fn strfry_line(data: &[u8]) {
-    let mut policy = Policy::new(PolicyConfig::default(), Box::new(MemoryHeaders::new())).expect("the default policy");
+    let mut policy =
+        Policy::new(PolicyConfig::default(), Box::new(MemoryHeaders::new())).expect("the default policy");
     let Some(answer) = strfry::answer(&mut policy, data) else {
         // Read as the plugin reads it: other members skipped unchecked.
         let request: Typed = serde_json::from_slice(data).expect("only a request is left unanswered");
