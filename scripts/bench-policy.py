@@ -160,22 +160,25 @@ def against_signature_floor(measure, work, runs):
     verification rate the plugin reaches, which moves less than either."""
     pairs = [(signature_floor(work)["per_second"], measure()) for _ in range(runs)]
     ratios = sorted(result["per_second"] / floor for floor, result in pairs)
-    results = sorted((result for _, result in pairs), key=lambda result: result["per_second"])
     floors = sorted(floor for floor, _ in pairs)
-    median = dict(results[len(results) // 2])
-    median.update(runs=runs, per_second_range=[results[0]["per_second"], results[-1]["per_second"]],
-                  signature_floor_per_second=floors[len(floors) // 2],
+    median = median_run([result for _, result in pairs])
+    median.update(signature_floor_per_second=floors[len(floors) // 2],
                   signature_floor_range=[floors[0], floors[-1]],
                   of_signature_floor=round(ratios[len(ratios) // 2], 3))
     return median
 
 
 def repeated(measure, runs):
-    """`runs` runs of `measure`: the median run's figures, and the range of
+    """`runs` runs of `measure` (see `median_run`)."""
+    return median_run([measure() for _ in range(runs)])
+
+
+def median_run(results):
+    """The median run's figures, with the number of runs and the range of
     the rate (a shared machine's neighbours move single runs by a third)."""
-    results = sorted((measure() for _ in range(runs)), key=lambda result: result["per_second"])
+    results = sorted(results, key=lambda result: result["per_second"])
     median = dict(results[len(results) // 2])
-    median["runs"] = runs
+    median["runs"] = len(results)
     median["per_second_range"] = [results[0]["per_second"], results[-1]["per_second"]]
     return median
 
