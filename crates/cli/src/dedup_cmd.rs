@@ -173,9 +173,10 @@ impl Run<'_> {
             let keys: Vec<Vec<u32>> = match lsh {
                 Some(lsh) => batch
                     .par_iter()
-                    .map_init(Vec::new, |keys, document| {
-                        lsh.band_keys(&document.shingles, keys);
-                        keys.clone()
+                    .map(|document| {
+                        let mut keys = Vec::new();
+                        lsh.band_keys(&document.shingles, &mut keys);
+                        keys
                     })
                     .collect(),
                 None => vec![Vec::new(); batch.len()],
