@@ -2,7 +2,8 @@
 // fingerprint, extraction, verification, ranking and verdict comes from
 // it, that is from the same Rust crates as the `priorart` command. The
 // package compiles its core WebAssembly module when imported (top-level
-// await); its extraction module is fetched only when a file is read.
+// await; nothing else here relies on an import-time effect); its
+// extraction module is fetched only when a file is read.
 
 import * as core from 'priorart';
 import type { HeaderSource } from 'priorart';
@@ -38,14 +39,27 @@ export function keptWords(text: string): { kept: string[]; keptTotal: number; to
   };
 }
 
-/** Loads the package's extraction module (what `documentText` needs) now. */
-export function loadExtractor(): Promise<void> {
-  return core.loadExtractor();
-}
+/** What a file turned out to be, when the package cannot read it here. */
+export type Unreadable = { kind: 'pdf' } | { kind: 'other'; message: string };
 
-/** The text priorart fingerprints for a file's bytes: HTML extracted, plain text decoded (BOM, charset), as the CLI reads a file. */
-export function documentText(bytes: Uint8Array, format: 'html' | 'text'): Promise<string> {
-  return format === 'html' ? core.extractHtml(bytes) : core.extractDocument(bytes, { format: 'text' });
+/**
+ * The text priorart fingerprints for a file's bytes, as every priorart
+ * command reads a file: the format detected from the content by the
+ * package (HTML, XML, EPUB, text in any character set; the file's name
+ * plays no part, as for the CLI), then extracted or decoded. The package's
+ * extraction module is fetched on the first call only (most readers paste).
+ */
+export async function documentText(bytes: Uint8Array): Promise<{ text: string } | { unreadable: Unreadable }> {
+  try {
+    return { text: await core.extractDocument(bytes) };
+  } catch (error) {
+    // The package reads no PDF (its extractor is built without it): its
+    // detection names the format in the refusal, reason `unsupported`.
+    if (error instanceof core.ExtractionError && error.reason === 'unsupported' && /\bPDF\b/.test(error.message)) {
+      return { unreadable: { kind: 'pdf' } };
+    }
+    return { unreadable: { kind: 'other', message: error instanceof Error ? error.message : String(error) } };
+  }
 }
 
 /**

@@ -8,6 +8,8 @@ import type { Ending } from './relay';
 
 export interface ReportView {
   verdict: HTMLElement;
+  /** What the verdict is worth: provisional (which relays are not heard yet) or final. */
+  note: HTMLElement;
   ranking: HTMLTableSectionElement;
   refused: HTMLElement;
   unverified: HTMLElement;
@@ -15,11 +17,21 @@ export interface ReportView {
   json: HTMLElement;
 }
 
-export function showReport(view: ReportView, report: CheckReport, final: boolean): void {
+/**
+ * Shows `report`; `provisional` says why it may still change (relays not
+ * heard yet), null for the final report of a query.
+ */
+export function showReport(view: ReportView, report: CheckReport, provisional: string | null): void {
   view.verdict.textContent = report.verdict.text;
   view.verdict.dataset.status = report.verdict.status;
-  if (final) view.verdict.dataset.final = 'true';
-  else delete view.verdict.dataset.final;
+  if (provisional === null) {
+    view.verdict.dataset.final = 'true';
+    delete view.verdict.dataset.provisional;
+  } else {
+    delete view.verdict.dataset.final;
+    view.verdict.dataset.provisional = 'true';
+    view.note.textContent = provisional;
+  }
 
   fill(
     view.ranking,
@@ -27,12 +39,13 @@ export function showReport(view: ReportView, report: CheckReport, final: boolean
       el(
         'tr',
         { 'data-rank': String(proof.rank), 'data-author': proof.author },
-        el('td', {}, String(proof.rank)),
-        el('td', {}, short(proof.npub, 12)),
-        el('td', {}, String(proof.block.height)),
-        el('td', {}, proof.block.utc),
-        el('td', {}, proof.content ? `${proof.content.tag} ${proof.content.found ? 'found' : 'not found'}` : '–'),
-        el('td', {}, proof.relays.join(', ')),
+        // data-label: the column's name, shown beside each cell on a phone, where rows become cards.
+        el('td', { 'data-label': 'Rank' }, String(proof.rank)),
+        el('td', { 'data-label': 'Author' }, short(proof.npub, 12)),
+        el('td', { 'data-label': 'Block' }, String(proof.block.height)),
+        el('td', { 'data-label': 'Block time' }, proof.block.utc),
+        el('td', { 'data-label': 'Content' }, proof.content ? `${proof.content.tag} ${proof.content.found ? 'found' : 'not found'}` : '–'),
+        el('td', { 'data-label': 'Relays' }, proof.relays.join(', ')),
       ),
     ),
   );
