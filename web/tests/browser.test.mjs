@@ -11,12 +11,16 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { getPublicKey } from 'nostr-tools/pure';
+import { createServer } from 'node:net';
 import {
+  PHONE,
   ROOT,
   askAbout,
+  assertFits,
   configure,
   launchBrowser,
   newPage,
+  openSettings,
   priorart,
   screenshot,
   serveStatic,
@@ -38,6 +42,34 @@ after(async () => {
   await world?.stop();
   await site?.close();
 });
+
+/**
+ * Records, in the page, every text the status line beside the button
+ * takes (`window.__statuses`) and every provisional verdict's note
+ * (`window.__provisional`), however briefly shown.
+ */
+async function recordStatuses(page) {
+  await page.evaluate(() => {
+    window.__statuses = [];
+    window.__provisional = [];
+    const status = document.getElementById('ask-status');
+    const verdict = document.getElementById('verdict');
+    const note = document.getElementById('verdict-note');
+    new MutationObserver(() => window.__statuses.push(status.textContent)).observe(status, { childList: true, characterData: true, subtree: true });
+    new MutationObserver(() => {
+      if (verdict.dataset.provisional === 'true') window.__provisional.push(note.textContent);
+    }).observe(note, { childList: true, characterData: true, subtree: true });
+  });
+}
+
+/** A loopback port nothing listens on (bound, then closed). */
+async function closedPort() {
+  const server = createServer();
+  await new Promise((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address();
+  await new Promise((done) => server.close(done));
+  return port;
+}
 
 /** A filter with its kinds sorted (their order means nothing). */
 function sorted(filter) {
@@ -64,8 +96,15 @@ test('the earliest proven author ranks first and a later copier second, in check
     }),
   );
   await configure(page, { relays: world.relays, esplora: world.esplora });
+  await recordStatuses(page);
   const report = await askAbout(page, world.scenario.text);
   await screenshot(page, 'ranking');
+  const statuses = await page.evaluate(() => window.__statuses);
+  assert.ok(
+    statuses.some((line) => /waiting for Bitcoin block headers from 127\.0\.0\.1:\d+/.test(line)),
+    `the status names the block headers it waits for: ${statuses.join(' | ')}`,
+  );
+  assert.match(await page.textContent('#verdict-note'), /^Final: every relay answered or ended \(3 answered\)\.$/);
 
   assert.equal(queries.length, world.relays.length, 'one query per relay');
   for (const filter of queries) {
@@ -99,8 +138,14 @@ test('a stolen proof is shown invalid with its reason; lying, hanging and silent
   const page = await newPage(browser, site.origin);
   const relays = [...world.relays, world.liar, world.hang, world.silent];
   await configure(page, { relays, esplora: world.esplora, timeout: 3 });
+  await recordStatuses(page);
   const report = await askAbout(page, world.scenario.text);
   await screenshot(page, 'liars');
+  // While the hanging relay is still open, the verdict on what has arrived is marked provisional and names it.
+  const notes = await page.evaluate(() => window.__provisional);
+  assert.ok(notes.some((note) => note.startsWith('Provisional:') && note.includes(`${world.hang} (answering)`)), notes.join(' | '));
+  assert.equal(await page.getAttribute('#verdict', 'data-provisional'), null, 'the final verdict is not provisional');
+  assert.match(await page.textContent('#verdict-note'), /^Final: .*1 timeout.*1 unreachable/);
 
   const stolen = page.locator(`#refused li[data-event="${world.scenario.stolen_proof}"]`);
   assert.equal(await stolen.getAttribute('data-verdict'), 'invalid');
@@ -187,7 +232,8 @@ test('no relay is contacted before the reader names one, and the settings are re
   await page.click('#ask');
   assert.match(await page.textContent('#ask-status'), /Name at least one relay/);
   assert.equal(await page.evaluate(() => document.activeElement.id), 'relays', 'the relay field gets the focus');
-  await configure(page, { relays: [world.relays[0]], esplora: world.esplora });
+  await configure(page, { relays: [world.relays[0]], esplora: world.esplora, timeout: 0 });
+  assert.equal(await page.inputValue('#timeout'), '10', 'a timeout of 0 means the default, and the field shows the 10 s used');
   assert.deepEqual(sockets, [], 'saving the settings contacts nobody');
   await page.reload();
   await page.waitForSelector('body[data-ready="true"]');
@@ -195,4 +241,94 @@ test('no relay is contacted before the reader names one, and the settings are re
   assert.equal(await page.inputValue('#esplora'), world.esplora);
   assert.deepEqual(sockets, []);
   assert.deepEqual(page.problems, []);
+});
+
+test('a bad relay URL is answered next to the button, and the answer goes once the list is fixed', async () => {
+  const page = await newPage(browser, site.origin);
+  await configure(page, { relays: world.relays, esplora: world.esplora });
+  // The settings are folded once relays are named: the task comes first.
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.equal(await page.evaluate(() => document.getElementById('settings').open), false);
+  await openSettings(page);
+  await page.fill('#relays', [...world.relays, 'relay.example.com'].join('\n'));
+  await page.evaluate(() => (document.getElementById('settings').open = false));
+  await page.fill('#text', world.scenario.text);
+  await page.click('#ask');
+  assert.equal(await page.getAttribute('#ask-status', 'data-state'), 'error');
+  assert.match(await page.textContent('#ask-status'), /Nothing asked: .*not a ws:\/\/ or wss:\/\/ relay URL: relay\.example\.com/);
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'relays', 'the field to fix is opened and focused');
+  assert.equal(await page.getAttribute('#relays', 'aria-invalid'), 'true');
+  assert.ok(await page.isHidden('#results'), 'nothing was asked');
+
+  await page.fill('#relays', world.relays.join('\n'));
+  const report = await askAbout(page, world.scenario.text);
+  assert.equal(report.verdict.status, 'proven');
+  assert.equal(await page.getAttribute('#ask-status', 'data-state'), 'done');
+  assert.match(await page.textContent('#ask-status'), /^Checked 3 relay\(s\)/);
+  assert.equal(await page.textContent('#settings-status'), '', 'the refusal in the settings is gone too');
+  assert.equal(await page.getAttribute('#relays', 'aria-invalid'), 'false');
+  assert.deepEqual(page.problems, []);
+});
+
+test('on a phone nothing is wider than the screen: first view, settings, a result, protect\'s error', async () => {
+  const page = await newPage(browser, site.origin, { viewport: PHONE });
+  await assertFits(page, 'the first view');
+  await screenshot(page, 'phone-first-view', { fullPage: false });
+  await configure(page, { relays: [...world.relays, world.liar, world.hang, world.silent], esplora: world.esplora, service: world.serve, timeout: 3 });
+  await assertFits(page, 'the settings open');
+  await askAbout(page, world.scenario.text);
+  await assertFits(page, 'a verdict with its ranking');
+  await page.click('#results details summary');
+  await assertFits(page, 'the report\'s JSON open');
+  await page.locator('#verdict').scrollIntoViewIfNeeded();
+  await screenshot(page, 'phone-result', { fullPage: false });
+  await screenshot(page, 'phone-result-full');
+  await page.click('#protect-run');
+  await page.waitForSelector('#protect-status[data-state="no_signer"]');
+  await assertFits(page, 'protect without a signer');
+  assert.deepEqual(page.problems, []);
+});
+
+test('protect checks the service first: unreachable, or not allowing the page\'s origin, publishes nothing', async () => {
+  const key = randomBytes(32);
+  const port = await closedPort();
+  // The same page from another origin: the service is up but allows only the first origin.
+  const elsewhere = await serveStatic();
+  try {
+    for (const [origin, service, expected] of [
+      [site.origin, `http://127.0.0.1:${port}`, /^Nothing signed or published: the service cannot be reached \(http:\/\/127\.0\.0\.1:\d+\/healthz\)\.$/],
+      [elsewhere.origin, world.serve, /^Nothing signed or published: the service is reachable but does not allow this page's origin \(http:\/\/127\.0\.0\.1:\d+\): its operator adds --cors-origin http:\/\/127\.0\.0\.1:\d+\.$/],
+    ]) {
+      const page = await newPage(browser, origin, { signerKey: key, viewport: PHONE });
+      const sockets = [];
+      page.on('websocket', (socket) => sockets.push(socket.url()));
+      await configure(page, { relays: world.relays, esplora: world.esplora, service });
+      await page.fill('#text', `A text that must stay private until its service is known to work, ${randomBytes(6).toString('hex')}.`);
+      await page.click('#protect-run');
+      await page.waitForSelector('#protect-status[data-state="service_unusable"]', { timeout: 30_000 });
+      assert.match(await page.textContent('#protect-status'), expected);
+      assert.deepEqual(sockets, [], 'no relay was contacted: nothing published');
+      assert.doesNotMatch(await page.textContent('#protect'), /Asking the signer/, 'nothing was signed');
+      assert.equal(await page.isEnabled('#protect-run'), true, 'the button is free again');
+      await assertFits(page, 'protect\'s error state');
+      if (origin === site.origin) {
+        await page.locator('#protect').scrollIntoViewIfNeeded();
+        await screenshot(page, 'protect-error', { fullPage: false });
+      }
+      assert.deepEqual(page.problems.filter((problem) => !/Failed to load resource|CORS|ERR_CONNECTION_REFUSED|healthz/.test(problem)), []);
+    }
+  } finally {
+    await elsewhere.close();
+  }
+});
+
+test('without a signer, protect says so once', async () => {
+  const page = await newPage(browser, site.origin);
+  await configure(page, { relays: world.relays, esplora: world.esplora, service: world.serve });
+  await page.fill('#text', world.scenario.text);
+  await page.click('#protect-run');
+  await page.waitForSelector('#protect-status[data-state="no_signer"]');
+  const said = await page.textContent('#protect');
+  assert.equal(said.split('No NIP-07 signer').length - 1, 1, said);
 });
