@@ -13,6 +13,9 @@ export interface ReportView {
   ranking: HTMLTableSectionElement;
   refused: HTMLElement;
   unverified: HTMLElement;
+  /** The near copies' list and its section (hidden when they were not looked for). */
+  near: HTMLElement;
+  nearSection: HTMLElement;
   contents: HTMLElement;
   json: HTMLElement;
 }
@@ -106,7 +109,42 @@ export function showReport(view: ReportView, report: CheckReport, provisional: s
   );
   if (report.content_events.length === 0) fill(view.contents, el('li', {}, 'None.'));
 
+  showNearCopies(view, report);
   view.json.textContent = JSON.stringify(report, null, 2);
+}
+
+/**
+ * The near copies (another X, nearly the same words; found through the
+ * fuzzy `B` keys and verified against the text by the package), each with
+ * its earliest valid proof or why it has none: the proven author of a near
+ * copy may be the text's real author.
+ */
+function showNearCopies(view: ReportView, report: CheckReport): void {
+  const fuzzy = report.fuzzy;
+  view.nearSection.hidden = !fuzzy;
+  if (!fuzzy) return fill(view.near);
+  const named = report.verdict.earliest?.near_copy?.event_id;
+  fill(
+    view.near,
+    el('li', { class: 'summary' }, fuzzy.text),
+    ...fuzzy.near_copies.map((copy) => {
+      const first = copy.proofs[0];
+      return el(
+        'li',
+        { 'data-event': copy.event_id, 'data-author': copy.author, ...(copy.event_id === named ? { 'data-earliest': 'true' } : {}) },
+        el('strong', {}, first ? `proven at block ${first.block.height} (${first.block.utc}) ` : 'no valid proof '),
+        'by ',
+        short(copy.npub, 12),
+        `: kind ${copy.kind} event `,
+        short(copy.event_id),
+        `, word 5-gram Jaccard ${copy.jaccard.toFixed(2)}, ${copy.distance} simhash-doc bit(s) away, X `,
+        short(copy.x),
+        copy.unverified.length > 0 ? `; ${copy.unverified.length} unverified proof(s)` : '',
+        copy.refused.length > 0 ? `; ${copy.refused.length} invalid proof(s)` : '',
+        ` (from ${copy.relays.join(', ')})`,
+      );
+    }),
+  );
 }
 
 /** A relay's ending in words. */

@@ -36,6 +36,8 @@ export function setUpWho(context: WhoContext): { text(): string; x(): string | n
     ranking: byId<HTMLTableElement>('ranking').tBodies[0]!,
     refused: byId('refused'),
     unverified: byId('unverified'),
+    near: byId('near'),
+    nearSection: byId('near-section'),
     contents: byId('contents'),
     json: byId('report-json'),
   };
