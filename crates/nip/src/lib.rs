@@ -116,7 +116,7 @@
 //! `author_mismatch`; 5 `x_missing`, `x_repeated`, `x_malformed`,
 //! `x_wrong_algorithm`, `x_mismatch`; 7 `proof_too_large`,
 //! `proof_not_base64`, `proof_unparseable`; 8 `proof_for_other_digest`,
-//! `proof_pending_only`, `proof_no_bitcoin_attestation`, `proof_not_verified`, `proof_headers_unavailable` (verdict `unverified`). NIP-03 step 2:
+//! `proof_pending_only`, `proof_no_bitcoin_attestation`, `proof_not_verified`, `proof_headers_unavailable` and `proof_header_source_unreliable` (verdict `unverified`: the headers could not be had, or the source served headers failing their own proof of work, difficulty or checkpoint, so the proof is unchecked, never false). NIP-03 step 2:
 //! `event_reference_missing`, `event_reference_repeated`,
 //! `event_reference_malformed`.
 //!

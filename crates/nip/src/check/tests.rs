@@ -188,6 +188,28 @@ fn a_proof_without_headers_is_unverified_not_refused() {
 }
 
 #[test]
+fn a_lying_header_source_leaves_the_proof_unverified_and_is_blamed() {
+    let story = story();
+    let lying = MemoryHeaders::default();
+    for height in 1..=story.chain.tip_height() {
+        let mut header = *story.chain.header(height).expect("a block");
+        while header.validate_pow(header.target()).is_ok() {
+            header.nonce = header.nonce.wrapping_add(1);
+        }
+        lying.insert(height, header);
+    }
+    let answers = [answer("wss://one.example", Ending::Eose, &[&story.alice_proof, &story.alice_note])];
+    let report = check(&x(), &answers, &lying, Network::Regtest);
+    assert!(report.refused.is_empty(), "a genuine proof is never refused for its source's lies");
+    assert_eq!(report.unverified.len(), 1);
+    assert_eq!(report.verdict.status, CheckStatus::Unverified);
+    let text = &report.verdict.text;
+    assert!(text.contains("the block header source is unreliable"), "{text}");
+    // No advice to give headers: headers were given, and lied.
+    assert!(!report.verdict_line(false, Some("give --esplora URL")).contains("give --esplora"));
+}
+
+#[test]
 fn a_kind_1041_of_another_scheme_is_set_aside_not_refused() {
     // Another draft's kind 1041 (a third-party timestamp: an `e` tag and
     // a proof, no embedded attestation) that happens to carry the X.

@@ -11,12 +11,20 @@
 use super::near::{FuzzyReport, NearCopy};
 use super::report::{
     CheckReport, CheckStatus, CheckVerdict, Earliest, EarliestEvent, EarliestProof, NearCopyOf, RankedProof,
+    UnverifiedProof,
 };
+use crate::report::Reason;
+use crate::steps::{AlgorithmStep, ProofEventStep};
 use priorart_ots::Network;
 
 /// What an `unverified` verdict says of its proofs; a front end may follow
 /// it with how to give headers ([`CheckReport::verdict_line`]).
 pub(super) const NO_HEADERS: &str = "none could be checked: no block headers to check them against";
+
+/// What an `unverified` verdict says when the header source lied: the
+/// proofs are unchecked, and the source (named in each proof's step 8),
+/// not the proofs, is at fault.
+const SOURCE_UNRELIABLE: &str = "none could be checked: the block header source is unreliable (it served headers that fail their own checks)";
 
 /// What a verdict is judged from, besides the report's relays and proofs.
 pub(super) struct Evidence {
@@ -82,7 +90,8 @@ pub(super) fn judge(report: &CheckReport, evidence: Evidence) -> CheckVerdict {
     });
     let earliest = seen.clone().map(Earliest::Seen);
     if let Some(unverified) = Unverified::count(report) {
-        let mut text = format!("{unverified}, {NO_HEADERS}");
+        let why = if unverified.source_unreliable { SOURCE_UNRELIABLE } else { NO_HEADERS };
+        let mut text = format!("{unverified}, {why}");
         if let Some(seen) = seen_text {
             text.push_str(&format!("; {seen}; {others}"));
         }
@@ -117,15 +126,19 @@ fn earlier_near_copy<'a>(
 struct Unverified {
     own: usize,
     near: usize,
+    /// Whether the header source served a header failing its own checks.
+    source_unreliable: bool,
 }
 
 impl Unverified {
     fn count(report: &CheckReport) -> Option<Unverified> {
-        let near = report
-            .fuzzy
-            .as_ref()
-            .map_or(0, |fuzzy| fuzzy.near_copies.iter().map(|copy| copy.unverified.len()).sum());
-        let counted = Unverified { own: report.unverified.len(), near };
+        let copies = report.fuzzy.iter().flat_map(|fuzzy| &fuzzy.near_copies);
+        let near: Vec<&UnverifiedProof> = copies.flat_map(|copy| &copy.unverified).collect();
+        let source_unreliable = report.unverified.iter().chain(near.iter().copied()).any(|proof| {
+            let step8 = proof.report.step(ProofEventStep::ProofVerifies.number());
+            step8.is_some_and(|step| step.reason == Some(Reason::ProofHeaderSourceUnreliable))
+        });
+        let counted = Unverified { own: report.unverified.len(), near: near.len(), source_unreliable };
         (counted.own + counted.near > 0).then_some(counted)
     }
 }
