@@ -138,11 +138,20 @@ export function verifyEvent(
   headers: HeaderSource,
   options?: Network | { network?: Network; content?: string },
 ): Promise<VerifyReport>;
+/** The near-copy answers `check` takes: the text and what relays answered to its two near-copy queries. */
+export interface NearAnswers {
+  text: string;
+  /** What relays answered to `fuzzyDiscoveryFilter(text)`. */
+  keyAnswers: RelayAnswer[] | string;
+  /** What relays answered to `nearCopiesProofFilter(text, keyAnswers)` (none when it was `null`). */
+  proofAnswers?: RelayAnswer[] | string;
+}
 export function check(
   x: string,
   relayAnswers: RelayAnswer[] | string,
   headers: HeaderSource,
   network?: Network | { network?: Network },
+  near?: NearAnswers | null,
 ): Promise<CheckReport>;
 
 /** A NIP-01 REQ filter. */
@@ -158,6 +167,8 @@ export function discoveryFilter(x: string): Filter;
  * its `B` keys, as `priorart check --fuzzy` sends it.
  */
 export function fuzzyDiscoveryFilter(text: string): Filter;
+/** The REQ filter for the proofs of the near copies among `keyAnswers` (answers to `fuzzyDiscoveryFilter(text)`), or `null` without one. */
+export function nearCopiesProofFilter(text: string, keyAnswers: RelayAnswer[] | string): Filter | null;
 
 /** An unsigned event, as `window.nostr.signEvent` takes it. */
 export interface UnsignedEvent {
