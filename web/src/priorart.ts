@@ -39,8 +39,8 @@ export function keptWords(text: string): { kept: string[]; keptTotal: number; to
   };
 }
 
-/** What a file turned out to be, when the package cannot read it here. */
-export type Unreadable = { kind: 'pdf' } | { kind: 'other'; message: string };
+/** Why a file gave no text: a PDF, the document reader not downloaded (offline?), or the file itself. */
+export type Unreadable = { kind: 'pdf' } | { kind: 'no_reader'; message: string } | { kind: 'other'; message: string };
 
 /**
  * The text priorart fingerprints for a file's bytes, as every priorart
@@ -50,6 +50,11 @@ export type Unreadable = { kind: 'pdf' } | { kind: 'other'; message: string };
  * extraction module is fetched on the first call only (most readers paste).
  */
 export async function documentText(bytes: Uint8Array): Promise<{ text: string } | { unreadable: Unreadable }> {
+  try {
+    await core.loadExtractor();
+  } catch (error) {
+    return { unreadable: { kind: 'no_reader', message: error instanceof Error ? error.message : String(error) } };
+  }
   try {
     return { text: await core.extractDocument(bytes) };
   } catch (error) {

@@ -90,20 +90,23 @@ export function setUpWho(context: WhoContext): { text(): string; x(): string | n
     // The format is the package's to detect, from the bytes, as the CLI does.
     const answer = await priorart.documentText(bytes);
     if (read !== reading) return;
-    extractorLoaded ||= 'text' in answer || answer.unreadable.kind === 'pdf';
+    extractorLoaded ||= 'text' in answer || answer.unreadable.kind !== 'no_reader';
     if ('unreadable' in answer) {
       // The text and X of an earlier file or paste are not this file's: gone.
       text.value = '';
       fingerprint();
       results.hidden = true;
+      const { unreadable } = answer;
       say(
         fileStatus,
-        answer.unreadable.kind === 'pdf'
+        unreadable.kind === 'pdf'
           ? `${chosen.name} is a PDF, which is not read in the browser: priorart fingerprint ${chosen.name} reads it and prints its X.`
-          : `${chosen.name} could not be read: ${answer.unreadable.message}`,
+          : unreadable.kind === 'no_reader'
+            ? `${chosen.name} was not read: the document reader could not be downloaded (${unreadable.message}); pasting works offline.`
+            : `${chosen.name} could not be read: ${unreadable.message}`,
         'error',
       );
-      fileStatus.dataset.file = answer.unreadable.kind === 'pdf' ? 'pdf' : 'unreadable';
+      fileStatus.dataset.file = unreadable.kind === 'pdf' ? 'pdf' : unreadable.kind === 'no_reader' ? 'no_reader' : 'unreadable';
       return;
     }
     text.value = answer.text;

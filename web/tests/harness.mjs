@@ -64,7 +64,13 @@ export async function serveStatic(dir = join(WEB, 'dist'), { gzip = false } = {}
   });
   await new Promise((done) => server.listen(0, '127.0.0.1', done));
   const origin = `http://127.0.0.1:${server.address().port}`;
-  return { origin, close: () => new Promise((done) => server.close(done)) };
+  // A browser keeps its connections alive: they are cut, not waited for.
+  const close = () => {
+    const closed = new Promise((done) => server.close(done));
+    server.closeAllConnections();
+    return closed;
+  };
+  return { origin, close };
 }
 
 /** Starts the fixture world, its `priorart serve` allowing `origin` (none: no CORS); resolves with its description (URLs, scenario). */
