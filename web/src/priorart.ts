@@ -76,10 +76,47 @@ export function discoveryFilter(x: string): object {
   return core.discoveryFilter(x);
 }
 
-/** `priorart check --json` on the relays' answers, with headers from `headers`. */
-export async function check(x: string, answers: RelayAnswer[], headers: HeaderSource, network: Network): Promise<CheckReport> {
-  return (await core.check(x, answers, headers, network)) as unknown as CheckReport;
+/** Words a text needs before near copies are looked for (nip::fuzzy_tags::FUZZY_MIN_WORDS). */
+const NEAR_COPY_MIN_WORDS = 100;
+
+/**
+ * The REQ filter of the content events near `text` (their fuzzy `B`
+ * keys), or null for a text too short to be looked up by them: as
+ * `priorart check FILE` does by default (nip::fuzzy_tags::long_enough:
+ * at least 100 whitespace-separated words).
+ */
+export function nearCopiesFilter(text: string): object | null {
+  if (text.split(/\s+/).filter(Boolean).length < NEAR_COPY_MIN_WORDS) return null;
+  return core.fuzzyDiscoveryFilter(text);
 }
+
+/**
+ * The REQ filter for the proofs of the near copies the relays returned
+ * (each verified against `text` by the package), or null when there is
+ * none: the second query of `priorart check`'s near-copy search.
+ */
+export function nearCopiesProofFilter(text: string, keyAnswers: RelayAnswer[]): object | null {
+  return core.nearCopiesProofFilter(text, keyAnswers);
+}
+
+/** The near-copy search's answers, for `check`. */
+export interface NearAnswers {
+  text: string;
+  keyAnswers: RelayAnswer[];
+  proofAnswers: RelayAnswer[];
+}
+
+/** `priorart check --json` on the relays' answers, with headers from `headers` (and the near copies, when looked for). */
+export async function check(
+  x: string,
+  answers: RelayAnswer[],
+  headers: HeaderSource,
+  network: Network,
+  near?: NearAnswers,
+): Promise<CheckReport> {
+  return (await core.check(x, answers, headers, network, near)) as unknown as CheckReport;
+}
+
 
 export const contentEvent = core.contentEvent;
 export const attestation = core.attestation;

@@ -158,7 +158,7 @@ export function setUpWho(context: WhoContext): { text(): string; x(): string | n
     results.hidden = false;
     ask.disabled = true;
     try {
-      const report = await askRelays(currentX, settings, relayList, view, askStatus, asked, () => asked === generation);
+      const report = await askRelays(currentX, text.value, settings, relayList, view, askStatus, asked, () => asked === generation);
       if (asked !== generation || !report) return;
       const seconds = ((performance.now() - started) / 1000).toFixed(2);
       view.verdict.dataset.elapsedMs = String(Math.round(performance.now() - started));
@@ -186,11 +186,17 @@ export function setUpWho(context: WhoContext): { text(): string; x(): string | n
  * Queries every relay at once, shows each one's progress and ending as
  * it comes, checks what has arrived a second after a relay ends while
  * others are still pending (one check at a time; that verdict is marked
- * provisional), and ends with the check of every answer. The status line
- * beside the button names what is awaited: relays, or block headers.
+ * provisional), and ends with the check of every answer. For a text of
+ * 100 words or more, as `priorart check FILE` does, each relay is also
+ * asked for the texts near it (their fuzzy `B` keys), then for the proofs
+ * of the near copies the package verified; the final check weighs them:
+ * an edited copy's reader is shown the original's proven author. The
+ * status line beside the button names what is awaited: relays, or block
+ * headers.
  */
 async function askRelays(
   x: string,
+  text: string,
   settings: Settings,
   relayList: HTMLElement,
   view: ReportView,
@@ -199,6 +205,7 @@ async function askRelays(
   current: () => boolean,
 ): Promise<CheckReport | null> {
   const filter = priorart.discoveryFilter(x);
+  const nearFilter = priorart.nearCopiesFilter(text);
   const esploraHost = settings.esplora ? new URL(settings.esplora).host : '';
   let checkingNow = false;
   const relayProgress = () => {
@@ -233,18 +240,18 @@ async function askRelays(
   let checkMs = 0;
   let checks = 0;
   let interim: ReturnType<typeof setTimeout> | undefined;
-  const checkArrived = (final: boolean): Promise<CheckReport | null> => {
+  const checkArrived = (final: boolean, near?: priorart.NearAnswers): Promise<CheckReport | null> => {
     checking = checking.then(async (previous) => {
       const arrived = answers.filter((answer): answer is RelayAnswer => answer !== undefined);
       if (!current()) return previous;
-      if (arrived.length === checkedWith && previous) return previous;
+      if (arrived.length === checkedWith && previous && !near) return previous;
       checkedWith = arrived.length;
       const started = performance.now();
       checkingNow = true;
       say(status, settings.esplora ? 'Checking the proofs…' : 'Checking the proofs (no Esplora URL: they stay unverified)…', 'working');
       let report: CheckReport;
       try {
-        report = await priorart.check(x, arrived, headers, settings.network);
+        report = await priorart.check(x, arrived, headers, settings.network, near);
       } finally {
         checkingNow = false;
       }
@@ -259,9 +266,12 @@ async function askRelays(
     return checking;
   };
 
+  const keyAnswers: RelayAnswer[] = [];
   await Promise.all(
     settings.relays.map(async (url, index) => {
       const item = items[index]!;
+      // The near-copy query on a connection of its own, beside the X query.
+      const keys = nearFilter ? queryRelay(url, nearFilter, limits, () => undefined) : null;
       const answer = await queryRelay(url, filter, limits, (progress) => {
         if (progress.state === 'done') return;
         item.dataset.state = progress.state;
@@ -278,10 +288,28 @@ async function askRelays(
         interim = undefined;
         if (answers.includes(undefined)) void checkArrived(false);
       }, INTERIM_CHECK_DELAY_MS);
+      if (keys) {
+        const keyAnswer = await keys;
+        keyAnswers[index] = keyAnswer;
+        item.append(
+          el('span', { class: 'near-query', 'data-state': keyAnswer.ending.status }, `; near copies: ${endingText(keyAnswer.ending)}, ${keyAnswer.events.length} event(s)`),
+        );
+      }
     }),
   );
   clearTimeout(interim);
-  const report = await checkArrived(true);
+  let near: priorart.NearAnswers | undefined;
+  if (nearFilter && current()) {
+    // The near copies the package verified against the text: their proofs, from every relay.
+    const proofFilter = priorart.nearCopiesProofFilter(text, keyAnswers);
+    let proofAnswers: RelayAnswer[] = [];
+    if (proofFilter) {
+      say(status, `Asking ${settings.relays.length} relay(s) for the proofs of the near copies found…`, 'working');
+      proofAnswers = await Promise.all(settings.relays.map((url) => queryRelay(url, proofFilter, limits, () => undefined)));
+    }
+    near = { text, keyAnswers, proofAnswers };
+  }
+  const report = await checkArrived(true, near);
   if (!report || !current()) return null;
   showReport(view, report, null);
   const endings = new Map<string, number>();

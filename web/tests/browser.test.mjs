@@ -176,7 +176,7 @@ test('without an Esplora URL every proof is shown unverified, none hidden and no
   const unverified = await page.$$eval('#unverified li[data-verdict="unverified"]', (items) => items.length);
   assert.equal(unverified, 2, 'the two honest proofs, unverified');
   assert.equal(report.refused.length, 1, 'the stolen proof is invalid without any header');
-  assert.notEqual(report.verdict.status, 'proven');
+  assert.equal(report.verdict.status, 'unverified', 'proofs found, none checked: said so, before any created_at');
 });
 
 test('the creator flow with a NIP-07 signer reaches "published", and the page then finds the proof', async () => {
@@ -294,6 +294,8 @@ test('on a phone nothing is wider than the screen: first view, settings, a resul
   await assertFits(page, 'the report\'s JSON open');
   await page.locator('#verdict').scrollIntoViewIfNeeded();
   await screenshot(page, 'phone-result', { fullPage: false });
+  await page.locator('#ranking').scrollIntoViewIfNeeded();
+  await screenshot(page, 'phone-ranking', { fullPage: false });
   await screenshot(page, 'phone-result-full');
   await page.click('#protect-run');
   await page.waitForSelector('#protect-status[data-state="no_signer"]');
@@ -343,4 +345,67 @@ test('without a signer, protect says so once', async () => {
   await page.waitForSelector('#protect-status[data-state="no_signer"]');
   const said = await page.textContent('#protect');
   assert.equal(said.split('No NIP-07 signer').length - 1, 1, said);
+});
+
+/** The REQ filters the page sends, in order. */
+function recordQueries(page) {
+  const queries = [];
+  page.on('websocket', (socket) =>
+    socket.on('framesent', ({ payload }) => {
+      const message = JSON.parse(payload);
+      if (message[0] === 'REQ') queries.push(message[2]);
+    }),
+  );
+  return queries;
+}
+
+test('an edited copy: the verdict names the original\'s proven author, not the copier, in check\'s words', async () => {
+  const { near } = world;
+  const page = await newPage(browser, site.origin);
+  const queries = recordQueries(page);
+  await configure(page, { relays: world.relays, esplora: world.esplora });
+  const report = await askAbout(page, near.copy);
+  await page.locator('#verdict').scrollIntoViewIfNeeded();
+  await screenshot(page, 'near-copy', { fullPage: false });
+
+  const cli = await cliCheck(near.copy, world.relays);
+  assert.equal(cli.verdict.status, 'near_copy_proven', cli.verdict.text);
+  assert.equal(report.verdict.status, 'near_copy_proven', report.verdict.text);
+  assert.equal(await page.textContent('#verdict'), cli.verdict.text, 'the verdict in priorart check\'s words');
+  assert.equal(report.verdict.earliest.author, near.author, 'the essay\'s proven author');
+  assert.equal(report.verdict.earliest.height, near.author_block);
+  assert.equal(report.verdict.earliest.near_copy.x, near.essay_x);
+  assert.equal(report.verdict.earliest.near_copy.event_id, near.essay_event);
+  assert.deepEqual(
+    report.proofs.map((proof) => [proof.author, proof.block.height]),
+    [[near.copier, near.copier_block]],
+    'the copier\'s own proof is ranked, later',
+  );
+  assert.equal(await page.getAttribute('#near li[data-earliest="true"]', 'data-author'), near.author);
+  assert.match(await page.textContent('#near li[data-earliest="true"]'), new RegExp(`^proven at block ${near.author_block} `));
+
+  // Each relay: the X query, the near-copy query (the CLI's keys), then the near copy's proofs.
+  const by = (test) => queries.filter(test).length;
+  assert.equal(by((filter) => filter['#X']?.[0] === near.copy_x), world.relays.length);
+  assert.equal(by((filter) => filter['#B']?.length === cli.fuzzy.keys), world.relays.length, JSON.stringify(queries));
+  assert.equal(by((filter) => filter['#X']?.includes(near.essay_x)), world.relays.length);
+  assert.equal(queries.length, 3 * world.relays.length);
+  assert.deepEqual(page.problems, []);
+});
+
+test('the same copy without block headers: its proofs named unverified, nobody called proven', async () => {
+  const { near } = world;
+  const page = await newPage(browser, site.origin);
+  await configure(page, { relays: world.relays, esplora: '' });
+  const report = await askAbout(page, near.copy);
+  assert.equal(report.verdict.status, 'unverified', report.verdict.text);
+  assert.match(await page.textContent('#verdict'), /none could be checked: no block headers/);
+  assert.equal(report.proofs.length, 0);
+  assert.deepEqual(
+    await page.$$eval('#unverified li[data-verdict="unverified"]', (items) => items.length),
+    1,
+    'the copier\'s proof, unverified',
+  );
+  assert.match(await page.textContent(`#near li[data-author="${near.author}"]`), /^no valid proof .*1 unverified proof\(s\)/);
+  assert.deepEqual(page.problems, []);
 });
