@@ -36,7 +36,7 @@ function setUpSettings(): { current(): SettingsRead } {
   const summarize = (settings: Settings) => {
     const change = document.createElement('a');
     change.href = '#settings';
-    change.textContent = 'change';
+    change.textContent = settings.relays.length === 0 ? 'name them' : 'change';
     change.addEventListener('click', (event) => {
       event.preventDefault();
       open(relays);

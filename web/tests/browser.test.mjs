@@ -383,6 +383,10 @@ test('an edited copy: the verdict names the original\'s proven author, not the c
   );
   assert.equal(await page.getAttribute('#near li[data-earliest="true"]', 'data-author'), near.author);
   assert.match(await page.textContent('#near li[data-earliest="true"]'), new RegExp(`^proven at block ${near.author_block} `));
+  await page.setViewportSize(PHONE);
+  await assertFits(page, 'a near-copy verdict');
+  await page.locator('#verdict').scrollIntoViewIfNeeded();
+  await screenshot(page, 'phone-near-copy', { fullPage: false });
 
   // Each relay: the X query, the near-copy query (the CLI's keys), then the near copy's proofs.
   const by = (test) => queries.filter(test).length;
