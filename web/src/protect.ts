@@ -334,7 +334,7 @@ function jobProblems(job: Record<string, unknown>): string {
       }
     }
   }
-  return parts.length > 0 ? `Not moving on: ${parts.join('; ')}.` : '';
+  return parts.length > 0 ? `The service reports a problem with this job: ${parts.map((part) => part.replace(/\.$/, '')).join('; ')}.` : '';
 }
 
 interface ServiceAnswer {

@@ -11,9 +11,12 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { getPublicKey } from 'nostr-tools/pure';
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
 import {
   PHONE,
+  PRIORART,
   ROOT,
   askAbout,
   assertFits,
@@ -412,4 +415,57 @@ test('the same copy without block headers: its proofs named unverified, nobody c
   );
   assert.match(await page.textContent(`#near li[data-author="${near.author}"]`), /^no valid proof .*1 unverified proof\(s\)/);
   assert.deepEqual(page.problems, []);
+});
+
+/**
+ * A `priorart serve` of its own whose only calendar is a closed port (its
+ * jobs never get stamped), on the world's chain and relays, allowing
+ * `origin`; resolves with its URL and a stop function.
+ */
+async function serveWithDeadCalendar(origin) {
+  const state = mkdtempSync(join(tmpdir(), 'priorart-web-serve-'));
+  const args = ['serve', '--listen', '127.0.0.1:0', '--state', state, '--interval', '1', '--timeout', '2'];
+  args.push('--calendar', `http://127.0.0.1:${await closedPort()}`, '--network', 'regtest', '--no-header-cache');
+  args.push('--esplora', world.esplora, '--cors-origin', origin, ...world.relays.flatMap((relay) => ['--relay', relay]));
+  const child = spawn(PRIORART, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const url = await new Promise((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error('priorart serve printed no URL in time')), 30_000);
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      const found = line.match(/http:\/\/\S+/);
+      if (found) {
+        clearTimeout(timer);
+        resolveUrl(found[0]);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`priorart serve exited ${code}`)));
+  });
+  return { url, stop: () => child.kill() };
+}
+
+test('following a job shows the calendars\' failures, and the reader can stop following', async () => {
+  const service = await serveWithDeadCalendar(site.origin);
+  try {
+    const page = await newPage(browser, site.origin, { signerKey: randomBytes(32) });
+    await configure(page, { relays: world.relays, esplora: world.esplora, service: service.url });
+    await page.fill('#text', `A text whose service cannot reach its calendar, ${randomBytes(6).toString('hex')}.`);
+    await page.click('#protect-run');
+    await page.waitForSelector('#protect-log li[data-step="accepted"], #protect-status[data-state="accepted"]', { timeout: 30_000 });
+    assert.equal(await page.isEnabled('#protect-run'), true, 'the button is free while the job is followed');
+    assert.equal(await page.isVisible('#protect-stop'), true);
+    // The calendar's failure, not "waiting for the next round" alone.
+    await page.waitForSelector('#protect-status[data-state="job_error"]', { timeout: 30_000 });
+    assert.match(
+      await page.textContent('#protect-status'),
+      /^The service reports a problem with this job: last error: cannot stamp at http:\/\/127\.0\.0\.1:\d+: .*Connection refused/,
+    );
+    await page.click('#protect-stop');
+    assert.equal(await page.getAttribute('#protect-status', 'data-state'), 'stopped');
+    assert.equal(await page.isHidden('#protect-stop'), true);
+    const log = await page.$$eval('#protect-log li', (items) => items.length);
+    await new Promise((done) => setTimeout(done, 2_500));
+    assert.equal(await page.$$eval('#protect-log li', (items) => items.length), log, 'nothing more is said once stopped');
+    assert.deepEqual(page.problems, []);
+  } finally {
+    service.stop();
+  }
 });
