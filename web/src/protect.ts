@@ -149,7 +149,11 @@ export function setUpProtect(context: ProtectContext): void {
     const contentKind = kind();
     const d = identifier.value.trim();
     if (contentKind === 30023 && !d) return say('An article needs an identifier (d tag).', 'no_identifier');
-    if (!window.nostr) return void (await signer());
+    if (!window.nostr) {
+      // Said before the service is asked anything.
+      await signer();
+      return;
+    }
     run.disabled = true;
     try {
       // Before anything is public: a text published without its

@@ -155,3 +155,27 @@ test('every file the package reads gets priorart fingerprint\'s X, a PDF one sen
   await screenshot(page, 'phone-pdf-refused');
   assert.deepEqual(page.problems, []);
 });
+
+test('while the WebAssembly module loads, the page says so and the button waits', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  // The core module held back for a moment, as on a slow connection.
+  let release;
+  const held = new Promise((done) => (release = done));
+  await page.route(/priorart_wasm_bg.*\.wasm$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(site.origin);
+  await page.waitForSelector('#ask-status[data-state="loading"]');
+  assert.equal(await page.textContent('#ask-status'), 'Loading the fingerprinting module (WebAssembly)…');
+  assert.equal(await page.textContent('#x'), 'loading…');
+  assert.equal(await page.isDisabled('#ask'), true);
+  // Typing meanwhile is kept: its X follows once the module is ready.
+  await page.fill('#text', 'Typed while the module was loading.');
+  release();
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.equal(await page.textContent('#ask-status'), '');
+  assert.match(await page.textContent('#x'), /^[0-9a-f]{64}$/);
+  await context.close();
+});
