@@ -212,7 +212,12 @@ async function askRelays(
     if (!current() || checkingNow) return;
     const pending = answers.filter((answer) => answer === undefined).length;
     const ended = answers.length - pending;
-    say(status, `Asking ${answers.length} relay(s): ${ended} ended, ${pending} still answering…`, 'working');
+    // The near-copy queries are awaited too: said, not hidden behind "0 still answering".
+    const nearPending = nearFilter ? answers.length - keyAnswers.filter(Boolean).length : 0;
+    const near = nearFilter ? `; near copies: ${nearPending} relay(s) still answering` : '';
+    if (pending > 0 || nearPending > 0) {
+      say(status, `Asking ${answers.length} relay(s): ${ended} ended, ${pending} still answering${near}…`, 'working');
+    }
   };
   const { headers, stats } = headerSource(settings.esplora, settings.network, (now) => {
     if (current()) {
@@ -221,6 +226,8 @@ async function askRelays(
   });
   const limits = { ...QUERY_LIMITS, timeoutMs: settings.timeoutSeconds * 1000 };
   const answers: (RelayAnswer | undefined)[] = settings.relays.map(() => undefined);
+  // The answers to the near-copy query, by relay (filled as they end).
+  const keyAnswers: RelayAnswer[] = [];
   const items = settings.relays.map((url) => el('li', { 'data-relay': url, 'data-state': 'connecting' }, `${url}: connecting…`));
   fill(relayList, ...items);
   delete view.verdict.dataset.final;
@@ -266,7 +273,6 @@ async function askRelays(
     return checking;
   };
 
-  const keyAnswers: RelayAnswer[] = [];
   await Promise.all(
     settings.relays.map(async (url, index) => {
       const item = items[index]!;
@@ -294,6 +300,7 @@ async function askRelays(
         item.append(
           el('span', { class: 'near-query', 'data-state': keyAnswer.ending.status }, `; near copies: ${endingText(keyAnswer.ending)}, ${keyAnswer.events.length} event(s)`),
         );
+        relayProgress();
       }
     }),
   );
