@@ -5,7 +5,8 @@
 //! Two fixed answers do not need an HTTP server stack.
 
 use super::ServerOptions;
-use super::limits::{Full, MAX_SUBSCRIPTION_ID_CHARS, RETRY_AFTER};
+use super::limits::MAX_SUBSCRIPTION_ID_CHARS;
+use priorart_admission::Full;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -148,19 +149,11 @@ pub(super) async fn answer_plain(
     stream.shutdown().await
 }
 
-/// The answer to a connection over a limit, at once: 503 with
-/// `Retry-After`, under a short deadline (a client that does not read
-/// cannot hold the task).
+/// The answer to a connection over a limit, at once, under a short
+/// deadline (a client that does not read cannot hold the task).
 pub(super) async fn answer_full(mut stream: TcpStream, full: Full) {
-    let body = full.message();
-    let response = format!(
-        "HTTP/1.1 503 Service Unavailable\r\nRetry-After: {}\r\nContent-Type: text/plain; charset=utf-8\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        RETRY_AFTER.as_secs(),
-        body.len()
-    );
     let write = async {
-        stream.write_all(response.as_bytes()).await?;
+        stream.write_all(full.http_response().as_bytes()).await?;
         stream.shutdown().await
     };
     let _ = tokio::time::timeout(Duration::from_secs(2), write).await;

@@ -17,8 +17,8 @@ mod http;
 mod limits;
 mod session;
 
-use limits::Connections;
 pub use limits::Limits;
+use priorart_admission::Connections;
 
 use nostr::prelude::Event;
 use nostr_lmdb::NostrLmdb;
@@ -150,7 +150,7 @@ impl RelayServer {
         let addr =
             listener.local_addr().map_err(|source| ServerError::Listen { addr: options.listen, source })?;
         let (live, _) = broadcast::channel(1024);
-        let connections = Connections::new(options.limits.clone());
+        let connections = Connections::new(options.limits.caps());
         let shared = Arc::new(Shared { store, live, options });
         let stop = Arc::new(Notify::new());
         let accept_loop = tokio::spawn(accept(listener, shared, connections, stop.clone()));
