@@ -5,6 +5,7 @@
 //! (`python/priorart/`) wraps it with docstrings, dicts and iterators.
 
 use priorart_align::report::Named;
+use priorart_dedup::{Candidates, DedupError, Document as DedupDocument, Settings, TextCollection};
 use priorart_extract::{ArchiveRecords, ExtractError, Format, Limits};
 use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, Shingling, SimhashDoc};
 use priorart_index::{Answer, Entry, Layout, Match, MemoryIndex, Query, SKETCH_WIDTH, TableKeys};
@@ -20,6 +21,7 @@ use pyo3::types::PyBytes;
 use rayon::prelude::*;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 create_exception!(_priorart, InputError, PyValueError, "Bad input; `reason` names the typed reason.");
@@ -897,6 +899,139 @@ fn passages_json(
     Ok(priorart_align::report::json(a, b, &found).to_string())
 }
 
+/// Text bytes handed to the dedup engine per batch: enough to keep every
+/// core busy, small enough that the batch's texts (held as Python strings
+/// until it is fingerprinted) do not grow with the input.
+const DEDUP_BATCH_BYTES: usize = 16 << 20;
+/// Documents per batch at most (many short texts).
+const DEDUP_BATCH_DOCUMENTS: usize = 16_384;
+
+fn dedup_error(py: Python<'_>, err: DedupError) -> PyErr {
+    match err {
+        DedupError::Spill(io) => {
+            PyOSError::new_err(format!("cannot write the texts to a temporary file: {io}"))
+        }
+        other => with_reason::<InputError>(py, other.reason(), other.to_string()),
+    }
+}
+
+/// The text of row `row` of a `dedup` input: a `str`, else an
+/// [`InputError`] naming the row (reason `not_text`).
+fn row_text(py: Python<'_>, row: u64, item: &Bound<'_, PyAny>) -> PyResult<PyBackedStr> {
+    item.extract::<PyBackedStr>().map_err(|_| {
+        let kind = item.get_type().name().map(|name| name.to_string()).unwrap_or_else(|_| "?".into());
+        with_reason::<InputError>(py, "not_text", format!("texts[{row}] is {kind}, not a text (str)"))
+    })
+}
+
+/// The id of row `row`: the `ids` item as a `str` (an int is written in
+/// decimal), or the row's number when no ids are given.
+fn row_id(
+    py: Python<'_>,
+    row: u64,
+    ids: Option<&mut Bound<'_, pyo3::types::PyIterator>>,
+) -> PyResult<String> {
+    let Some(ids) = ids else { return Ok(row.to_string()) };
+    let Some(item) = ids.next() else {
+        return Err(with_reason::<InputError>(py, "ids_length", format!("fewer ids than texts ({row})")));
+    };
+    let item = item?;
+    if let Ok(id) = item.extract::<String>() {
+        return Ok(id);
+    }
+    if let Ok(number) = item.extract::<i64>() {
+        return Ok(number.to_string());
+    }
+    Err(with_reason::<InputError>(py, "not_text", format!("ids[{row}] is not a str or an int")))
+}
+
+/// `priorart dedup` of texts: every pair whose word 5-gram Jaccard
+/// similarity is at least `min_jaccard`, from the dedup engine's candidates
+/// (MinHash bands, or simhash-doc within `k`), verified exactly on texts
+/// spilled to a temporary file as they stream in. Returns the CLI's
+/// `pairs.jsonl` and `clusters.jsonl` texts, and counts: documents,
+/// empty texts skipped, candidate pairs.
+#[pyfunction]
+#[pyo3(signature = (texts, ids=None, k=None, min_jaccard=0.8, shingles="words", candidates=None,
+                    working_set=None, threads=None, temp_dir=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn dedup_jsonl(
+    py: Python<'_>,
+    texts: &Bound<'_, PyAny>,
+    ids: Option<&Bound<'_, PyAny>>,
+    k: Option<&Bound<'_, PyAny>>,
+    min_jaccard: f64,
+    shingles: &str,
+    candidates: Option<&str>,
+    working_set: Option<u64>,
+    threads: Option<&Bound<'_, PyAny>>,
+    temp_dir: Option<PathBuf>,
+    progress: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(String, String, usize, u64, usize)> {
+    // The CLI's default distance (`priorart dedup -k`).
+    let k = k.map_or(Ok(6), |k| in_range(py, "k", k, 0, MAX_DISTANCE))?;
+    let threads = thread_count(py, threads)?;
+    let shingling = shingles
+        .parse::<Shingling>()
+        .map_err(|err| with_reason::<InputError>(py, err.reason(), err.to_string()))?;
+    let mut settings = Settings::new(k, min_jaccard, shingling).map_err(|err| dedup_error(py, err))?;
+    if let Some(name) = candidates {
+        let generator = name
+            .parse::<Candidates>()
+            .map_err(|message| with_reason::<InputError>(py, "unknown_candidates", message))?;
+        settings = settings.with_candidates(generator).map_err(|err| dedup_error(py, err))?;
+    }
+    if let Some(bytes) = working_set {
+        settings = settings.with_working_set(bytes);
+    }
+    let mut collection =
+        TextCollection::new(settings, temp_dir.as_deref()).map_err(|err| dedup_error(py, err))?;
+    let mut ids = ids.map(|ids| ids.try_iter()).transpose()?;
+    let mut batch: Vec<(String, PyBackedStr)> = Vec::new();
+    let mut batch_bytes = 0;
+    let mut rows = 0u64;
+    let mut flush = |batch: &mut Vec<(String, PyBackedStr)>, rows: u64| -> PyResult<()> {
+        let documents: Vec<DedupDocument<'_>> =
+            batch.iter().map(|(id, text)| DedupDocument { id, text }).collect();
+        py.detach(|| on_threads(threads, || collection.push(&documents)))?
+            .map_err(|err| dedup_error(py, err))?;
+        batch.clear();
+        if let Some(progress) = progress {
+            progress.call1(("reading", rows, 0u64))?;
+        }
+        Ok(())
+    };
+    for item in texts.try_iter()? {
+        let item = item?;
+        let text = row_text(py, rows, &item)?;
+        let id = row_id(py, rows, ids.as_mut())?;
+        rows += 1;
+        batch_bytes += text.len();
+        batch.push((id, text));
+        if batch_bytes >= DEDUP_BATCH_BYTES || batch.len() >= DEDUP_BATCH_DOCUMENTS {
+            flush(&mut batch, rows)?;
+            batch_bytes = 0;
+        }
+    }
+    flush(&mut batch, rows)?;
+    if let Some(ids) = ids.as_mut()
+        && ids.next().is_some()
+    {
+        return Err(with_reason::<InputError>(py, "ids_length", format!("more ids than texts ({rows})")));
+    }
+    let empty = collection.empty();
+    let stop = AtomicBool::new(false);
+    let control = priorart_dedup::Control { progress: &priorart_dedup::Quiet, stop: &stop };
+    let (catalog, outcome) = py
+        .detach(|| on_threads(threads, || collection.deduplicate(control)))?
+        .map_err(|err| dedup_error(py, err))?;
+    let pairs = String::from_utf8(priorart_dedup::output::pair_lines(&catalog, &outcome, None))
+        .expect("the output is JSON text");
+    let clusters = String::from_utf8(priorart_dedup::output::cluster_lines(&catalog, &outcome))
+        .expect("the output is JSON text");
+    Ok((pairs, clusters, catalog.len(), empty, outcome.candidates))
+}
+
 /// The extension module.
 #[pymodule]
 fn _priorart(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -931,5 +1066,6 @@ fn _priorart(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(nip_verify_json, module)?)?;
     module.add_function(wrap_pyfunction!(check_json, module)?)?;
     module.add_function(wrap_pyfunction!(near_copies_filter_json, module)?)?;
+    module.add_function(wrap_pyfunction!(dedup_jsonl, module)?)?;
     Ok(())
 }

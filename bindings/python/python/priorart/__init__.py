@@ -24,12 +24,15 @@ import json
 import os
 import subprocess
 import sys
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import _priorart
 from ._priorart import ExtractionError, InputError, ProofError
 from .results import (
     CheckReport,
+    DedupCluster,
+    DedupPair,
+    DedupResult,
     Explained,
     Explanation,
     IndexMatch,
@@ -46,6 +49,10 @@ __all__ = [
     "EQUALITY_SCHEMES",
     "SCHEMES",
     "check",
+    "dedup",
+    "DedupCluster",
+    "DedupPair",
+    "DedupResult",
     "near_copies_filter",
     "near_copies_proof_filter",
     "ExtractionError",
@@ -232,6 +239,90 @@ def near_pairs_array(
     raw_values = numpy.ascontiguousarray(values, dtype=numpy.uint64).tobytes()
     raw = _priorart.near_pairs_bytes(raw_values, k, layout, threads)
     return numpy.frombuffer(raw, dtype=numpy.uint32).reshape(-1, 3)
+
+
+def dedup(
+    texts: Iterable[str],
+    ids: Optional[Iterable[Union[str, int]]] = None,
+    *,
+    min_jaccard: float = 0.8,
+    shingles: str = "words",
+    candidates: Optional[str] = None,
+    k: int = 6,
+    working_set: Optional[int] = None,
+    threads: Optional[int] = None,
+    temp_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
+    progress: Optional[Callable[[str, int, int], None]] = None,
+) -> DedupResult:
+    """Every near-duplicate pair of a collection, verified, and its
+    clusters: what ``priorart dedup`` finds for the same texts, computed by
+    the same engine (the ``priorart-dedup`` crate) with the same defaults.
+
+    Candidates are documents sharing a MinHash LSH band key of their word
+    5-grams (``candidates="minhash"``, the default from ``min_jaccard``
+    0.3 up) or within simhash-doc distance ``k`` (``"simhash"``); each is
+    kept when the exact Jaccard similarity of the two texts' word 5-grams
+    is at least ``min_jaccard``. ``shingles``: ``"words"`` (lowercased
+    ``\\w+`` runs) or ``"tokens"`` (simhash-doc's tokens), as the CLI's
+    ``--shingles``.
+
+    ``texts`` is any iterable of ``str`` (a list, a generator, a pandas
+    Series, a pyarrow ``Array`` or ``ChunkedArray`` of strings), read once,
+    in batches: the texts go to a temporary file (in ``temp_dir``, the
+    system's by default) as they arrive and only the candidates are read
+    back, so memory does not grow with their total size. ``ids`` (same
+    length; ``str`` or ``int``) name the documents; by default a document
+    is named by its row number (``"0"``, ``"1"``, ...). Empty texts (or only
+    white space) are skipped and counted (:attr:`DedupResult.empty`).
+    ``progress``, if given, is called after each batch read as
+    ``progress("reading", rows_so_far, 0)``.
+
+    Raises :class:`InputError`: a ``str`` where the texts belong (reason
+    ``not_a_collection``), a row that is not a text (``not_text``, naming the
+    row), ids not as many as the texts (``ids_length``), an id given twice
+    (``repeated_id``), a threshold outside 0..1 (``threshold``)."""
+    if isinstance(texts, (str, bytes)):
+        raise _input_error("not_a_collection", "texts is one text: pass a list (or any iterable) of texts")
+    if isinstance(ids, (str, bytes)):
+        raise _input_error("not_a_collection", "ids is one str: pass a list (or any iterable) of ids")
+    found = _priorart.dedup_jsonl(
+        _rows(texts),
+        None if ids is None else _rows(ids),
+        k,
+        min_jaccard,
+        shingles,
+        candidates,
+        working_set,
+        threads,
+        None if temp_dir is None else os.fspath(temp_dir),
+        progress,
+    )
+    pairs_text, clusters_text, documents, empty, candidate_count = found
+    pairs = tuple(DedupPair(**json.loads(line)) for line in pairs_text.splitlines())
+    clusters = tuple(
+        DedupCluster(c["representative"], c["size"], tuple(c["members"]), c["simhash-doc"])
+        for c in map(json.loads, clusters_text.splitlines())
+    )
+    return DedupResult(pairs, clusters, documents, empty, candidate_count)
+
+
+#: Rows of a pyarrow array converted to Python at once (bounded memory).
+_ARROW_SLICE = 65536
+
+
+def _rows(values: Any) -> Iterable[Any]:
+    """The items of ``values``; a pyarrow ``Array`` or ``ChunkedArray`` as
+    Python values a slice at a time (iterating one gives pyarrow scalars,
+    and ``to_pylist`` of the whole would hold every text at once)."""
+    if hasattr(values, "chunks") and hasattr(values, "num_chunks"):
+        return (row for chunk in values.chunks for row in _rows(chunk))
+    if hasattr(values, "to_pylist") and hasattr(values, "slice") and hasattr(values, "type"):
+        return (
+            row
+            for start in range(0, len(values), _ARROW_SLICE)
+            for row in values.slice(start, _ARROW_SLICE).to_pylist()
+        )
+    return values
 
 
 def _u64_bytes(values: Any) -> bytes:

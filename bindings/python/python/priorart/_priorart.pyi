@@ -1,7 +1,7 @@
 """Type stub of the extension module (the Rust side of :mod:`priorart`)."""
 
 from os import PathLike
-from typing import Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 _Simhash = Union[int, str]
 _Record = Tuple[Optional[str], Optional[str], Optional[int], Optional[str], Optional[str], Optional[str]]
@@ -56,6 +56,18 @@ def table_keys_many_bytes(values: bytes, layout: str = "manku-16x28") -> bytes: 
 def near_pairs_bytes(
     values: bytes, k: Optional[int] = None, layout: Optional[str] = None, threads: Optional[int] = None
 ) -> bytes: ...
+def dedup_jsonl(
+    texts: Iterable[object],
+    ids: Optional[Iterable[object]] = None,
+    k: Optional[int] = None,
+    min_jaccard: float = 0.8,
+    shingles: str = "words",
+    candidates: Optional[str] = None,
+    working_set: Optional[int] = None,
+    threads: Optional[int] = None,
+    temp_dir: Optional[str] = None,
+    progress: Optional[Callable[[str, int, int], None]] = None,
+) -> Tuple[str, str, int, int, int]: ...
 def layout_shape(layout: str = "manku-16x28") -> Tuple[int, int, List[int]]: ...
 def extract(data: bytes, format: Optional[str] = None) -> str: ...
 def detect_format(data: bytes, format: Optional[str] = None) -> str: ...

@@ -7,6 +7,7 @@ object (a dict), member for member, for tools that want the CLI's format.
 
 from __future__ import annotations
 
+import json
 import sys
 from dataclasses import dataclass, fields
 from typing import Any, Dict, NamedTuple, Optional, Tuple, Union
@@ -21,6 +22,9 @@ __all__ = [
     "ContentEventSeen",
     "ContentReference",
     "CostToForge",
+    "DedupCluster",
+    "DedupPair",
+    "DedupResult",
     "Earliest",
     "ContentCheck",
     "Explanation",
@@ -166,6 +170,79 @@ class NearPair(NamedTuple):
     a: int
     b: int
     distance: int
+
+
+@_record
+class DedupPair(_Json):
+    """A near-duplicate pair :func:`priorart.dedup` verified: documents
+    ``a`` and ``b`` (their ids; ``a`` the earlier in the input), their
+    simhash-doc distance ``hamming``, and the exact Jaccard similarity of
+    their word 5-grams ``jaccard``. :meth:`to_json` is a line of the CLI's
+    ``pairs.jsonl``."""
+
+    a: str
+    b: str
+    hamming: int
+    jaccard: float
+
+
+@_record
+class DedupCluster(_Json):
+    """A connected group of two or more verified near duplicates:
+    ``members`` in input order, the first (``representative``) the one a
+    deduplication keeps; ``simhash_doc`` is the representative's value in
+    its text form. :meth:`to_json` is a line of the CLI's ``clusters.jsonl``
+    (its member ``simhash-doc``)."""
+
+    representative: str
+    size: int
+    members: Tuple[str, ...]
+    simhash_doc: str
+
+    def to_json(self) -> Dict[str, Any]:
+        return {
+            "representative": self.representative,
+            "size": self.size,
+            "members": list(self.members),
+            "simhash-doc": self.simhash_doc,
+        }
+
+
+@_record
+class DedupResult:
+    """What :func:`priorart.dedup` found: the verified ``pairs`` (sorted by
+    input order of ``a``, then ``b``) and ``clusters`` (in input order of
+    their representatives), as ``priorart dedup`` writes them; the
+    ``documents`` compared, the ``empty`` texts skipped (empty or only white
+    space: every such text would pair with every other), and the
+    ``candidates`` verified."""
+
+    pairs: Tuple[DedupPair, ...]
+    clusters: Tuple[DedupCluster, ...]
+    documents: int
+    empty: int
+    candidates: int
+
+    @property
+    def removable(self) -> int:
+        """Documents a deduplication removes: all but each cluster's first."""
+        return sum(cluster.size - 1 for cluster in self.clusters)
+
+    def pairs_jsonl(self) -> str:
+        """These pairs as the CLI's ``pairs.jsonl``: line for line the same
+        JSON values (a float may be spelled differently, ``1e-05`` for
+        ``1e-5``)."""
+        return "".join(_json_line(pair.to_json()) for pair in self.pairs)
+
+    def clusters_jsonl(self) -> str:
+        """These clusters as the CLI's ``clusters.jsonl`` (the same JSON
+        values, line for line)."""
+        return "".join(_json_line(cluster.to_json()) for cluster in self.clusters)
+
+
+def _json_line(value: Dict[str, Any]) -> str:
+    """One JSON Lines line as the CLI writes it: compact, UTF-8 kept."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 @_record
