@@ -9,7 +9,7 @@ use crate::exit::UsageError;
 use anyhow::{Context, Result, bail};
 use clap::Parser;
 use priorart_pipeline::RunLock;
-use priorart_pipeline::service::{CorsOrigins, Limits, Service, ServiceOptions};
+use priorart_pipeline::service::{Caps, CorsOrigins, Limits, Service, ServiceOptions};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -53,6 +53,16 @@ pub struct Args {
     /// Jobs not yet published, at most (then 503).
     #[arg(long, default_value = "1000000")]
     max_queued: u64,
+    /// Seconds a client has to send a request's head, and again its body
+    /// (a keep-alive connection idle this long is closed too).
+    #[arg(long, value_name = "SECONDS", default_value_t = Limits::default().request_deadline.as_secs())]
+    request_deadline: u64,
+    /// Connections at once, in all (more are answered 503 with Retry-After).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().connections.total)]
+    max_connections: usize,
+    /// Connections at once from one client address (IPv6: one /64).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().connections.per_source)]
+    max_connections_per_address: usize,
     /// A web page origin (scheme://host[:port]) whose scripts may call the
     /// API from a browser (CORS headers and preflight answers); repeatable;
     /// `*` for any origin. Default: none.
@@ -84,7 +94,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
         relays,
         settings: args.pipeline.settings(&args.calendars, args.relay_timeout)?,
         interval: args.interval,
-        limits: Limits { max_body_bytes: args.max_body, requests_per_minute: args.rate_limit, max_open_jobs: args.max_queued },
+        limits: Limits {
+            max_body_bytes: args.max_body,
+            requests_per_minute: args.rate_limit,
+            max_open_jobs: args.max_queued,
+            request_deadline: Duration::from_secs(args.request_deadline.max(1)),
+            connections: Caps {
+                total: args.max_connections.max(1),
+                per_source: args.max_connections_per_address.max(1),
+            },
+        },
         cors,
         web_dir: args.web.clone(),
         log: Arc::new(|line| note!("{line}")),

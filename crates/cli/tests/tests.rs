@@ -32,6 +32,7 @@ mod relay_e2e;
 mod relay_peers;
 mod relay_policy;
 mod serve;
+mod serve_hostile;
 mod serve_load;
 
 #[test]

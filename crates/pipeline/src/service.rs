@@ -22,6 +22,7 @@ use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use base64::Engine;
+pub use priorart_admission::Caps;
 use priorart_nip::nostr::prelude::EventId;
 use priorart_nip::{Attestation, AttestationParseError, ContentRef};
 use serde_json::{Value, json};
@@ -52,11 +53,23 @@ pub struct Limits {
     pub requests_per_minute: u32,
     /// Jobs not yet published (503 beyond).
     pub max_open_jobs: u64,
+    /// Time a client has to send a request's head, and again its body;
+    /// a keep-alive connection idle this long is closed too.
+    pub request_deadline: Duration,
+    /// Connections at once, in all and per client address (IPv6: per
+    /// /64); one over either is answered 503 with `Retry-After` at once.
+    pub connections: Caps,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_body_bytes: 16 * 1024, requests_per_minute: 600, max_open_jobs: 1_000_000 }
+        Limits {
+            max_body_bytes: 16 * 1024,
+            requests_per_minute: 600,
+            max_open_jobs: 1_000_000,
+            request_deadline: Duration::from_secs(10),
+            connections: Caps { total: 4_096, per_source: 64 },
+        }
     }
 }
 
@@ -305,8 +318,8 @@ impl Service {
         if let Some(cors) = options.cors.layer() {
             router = router.layer(cors);
         }
-        let served = axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
-            .with_graceful_shutdown(shutdown)
+        let limits = options.limits;
+        crate::http_server::serve(listener, router, limits.connections, limits.request_deadline, shutdown)
             .await;
         drop(stop);
         let _ = tokio::task::spawn_blocking(move || {
@@ -314,7 +327,7 @@ impl Service {
             let _ = writer_thread.join();
         })
         .await;
-        Ok(served?)
+        Ok(())
     }
 }
 

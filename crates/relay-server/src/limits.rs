@@ -34,7 +34,8 @@ pub struct Limits {
     /// Filters per `REQ`.
     pub max_filters: usize,
     /// Values per filter: ids, authors, kinds and every tag's values
-    /// together.
+    /// together (a client asking for a batch of events by id names
+    /// thousands; 2,500 leaves room for that).
     pub max_filter_values: usize,
     /// Filter values one connection's open subscriptions may hold in all.
     pub max_held_values: usize,
@@ -50,7 +51,7 @@ impl Default for Limits {
             idle_timeout: Duration::from_secs(60),
             max_subscriptions: 32,
             max_filters: 16,
-            max_filter_values: 1_000,
+            max_filter_values: 2_500,
             max_held_values: 10_000,
             max_limit: 5_000,
         }

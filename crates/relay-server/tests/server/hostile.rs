@@ -135,24 +135,25 @@ fn idle_connections_are_closed_and_subscribers_are_kept_while_they_answer_pings(
 #[test]
 fn filters_that_name_too_much_are_closed_with_the_limit_named() {
     let dir = tempfile::tempdir().unwrap();
-    let relay = relay_with(dir.path(), Limits::default());
-    let authors: Vec<_> = (0..1_001).map(|_| Keys::generate().public_key()).collect();
+    let limits = Limits::default();
+    let relay = relay_with(dir.path(), limits.clone());
+    let most = limits.max_filter_values;
+    let authors: Vec<_> = (0..=most).map(|_| Keys::generate().public_key()).collect();
     let mut socket = websocket_from(&relay, "127.0.0.1");
 
     req(&mut socket, "big", &Filter::new().authors(authors.iter().copied()));
     let closed = next_text(&mut socket).unwrap();
     assert_eq!((closed[0].as_str(), closed[1].as_str()), (Some("CLOSED"), Some("big")));
-    assert!(
-        closed[2].as_str().unwrap().starts_with("invalid: a filter names at most 1000 values"),
-        "{closed}"
-    );
+    let expected = format!("invalid: a filter names at most {most} values");
+    assert!(closed[2].as_str().unwrap().starts_with(&expected), "{closed}");
 
-    // Ten subscriptions of 1,000 values fill what one connection may hold.
-    for i in 0..10 {
-        req(&mut socket, &format!("s{i}"), &Filter::new().authors(authors[..1_000].iter().copied()).limit(0));
+    // Subscriptions of the most a filter may name fill what one connection may hold.
+    let fill = limits.max_held_values / most;
+    for i in 0..fill {
+        req(&mut socket, &format!("s{i}"), &Filter::new().authors(authors[..most].iter().copied()).limit(0));
         assert_eq!(next_text(&mut socket).unwrap()[0], "EOSE");
     }
-    req(&mut socket, "s10", &Filter::new().authors(authors[..1].iter().copied()).limit(0));
+    req(&mut socket, "one more", &Filter::new().authors(authors[..1].iter().copied()).limit(0));
     let closed = next_text(&mut socket).unwrap();
     assert!(
         closed[2].as_str().unwrap().starts_with("rate-limited: this connection's subscriptions"),
@@ -164,8 +165,8 @@ fn filters_that_name_too_much_are_closed_with_the_limit_named() {
 
     let document = relay.information();
     let limitation = &document["limitation"];
-    assert_eq!(limitation["max_filter_values"], 1_000);
-    assert_eq!(limitation["max_subscriptions"], 32);
-    assert_eq!(limitation["max_connections_per_address"], 32);
+    assert_eq!(limitation["max_filter_values"], most);
+    assert_eq!(limitation["max_subscriptions"], limits.max_subscriptions);
+    assert_eq!(limitation["max_connections_per_address"], limits.max_connections_per_address);
     relay.stop();
 }
