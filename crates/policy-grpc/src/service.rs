@@ -24,8 +24,17 @@ pub const MAX_REQUEST_BYTES: usize = 4 << 20;
 /// Longest message in a reply (the relay passes it to the client).
 pub const MAX_MESSAGE_BYTES: usize = 1024;
 
-/// Requests waiting for the decision thread; more wait in tonic.
-const QUEUE: usize = 1024;
+/// Requests waiting for the decision thread, from every connection: past
+/// it a request is denied at once (`rate-limited: …`), so a client that
+/// floods the service holds no more memory than this many events. A deny,
+/// not a gRPC error: nostr-rs-relay lets an event through on an error.
+pub const MAX_IN_FLIGHT: usize = 1024;
+
+/// HTTP/2 streams (requests) one connection may have open at once.
+const STREAMS_PER_CONNECTION: u32 = 256;
+
+/// The reply to a request past [`MAX_IN_FLIGHT`].
+const BUSY: &str = "rate-limited: too many events are waiting for the write policy";
 
 /// One event to decide, and where its decision goes.
 struct Job {
@@ -42,8 +51,16 @@ pub struct Admission {
 impl Admission {
     /// The service deciding with `decide`, run on a thread of its own that
     /// ends when the service (every clone of it) is dropped.
-    pub fn new(mut decide: impl FnMut(&Event) -> Decision + Send + 'static) -> Admission {
-        let (jobs, mut queue) = mpsc::channel::<Job>(QUEUE);
+    pub fn new(decide: impl FnMut(&Event) -> Decision + Send + 'static) -> Admission {
+        Admission::with_queue(decide, MAX_IN_FLIGHT)
+    }
+
+    /// [`Admission::new`], with at most `in_flight` requests waiting.
+    pub fn with_queue(
+        mut decide: impl FnMut(&Event) -> Decision + Send + 'static,
+        in_flight: usize,
+    ) -> Admission {
+        let (jobs, mut queue) = mpsc::channel::<Job>(in_flight.max(1));
         std::thread::spawn(move || {
             while let Some(job) = queue.blocking_recv() {
                 // A policy bug must not end the service: nostr-rs-relay
@@ -67,7 +84,13 @@ impl Authorization for Admission {
         };
         let (answer, decision) = oneshot::channel();
         let stopped = || Status::unavailable("the policy has stopped");
-        self.jobs.send(Job { event, answer }).await.map_err(|_| stopped())?;
+        match self.jobs.try_send(Job { event, answer }) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                return Ok(Response::new(reply(&Decision::reject(BUSY))));
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => return Err(stopped()),
+        }
         let decision = decision.await.map_err(|_| stopped())?;
         Ok(Response::new(reply(&decision)))
     }
@@ -99,6 +122,7 @@ pub async fn serve(
 ) -> Result<(), tonic::transport::Error> {
     let service = AuthorizationServer::new(admission).max_decoding_message_size(MAX_REQUEST_BYTES);
     Server::builder()
+        .max_concurrent_streams(STREAMS_PER_CONNECTION)
         .add_service(service)
         .serve_with_incoming_shutdown(TcpIncoming::from(listener).with_nodelay(Some(true)), shutdown)
         .await

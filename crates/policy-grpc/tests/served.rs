@@ -92,3 +92,51 @@ async fn a_policy_that_panics_denies_that_event_and_the_service_goes_on() {
     let next = ask(&mut client, request_for(&signed_note("fine", &[]))).await;
     assert_eq!(next.decision(), proto::Decision::Permit);
 }
+
+#[tokio::test]
+async fn requests_past_the_queue_are_denied_at_once_not_held() {
+    // The decision thread is stuck on the first event until released.
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    let held = std::sync::Mutex::new(held);
+    let admission = Admission::with_queue(
+        move |_| {
+            let _ = held.lock().unwrap().recv_timeout(Duration::from_secs(20));
+            Decision::accept()
+        },
+        4,
+    );
+    let (client, _stop) = served(admission).await;
+    let event = signed_note(TEXT, &[]);
+    let asks: Vec<_> = (0..12)
+        .map(|n| {
+            let mut client = client.clone();
+            let request = request_for(&event);
+            tokio::spawn(async move {
+                // The first is taken by the decision thread before the rest come.
+                if n > 0 {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                ask(&mut client, request).await
+            })
+        })
+        .collect();
+    // One being decided and 4 waiting; the other 7 are answered now.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let finished: Vec<_> = asks.iter().filter(|ask| ask.is_finished()).collect();
+    assert_eq!(finished.len(), 7);
+    for _ in 0..12 {
+        let _ = release.send(());
+    }
+    let mut busy = 0;
+    for ask in asks {
+        let reply = ask.await.expect("joins");
+        if reply.decision() == proto::Decision::Deny {
+            assert_eq!(
+                reply.message.as_deref(),
+                Some("rate-limited: too many events are waiting for the write policy")
+            );
+            busy += 1;
+        }
+    }
+    assert_eq!(busy, 7);
+}
