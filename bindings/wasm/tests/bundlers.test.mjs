@@ -24,6 +24,13 @@ const HTML = "<html><body><nav>menu</nav><article><p>Tidal mills ground grain on
 /** The app every bundler builds: no top-level await (Vite 5's default target has none). */
 const APP = ({ urls }) => `import { init, fingerprint, discoveryFilter, extractHtml, PriorartError } from "priorart";
 ${urls ? 'import core from "priorart/priorart_wasm_bg.wasm";\nimport extractor from "priorart/priorart_extract_bg.wasm";\n' : ""}
+// Before init() the synchronous functions say so (browsers load the module asynchronously).
+let before;
+try {
+  fingerprint("too early");
+} catch (error) {
+  before = error instanceof PriorartError && error.reason;
+}
 const started = performance.now();
 init(${urls ? "{ core, extractor }" : ""})
   .then(async () => {
@@ -32,7 +39,7 @@ init(${urls ? "{ core, extractor }" : ""})
     const filter = discoveryFilter(x);
     const atStart = performance.getEntriesByType("resource").map((entry) => entry.name);
     const extracted = fingerprint(await extractHtml(${JSON.stringify(HTML)}));
-    window.result = { x, filter, extracted, atStart, readyMs: ready, initMs: ready - started };
+    window.result = { before, x, filter, extracted, atStart, readyMs: ready, initMs: ready - started };
   })
   .catch((error) => {
     window.result = { error: String(error && error.message), reason: error && error.reason, priorart: error instanceof PriorartError };
@@ -163,6 +170,7 @@ test("esbuild, Vite 5 and webpack 5 bundles load in chromium: the CLI's X, the e
         }
         assert.deepEqual(problems, []);
         assert.equal(result.error, undefined, JSON.stringify(result));
+        assert.equal(result.before, "not_initialized", name);
         assert.equal(result.x, x, name);
         assert.deepEqual(result.filter["#X"], [x]);
         assert.equal(result.extracted, htmlX, `${name}: the CLI's X of the HTML page`);
