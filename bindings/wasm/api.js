@@ -14,7 +14,7 @@
 // a number where it expects a string corrupts the module's heap.
 
 import { core as wasm, extractionModule, init } from "./modules.js";
-import { EventError, ExtractionError, InputError, PriorartError, SignedEventError, cut } from "./errors.js";
+import { EventError, ExtractionError, InputError, PriorartError, QUOTED, SignedEventError, cut } from "./errors.js";
 
 export { init };
 export { EventError, ExtractionError, InputError, PriorartError, SignedEventError };
@@ -59,7 +59,7 @@ function optionsOf(value, name) {
 function scheme(value) {
   if (value === undefined) return SCHEMES[0];
   if (!SCHEMES.includes(value)) {
-    const shown = typeof value === "string" ? JSON.stringify(value) : typeOf(value);
+    const shown = typeof value === "string" ? JSON.stringify(cut(value, QUOTED)) : typeOf(value);
     throw new InputError(`scheme ${shown}: not one of ${SCHEMES.join(", ")}`, "unknown_scheme");
   }
   return value;
@@ -152,7 +152,7 @@ export function simhashDoc(input) {
 /** A simhash-doc value from a bigint, its base32hex or hex text, or `simhashDoc`'s result. */
 function simhashValue(value) {
   if (typeof value === "bigint") {
-    if (value < 0n || value >= 1n << 64n) throw new InputError(`${value}: not a 64-bit value`, "invalid_simhash_doc");
+    if (value < 0n || value >= 1n << 64n) throw new InputError(`${cut(String(value), QUOTED)}: not a 64-bit value`, "invalid_simhash_doc");
     return value;
   }
   if (typeof value === "string") return call(() => wasm().parseSimhashDoc(value));
@@ -408,7 +408,7 @@ export function fuzzyDiscoveryFilter(input) {
 function height(value, name) {
   const number = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value;
   if (!Number.isInteger(number) || number < 0 || number > 0xffffffff) {
-    throw new InputError(`${name}: ${typeof value === "string" ? JSON.stringify(cut(value)) : typeOf(value)} is not a block height`, "invalid_height");
+    throw new InputError(`${name}: ${typeof value === "string" ? JSON.stringify(cut(value, QUOTED)) : typeOf(value)} is not a block height`, "invalid_height");
   }
   return number;
 }

@@ -18,11 +18,17 @@ export class EventError extends PriorartError {}
 /** What a signer returned is not the signed event asked for. */
 export class SignedEventError extends PriorartError {}
 
-/** Longest message: an error names what was refused, it never carries a whole input. */
-const MAX_MESSAGE = 300;
+/**
+ * Longest message: an error names what was refused and what to do, it
+ * never carries a whole input (inputs are quoted up to QUOTED characters;
+ * this cut is the last guard).
+ */
+const MAX_MESSAGE = 500;
+/** Longest part of an input a message quotes. */
+export const QUOTED = 80;
 
-/** `message` (anything) as a string of at most MAX_MESSAGE characters. */
-export function cut(message) {
+/** `message` (anything) as a string of at most `max` characters. */
+export function cut(message, max = MAX_MESSAGE) {
   const text = typeof message === "string" ? message : String(message);
-  return text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text;
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }

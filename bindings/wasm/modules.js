@@ -12,7 +12,7 @@
 // say it with `configure`.
 
 import * as glue from "./pkg/priorart_wasm.js";
-import { PriorartError } from "./errors.js";
+import { PriorartError, QUOTED, cut } from "./errors.js";
 
 /** The module's URLs, written out as `new URL("…", import.meta.url)` so that bundlers ship them. */
 const CORE_URL = () => new URL("./pkg/priorart_wasm_bg.wasm", import.meta.url);
@@ -127,13 +127,13 @@ async function moduleBytes(source, which) {
   if (source instanceof WebAssembly.Module) return source;
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return checkMagic(source, which, "the bytes given");
   let response = source;
-  const where = String(source?.url ?? source).slice(0, 200);
+  const where = cut(String(source?.url ?? source), QUOTED);
   if (!(typeof Response !== "undefined" && source instanceof Response)) {
     try {
       // A string is the caller's: a browser's fetch resolves it against the page, Node's loader against its directory.
       response = await platform.fetch(source);
     } catch (error) {
-      throw new PriorartError(`could not load priorart's ${which} WebAssembly module from ${where}: ${error?.message ?? error}${HINT}`, "module_unavailable");
+      throw new PriorartError(`could not load priorart's ${which} WebAssembly module from ${where}: ${cut(String(error?.message ?? error), 2 * QUOTED)}${HINT}`, "module_unavailable");
     }
   }
   if (!(typeof Response !== "undefined" && response instanceof Response)) return checkMagic(response, which, where);
@@ -146,7 +146,7 @@ async function moduleBytes(source, which) {
 }
 
 const HINT =
-  " (a bundler that does not ship the package's .wasm files beside its code, such as esbuild, needs them copied and their URLs passed: init({ core, extractor }); Vite's dev server needs optimizeDeps: { exclude: [\"priorart\"] })";
+  ". A bundler that does not ship the package's .wasm files (esbuild) needs their URLs passed: init({ core, extractor }); Vite's dev server needs optimizeDeps: { exclude: [\"priorart\"] }";
 
 function checkMagic(bytes, which, where) {
   const view = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -195,3 +195,51 @@ test("esbuild, Vite 5 and webpack 5 bundles load in chromium: the CLI's X, the e
     await browser.close();
   }
 });
+
+test("Vite 5's dev server: the pre-bundled package says what to do; excluded from pre-bundling, it works", { timeout: 180_000 }, async (t) => {
+  const require = bundlerModules(t, ["vite", "playwright-core", "chromium"]);
+  if (!require) return;
+  const apps = installPacked();
+  const x = cli(["fingerprint", "-"], { input: TEXT }).split(/\s+/)[0];
+  const dir = join(apps, "vite5-dev");
+  mkdirSync(join(dir, "src"), { recursive: true });
+  writeFileSync(join(dir, "src/main.js"), APP({ urls: false }));
+  writeFileSync(join(dir, "index.html"), PAGE("./src/main.js"));
+  const vite = await import(pathToFileURL(join(dirname(require.resolve("vite/package.json")), "dist/node/index.js")).href);
+  const playwright = await import(pathToFileURL(require.resolve("playwright-core")).href);
+  const { chromium } = playwright.chromium ? playwright : playwright.default;
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] });
+  try {
+    for (const exclude of [false, true]) {
+      const server = await vite.createServer({
+        root: dir,
+        configFile: false,
+        logLevel: "silent",
+        cacheDir: join(dir, `.vite-${exclude}`),
+        server: { host: "127.0.0.1", port: 0, strictPort: false, hmr: false },
+        optimizeDeps: exclude ? { exclude: ["priorart"] } : {},
+      });
+      await server.listen();
+      const page = await browser.newPage();
+      try {
+        await page.goto(server.resolvedUrls.local[0]);
+        await page.waitForFunction(() => window.result, null, { timeout: 90_000 });
+        const result = await page.evaluate(() => window.result);
+        if (exclude) {
+          assert.equal(result.error, undefined, JSON.stringify(result));
+          assert.equal(result.x, x);
+        } else {
+          // Pre-bundled into node_modules/.vite/deps, the package's
+          // new URL("./pkg/…") points where the dev server answers its HTML.
+          assert.equal(result.reason, "module_unavailable", JSON.stringify(result));
+          assert.match(result.error, /optimizeDeps: \{ exclude: \["priorart"\] \}/);
+        }
+      } finally {
+        await page.close();
+        await server.close();
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+});
