@@ -28,7 +28,7 @@ export type ModuleSource = string | URL | Response | BufferSource | WebAssembly.
 export const SCHEMES: readonly ["minhash-equality-v1", "simhash-equality-v2", "simhash-doc"];
 export type Scheme = (typeof SCHEMES)[number];
 
-/** Every error this package throws; `reason` is the library's stable snake_case name; messages are at most 300 characters. */
+/** Every error this package throws; `reason` is the library's stable snake_case name; messages are at most 500 characters, inputs quoted up to 80. */
 export class PriorartError extends Error {
   readonly reason: string;
 }
