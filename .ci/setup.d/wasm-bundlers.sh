@@ -4,7 +4,9 @@
 # and webpack 5 to bundle a tiny app, playwright-core to load it in
 # Debian's chromium (installed by .ci/setup.d/web.sh; playwright-core
 # downloads no browser of its own), TypeScript 5.9 and nostr-tools 2.25 to
-# compile a client against nostr-tools' own types. Exact versions pinned in
+# compile a client against nostr-tools' own types, and ws (Node 20 has no
+# WebSocket) for nostr-tools' Relay against `priorart relay`
+# (tests/relay.test.mjs). Exact versions pinned in
 # bindings/wasm/tests/bundlers/package-lock.json. Idempotent: installs only
 # when node_modules is missing or older than the lock.
 set -euo pipefail

@@ -582,8 +582,9 @@ const MAX_EVENTS_PER_RELAY = 5_000;
  * is a nostr-tools `Relay` (anything with `url` and `subscribe(filters,
  * { onevent, oneose, onclose })`) or a promise of one (`pool.ensureRelay(url)`,
  * `Relay.connect(url)`): a promise that fails is the relay `unreachable`.
- * The answer ends with the relay's EOSE, its CLOSED, or `timeoutMs`
- * (default 10 s); the subscription is closed then. Events are kept as the
+ * The answer ends with the relay's EOSE, its CLOSED, the connection's end
+ * (`disconnected`) or `timeoutMs` (default 10 s); the subscription is
+ * closed then. Events are kept as the
  * client received them; `check` verifies each one.
  */
 export async function relayAnswer(relay, filter, options) {
@@ -625,6 +626,10 @@ export async function relayAnswer(relay, filter, options) {
     const timer = setTimeout(() => end({ status: "timeout" }), timeoutMs);
     try {
       subscription = connected.subscribe([filter], {
+        // nostr-tools fires oneose by itself after its eoseTimeout (4.4 s by
+        // default) when the relay sent none: set it past ours, so that a
+        // relay without EOSE is a timeout, not an EOSE.
+        eoseTimeout: Math.min(timeoutMs + 1_000, 0x7fffffff),
         onevent(event) {
           if (done) return;
           answered = true;
@@ -637,8 +642,14 @@ export async function relayAnswer(relay, filter, options) {
         },
         onclose(reason) {
           if (done) return;
-          answered = true;
-          end({ status: "closed", message: messageOf(reason ?? "") });
+          // nostr-tools marks a subscription the relay CLOSED as `closed`
+          // before telling; one ended by the connection's end is not.
+          if (subscription && subscription.closed === false) {
+            end({ status: "disconnected", error: messageOf(reason ?? "") });
+          } else {
+            answered = true;
+            end({ status: "closed", message: messageOf(reason ?? "") });
+          }
         },
       });
     } catch (error) {

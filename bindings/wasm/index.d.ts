@@ -322,8 +322,9 @@ export function check(
 /**
  * What one relay answered to `filter`, as `check` takes it: `relay` is a
  * nostr-tools `Relay` (or a promise of one, `pool.ensureRelay(url)`: a
- * failed one is `unreachable`); the answer ends with EOSE, CLOSED or the
- * timeout (default 10 s), and the subscription is closed.
+ * failed one is `unreachable`); the answer ends with EOSE, CLOSED, the
+ * connection's end (`disconnected`) or the timeout (default 10 s), and the
+ * subscription is closed.
  */
 export function relayAnswer(
   relay: SubscribableRelay | Promise<SubscribableRelay>,
@@ -336,7 +337,7 @@ export interface SubscribableRelay {
   url: string;
   subscribe(
     filters: object[],
-    params: { onevent(event: any): void; oneose(): void; onclose(reason: string): void },
+    params: { eoseTimeout: number; onevent(event: any): void; oneose(): void; onclose(reason: string): void },
   ): { close(reason?: string): void };
 }
 

@@ -206,21 +206,30 @@ test("relayAnswer: a nostr-tools-style subscription to the RelayAnswer check tak
     closed: 0,
     subscribe(filters, params) {
       assert.deepEqual(filters, [filter]);
-      queueMicrotask(() => script(params));
-      return { close: () => this.closed++ };
+      // Past the answer's own timeout, so that nostr-tools never fakes an EOSE first.
+      assert.ok(params.eoseTimeout > 50, `eoseTimeout ${params.eoseTimeout}`);
+      const subscription = { closed: false, close: () => this.closed++ };
+      queueMicrotask(() => script(params, subscription));
+      return subscription;
     },
   });
   const eose = relay("wss://one", (p) => {
     for (const event of EVENTS) p.onevent(event);
     p.oneose();
   });
-  const closed = relay("wss://two", (p) => p.onclose("blocked: no"));
+  // As nostr-tools reports a relay's CLOSED (the subscription marked closed first) and a dropped connection.
+  const closed = relay("wss://two", (p, subscription) => {
+    subscription.closed = true;
+    p.onclose("blocked: no");
+  });
+  const dropped = relay("wss://five", (p) => p.onclose("relay connection closed"));
   const silent = relay("wss://three", () => {});
   const answers = await Promise.all([
     relayAnswer(eose, filter),
     relayAnswer(closed, filter),
     relayAnswer(silent, filter, { timeoutMs: 50 }),
     relayAnswer(Promise.reject(new Error("connection refused")), filter, { url: "wss://four" }),
+    relayAnswer(dropped, filter),
   ]);
   assert.deepEqual(
     answers.map((answer) => [answer.url, answer.ending, answer.events.length, answer.answered]),
@@ -229,11 +238,12 @@ test("relayAnswer: a nostr-tools-style subscription to the RelayAnswer check tak
       ["wss://two", { status: "closed", message: "blocked: no" }, 0, true],
       ["wss://three", { status: "timeout" }, 0, false],
       ["wss://four", { status: "unreachable", error: "connection refused" }, 0, false],
+      ["wss://five", { status: "disconnected", error: "relay connection closed" }, 0, false],
     ],
   );
   assert.equal(eose.closed, 1, "the subscription is closed once the answer ended");
   // check takes them as they are: the proofs are found.
   const report = await check(X, answers, HEADERS, "regtest");
-  assert.deepEqual(report.relays.map((summary) => summary.ending.status), ["eose", "closed", "timeout", "unreachable"]);
+  assert.deepEqual(report.relays.map((summary) => summary.ending.status), ["eose", "closed", "timeout", "unreachable", "disconnected"]);
   assert.equal(report.relays[0].events, EVENTS.length);
 });
