@@ -1,5 +1,5 @@
 // The package in a client's bundle: `npm pack`, unpacked as an installed
-// dependency, a tiny app bundled by esbuild, Vite 5 and webpack 5, each
+// dependency, a tiny app bundled by esbuild, Vite 5, Vite 8 and webpack 5, each
 // bundle served on 127.0.0.1 and loaded in Debian's chromium
 // (playwright-core). Each app initializes the package, fingerprints a text
 // (the CLI's X), builds the discovery filter, and only then reads an HTML
@@ -81,6 +81,12 @@ function bundlers(require) {
       writeFileSync(join(dir, "index.html"), PAGE("./src/main.js"));
       await build({ root: dir, base: "./", logLevel: "silent", configFile: false, build: { outDir: join(dir, "dist"), emptyOutDir: true } });
     },
+    // Vite 8 (Rolldown), installed under the alias vite8.
+    async vite8(dir) {
+      const { build } = await load("vite8");
+      writeFileSync(join(dir, "index.html"), PAGE("./src/main.js"));
+      await build({ root: dir, base: "./", logLevel: "silent", configFile: false, build: { outDir: join(dir, "dist"), emptyOutDir: true } });
+    },
     async webpack5(dir) {
       const { default: webpack } = await load("webpack");
       const stats = await new Promise((resolve, reject) =>
@@ -122,8 +128,8 @@ function files(dir) {
     .map((file) => ({ name: relative(dir, file), bytes: statSync(file).size, gzipped: gzipSync(readFileSync(file), { level: 9 }).length }));
 }
 
-test("esbuild, Vite 5 and webpack 5 bundles load in chromium: the CLI's X, the extraction module only when used", { timeout: 300_000 }, async (t) => {
-  const require = bundlerModules(t, ["esbuild", "vite", "webpack", "playwright-core", "chromium"]);
+test("esbuild, Vite 5, Vite 8 and webpack 5 bundles load in chromium: the CLI's X, the extraction module only when used", { timeout: 300_000 }, async (t) => {
+  const require = bundlerModules(t, ["esbuild", "vite", "vite8", "webpack", "playwright-core", "chromium"]);
   if (!require) return;
   const apps = installPacked();
   const x = cli(["fingerprint", "-"], { input: TEXT }).split(/\s+/)[0];
@@ -141,6 +147,7 @@ test("esbuild, Vite 5 and webpack 5 bundles load in chromium: the CLI's X, the e
   const cases = [
     ["esbuild", { urls: true }],
     ["vite5", { urls: false }],
+    ["vite8", { urls: false }],
     ["webpack5", { urls: false }],
     // esbuild without the URLs: the .wasm is not copied, and the error says what to do.
     ["esbuild", { urls: false, fails: true }],
