@@ -140,7 +140,7 @@ export type Network = "mainnet" | "regtest";
 export type VerifyVerdict = "valid" | "valid-but-forgeable" | "invalid" | "unverified" | "not-nip-ff-3";
 /** Why a step failed or what a warning is about (report.rs `Reason`; GUIDE.md lists each). */
 export type VerifyReason =
-  | "event_too_large" | "event_not_json" | "event_malformed" | "wrong_kind" | "not_nip_ff_3"
+  | "event_too_large" | "event_not_json" | "event_malformed" | "wrong_kind" | "not_nip_ff3"
   | "description_missing" | "description_repeated" | "description_too_large" | "description_not_json" | "description_not_event"
   | "attestation_id_mismatch" | "attestation_bad_signature" | "attestation_wrong_kind" | "attestation_content_not_empty"
   | "attestation_x_missing" | "attestation_x_repeated" | "attestation_x_malformed" | "attestation_wrong_algorithm"
@@ -225,8 +225,9 @@ export interface RelaySummary {
   notices: string[];
   elapsed_ms: number;
 }
+export type CheckStatus = "proven" | "unproven" | "nothing_found" | "no_relay_answered" | "no_relay_asked";
 export interface CheckVerdict {
-  status: "proven" | "unproven" | "nothing_found" | "no_relay_answered" | "no_relay_asked";
+  status: CheckStatus;
   /** The sentence, for people. */
   text: string;
   /** The first proof (with `height`), or without one the earliest event by its untrusted `created_at`; `null`: nothing found. */
