@@ -54,16 +54,36 @@ export class Fingerprinter {
 }
 
 /** Every intermediate value: the object of `priorart fingerprint --explain --json` (without `file`, `input`). */
-export function explain(text: string, options?: { scheme?: Scheme }): Explanation;
-/** What `explain` returns; the members are those of GUIDE.md's `--explain --json`. */
-export interface Explanation {
-  scheme: Scheme;
-  canonical_text?: string;
+export function explain(text: string, options: { scheme: "simhash-doc" }): SimhashDocExplanation;
+export function explain(text: string, options?: { scheme?: "minhash-equality-v1" | "simhash-equality-v2" }): EqualityExplanation;
+export function explain(text: string, options?: { scheme?: Scheme }): EqualityExplanation | SimhashDocExplanation;
+/** `explain` under an equality scheme (GUIDE.md, `--explain --json`). */
+export interface EqualityExplanation {
+  scheme: "minhash-equality-v1" | "simhash-equality-v2";
+  canonical_text: string;
+  tokens: string[];
   tokens_total: number;
   kept_tokens: string[];
   kept_tokens_total: number;
-  buckets: ({ token: string } & Record<string, unknown> | null)[];
-  [member: string]: unknown;
+  /** One per bucket; `null` for an empty bucket. */
+  buckets: ({ token: string; min_hash: string; kept_hex: string } | null)[];
+  descriptor: string;
+  empty: boolean;
+  fallback: boolean;
+  fingerprint: string;
+}
+/** `explain` under `simhash-doc` (GUIDE.md, `--explain --json`). */
+export interface SimhashDocExplanation {
+  scheme: "simhash-doc";
+  tokens: string[];
+  /** Each feature and its 64-bit hash (16 hex digits). */
+  features: Record<string, string>;
+  /** The 64 signed counters. */
+  counters: number[];
+  numeric: string[];
+  identifiers: string[];
+  fingerprint: string;
+  hex: string;
 }
 
 export interface SimhashDoc {

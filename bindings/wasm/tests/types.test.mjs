@@ -1,9 +1,10 @@
 // The package's declarations (index.d.ts) as a nostr client compiles them:
 // a client written against nostr-tools 2.25.2's own types (its Relay,
 // SimplePool, Filter, finalizeEvent) with TypeScript 5.9.3 `--strict`, and
-// real reports of the package (verify and check, every fixture) written
-// out as object literals of the declared report types, so that a member
-// the declarations lack (or type wrongly) fails to compile. From
+// real reports of the package (verify and check, every fixture;
+// explanations) written out as object literals of the declared types, so
+// that a member the declarations lack, lack in the answer, or type wrongly
+// fails to compile. The declared unions are compared with the Rust enums. From
 // tests/bundlers (.ci/setup.d/wasm-bundlers.sh); missing: skipped unless
 // PRIORART_REQUIRE_PEERS=1.
 import assert from "node:assert/strict";
@@ -11,7 +12,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { check, fingerprint, memoryHeaders, verifyProofEvent } from "../index.js";
+import { check, explain, fingerprint, memoryHeaders, verifyProofEvent } from "../index.js";
 import { BUNDLERS, NIP_DATA, PACKAGE, ROOT, bundlerModules } from "./helpers.mjs";
 
 const CLIENT = `import { Relay, SimplePool, finalizeEvent, generateSecretKey, verifyEvent } from "nostr-tools";
@@ -57,9 +58,11 @@ export async function client(relay: Relay, pool: SimplePool, text: string): Prom
 }
 `;
 
-const REPORTS = (verify, checks) => `import type { CheckReport, VerifyReport } from "priorart";
+const REPORTS = (verify, checks, explained) => `import type { CheckReport, EqualityExplanation, SimhashDocExplanation, VerifyReport } from "priorart";
 export const verifyReports: VerifyReport[] = ${JSON.stringify(verify, null, 1)};
 export const checkReports: CheckReport[] = ${JSON.stringify(checks, null, 1)};
+export const equality: EqualityExplanation[] = ${JSON.stringify(explained.slice(0, -1), null, 1)};
+export const simhashDoc: SimhashDocExplanation = ${JSON.stringify(explained.at(-1), null, 1)};
 `;
 
 test("a client against nostr-tools' own types, and real reports as the declared types, compile with tsc --strict", { timeout: 120_000 }, async (t) => {
@@ -91,7 +94,9 @@ test("a client against nostr-tools' own types, and real reports as the declared 
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "client.ts"), CLIENT);
-  writeFileSync(join(dir, "reports.ts"), REPORTS(verify, checks));
+  const sample = "Section 4.2 of RFC-1234: tidal mills ground grain on the estuary, said mill_keeper42.";
+  const explained = [explain(sample), explain("", { scheme: "simhash-equality-v2" }), explain(sample, { scheme: "simhash-doc" })];
+  writeFileSync(join(dir, "reports.ts"), REPORTS(verify, checks, explained));
   writeFileSync(
     join(dir, "tsconfig.json"),
     JSON.stringify({
