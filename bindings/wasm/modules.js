@@ -91,7 +91,13 @@ function isModuleSource(value) {
 export function core() {
   if (ready) return glue;
   if (platform?.readSync && locations.core === undefined) {
-    glue.initSync({ module: platform.readSync(CORE_URL()) });
+    let bytes;
+    try {
+      bytes = platform.readSync(CORE_URL());
+    } catch (error) {
+      throw new PriorartError(`could not read priorart's core WebAssembly module: ${cut(String(error?.message ?? error), 2 * QUOTED)}`, "module_unavailable");
+    }
+    glue.initSync({ module: checkMagic(bytes, "core", "the package's file") });
     ready = true;
     return glue;
   }
