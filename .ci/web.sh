@@ -5,7 +5,10 @@
 # drives Debian's chromium with playwright-core against real components on
 # 127.0.0.1 (crates/cli/examples/web_world.rs: `priorart relay` processes,
 # a lying and a hanging relay, a loopback Esplora and calendar on regtest,
-# `priorart serve`). Screenshots: target/web-screenshots.
+# `priorart serve`; tests/browser.test.mjs), and files against
+# `priorart fingerprint` with the page's weight before the first file
+# (tests/files.test.mjs, no fixture world). Screenshots:
+# target/web-screenshots.
 #
 # Like the peer cross-checks (crates/testkit/src/peers.rs): when chromium
 # or the page's npm packages are missing (.ci/setup.d/web.sh installs

@@ -367,23 +367,50 @@ export const verifyEvent = verifyProofEvent;
  * answered?, elapsed_ms? }`, events as objects or JSON text) verified,
  * ranked by block and judged, as `priorart check --json` reports it
  * (`priorart-check/1`). Each event is checked (id, signature, the query's
- * filter) as priorart's relay client checks it.
+ * filter) as priorart's relay client checks it. With `near` (`{ text,
+ * keyAnswers, proofAnswers }`: the checked text and what relays answered
+ * to `fuzzyDiscoveryFilter(text)` and `nearCopiesProofFilter`), the near
+ * copies too, as `priorart check --fuzzy`: a near copy proven earlier than
+ * every proof of `x` makes the verdict `near_copy_proven`.
  */
-export async function check(x, relayAnswers, headers, network = "mainnet") {
+export async function check(x, relayAnswers, headers, network = "mainnet", near = undefined) {
   const { network: net = "mainnet" } = options(network, "check's network");
   text(net, "network");
   text(x, "x");
   const json = jsonText(relayAnswers, "relayAnswers");
+  const nearJson = near === undefined || near === null ? null : nearAnswersJson(near);
   headerSource(headers);
   await init();
   // The events are checked once (each distinct signature once across
   // relays); each round of headers verifies only the proofs again.
   const answers = call(() => new (wasm().RelayAnswers)(x, json));
+  let copies = null;
   try {
-    return JSON.parse(await withHeaders(headers, (rounds) => rounds.check(answers, net)));
+    copies = nearJson && call(() => new (wasm().NearAnswers)(...nearJson));
+    const run = copies ? (rounds) => rounds.checkNear(answers, copies, net) : (rounds) => rounds.check(answers, net);
+    return JSON.parse(await withHeaders(headers, run));
   } finally {
     answers.free();
+    copies?.free();
   }
+}
+
+/** `check`'s `near` (`{ text, keyAnswers, proofAnswers }`), checked: the module's arguments. */
+function nearAnswersJson(near) {
+  const { text: checked, keyAnswers = [], proofAnswers = [] } = optionsOf(near, "near ({ text, keyAnswers, proofAnswers })");
+  return [text(checked, "near.text"), jsonText(keyAnswers, "near.keyAnswers"), jsonText(proofAnswers, "near.proofAnswers")];
+}
+
+/**
+ * The REQ filter for the proofs of the near copies among what relays
+ * answered to `fuzzyDiscoveryFilter(text)` (`keyAnswers`, as `check`
+ * takes answers), or `null` without a near copy: ask it, then give both
+ * answers to `check` as `near`.
+ */
+export function nearCopiesProofFilter(input, keyAnswers) {
+  const json = jsonText(keyAnswers, "keyAnswers");
+  const filter = call(() => wasm().nearCopiesProofFilter(text(input, "text"), json));
+  return filter === undefined ? null : JSON.parse(filter);
 }
 
 /**

@@ -170,6 +170,7 @@ export type VerifyReason =
   | "event_reference_missing" | "event_reference_repeated" | "event_reference_malformed"
   | "proof_too_large" | "proof_not_base64" | "proof_unparseable"
   | "proof_for_other_digest" | "proof_pending_only" | "proof_no_bitcoin_attestation" | "proof_not_verified" | "proof_headers_unavailable"
+  | "proof_header_source_unreliable"
   | "k_mismatch" | "k_missing" | "event_signature_invalid" | "forgeable_by_prestamping" | "cost_to_forge_unknown";
 export interface VerifyStep {
   /** The step number in the NIP (1-8; NIP-03 events have their own 1-4). */
@@ -245,14 +246,19 @@ export interface RelaySummary {
   notices: string[];
   elapsed_ms: number;
 }
-export type CheckStatus = "proven" | "unproven" | "nothing_found" | "no_relay_answered" | "no_relay_asked";
+export type CheckStatus =
+  | "proven" | "near_copy_proven" | "unverified" | "unproven" | "nothing_found" | "no_relay_answered" | "no_relay_asked";
 export interface CheckVerdict {
   status: CheckStatus;
   /** The sentence, for people. */
   text: string;
   /** The first proof (with `height`), or without one the earliest event by its untrusted `created_at`; `null`: nothing found. */
   earliest:
-    | { author: string; npub: string; event_id: string; height: number; time: number; utc: string }
+    | {
+        author: string; npub: string; event_id: string; height: number; time: number; utc: string;
+        /** With the status `near_copy_proven`: the near copy the proof is of. */
+        near_copy?: { event_id: string; author: string; npub: string; x: string; jaccard: number };
+      }
     | { author: string; npub: string; event_id: string; kind: number; created_at: number; utc: string }
     | null;
   other_authors: number;
@@ -283,6 +289,13 @@ export interface RefusedProof {
   relays: string[];
   report: VerifyReport;
 }
+/** A kind 1041 (or 1040) of another scheme: set aside, never called forged. */
+export interface SetAside {
+  event_id: string;
+  signer: string | null;
+  detail: string;
+  relays: string[];
+}
 export interface ContentEventSeen {
   event_id: string;
   author: string;
@@ -307,11 +320,46 @@ export interface CheckReport {
   proofs: RankedProof[];
   unverified: UnverifiedProof[];
   refused: RefusedProof[];
+  set_aside: SetAside[];
   content_events: ContentEventSeen[];
   /** The CLI's `--index` lookup: never filled in by this package. */
   index: null;
-  /** The CLI's `check --fuzzy`: never filled in by this package's `check`. */
-  fuzzy: null;
+  /** The near copies, when `check` was given `near` (as `priorart check --fuzzy`), else `null`. */
+  fuzzy: FuzzyReport | null;
+}
+export type NotReported = "too_far" | "too_different" | "unreadable" | "listed_by_x";
+/** A verified near copy and the proofs of its `X`. */
+export interface NearCopy {
+  event_id: string;
+  author: string;
+  npub: string;
+  kind: number;
+  created_at: number;
+  created_at_trusted: false;
+  utc: string;
+  simhash_doc: string;
+  distance: number;
+  jaccard: number;
+  x: string;
+  /** What its own `B` tags said (informational). */
+  fuzzy_tags: "matches" | "does_not_match" | "malformed";
+  relays: string[];
+  proofs: RankedProof[];
+  unverified: UnverifiedProof[];
+  refused: RefusedProof[];
+}
+/** The report's `fuzzy` member (crates/nip/src/check/near.rs). */
+export interface FuzzyReport {
+  text: string;
+  simhash_doc: string;
+  k: number;
+  min_jaccard: number;
+  keys: number;
+  candidates: number;
+  not_reported: { reason: NotReported; count: number }[];
+  near_copies: NearCopy[];
+  relays: RelaySummary[];
+  proof_relays: RelaySummary[];
 }
 
 /** What one relay answered to the discovery query (`nip::check::UncheckedAnswer`). */
@@ -333,11 +381,20 @@ export function verifyProofEvent(
 ): Promise<VerifyReport>;
 /** @deprecated The same function as `verifyProofEvent`; its name is nostr-tools' signature check's. */
 export const verifyEvent: typeof verifyProofEvent;
+/** The near-copy answers `check` takes: the text and what relays answered to its two near-copy queries. */
+export interface NearAnswers {
+  text: string;
+  /** What relays answered to `fuzzyDiscoveryFilter(text)`. */
+  keyAnswers: readonly RelayAnswer[] | string;
+  /** What relays answered to `nearCopiesProofFilter(text, keyAnswers)` (none when it was `null`). */
+  proofAnswers?: readonly RelayAnswer[] | string;
+}
 export function check(
   x: string,
   relayAnswers: readonly RelayAnswer[] | string,
   headers: HeaderSource,
   network?: Network | { network?: Network },
+  near?: NearAnswers | null,
 ): Promise<CheckReport>;
 
 /**
@@ -380,6 +437,8 @@ export function discoveryFilter(x: string): DiscoveryFilter & { "#X": string[] }
  * its `B` keys, as `priorart check --fuzzy` sends it.
  */
 export function fuzzyDiscoveryFilter(text: string): DiscoveryFilter & { "#B": string[] };
+/** The REQ filter for the proofs of the near copies among `keyAnswers` (answers to `fuzzyDiscoveryFilter(text)`), or `null` without one. */
+export function nearCopiesProofFilter(text: string, keyAnswers: readonly RelayAnswer[] | string): DiscoveryFilter | null;
 
 /**
  * An event to sign, as `window.nostr.signEvent` (NIP-07) and nostr-tools'

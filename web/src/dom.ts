@@ -39,3 +39,13 @@ export function short(hex: string, keep = 8): HTMLElement {
   const shown = hex.length > 2 * keep + 1 ? `${hex.slice(0, keep)}…${hex.slice(-keep)}` : hex;
   return el('code', { title: hex }, shown);
 }
+
+/**
+ * Sets a status line: its text and its state (`error` is shown as an
+ * error; none: a plain progress line). An empty text clears it.
+ */
+export function say(line: HTMLElement, text: string, state?: 'error' | 'loading' | 'done' | 'working'): void {
+  line.textContent = text;
+  if (state && text) line.dataset.state = state;
+  else delete line.dataset.state;
+}

@@ -67,12 +67,18 @@ export interface HeaderStats {
  * The header source of one check: the reader's Esplora (each request
  * under a time limit, so a hanging server cannot stall the page) behind the
  * IndexedDB cache; no Esplora URL: no headers, every proof unverified.
+ * `onRequest` is told of each request (the page says what it waits for).
  */
-export function headerSource(esplora: string, network: string): { headers: HeaderSource; stats: HeaderStats } {
+export function headerSource(
+  esplora: string,
+  network: string,
+  onRequest: (stats: HeaderStats) => void = () => undefined,
+): { headers: HeaderSource; stats: HeaderStats } {
   const stats: HeaderStats = { requests: 0 };
   if (!esplora) return { headers: memoryHeaders([], { name: 'no Esplora URL set' }), stats };
   const timed: typeof fetch = (input, init) => {
     stats.requests += 1;
+    onRequest(stats);
     return fetch(input, { ...init, cache: 'no-store', signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
   };
   const headers = cachedHeaders(esploraHeaders(esplora, { fetch: timed }), indexedDbCache(`${network}|${esplora}`));

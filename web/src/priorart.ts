@@ -2,8 +2,9 @@
 // fingerprint, extraction, verification, ranking and verdict comes from
 // it, that is from the same Rust crates as the `priorart` command. The
 // package's core WebAssembly module is fetched and compiled here, before
-// the page's first synchronous call (`init`); its extraction module is
-// fetched only when a file is read.
+// the page's first synchronous call (`init`; nothing else here relies on
+// an import-time effect); its extraction module is fetched only when a
+// file is read.
 
 import * as core from 'priorart';
 import type { HeaderSource } from 'priorart';
@@ -41,14 +42,32 @@ export function keptWords(text: string): { kept: string[]; keptTotal: number; to
   };
 }
 
-/** Loads the package's extraction module (what `documentText` needs) now. */
-export function loadExtractor(): Promise<void> {
-  return core.loadExtractor();
-}
+/** Why a file gave no text: a PDF, the document reader not downloaded (offline?), or the file itself. */
+export type Unreadable = { kind: 'pdf' } | { kind: 'no_reader'; message: string } | { kind: 'other'; message: string };
 
-/** The text priorart fingerprints for a file's bytes: HTML extracted, plain text decoded (BOM, charset), as the CLI reads a file. */
-export function documentText(bytes: Uint8Array, format: 'html' | 'text'): Promise<string> {
-  return format === 'html' ? core.extractHtml(bytes) : core.extractDocument(bytes, { format: 'text' });
+/**
+ * The text priorart fingerprints for a file's bytes, as every priorart
+ * command reads a file: the format detected from the content by the
+ * package (HTML, XML, EPUB, text in any character set; the file's name
+ * plays no part, as for the CLI), then extracted or decoded. The package's
+ * extraction module is fetched on the first call only (most readers paste).
+ */
+export async function documentText(bytes: Uint8Array): Promise<{ text: string } | { unreadable: Unreadable }> {
+  try {
+    await core.loadExtractor();
+  } catch (error) {
+    return { unreadable: { kind: 'no_reader', message: error instanceof Error ? error.message : String(error) } };
+  }
+  try {
+    return { text: await core.extractDocument(bytes) };
+  } catch (error) {
+    // The package reads no PDF (its extractor is built without it): its
+    // detection names the format in the refusal, reason `unsupported`.
+    if (error instanceof core.ExtractionError && error.reason === 'unsupported' && /\bPDF\b/.test(error.message)) {
+      return { unreadable: { kind: 'pdf' } };
+    }
+    return { unreadable: { kind: 'other', message: error instanceof Error ? error.message : String(error) } };
+  }
 }
 
 /**
@@ -60,10 +79,47 @@ export function discoveryFilter(x: string): object {
   return core.discoveryFilter(x);
 }
 
-/** `priorart check --json` on the relays' answers, with headers from `headers`. */
-export async function check(x: string, answers: RelayAnswer[], headers: HeaderSource, network: Network): Promise<CheckReport> {
-  return (await core.check(x, answers, headers, network)) as unknown as CheckReport;
+/** Words a text needs before near copies are looked for (nip::fuzzy_tags::FUZZY_MIN_WORDS). */
+const NEAR_COPY_MIN_WORDS = 100;
+
+/**
+ * The REQ filter of the content events near `text` (their fuzzy `B`
+ * keys), or null for a text too short to be looked up by them: as
+ * `priorart check FILE` does by default (nip::fuzzy_tags::long_enough:
+ * at least 100 whitespace-separated words).
+ */
+export function nearCopiesFilter(text: string): object | null {
+  if (text.split(/\s+/).filter(Boolean).length < NEAR_COPY_MIN_WORDS) return null;
+  return core.fuzzyDiscoveryFilter(text);
 }
+
+/**
+ * The REQ filter for the proofs of the near copies the relays returned
+ * (each verified against `text` by the package), or null when there is
+ * none: the second query of `priorart check`'s near-copy search.
+ */
+export function nearCopiesProofFilter(text: string, keyAnswers: RelayAnswer[]): object | null {
+  return core.nearCopiesProofFilter(text, keyAnswers);
+}
+
+/** The near-copy search's answers, for `check`. */
+export interface NearAnswers {
+  text: string;
+  keyAnswers: RelayAnswer[];
+  proofAnswers: RelayAnswer[];
+}
+
+/** `priorart check --json` on the relays' answers, with headers from `headers` (and the near copies, when looked for). */
+export async function check(
+  x: string,
+  answers: RelayAnswer[],
+  headers: HeaderSource,
+  network: Network,
+  near?: NearAnswers,
+): Promise<CheckReport> {
+  return (await core.check(x, answers, headers, network, near)) as unknown as CheckReport;
+}
+
 
 export const contentEvent = core.contentEvent;
 export const attestation = core.attestation;

@@ -8,18 +8,33 @@ import type { Ending } from './relay';
 
 export interface ReportView {
   verdict: HTMLElement;
+  /** What the verdict is worth: provisional (which relays are not heard yet) or final. */
+  note: HTMLElement;
   ranking: HTMLTableSectionElement;
   refused: HTMLElement;
   unverified: HTMLElement;
+  /** The near copies' list and its section (hidden when they were not looked for). */
+  near: HTMLElement;
+  nearSection: HTMLElement;
   contents: HTMLElement;
   json: HTMLElement;
 }
 
-export function showReport(view: ReportView, report: CheckReport, final: boolean): void {
+/**
+ * Shows `report`; `provisional` says why it may still change (relays not
+ * heard yet), null for the final report of a query.
+ */
+export function showReport(view: ReportView, report: CheckReport, provisional: string | null): void {
   view.verdict.textContent = report.verdict.text;
   view.verdict.dataset.status = report.verdict.status;
-  if (final) view.verdict.dataset.final = 'true';
-  else delete view.verdict.dataset.final;
+  if (provisional === null) {
+    view.verdict.dataset.final = 'true';
+    delete view.verdict.dataset.provisional;
+  } else {
+    delete view.verdict.dataset.final;
+    view.verdict.dataset.provisional = 'true';
+    view.note.textContent = provisional;
+  }
 
   fill(
     view.ranking,
@@ -27,12 +42,13 @@ export function showReport(view: ReportView, report: CheckReport, final: boolean
       el(
         'tr',
         { 'data-rank': String(proof.rank), 'data-author': proof.author },
-        el('td', {}, String(proof.rank)),
-        el('td', {}, short(proof.npub, 12)),
-        el('td', {}, String(proof.block.height)),
-        el('td', {}, proof.block.utc),
-        el('td', {}, proof.content ? `${proof.content.tag} ${proof.content.found ? 'found' : 'not found'}` : '–'),
-        el('td', {}, proof.relays.join(', ')),
+        // data-label: the column's name, shown beside each cell on a phone, where rows become cards.
+        el('td', { 'data-label': 'Rank' }, String(proof.rank)),
+        el('td', { 'data-label': 'Author' }, short(proof.npub, 12)),
+        el('td', { 'data-label': 'Block' }, String(proof.block.height)),
+        el('td', { 'data-label': 'Block time' }, proof.block.utc),
+        el('td', { 'data-label': 'Content' }, proof.content ? `${proof.content.tag} ${proof.content.found ? 'found' : 'not found'}` : '–'),
+        el('td', { 'data-label': 'Relays' }, proof.relays.join(', ')),
       ),
     ),
   );
@@ -93,7 +109,42 @@ export function showReport(view: ReportView, report: CheckReport, final: boolean
   );
   if (report.content_events.length === 0) fill(view.contents, el('li', {}, 'None.'));
 
+  showNearCopies(view, report);
   view.json.textContent = JSON.stringify(report, null, 2);
+}
+
+/**
+ * The near copies (another X, nearly the same words; found through the
+ * fuzzy `B` keys and verified against the text by the package), each with
+ * its earliest valid proof or why it has none: the proven author of a near
+ * copy may be the text's real author.
+ */
+function showNearCopies(view: ReportView, report: CheckReport): void {
+  const fuzzy = report.fuzzy;
+  view.nearSection.hidden = !fuzzy;
+  if (!fuzzy) return fill(view.near);
+  const named = report.verdict.earliest?.near_copy?.event_id;
+  fill(
+    view.near,
+    el('li', { class: 'summary' }, fuzzy.text),
+    ...fuzzy.near_copies.map((copy) => {
+      const first = copy.proofs[0];
+      return el(
+        'li',
+        { 'data-event': copy.event_id, 'data-author': copy.author, ...(copy.event_id === named ? { 'data-earliest': 'true' } : {}) },
+        el('strong', {}, first ? `proven at block ${first.block.height} (${first.block.utc}) ` : 'no valid proof '),
+        'by ',
+        short(copy.npub, 12),
+        `: kind ${copy.kind} event `,
+        short(copy.event_id),
+        `, word 5-gram Jaccard ${copy.jaccard.toFixed(2)}, ${copy.distance} simhash-doc bit(s) away, X `,
+        short(copy.x),
+        copy.unverified.length > 0 ? `; ${copy.unverified.length} unverified proof(s)` : '',
+        copy.refused.length > 0 ? `; ${copy.refused.length} invalid proof(s)` : '',
+        ` (from ${copy.relays.join(', ')})`,
+      );
+    }),
+  );
 }
 
 /** A relay's ending in words. */

@@ -24,11 +24,21 @@ export interface CheckReport {
   x: string;
   network: string;
   verdict: {
-    status: 'proven' | 'unproven' | 'nothing_found' | 'no_relay_answered' | 'no_relay_asked';
+    status: 'proven' | 'near_copy_proven' | 'unverified' | 'unproven' | 'nothing_found' | 'no_relay_answered' | 'no_relay_asked';
     text: string;
-    earliest: { author: string; npub: string; event_id: string; height?: number; utc: string } | null;
+    earliest: {
+      author: string;
+      npub: string;
+      event_id: string;
+      height?: number;
+      utc: string;
+      /** With `near_copy_proven`: the near copy (another X) whose proof is the earliest. */
+      near_copy?: { event_id: string; author: string; npub: string; x: string; jaccard: number };
+    } | null;
     other_authors: number;
   };
+  /** The near copies, when they were looked for (a text of 100 words or more). */
+  fuzzy?: NearCopies | null;
   relays: {
     url: string;
     answered: boolean;
@@ -68,6 +78,31 @@ export interface CheckReport {
     x_check: 'matches' | 'does_not_match' | 'cannot_check';
     detail: string | null;
     relays: string[];
+  }[];
+}
+
+/** What the near-copy search found (nip::check::near::FuzzyReport). */
+export interface NearCopies {
+  text: string;
+  simhash_doc: string;
+  k: number;
+  min_jaccard: number;
+  keys: number;
+  candidates: number;
+  near_copies: {
+    event_id: string;
+    author: string;
+    npub: string;
+    kind: number;
+    utc: string;
+    simhash_doc: string;
+    distance: number;
+    jaccard: number;
+    x: string;
+    relays: string[];
+    proofs: { rank: number; event_id: string; author: string; npub: string; block: { height: number; utc: string } }[];
+    unverified: { event_id: string; npub: string }[];
+    refused: { event_id: string; verdict: string; reasons: string[] }[];
   }[];
 }
 

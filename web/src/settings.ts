@@ -12,6 +12,13 @@ export interface Settings {
   timeoutSeconds: number;
 }
 
+/**
+ * The settings in force, or what is wrong with them: the caller says it
+ * where the reader acted (next to the button clicked), not only in the
+ * settings form, which may be closed or scrolled away.
+ */
+export type SettingsRead = { ok: true; settings: Settings } | { ok: false; problem: string };
+
 const KEY = 'priorart.settings.v1';
 export const DEFAULT_TIMEOUT_SECONDS = 10;
 const MAX_TIMEOUT_SECONDS = 120;

@@ -1,13 +1,13 @@
 // "Who published this first?": the text's fingerprints (offline), the
 // relays' answers as they arrive, and the package's `check` over them.
 
-import { byId, el, fill } from './dom';
+import { byId, el, fill, say } from './dom';
 import { headerSource } from './headers';
 import * as priorart from './priorart';
 import { QUERY_LIMITS, queryRelay, type RelayAnswer } from './relay';
 import { endingText, showReport, type ReportView } from './render';
 import type { CheckReport } from './report';
-import type { Settings } from './settings';
+import type { Settings, SettingsRead } from './settings';
 
 const FINGERPRINT_DELAY_MS = 120;
 /** How long after a relay ends the page checks what has arrived, if others are still pending. */
@@ -15,7 +15,7 @@ const INTERIM_CHECK_DELAY_MS = 1_000;
 
 /** What the page needs of the rest: the settings in force when asked. */
 export interface WhoContext {
-  settings(): Settings | null;
+  settings(): SettingsRead;
 }
 
 export function setUpWho(context: WhoContext): { text(): string; x(): string | null } {
@@ -32,9 +32,12 @@ export function setUpWho(context: WhoContext): { text(): string; x(): string | n
   const relayList = byId('relay-list');
   const view: ReportView = {
     verdict: byId('verdict'),
+    note: byId('verdict-note'),
     ranking: byId<HTMLTableElement>('ranking').tBodies[0]!,
     refused: byId('refused'),
     unverified: byId('unverified'),
+    near: byId('near'),
+    nearSection: byId('near-section'),
     contents: byId('contents'),
     json: byId('report-json'),
   };
@@ -73,21 +76,42 @@ export function setUpWho(context: WhoContext): { text(): string; x(): string | n
     if (explain.open) showWords(text.value);
   });
 
+  // Only the last file chosen is shown, whatever order the reads end in.
+  let reading = 0;
+  let extractorLoaded = false;
   const readFile = async (chosen: File) => {
+    const read = ++reading;
+    say(
+      fileStatus,
+      extractorLoaded ? `Reading ${chosen.name}…` : `Reading ${chosen.name} (fetching the document reader, first file only)…`,
+      'loading',
+    );
     const bytes = new Uint8Array(await chosen.arrayBuffer());
-    const head = new TextDecoder().decode(bytes.subarray(0, 1024));
-    const html =
-      /\.x?html?$/i.test(chosen.name) || chosen.type === 'text/html' || /^\s*(<!doctype html|<html)/i.test(head);
-    try {
-      // The bytes as the CLI reads a file: HTML extracted, text decoded (BOM, charset).
-      text.value = await priorart.documentText(bytes, html ? 'html' : 'text');
-    } catch (error) {
-      fileStatus.textContent = `${chosen.name}: ${error instanceof Error ? error.message : String(error)}`;
+    // The format is the package's to detect, from the bytes, as the CLI does.
+    const answer = await priorart.documentText(bytes);
+    if (read !== reading) return;
+    extractorLoaded ||= 'text' in answer || answer.unreadable.kind !== 'no_reader';
+    if ('unreadable' in answer) {
+      // The text and X of an earlier file or paste are not this file's: gone.
+      text.value = '';
+      fingerprint();
+      results.hidden = true;
+      const { unreadable } = answer;
+      say(
+        fileStatus,
+        unreadable.kind === 'pdf'
+          ? `${chosen.name} is a PDF, which is not read in the browser: priorart fingerprint ${chosen.name} reads it and prints its X.`
+          : unreadable.kind === 'no_reader'
+            ? `${chosen.name} was not read: the document reader could not be downloaded (${unreadable.message}); pasting works offline.`
+            : `${chosen.name} could not be read: ${unreadable.message}`,
+        'error',
+      );
+      fileStatus.dataset.file = unreadable.kind === 'pdf' ? 'pdf' : unreadable.kind === 'no_reader' ? 'no_reader' : 'unreadable';
       return;
     }
-    fileStatus.textContent = html
-      ? `Read ${chosen.name}: HTML, its text extracted as priorart does (${text.value.length} characters).`
-      : `Read ${chosen.name} (${text.value.length} characters).`;
+    text.value = answer.text;
+    say(fileStatus, `Read ${chosen.name} as priorart reads it: ${answer.text.length} characters of text.`, 'done');
+    fileStatus.dataset.file = 'read';
     fingerprint();
   };
   file.addEventListener('change', () => {
@@ -110,15 +134,22 @@ export function setUpWho(context: WhoContext): { text(): string; x(): string | n
   let generation = 0;
   ask.addEventListener('click', async () => {
     xNow();
-    const settings = context.settings();
-    if (!settings) return;
+    // Whatever was said about an earlier click is stale now.
+    say(askStatus, '');
+    const read = context.settings();
+    if (!read.ok) {
+      say(askStatus, `Nothing asked: ${read.problem} Fix it in the settings below (opened).`, 'error');
+      return;
+    }
+    const { settings } = read;
     if (settings.relays.length === 0) {
-      askStatus.textContent = 'Name at least one relay in the settings first: no relay is asked before you name it.';
+      say(askStatus, 'Name at least one relay in the settings first (opened below): no relay is asked before you name it.', 'error');
+      byId<HTMLDetailsElement>('settings').open = true;
       byId('relays').focus();
       return;
     }
     if (!currentX) {
-      askStatus.textContent = 'Paste a text or choose a file first.';
+      say(askStatus, 'Paste a text or choose a file first.', 'error');
       text.focus();
       return;
     }
@@ -126,15 +157,14 @@ export function setUpWho(context: WhoContext): { text(): string; x(): string | n
     const started = performance.now();
     results.hidden = false;
     ask.disabled = true;
-    askStatus.textContent = `Asking ${settings.relays.length} relay(s)…`;
     try {
-      const report = await askRelays(currentX, settings, relayList, view, asked, () => asked === generation);
+      const report = await askRelays(currentX, text.value, settings, relayList, view, askStatus, asked, () => asked === generation);
       if (asked !== generation || !report) return;
       const seconds = ((performance.now() - started) / 1000).toFixed(2);
       view.verdict.dataset.elapsedMs = String(Math.round(performance.now() - started));
-      askStatus.textContent = `Checked ${report.relays.length} relay(s) in ${seconds} s.`;
+      say(askStatus, `Checked ${report.relays.length} relay(s) in ${seconds} s.`, 'done');
     } catch (error) {
-      askStatus.textContent = `The check failed: ${error instanceof Error ? error.message : String(error)}`;
+      say(askStatus, `The check failed: ${error instanceof Error ? error.message : String(error)}`, 'error');
     } finally {
       if (asked === generation) ask.disabled = false;
     }
@@ -147,53 +177,97 @@ export function setUpWho(context: WhoContext): { text(): string; x(): string | n
     fingerprint();
     return currentX;
   };
-  // Files are read by the package's second module (extraction), fetched
-  // now that the page works, after the core and never before it: a file
-  // read later, even offline, needs no download then. A failed fetch is
-  // tried again when a file is read.
-  priorart.loadExtractor().catch(() => undefined);
+  // The extraction module (about three times the core) is not fetched
+  // here: most readers paste, and the first file read fetches it.
   return { text: () => text.value, x: xNow };
 }
 
 /**
  * Queries every relay at once, shows each one's progress and ending as
  * it comes, checks what has arrived a second after a relay ends while
- * others are still pending (one check at a time), and ends with the check
- * of every answer.
+ * others are still pending (one check at a time; that verdict is marked
+ * provisional), and ends with the check of every answer. For a text of
+ * 100 words or more, as `priorart check FILE` does, each relay is also
+ * asked for the texts near it (their fuzzy `B` keys), then for the proofs
+ * of the near copies the package verified; the final check weighs them:
+ * an edited copy's reader is shown the original's proven author. The
+ * status line beside the button names what is awaited: relays, or block
+ * headers.
  */
 async function askRelays(
   x: string,
+  text: string,
   settings: Settings,
   relayList: HTMLElement,
   view: ReportView,
+  status: HTMLElement,
   run: number,
   current: () => boolean,
 ): Promise<CheckReport | null> {
   const filter = priorart.discoveryFilter(x);
-  const { headers, stats } = headerSource(settings.esplora, settings.network);
+  const nearFilter = priorart.nearCopiesFilter(text);
+  const esploraHost = settings.esplora ? new URL(settings.esplora).host : '';
+  let checkingNow = false;
+  const relayProgress = () => {
+    if (!current() || checkingNow) return;
+    const pending = answers.filter((answer) => answer === undefined).length;
+    const ended = answers.length - pending;
+    // The near-copy queries are awaited too: said, not hidden behind "0 still answering".
+    const nearPending = nearFilter ? answers.length - keyAnswers.filter(Boolean).length : 0;
+    const near = nearFilter ? `; near copies: ${nearPending} relay(s) still answering` : '';
+    if (pending > 0 || nearPending > 0) {
+      say(status, `Asking ${answers.length} relay(s): ${ended} ended, ${pending} still answering${near}…`, 'working');
+    }
+  };
+  const { headers, stats } = headerSource(settings.esplora, settings.network, (now) => {
+    if (current()) {
+      say(status, `Checking the proofs: waiting for Bitcoin block headers from ${esploraHost} (${now.requests} requested)…`, 'working');
+    }
+  });
   const limits = { ...QUERY_LIMITS, timeoutMs: settings.timeoutSeconds * 1000 };
   const answers: (RelayAnswer | undefined)[] = settings.relays.map(() => undefined);
+  // The answers to the near-copy query, by relay (filled as they end).
+  const keyAnswers: RelayAnswer[] = [];
   const items = settings.relays.map((url) => el('li', { 'data-relay': url, 'data-state': 'connecting' }, `${url}: connecting…`));
   fill(relayList, ...items);
   delete view.verdict.dataset.final;
-  view.verdict.textContent = 'Waiting for the relays…';
+  delete view.verdict.dataset.status;
+  view.verdict.textContent = 'No verdict yet: the relays are being asked.';
+  view.note.textContent = '';
+  relayProgress();
+
+  /** What a verdict on the answers so far is worth: the relays it has not heard. */
+  const provisional = () => {
+    const waiting = items.filter((_, index) => answers[index] === undefined).map((item) => `${item.dataset.relay} (${item.dataset.state === 'connecting' ? 'connecting' : 'answering'})`);
+    return `Provisional: ${waiting.length} relay(s) not heard yet, whose proofs may change it: ${waiting.join(', ')}.`;
+  };
 
   let checking: Promise<CheckReport | null> = Promise.resolve(null);
   let checkedWith = 0;
   let checkMs = 0;
   let checks = 0;
   let interim: ReturnType<typeof setTimeout> | undefined;
-  const checkArrived = (): Promise<CheckReport | null> => {
+  const checkArrived = (final: boolean, near?: priorart.NearAnswers): Promise<CheckReport | null> => {
     checking = checking.then(async (previous) => {
       const arrived = answers.filter((answer): answer is RelayAnswer => answer !== undefined);
       if (!current()) return previous;
-      if (arrived.length === checkedWith && previous) return previous;
+      if (arrived.length === checkedWith && previous && !near) return previous;
       checkedWith = arrived.length;
       const started = performance.now();
-      const report = await priorart.check(x, arrived, headers, settings.network);
+      checkingNow = true;
+      say(status, settings.esplora ? 'Checking the proofs…' : 'Checking the proofs (no Esplora URL: they stay unverified)…', 'working');
+      let report: CheckReport;
+      try {
+        report = await priorart.check(x, arrived, headers, settings.network, near);
+      } finally {
+        checkingNow = false;
+      }
       checkMs += performance.now() - started;
       checks += 1;
-      if (current()) showReport(view, report, false);
+      if (current()) {
+        showReport(view, report, final ? null : provisional());
+        relayProgress();
+      }
       return report;
     });
     return checking;
@@ -202,6 +276,8 @@ async function askRelays(
   await Promise.all(
     settings.relays.map(async (url, index) => {
       const item = items[index]!;
+      // The near-copy query on a connection of its own, beside the X query.
+      const keys = nearFilter ? queryRelay(url, nearFilter, limits, () => undefined) : null;
       const answer = await queryRelay(url, filter, limits, (progress) => {
         if (progress.state === 'done') return;
         item.dataset.state = progress.state;
@@ -210,19 +286,42 @@ async function askRelays(
       answers[index] = answer;
       item.dataset.state = answer.ending.status;
       item.textContent = `${url}: ${endingText(answer.ending)}, ${answer.events.length} event(s) in ${answer.elapsed_ms} ms`;
+      relayProgress();
       // A verdict on what has arrived while slower relays are still
       // pending; relays that end close together are checked together
       // (each check verifies every event again).
       interim ??= setTimeout(() => {
         interim = undefined;
-        if (answers.includes(undefined)) void checkArrived();
+        if (answers.includes(undefined)) void checkArrived(false);
       }, INTERIM_CHECK_DELAY_MS);
+      if (keys) {
+        const keyAnswer = await keys;
+        keyAnswers[index] = keyAnswer;
+        item.append(
+          el('span', { class: 'near-query', 'data-state': keyAnswer.ending.status }, `; near copies: ${endingText(keyAnswer.ending)}, ${keyAnswer.events.length} event(s)`),
+        );
+        relayProgress();
+      }
     }),
   );
   clearTimeout(interim);
-  const report = await checkArrived();
+  let near: priorart.NearAnswers | undefined;
+  if (nearFilter && current()) {
+    // The near copies the package verified against the text: their proofs, from every relay.
+    const proofFilter = priorart.nearCopiesProofFilter(text, keyAnswers);
+    let proofAnswers: RelayAnswer[] = [];
+    if (proofFilter) {
+      say(status, `Asking ${settings.relays.length} relay(s) for the proofs of the near copies found…`, 'working');
+      proofAnswers = await Promise.all(settings.relays.map((url) => queryRelay(url, proofFilter, limits, () => undefined)));
+    }
+    near = { text, keyAnswers, proofAnswers };
+  }
+  const report = await checkArrived(true, near);
   if (!report || !current()) return null;
-  showReport(view, report, true);
+  showReport(view, report, null);
+  const endings = new Map<string, number>();
+  for (const relay of report.relays) endings.set(relay.ending.status, (endings.get(relay.ending.status) ?? 0) + 1);
+  view.note.textContent = `Final: every relay answered or ended (${[...endings].map(([ending, count]) => `${count} ${ending === 'eose' ? 'answered' : ending.replaceAll('_', ' ')}`).join(', ')}).`;
   view.verdict.dataset.run = String(run);
   for (const [index, summary] of report.relays.entries()) {
     const item = items[index];

@@ -5,8 +5,9 @@
 // page. Nothing here is mocked: the page talks to the real processes.
 
 import { spawn } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { dirname, extname, join, normalize, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -32,19 +33,44 @@ const TYPES = {
   '.json': 'application/json',
 };
 
-/** Serves `dir` (the built page) on 127.0.0.1; `origin` is what the page's requests carry. */
-export async function serveStatic(dir = join(WEB, 'dist')) {
+/**
+ * Serves `dir` (the built page) on 127.0.0.1; `origin` is what the page's
+ * requests carry. A path without a file extension gets index.html; a
+ * missing file gets a 404 (the page's favicon must exist). With `gzip`,
+ * answers are compressed for clients that accept it, as a static host
+ * does, so that transferred bytes are what a reader downloads.
+ */
+export async function serveStatic(dir = join(WEB, 'dist'), { gzip = false } = {}) {
   if (!existsSync(join(dir, 'index.html'))) throw new Error(`${dir}/index.html is missing: run npm run build in web/`);
   const server = createServer((request, response) => {
     const path = normalize(decodeURIComponent(new URL(request.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
     let file = join(dir, path);
-    if (!file.startsWith(dir) || !existsSync(file) || statSync(file).isDirectory()) file = join(dir, 'index.html');
-    response.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-store' });
-    createReadStream(file).pipe(response);
+    if (!file.startsWith(dir) || !existsSync(file) || statSync(file).isDirectory()) {
+      if (extname(path)) {
+        response.writeHead(404, { 'Content-Type': 'text/plain' });
+        response.end('not found\n');
+        return;
+      }
+      file = join(dir, 'index.html');
+    }
+    let body = readFileSync(file);
+    const headers = { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-store' };
+    if (gzip && /\bgzip\b/.test(request.headers['accept-encoding'] ?? '')) {
+      body = gzipSync(body, { level: 9 });
+      headers['Content-Encoding'] = 'gzip';
+    }
+    response.writeHead(200, { ...headers, 'Content-Length': body.length });
+    response.end(body);
   });
   await new Promise((done) => server.listen(0, '127.0.0.1', done));
   const origin = `http://127.0.0.1:${server.address().port}`;
-  return { origin, close: () => new Promise((done) => server.close(done)) };
+  // A browser keeps its connections alive: they are cut, not waited for.
+  const close = () => {
+    const closed = new Promise((done) => server.close(done));
+    server.closeAllConnections();
+    return closed;
+  };
+  return { origin, close };
 }
 
 /** Starts the fixture world, its `priorart serve` allowing `origin` (none: no CORS); resolves with its description (URLs, scenario). */
@@ -96,9 +122,12 @@ export async function launchBrowser() {
   });
 }
 
-/** A new page whose console errors and uncaught exceptions are collected in `page.problems`. */
-export async function newPage(browser, origin, { signerKey } = {}) {
-  const context = await browser.newContext();
+/** A phone's viewport (the issue's measure). */
+export const PHONE = { width: 390, height: 844 };
+
+/** A new page whose console errors and uncaught exceptions are collected in `page.problems`; `viewport` defaults to 1280×800. */
+export async function newPage(browser, origin, { signerKey, viewport = { width: 1280, height: 800 } } = {}) {
+  const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   page.problems = [];
   page.on('pageerror', (error) => page.problems.push(`uncaught: ${error.message}`));
@@ -127,8 +156,14 @@ export async function injectSigner(page, secretKey) {
   }, getPublicKey(secretKey));
 }
 
+/** Opens the settings (folded at the bottom of the page once relays are named). */
+export async function openSettings(page) {
+  await page.evaluate(() => (document.getElementById('settings').open = true));
+}
+
 /** Fills the settings form and saves it. */
 export async function configure(page, { relays, esplora = '', network = 'regtest', service = '', timeout = 5 }) {
+  await openSettings(page);
   await page.fill('#relays', relays.join('\n'));
   await page.fill('#esplora', esplora);
   await page.selectOption('#network', network);
@@ -154,10 +189,26 @@ export async function askAbout(page, text, timeout = 60_000) {
   return page.evaluate(() => JSON.parse(document.getElementById('report-json').textContent));
 }
 
-/** Saves a screenshot of the whole page under target/web-screenshots. */
-export async function screenshot(page, name) {
+/** Saves a screenshot under target/web-screenshots: the whole page, or only the viewport (`fullPage: false`, what a reader sees first). */
+export async function screenshot(page, name, { fullPage = true } = {}) {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
+}
+
+/** Fails when anything makes the document wider than the viewport (`what`: the state checked). */
+export async function assertFits(page, what) {
+  const { scrollWidth, innerWidth, widest } = await page.evaluate(() => {
+    const limit = window.innerWidth;
+    // The element that sticks out, named in the failure.
+    const widest = [...document.querySelectorAll('body *')]
+      .filter((node) => node.getBoundingClientRect().right > limit + 0.5)
+      .map((node) => `${node.tagName.toLowerCase()}${node.id ? '#' + node.id : ''}${node.className ? '.' + node.className : ''}`)
+      .slice(0, 5);
+    return { scrollWidth: document.documentElement.scrollWidth, innerWidth: limit, widest };
+  });
+  if (scrollWidth > innerWidth) {
+    throw new Error(`${what}: the document is ${scrollWidth} px wide in a ${innerWidth} px viewport (${widest.join(', ')})`);
+  }
 }
 
 /** Runs the priorart binary; resolves with its standard output (rejects on a failure exit). */

@@ -8,7 +8,8 @@ use priorart_align::report::Named;
 use priorart_extract::{ArchiveRecords, ExtractError, Format, Limits};
 use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, Shingling, SimhashDoc};
 use priorart_index::{Answer, Entry, Layout, Match, MemoryIndex, Query, SKETCH_WIDTH, TableKeys};
-use priorart_nip::check::UncheckedAnswer;
+use priorart_nip::check::{DEFAULT_MIN_JACCARD, NearQuery, UncheckedAnswer};
+use priorart_nip::fuzzy_tags::FUZZY_DISTANCE;
 use priorart_ots::{DetachedTimestamp, HeaderSource, Network, VerifyReport as OtsVerifyReport};
 use priorart_ots_net::{DEFAULT_HEADER_TIMEOUT, HeaderConfig, HeaderConfigError};
 use pyo3::create_exception;
@@ -801,30 +802,94 @@ fn nip_verify_json(
 /// caller asked the relays). `answers_json` is a JSON array of
 /// `{"url", "ending", "events", "notices"?, "answered"?, "elapsed_ms"?}`;
 /// each event is checked (id, signature, filter) as the relay client does.
+/// With `near` (the checked text, and the JSON arrays of what relays
+/// answered to its near-copy key query and proof query), the near copies
+/// too (the report's `fuzzy` member), which may change the verdict.
 #[pyfunction]
+#[pyo3(signature = (x, answers_json, headers, near=None))]
 fn check_json(
     py: Python<'_>,
     x: PyBackedStr,
     answers_json: PyBackedStr,
     headers: HeaderSourceOptions,
+    near: Option<(PyBackedStr, PyBackedStr, PyBackedStr)>,
 ) -> PyResult<String> {
     let x: priorart_fingerprint::EqualityFingerprint = x.parse().map_err(|_| {
         with_reason::<InputError>(py, "invalid_x", format!("{}: not a fingerprint (64 hex digits)", &*x))
     })?;
-    let answers: Vec<UncheckedAnswer> = serde_json::from_str(&answers_json)
-        .map_err(|err| with_reason::<InputError>(py, "invalid_answers", format!("relay answers: {err}")))?;
+    let answers = unchecked_answers(py, &answers_json, "relay answers")?;
+    let near = match &near {
+        Some((text, keys, proofs)) => Some((
+            near_query(py, text)?,
+            unchecked_answers(py, keys, "near-copy key answers")?,
+            unchecked_answers(py, proofs, "near-copy proof answers")?,
+        )),
+        None => None,
+    };
     py.detach(|| {
         let source = headers.source()?;
+        let network = headers.config.network;
         let answers: Vec<_> = answers.into_iter().map(|answer| answer.check(&x)).collect();
-        Ok(priorart_nip::check::check(&x, &answers, source.as_ref(), headers.config.network).to_json())
+        let report = priorart_nip::check::check(&x, &answers, source.as_ref(), network);
+        let report = match near {
+            Some((query, keys, proofs)) => {
+                let fuzzy = query.report_unchecked(&report, keys, proofs, source.as_ref(), network);
+                report.with_near_copies(fuzzy)
+            }
+            None => report,
+        };
+        Ok(report.to_json())
     })
     .map_err(|err| header_config_error(py, &err))
+}
+
+fn unchecked_answers(py: Python<'_>, json: &str, what: &str) -> PyResult<Vec<UncheckedAnswer>> {
+    serde_json::from_str(json)
+        .map_err(|err| with_reason::<InputError>(py, "invalid_answers", format!("{what}: {err}")))
+}
+
+/// The near-copy query of `text` at the NIP extension's defaults (within
+/// 6 simhash-doc bits, word 5-gram Jaccard at least 0.5).
+fn near_query(py: Python<'_>, text: &str) -> PyResult<NearQuery> {
+    NearQuery::of_text(text, FUZZY_DISTANCE, DEFAULT_MIN_JACCARD)
+        .map_err(|err| with_reason::<InputError>(py, err.reason(), err.to_string()))
+}
+
+/// The REQ filters of the near-copy queries of `text`, as JSON: the
+/// content events carrying one of its `B` keys, and, given what relays
+/// answered to that (`key_answers_json`), the proofs of the verified near
+/// copies' `X` values (`None` without a copy).
+#[pyfunction]
+#[pyo3(signature = (text, key_answers_json=None))]
+fn near_copies_filter_json(
+    py: Python<'_>,
+    text: PyBackedStr,
+    key_answers_json: Option<PyBackedStr>,
+) -> PyResult<Option<String>> {
+    let query = near_query(py, &text)?;
+    let filter = match &key_answers_json {
+        None => Some(query.filter()),
+        Some(json) => {
+            let answers: Vec<_> = unchecked_answers(py, json, "near-copy key answers")?
+                .into_iter()
+                .map(|answer| answer.check_against(query.filter()))
+                .collect();
+            query.proof_filter(&answers)
+        }
+    };
+    Ok(filter.map(|filter| serde_json::to_string(&filter).expect("a filter serializes")))
 }
 
 /// The passages `a` and `b` share (`priorart_align`, default parameters)
 /// as the JSON text of `priorart compare --passages --json`.
 #[pyfunction]
-fn passages_json(py: Python<'_>, a: PyBackedStr, b: PyBackedStr, a_name: &str, b_name: &str) -> PyResult<String> {
+fn passages_json(
+    py: Python<'_>,
+    a: PyBackedStr,
+    b: PyBackedStr,
+    a_name: &str,
+    b_name: &str,
+) -> PyResult<String> {
     let found = py
         .detach(|| priorart_align::align(&a, &b))
         .map_err(|err| with_reason::<InputError>(py, err.reason(), err.to_string()))?;
@@ -865,5 +930,6 @@ fn _priorart(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(ots_verify_json, module)?)?;
     module.add_function(wrap_pyfunction!(nip_verify_json, module)?)?;
     module.add_function(wrap_pyfunction!(check_json, module)?)?;
+    module.add_function(wrap_pyfunction!(near_copies_filter_json, module)?)?;
     Ok(())
 }

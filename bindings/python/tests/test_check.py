@@ -62,8 +62,10 @@ def test_what_cannot_be_trusted_is_said(headers, tmp_path):
     no_headers = priorart.HeaderSource(header_cache=empty, network="regtest")
     unchecked = priorart.check(x, [{"url": "wss://r", "ending": {"status": "eose"}, "events": events()}],
                                header_source=no_headers)
-    assert unchecked.verdict.status == "unproven" and unchecked.proofs == ()
+    assert unchecked.verdict.status == "unverified" and unchecked.proofs == ()
     assert len(unchecked.unverified) == len(events())
+    assert unchecked.verdict.text.startswith(f"{len(events())} proofs found, none could be checked")
+    assert unchecked.set_aside == ()
     assert priorart.check(x, [], header_source=headers).verdict.status == "no_relay_asked"
     down = {"url": "wss://down", "ending": {"status": "unreachable", "error": "refused"}, "events": []}
     silent = priorart.check(x, [down], header_source=headers)
@@ -72,3 +74,22 @@ def test_what_cannot_be_trusted_is_said(headers, tmp_path):
     with pytest.raises(priorart.InputError) as caught:
         priorart.check(x, [{"url": "wss://r"}], header_source=headers)
     assert caught.value.reason == "invalid_answers"
+
+
+def test_near_copies_are_asked_for_and_reported(headers):
+    x = (NIP / "x").read_text().strip()
+    text = (NIP / "text.txt").read_text()
+    keys = priorart.near_copies_filter(text)
+    assert len(keys["#B"]) == 28 and 1041 not in keys["kinds"]
+    answers = [{"url": "wss://one.example", "ending": {"status": "eose"}, "events": events()}]
+    # The proofs found by X are not content events: no near copy to ask proofs for.
+    assert priorart.near_copies_proof_filter(text, answers) is None
+    near = {"text": text, "key_answers": answers, "proof_answers": []}
+    report = priorart.check(x, answers, header_source=headers, near=near)
+    assert report.fuzzy["keys"] == 28 and report.fuzzy["near_copies"] == []
+    # The proofs of X itself still decide: no near copy is earlier.
+    assert report.verdict.status == "proven"
+    with pytest.raises(priorart.InputError) as error:
+        priorart.check(x, answers, header_source=headers, near={"text": text, "key_answers": "[not json"})
+    assert error.value.reason == "invalid_answers"
+

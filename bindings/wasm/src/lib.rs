@@ -298,6 +298,86 @@ impl HeaderRounds {
         let network = self::network(&network)?;
         Ok(priorart_nip::check::check(&answers.x, &answers.answers, &self.source, network).to_json())
     }
+
+    /// [`HeaderRounds::check`] with the near copies of `near` (the
+    /// report's `fuzzy` member), which may change the verdict: a near copy
+    /// proven earlier than every proof of `X` names the likely original.
+    #[wasm_bindgen(js_name = checkNear)]
+    pub fn check_near(
+        &self,
+        answers: &RelayAnswers,
+        near: &NearAnswers,
+        network: JsValue,
+    ) -> Result<String, JsValue> {
+        let network = self::network(&network)?;
+        let exact = priorart_nip::check::check(&answers.x, &answers.answers, &self.source, network);
+        let fuzzy = near.query.report_unchecked(
+            &exact,
+            near.key_answers.clone(),
+            near.proof_answers.clone(),
+            &self.source,
+            network,
+        );
+        Ok(exact.with_near_copies(fuzzy).to_json())
+    }
+}
+
+/// What the relays answered to the near-copy queries of a text (its `B`
+/// keys, then the proofs of the copies' `X` values), read once; checked
+/// as the relay client checks them by [`HeaderRounds::check_near`].
+#[wasm_bindgen]
+pub struct NearAnswers {
+    query: NearQuery,
+    key_answers: Vec<UncheckedAnswer>,
+    proof_answers: Vec<UncheckedAnswer>,
+}
+
+#[wasm_bindgen]
+impl NearAnswers {
+    /// `key_answers_json`, `proof_answers_json`: JSON arrays of
+    /// `nip::check::UncheckedAnswer`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        text: JsValue,
+        key_answers_json: JsValue,
+        proof_answers_json: JsValue,
+    ) -> Result<NearAnswers, JsValue> {
+        Ok(NearAnswers {
+            query: near_query(&string(&text, "near.text")?)?,
+            key_answers: unchecked_answers(
+                &string(&key_answers_json, "near.keyAnswers")?,
+                "near-copy key answers",
+            )?,
+            proof_answers: unchecked_answers(
+                &string(&proof_answers_json, "near.proofAnswers")?,
+                "near-copy proof answers",
+            )?,
+        })
+    }
+}
+
+fn near_query(text: &str) -> Result<NearQuery, JsValue> {
+    NearQuery::of_text(text, FUZZY_DISTANCE, DEFAULT_MIN_JACCARD)
+        .map_err(|err| input_error(err.reason(), &err.to_string()))
+}
+
+fn unchecked_answers(json: &str, what: &str) -> Result<Vec<UncheckedAnswer>, JsValue> {
+    serde_json::from_str(json).map_err(|err| input_error("invalid_answers", &format!("{what}: {err}")))
+}
+
+/// The REQ filter (JSON) for the proofs of the near copies among what the
+/// relays answered to [`fuzzy_discovery_filter`] (`key_answers_json`, a
+/// JSON array of `nip::check::UncheckedAnswer`), or `undefined` without a
+/// near copy.
+#[wasm_bindgen(js_name = nearCopiesProofFilter)]
+pub fn near_copies_proof_filter(text: JsValue, key_answers_json: JsValue) -> Result<Option<String>, JsValue> {
+    let query = near_query(&string(&text, "text")?)?;
+    let answers: Vec<RelayAnswer> =
+        unchecked_answers(&string(&key_answers_json, "keyAnswers")?, "near-copy key answers")?
+            .into_iter()
+            .map(|answer| answer.check_against(query.filter()))
+            .collect();
+    Ok(query.proof_filter(&answers).as_ref().map(filter_json))
 }
 
 /// What the relays answered to the discovery query of an `X`, checked
@@ -316,9 +396,7 @@ impl RelayAnswers {
     #[wasm_bindgen(constructor)]
     pub fn new(x: JsValue, answers_json: JsValue) -> Result<RelayAnswers, JsValue> {
         let x = fingerprint_x(&string(&x, "x")?)?;
-        let answers_json = string(&answers_json, "relayAnswers")?;
-        let answers: Vec<UncheckedAnswer> = serde_json::from_str(&answers_json)
-            .map_err(|err| input_error("invalid_answers", &format!("relay answers: {err}")))?;
+        let answers = unchecked_answers(&string(&answers_json, "relayAnswers")?, "relay answers")?;
         Ok(RelayAnswers { answers: UncheckedAnswer::check_all(answers, &x), x })
     }
 }
@@ -341,9 +419,7 @@ pub fn discovery_filter(x: JsValue) -> Result<String, JsValue> {
 /// filter; it finds every tagged text within 6 bits of its simhash-doc.
 #[wasm_bindgen(js_name = fuzzyDiscoveryFilter)]
 pub fn fuzzy_discovery_filter(text: JsValue) -> Result<String, JsValue> {
-    let query = NearQuery::of_text(&string(&text, "text")?, FUZZY_DISTANCE, DEFAULT_MIN_JACCARD)
-        .map_err(|err| input_error(err.reason(), &err.to_string()))?;
-    Ok(filter_json(&query.filter()))
+    Ok(filter_json(&near_query(&string(&text, "text")?)?.filter()))
 }
 
 /// A filter as the JSON a REQ carries.

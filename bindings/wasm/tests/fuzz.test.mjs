@@ -90,6 +90,8 @@ function fuzzer(random) {
       () => priorart.extractDocument(maybe(new TextEncoder().encode(TEXT)), options({ format: "text" })),
       () => priorart.verifyProofEvent(maybe(EVENTS[0]), headers(), options({ network: "regtest", content: TEXT })),
       () => priorart.check(maybe(X), maybe([{ url: "wss://r", ending: { status: "eose" }, events: EVENTS }]), headers(), options({ network: "regtest" })),
+      () => priorart.check(maybe(X), maybe([]), headers(), "regtest", options({ text: TEXT, keyAnswers: [], proofAnswers: [] })),
+      () => priorart.nearCopiesProofFilter(maybe(TEXT), maybe([{ url: "wss://r", ending: { status: "eose" }, events: EVENTS }])),
       () => priorart.relayAnswer({ url: maybe("wss://r"), subscribe: (_, p) => (p.oneose(), { close() {} }) }, maybe({ kinds: [1] }), options({ timeoutMs: 1 })),
       () => priorart.init(options({})),
     ],

@@ -19,9 +19,9 @@ const CLIENT = `import { Relay, SimplePool, finalizeEvent, generateSecretKey, ve
 import type { Event, EventTemplate, Filter } from "nostr-tools";
 import {
   attestation, cachedHeaders, check, checkSigned, contentEvent, discoveryFilter, esploraHeaders,
-  fingerprint, fuzzyDiscoveryFilter, init, memoryHeaders, relayAnswer, verifyProofEvent,
+  fingerprint, fuzzyDiscoveryFilter, init, memoryHeaders, nearCopiesProofFilter, relayAnswer, verifyProofEvent,
 } from "priorart";
-import type { CheckReport, DiscoveryFilter, EventToSign, RelayAnswer, VerifyReason, VerifyReport } from "priorart";
+import type { CheckReport, CheckStatus, DiscoveryFilter, EventToSign, RelayAnswer, VerifyReason, VerifyReport } from "priorart";
 
 export async function client(relay: Relay, pool: SimplePool, text: string): Promise<string> {
   await init();
@@ -39,7 +39,13 @@ export async function client(relay: Relay, pool: SimplePool, text: string): Prom
   ]);
   const headers = cachedHeaders(esploraHeaders("https://esplora.example/api"), memoryHeaders(new Map([[1, "00"]]).entries()));
   const report: CheckReport = await check(x, answers, headers);
-  const status: "proven" | "unproven" | "nothing_found" | "no_relay_answered" | "no_relay_asked" = report.verdict.status;
+  const status: CheckStatus = report.verdict.status;
+  // The near copies, as priorart check --fuzzy: the B-key query, then the copies' proofs.
+  const keyAnswers = [await relayAnswer(relay, fuzzyDiscoveryFilter(text))];
+  const proofFilter = nearCopiesProofFilter(text, keyAnswers);
+  const proofAnswers = proofFilter ? [await relayAnswer(relay, proofFilter)] : [];
+  const withNear = await check(x, answers, headers, "mainnet", { text, keyAnswers, proofAnswers });
+  const copies: number = withNear.fuzzy?.near_copies.length ?? 0;
   const height: number | undefined = report.proofs[0]?.report.bitcoin?.height;
   const days: number | undefined = report.proofs[0]?.report.cost_to_forge?.days_at_attested_hashrate;
 
@@ -54,7 +60,7 @@ export async function client(relay: Relay, pool: SimplePool, text: string): Prom
   const proof: VerifyReport = await verifyProofEvent(finalizeEvent({ ...request }, secret), headers, "regtest");
   const reason: VerifyReason | null = proof.steps[0]?.reason ?? null;
   const warned: string[] = proof.warnings.map((warning) => warning.reason);
-  return [status, height, days, fine, checked.id, reason, warned.join(), proof.content?.matches_x].join(" ");
+  return [status, copies, height, days, fine, checked.id, reason, warned.join(), proof.content?.matches_x].join(" ");
 }
 `;
 
@@ -86,7 +92,15 @@ test("a client against nostr-tools' own types, and real reports as the declared 
     { url: "wss://two", ending: { status: "closed", message: "no" }, events: [{ ...events[0], sig: "0".repeat(128) }] },
     { url: "wss://three", ending: { status: "timeout" }, events: [] },
   ];
-  const checks = [await check(x, answers, all, "regtest"), await check(x, answers, memoryHeaders(), "regtest"), await check(fingerprint("nothing"), [], all, "regtest")];
+  const long = Array.from({ length: 30 }, (_, i) => `The mill at site ${i} ground grain on tide ${i * 7}.`).join(" ");
+  const near = { text: long, keyAnswers: [{ url: "wss://one", ending: { status: "eose" }, events: [] }], proofAnswers: [] };
+  const checks = [
+    await check(x, answers, all, "regtest"),
+    await check(x, answers, memoryHeaders(), "regtest"),
+    await check(fingerprint("nothing"), [], all, "regtest"),
+    await check(x, answers, all, "regtest", near),
+  ];
+  assert.ok(checks[3].fuzzy, "a report with its near-copy member");
   assert.ok(verify.some((report) => report.bitcoin && report.cost_to_forge), "a report with a block and a cost to forge");
   assert.ok(checks[0].proofs.length > 0 && checks[1].unverified.length > 0, "ranked and unverified proofs");
 
@@ -164,5 +178,6 @@ test("the declared unions are the Rust enums' wire names, read from their source
   assert.deepEqual(declared("VerifyVerdict"), serdeNames("crates/nip/src/report.rs", "Verdict"));
   assert.deepEqual(declared("SkipReason"), serdeNames("crates/nip/src/check/answer.rs", "SkipReason"));
   assert.deepEqual(declared("CheckStatus"), serdeNames("crates/nip/src/check/report.rs", "CheckStatus"));
+  assert.deepEqual(declared("NotReported"), serdeNames("crates/nip/src/check/near.rs", "NotReported"));
   assert.deepEqual(declared("RelayEnding", /status: "([^"]+)"/g), serdeNames("crates/nip/src/check/answer.rs", "Ending"));
 });

@@ -202,7 +202,10 @@ test("check ranks the proofs by block, says what it skipped, and holds verifyEve
   assert.deepEqual(report.relays[3].skipped.map((s) => s.reason), ["bad_signature"]);
   assert.equal(report.relays[3].events, 1);
   assert.equal((await check(X, [], headers, "regtest")).verdict.status, "no_relay_asked");
-  assert.equal((await check(X, answers, memoryHeaders(), { network: "regtest" })).verdict.status, "unproven");
+  // Without headers the proofs are found and unchecked, named as such.
+  const unchecked = await check(X, answers, memoryHeaders(), { network: "regtest" });
+  assert.equal(unchecked.verdict.status, "unverified");
+  assert.match(unchecked.verdict.text, new RegExp(`^${EVENTS.length} proofs found, none could be checked`));
   await assert.rejects(check(X, [{ url: "wss://r" }], headers, "regtest"), (error) => error instanceof InputError && error.reason === "invalid_answers");
   await assert.rejects(check("nope", answers, headers, "regtest"), (error) => error.reason === "invalid_x");
 });

@@ -9,7 +9,9 @@
 //!
 //! The relays hold a scenario: one text, its first author (proof in block
 //! h), a later copier (block h + 1), and a thief whose kind 1041 carries
-//! the first author's proof (proof for another digest). With
+//! the first author's proof (proof for another digest); and issue 31's
+//! near copy: an essay proven early, an edited copy (another X) proven
+//! later by another key (`near` in the JSON line). With
 //! `--bench-events N`, they also hold N events of a second text (notes by
 //! many authors, a tenth of the events proofs of some of them, each in its
 //! own block).
@@ -36,6 +38,39 @@ type Error = Box<dyn std::error::Error>;
 const TEXT: &str = "The lighthouse keeper's logbook, kept through forty winters, records every ship \
     that passed the point, every storm that closed the harbour and every night the lamp was lit \
     by hand, a plain account that reads, page after page, like the memory of the whole coast.";
+
+/// The near-copy case's essay (over 100 words: its notes carry fuzzy
+/// discovery `B` tags).
+const ESSAY: &str = "Every river town along the lower valley kept a flood book in the parish hall, a heavy \
+    ledger in which the sexton wrote the height of the water each spring against the marks cut into the \
+    church door. Read together, the books tell a slow story that no single winter could: the floods came \
+    later in the year as the forests upstream were cleared, they rose faster once the marshes were drained \
+    for pasture, and they fell away more quickly after the new embankments pushed the river into a narrow \
+    channel. The sextons were not scientists. They wrote in the margins about drowned sheep, about the \
+    miller who refused to leave his wheel, about the schoolmaster who rowed children home across the \
+    square. Yet their numbers, taken one year after another, are as careful as any gauge, because each man \
+    knew his successor would read them and judge him by them. Historians who once dismissed the books as \
+    parish gossip now set them beside tree rings and river sediments, and find that the three records \
+    agree to within a hand's breadth across two centuries of water.";
+
+/// The copier's edits of [`ESSAY`]: one word in twenty changed (5 %)...
+const ESSAY_EDITS: [(&str, &str); 10] = [
+    ("heavy", "thick"),
+    ("sexton", "verger"),
+    ("slow", "quiet"),
+    ("cleared,", "felled,"),
+    ("pasture,", "grazing,"),
+    ("narrow", "tight"),
+    ("margins", "edges"),
+    ("refused", "declined"),
+    ("careful", "exact"),
+    ("dismissed", "scorned"),
+];
+
+/// ... and a footer of its own: another `X`, within a few bits of the
+/// essay's simhash-doc (`priorart compare`: distance 4, word 5-gram Jaccard
+/// 0.55, above the near-copy floor of 0.5).
+const COPY_FOOTER: &str = "First published on the Valley Heritage blog. Share freely with attribution.";
 
 /// The benchmark's text.
 const BENCH_TEXT: &str = "Harbour towns kept their archives in the cellars of customs houses, where \
@@ -71,6 +106,11 @@ fn main() -> Result<(), Error> {
     publish(&relay_urls[..1], &[&scenario.first_note, &scenario.first_proof])?;
     publish(&relay_urls[1..2], &[&scenario.copier_note, &scenario.copier_proof])?;
     publish(&relay_urls[2..], &[&scenario.copier_proof, &scenario.stolen_proof])?;
+    let near = NearCopyCase::build(&chain)?;
+    // The essay and its proof on one relay, the copy and its proof on
+    // another: the reader's verdict needs both relays' answers.
+    publish(&relay_urls[..1], &[&near.essay_note, &near.essay_proof])?;
+    publish(&relay_urls[1..2], &[&near.copy_note, &near.copy_proof])?;
     let liar = lying_relay(&scenario);
     let hang = ScriptedRelay::start(|_| vec![Frame::Hang]);
     let silent = ScriptedRelay::silent();
@@ -118,6 +158,17 @@ fn main() -> Result<(), Error> {
             "copier_block": scenario.copier_block,
             "thief": scenario.thief.public_key().to_hex(),
             "stolen_proof": scenario.stolen_proof.id.to_hex(),
+        },
+        "near": {
+            "essay": ESSAY,
+            "copy": near.copy,
+            "essay_x": priorart_fingerprint::minhash_equality_v1(ESSAY).to_string(),
+            "copy_x": priorart_fingerprint::minhash_equality_v1(&near.copy).to_string(),
+            "author": near.author.public_key().to_hex(),
+            "author_block": near.essay_block,
+            "essay_event": near.essay_note.id.to_hex(),
+            "copier": near.copier.public_key().to_hex(),
+            "copier_block": near.copy_block,
         },
         "bench": bench,
     });
@@ -273,6 +324,49 @@ impl Scenario {
             copier_block,
             thief,
             stolen_proof,
+        })
+    }
+}
+
+/// Issue 31's case: an author protects an essay (valid proof, early
+/// block); later a copier publishes an edited copy (another `X`) under
+/// another key, with a valid proof of its own at a later block. A reader
+/// checking the copy must be shown the essay's author.
+struct NearCopyCase {
+    author: Keys,
+    essay_note: Event,
+    essay_proof: Event,
+    essay_block: u64,
+    copier: Keys,
+    copy: String,
+    copy_note: Event,
+    copy_proof: Event,
+    copy_block: u64,
+}
+
+impl NearCopyCase {
+    fn build(chain: &SharedChain) -> Result<NearCopyCase, Error> {
+        let now = Timestamp::now().as_secs();
+        let (author, copier, service) = (Keys::generate(), Keys::generate(), Keys::generate());
+        let essay_note = note(&author, ESSAY, now - 20_000)?;
+        let (essay_proof, essay_block, _) = anchored(chain, &author, &essay_note, &service)?;
+        let edited: Vec<&str> = ESSAY
+            .split_whitespace()
+            .map(|word| ESSAY_EDITS.iter().find(|(from, _)| *from == word).map_or(word, |(_, to)| *to))
+            .collect();
+        let copy = format!("{}\n\n{COPY_FOOTER}", edited.join(" "));
+        let copy_note = note(&copier, &copy, now - 1_000)?;
+        let (copy_proof, copy_block, _) = anchored(chain, &copier, &copy_note, &service)?;
+        Ok(NearCopyCase {
+            author,
+            essay_note,
+            essay_proof,
+            essay_block,
+            copier,
+            copy,
+            copy_note,
+            copy_proof,
+            copy_block,
         })
     }
 }

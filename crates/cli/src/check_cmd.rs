@@ -141,8 +141,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
             }
             None => Vec::new(),
         };
-        report.fuzzy =
-            Some(candidates.report(&near, &key_answers, &proof_answers, source.as_ref(), args.headers.network()));
+        let fuzzy = candidates.report(&near, &key_answers, &proof_answers, source.as_ref(), args.headers.network());
+        report = report.with_near_copies(fuzzy);
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -154,9 +154,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         if let Some(local) = &local {
             local.write(&mut out, &lookup)?;
         }
-        out.write_all(report.verdict_line(colour).as_bytes())?;
+        out.write_all(report.verdict_line(colour, Some(HEADER_ADVICE)).as_bytes())?;
     }
-    if !report.unverified.is_empty() {
+    if report.verdict.status == check::CheckStatus::Unverified {
         note!("priorart: {}", exit::HEADER_SOURCE_HINT);
     }
     if !relays.is_empty() && !answers.iter().any(|answer| answer.answered) {
@@ -165,6 +165,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     Ok(ExitCode::from(exit::OK))
 }
+
+/// How `check` is given block headers, in an `unverified` verdict.
+const HEADER_ADVICE: &str = "give --esplora URL, --bitcoin-rpc URL or --header-cache DIR";
 
 /// Why `check --index` shows no passages for its near copies: it would have
 /// to align FILE with each copy's text, and the index holds only

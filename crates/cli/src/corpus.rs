@@ -18,11 +18,9 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// Whether a document's text is empty or only white space: nothing to
-/// fingerprint, sign or compare (every such text has the same fingerprints).
-pub fn is_blank(text: &str) -> bool {
-    text.trim().is_empty()
-}
+/// Whether a document's text is empty or only white space (the dedup
+/// engine's rule, so every front end skips the same texts).
+pub use priorart_dedup::is_blank;
 
 /// Bytes of text fingerprinted per batch.
 const BATCH_TEXT_BYTES: usize = 64 << 20;

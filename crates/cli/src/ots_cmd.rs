@@ -260,7 +260,7 @@ fn verify(args: VerifyArgs) -> Result<ExitCode> {
             print_verification(args.json, &report, verification)?;
             Ok(ExitCode::from(exit::OK))
         }
-        _ if report.lacks_headers() => {
+        _ if report.is_unverified() => {
             report_unverified(args.json, &report);
             Ok(ExitCode::from(exit::UNVERIFIED))
         }
@@ -291,7 +291,11 @@ fn report_unverified(json: bool, report: &VerifyReport) {
         println!("{}", report.to_json());
     }
     note!("priorart: UNVERIFIED (not invalid): {}", report.error().unwrap_or_default());
-    note!("priorart: {}", exit::HEADER_SOURCE_HINT);
+    if report.lacks_headers() {
+        note!("priorart: {}", exit::HEADER_SOURCE_HINT);
+    } else {
+        note!("priorart: the header source served headers that fail their own checks: it, not the proof, is at fault; check again with another source");
+    }
 }
 
 fn report_failure(json: bool, report: &VerifyReport, hint: Option<&str>) {

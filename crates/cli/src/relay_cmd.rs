@@ -5,7 +5,7 @@ use crate::policy_cmd::{load_policy, received_now, reload_policy};
 use anyhow::{Context, Result};
 use clap::Parser;
 use priorart_policy::{Action, PolicyFile};
-use priorart_relay_server::{Admission, RelayServer, ServerOptions, WritePolicy};
+use priorart_relay_server::{Admission, Limits, RelayServer, ServerOptions, WritePolicy};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,6 +27,49 @@ pub struct Args {
     /// file that no longer parses leaves the policy in force).
     #[arg(long, value_name = "FILE")]
     policy: Option<PathBuf>,
+    /// What one client may hold, so that none can lock the relay for the
+    /// others: connections over a limit get HTTP 503 with Retry-After at
+    /// once, requests over one a CLOSED or NOTICE naming it. The limits are
+    /// announced in the NIP-11 document.
+    #[command(flatten)]
+    limits: LimitArgs,
+}
+
+#[derive(clap::Args)]
+struct LimitArgs {
+    /// Connections served at once, in all (an idle one costs about 20 KiB).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_connections)]
+    max_connections: usize,
+    /// Connections at once from one IPv4 address or IPv6 /64.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_connections_per_address)]
+    max_connections_per_address: usize,
+    /// Seconds a connection may send nothing: then it is closed if it has
+    /// no subscription, else pinged and closed if it does not answer.
+    #[arg(long, value_name = "SECONDS", default_value_t = Limits::default().idle_timeout.as_secs())]
+    idle_timeout: u64,
+    /// Open subscriptions per connection.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_subscriptions)]
+    max_subscriptions: usize,
+    /// Filters per REQ.
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_filters)]
+    max_filters: usize,
+    /// Values per filter (ids, authors, kinds and tag values together).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_filter_values)]
+    max_filter_values: usize,
+}
+
+impl LimitArgs {
+    fn limits(&self) -> Limits {
+        Limits {
+            max_connections: self.max_connections.max(1),
+            max_connections_per_address: self.max_connections_per_address.max(1),
+            idle_timeout: std::time::Duration::from_secs(self.idle_timeout.max(1)),
+            max_subscriptions: self.max_subscriptions,
+            max_filters: self.max_filters,
+            max_filter_values: self.max_filter_values,
+            ..Limits::default()
+        }
+    }
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -42,6 +85,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     runtime.block_on(async {
         let mut options = ServerOptions::new(db.clone(), args.listen);
         options.write_policy = policy;
+        options.limits = args.limits.limits();
         let server = RelayServer::start(options).await?;
         note!("priorart: relay listening on {} (store {})", server.url(), db.display());
         stopped().await;

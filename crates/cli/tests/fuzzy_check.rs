@@ -128,4 +128,46 @@ fn an_edited_copy_finds_the_tagged_original_and_its_proof_ranked_by_block() {
         .output()
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
+
+    // The reader's case: a copier publishes the edited copy under his own
+    // key (its own X, so the exact query finds his note and no proof).
+    // The verdict names the proven original, not the copier.
+    let mallory = path("mallory.key");
+    stdout(priorart().args(["key", "generate"]).arg(&mallory));
+    let copied =
+        stdout(priorart().args(["event", "--kind", "1", "--key-file"]).arg(&mallory).arg(path("copy.md")));
+    let copied: Value = serde_json::from_str(&copied).expect("JSON");
+    let events = write_lines(dir.path(), "copy.jsonl", &[copied.to_string()]);
+    stdout(priorart().args(["publish", "--relay", &relay.url]).arg(events));
+    let out = check(dir.path(), &relay.url, &esplora.url(), &[]);
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let verdict = text.lines().last().expect("a verdict line");
+    let npub = ranked["npub"].as_str().expect("npub");
+    assert!(
+        verdict.starts_with(&format!("verdict: a near copy was proven earlier: {npub} at block {height}")),
+        "{text}"
+    );
+    assert!(verdict.contains(event["id"].as_str().expect("id")), "{verdict}");
+    assert!(!verdict.contains(copied["pubkey"].as_str().expect("pubkey")), "{verdict}");
+    let out = check(dir.path(), &relay.url, &esplora.url(), &["--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["verdict"]["status"], "near_copy_proven", "{}", report["verdict"]);
+    assert_eq!(report["verdict"]["earliest"]["near_copy"]["event_id"], event["id"]);
+
+    // Without block headers the proof is named as found and unchecked,
+    // before any untrusted created_at.
+    let out = priorart()
+        .args(["check", "--relay", &relay.url, "--network", "regtest"])
+        .arg(path("copy.md"))
+        .output()
+        .expect("runs");
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let verdict = text.lines().last().expect("a verdict line");
+    assert!(
+        verdict.starts_with(
+            "verdict: 1 proof of near copies found, none could be checked: no block headers to check them \
+             against (give --esplora URL"
+        ),
+        "{text}"
+    );
 }

@@ -66,9 +66,12 @@ fn verify_against_an_honest_and_a_lying_explorer() {
     forged.merkle_root =
         priorart_ots::bitcoin::TxMerkleNode::from_slice(&bad.attestations()[0].commitment).unwrap();
     let liar = EsploraServer::from_headers(vec![(358391, forged.block_hash(), forged)]);
-    run(&liar, "bad-stamp.txt.ots").code(1).stderr(predicates::str::contains("no proof of work"));
+    // A header failing its own checks blames the source, not the proof:
+    // unverified (exit 3), never invalid.
+    run(&liar, "bad-stamp.txt.ots").code(3).stderr(predicates::str::contains("no proof of work"));
     let liar = EsploraServer::from_headers(vec![(358391, real_hash, forged)]);
-    run(&liar, "bad-stamp.txt.ots").code(1).stderr(predicates::str::contains("hashes to"));
+    run(&liar, "bad-stamp.txt.ots").code(3).stderr(predicates::str::contains("hashes to"));
+    run(&liar, "hello-world.txt.ots").code(3).stderr(predicates::str::contains("UNVERIFIED (not invalid)"));
 }
 
 #[test]
@@ -235,12 +238,13 @@ fn stamp_upgrade_verify_on_regtest_from_the_cli() {
          attested block and the {on_top} on top\n",
         work_log2
     )));
-    // Without --network regtest the header is refused as a mainnet header.
+    // Without --network regtest the header is refused as a mainnet header:
+    // the source is wrong for mainnet, the proof unchecked (exit 3).
     priorart()
         .args(["ots", "verify", "--no-header-cache", "--esplora", &esplora.url()])
         .arg(&proofs[0])
         .assert()
-        .code(1)
+        .code(3)
         .stderr(predicates::str::contains("not a valid target for mainnet"));
 }
 

@@ -46,6 +46,32 @@ pub enum DedupError {
     /// The run was asked to stop (Ctrl-C).
     #[error("interrupted")]
     Interrupted,
+    /// The temporary file the texts are kept in could not be written.
+    #[error("cannot write the texts to a temporary file: {0}")]
+    Spill(#[source] std::io::Error),
+    /// A text longer than a place can hold (4 GiB).
+    #[error("a text of {bytes} bytes: at most 4 GiB per text")]
+    TextTooLong {
+        /// Its length.
+        bytes: u64,
+    },
+    /// An id given to two documents (each needs its own).
+    #[error("the id {id:?} names two documents (numbers {first} and {second}, from 0){}: each document needs its own id", more(*count))]
+    RepeatedId {
+        /// The id.
+        id: String,
+        /// The earlier document's number, from 0.
+        first: u32,
+        /// The later's.
+        second: u32,
+        /// How many documents repeat an earlier one's id.
+        count: usize,
+    },
+}
+
+/// ", and N more" when more than one id is repeated.
+fn more(count: usize) -> String {
+    if count > 1 { format!(", and {} more repeated id(s)", count - 1) } else { String::new() }
 }
 
 reason_names!(DedupError {
@@ -57,4 +83,7 @@ reason_names!(DedupError {
     Reread => "reread",
     Changed => "changed",
     Interrupted => "interrupted",
+    Spill => "spill",
+    TextTooLong => "text_too_long",
+    RepeatedId => "repeated_id",
 });

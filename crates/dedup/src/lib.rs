@@ -52,6 +52,7 @@ mod catalog;
 mod error;
 pub mod minhash;
 pub mod output;
+mod texts;
 mod verify;
 
 pub use bands::{FULL_RUN, WINDOW};
@@ -59,6 +60,7 @@ pub use catalog::{Catalog, Ids, Kept, Place, Places, Sketches};
 pub use error::DedupError;
 pub use minhash::Lsh;
 pub use priorart_index::{Pair, SKETCH_WIDTH, VerifiedPair};
+pub use texts::{Document, Spill, SpillReader, TextCollection, is_blank};
 pub use verify::{Reread, RereadError};
 
 use priorart_fingerprint::Shingling;

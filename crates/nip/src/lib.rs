@@ -89,7 +89,7 @@
 //! | member | value |
 //! |---|---|
 //! | `format` | `"priorart-verify/1"` |
-//! | `verdict` | `"valid"` (1041: steps 3, 4, 5 and 8 pass), `"valid-but-forgeable"` (1040 whose proof verifies), `"invalid"`, `"unverified"` (every check that could run passed, but no block header could be had for step 8: not a judgement on the proof), `"not-nip-ff-3"` (a 1041 of another scheme) |
+//! | `verdict` | `"valid"` (1041: steps 3, 4, 5 and 8 pass), `"valid-but-forgeable"` (1040 whose proof verifies), `"invalid"`, `"unverified"` (every check that could run passed, but no block header could be had for step 8: not a judgement on the proof), `"not-nip-ff-3"` (a 1041 of another scheme: it has no `description` tag, so embeds no kind 1042 attestation and claims no authorship; never called a forgery) |
 //! | `network` | `"mainnet"` or `"regtest"`: the chain the proof was checked against |
 //! | `scheme` | `"nip-ff-3"`, `"nip-03"`, or `null` when the input is not an event |
 //! | `event_id`, `kind`, `signer` | the event's own id, kind and pubkey (the 1041's signer is irrelevant to validity) |
@@ -99,11 +99,12 @@
 //! | `bitcoin` | `{"height", "time", "block_hash"}` of the earliest block the proof reaches (after step 8), else `null` |
 //! | `steps` | `[{"step", "check", "status": "pass"/"fail"/"skip", "reason", "detail"}]`, steps 1–8 (NIP-03: 1–4) |
 //! | `cost_to_forge` | after step 8: `{"blocks", "work_log2", "days_at_attested_hashrate", "claimed_blocks", "complete", "tip_as_far_as_held"}`: the blocks on top of that block up to the header source's tip (each header fetched and checked, at most 144), the expected hashes to redo it and them (log2), and those hashes in days of the network's hash rate at that block; `complete: false` makes it a lower bound; else `null` |
-//! | `warnings` | `[{"reason", "detail"}]`: `k_mismatch`, `k_missing`, `event_signature_invalid`, `forgeable_by_prestamping`, `not_nip_ff_3`, `cost_to_forge_unknown` (the header source gave no tip, or a header on top failed a check) |
+//! | `warnings` | `[{"reason", "detail"}]`: `k_mismatch`, `k_missing`, `event_signature_invalid`, `forgeable_by_prestamping`, `not_nip_ff3`, `cost_to_forge_unknown` (the header source gave no tip, or a header on top failed a check) |
 //! | `content` | with a plaintext: `{"fingerprint", "matches_x"}`, else `null` |
 //!
 //! Failure reasons by step: 1 `event_too_large`, `event_not_json`,
-//! `event_malformed`, `wrong_kind`; 2 `description_missing`,
+//! `event_malformed`, `wrong_kind`; 2 (`description_missing` is no longer
+//! given: such a 1041 is `not-nip-ff-3`),
 //! `description_repeated`, `description_too_large`, `description_not_json`,
 //! `description_not_event`; 3 `attestation_id_mismatch`,
 //! `attestation_bad_signature`, `attestation_wrong_kind`,
@@ -115,7 +116,7 @@
 //! `author_mismatch`; 5 `x_missing`, `x_repeated`, `x_malformed`,
 //! `x_wrong_algorithm`, `x_mismatch`; 7 `proof_too_large`,
 //! `proof_not_base64`, `proof_unparseable`; 8 `proof_for_other_digest`,
-//! `proof_pending_only`, `proof_no_bitcoin_attestation`, `proof_not_verified`, `proof_headers_unavailable` (verdict `unverified`). NIP-03 step 2:
+//! `proof_pending_only`, `proof_no_bitcoin_attestation`, `proof_not_verified`, `proof_headers_unavailable` and `proof_header_source_unreliable` (verdict `unverified`: the headers could not be had, or the source served headers failing their own proof of work, difficulty or checkpoint, so the proof is unchecked, never false). NIP-03 step 2:
 //! `event_reference_missing`, `event_reference_repeated`,
 //! `event_reference_malformed`.
 //!

@@ -47,6 +47,18 @@ pub enum ProofFailure {
     /// the same as false.
     #[error("cannot check the Bitcoin attestation: no block header")]
     HeadersUnavailable(#[source] VerifyError),
+    /// The header source served headers that fail their own checks (proof
+    /// of work, the difficulty the height requires, a checkpoint): it is
+    /// unreliable, and the proof could not be checked, which is not the
+    /// same as false. `source` names it.
+    #[error("cannot check the Bitcoin attestation: the header source {source_name} is unreliable")]
+    SourceUnreliable {
+        /// The source ([`HeaderSource::describe`]).
+        source_name: String,
+        /// What its headers failed.
+        #[source]
+        cause: VerifyError,
+    },
 }
 
 impl ProofFailure {
@@ -66,6 +78,7 @@ impl ProofFailure {
             ProofFailure::NoBitcoinAttestation => Reason::ProofNoBitcoinAttestation,
             ProofFailure::NotVerified(_) => Reason::ProofNotVerified,
             ProofFailure::HeadersUnavailable(_) => Reason::ProofHeadersUnavailable,
+            ProofFailure::SourceUnreliable { .. } => Reason::ProofHeaderSourceUnreliable,
         }
     }
 }
@@ -96,6 +109,12 @@ pub fn verify(
             if failures.iter().any(|failure| matches!(failure.reason, AttestationError::Source(_))) =>
         {
             ProofFailure::HeadersUnavailable(VerifyError::Failed { failures })
+        }
+        VerifyError::Failed { failures } if failures.iter().any(|failure| failure.reason.blames_source()) => {
+            ProofFailure::SourceUnreliable {
+                source_name: headers.describe(),
+                cause: VerifyError::Failed { failures },
+            }
         }
         other => ProofFailure::NotVerified(other),
     })?;

@@ -110,6 +110,7 @@ pub enum Reason {
     ProofNoBitcoinAttestation,
     ProofNotVerified,
     ProofHeadersUnavailable,
+    ProofHeaderSourceUnreliable,
     // Warnings.
     KMismatch,
     KMissing,
@@ -119,6 +120,13 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// Whether a failed step 8 for this reason leaves the proof
+    /// `unverified`, not `invalid`: the headers to check it could not be
+    /// had, or the source served headers that fail their own checks.
+    pub fn leaves_unverified(self) -> bool {
+        matches!(self, Reason::ProofHeadersUnavailable | Reason::ProofHeaderSourceUnreliable)
+    }
+
     /// The snake_case name, as in the JSON report (the serialization test
     /// holds the two equal).
     pub fn as_str(self) -> &'static str {
@@ -164,6 +172,7 @@ impl Reason {
             Reason::ProofNoBitcoinAttestation => "proof_no_bitcoin_attestation",
             Reason::ProofNotVerified => "proof_not_verified",
             Reason::ProofHeadersUnavailable => "proof_headers_unavailable",
+            Reason::ProofHeaderSourceUnreliable => "proof_header_source_unreliable",
             Reason::KMismatch => "k_mismatch",
             Reason::KMissing => "k_missing",
             Reason::EventSignatureInvalid => "event_signature_invalid",
@@ -318,7 +327,7 @@ impl Report {
         }
         match self.step(proof_step.number()) {
             Some(step) if step.status == Status::Pass => valid,
-            Some(step) if step.reason == Some(Reason::ProofHeadersUnavailable) => Verdict::Unverified,
+            Some(step) if step.reason.is_some_and(Reason::leaves_unverified) => Verdict::Unverified,
             _ => Verdict::Invalid,
         }
     }

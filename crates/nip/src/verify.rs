@@ -102,10 +102,16 @@ fn verify_proof_event(
     forge_headers: Option<u64>,
 ) -> Report {
     let mut report = Report::describing(Specification::NipFf3, event);
-    if !has_tag(event, "description") && !has_tag(event, "X") {
+    // The embedded attestation is what makes a kind 1041 a NIP-FF-3 proof
+    // (its `description` is required "always"); other drafts reuse the kind
+    // (nostr-protocol/nips#2359 proposes it for third-party timestamps).
+    // Without one the event claims no authorship, so it is set aside as
+    // another scheme's, never called a forgery, even when it carries an `X`.
+    if !has_tag(event, "description") {
         report.verdict = Verdict::NotNipFf3;
         report.pass(ProofEventStep::Kind, "kind 1041");
-        let why = "kind 1041 without description and X tags is another scheme's event, not a NIP-FF-3 proof";
+        let why = "a kind 1041 without a description tag (no embedded kind 1042 attestation) is another \
+                   scheme's event, not a NIP-FF-3 proof";
         report.warn(Reason::NotNipFf3, why);
         skip_from(&mut report, ProofEventStep::Description, why);
         return report;

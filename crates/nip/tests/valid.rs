@@ -8,7 +8,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use common::{alice, mallory, peer, signed};
 use priorart_nip::nostr::prelude::*;
 use priorart_nip::{Attestation, ContentRef, ProofEvent, Reason, Specification, Verdict, verify_event_json};
-use priorart_ots::Network;
+use priorart_ots::{HeaderSource, Network};
 use priorart_testkit::RegtestChain;
 
 fn attestation(k: Option<u16>) -> Attestation {
@@ -76,9 +76,11 @@ fn a_proof_verified_against_mainnet_rules_or_unknown_blocks_is_not_valid() {
     let (_, proof) = chain.stamp(&attestation.commitment().0);
     let note = ContentRef::Event { id: EventId::from_byte_array([4; 32]), author: alice().public_key() };
     let event = build(&attestation, note, &proof, &alice());
-    // Regtest headers do not meet mainnet's difficulty.
+    // Regtest headers do not meet mainnet's difficulty: a source serving
+    // them for mainnet is unreliable, and the proof unchecked, not false.
     let report = verify_event_json(&event, &common::cached_headers(&chain), Network::Mainnet);
-    assert_eq!(report.failures(), vec![Reason::ProofNotVerified]);
+    assert_eq!(report.failures(), vec![Reason::ProofHeaderSourceUnreliable]);
+    assert_eq!(report.verdict, Verdict::Unverified);
     // The block is on another chain than the one the verifier knows.
     let mut other = RegtestChain::new();
     other.mine_block([9; 32]);
@@ -160,4 +162,33 @@ fn a_nip03_proof_is_valid_but_forgeable_never_a_nip_ff_3_proof() {
         Network::Regtest,
     );
     assert_eq!(report.failures(), vec![Reason::ProofForOtherDigest]);
+}
+
+#[test]
+fn a_header_source_that_lies_is_named_and_the_proof_left_unverified_never_invalid() {
+    let mut chain = RegtestChain::new();
+    let attestation = attestation(Some(30023));
+    let (height, proof) = chain.stamp(&attestation.commitment().0);
+    let note = ContentRef::Event { id: EventId::from_byte_array([4; 32]), author: alice().public_key() };
+    let event = build(&attestation, note, &proof, &alice());
+    // The source serves the real header with its nonce changed until it
+    // no longer meets its own target: no proof of work.
+    let lying = priorart_ots::MemoryHeaders::new();
+    let mut header = *chain.header(height).expect("the block");
+    while header.validate_pow(header.target()).is_ok() {
+        header.nonce = header.nonce.wrapping_add(1);
+    }
+    lying.insert(height, header);
+    let report = verify_event_json(&event, &lying, Network::Regtest);
+    assert_eq!(report.verdict, Verdict::Unverified, "{}", report.to_json());
+    assert_eq!(report.failures(), vec![Reason::ProofHeaderSourceUnreliable]);
+    let step8 = &report.step(8).expect("step 8").detail;
+    assert!(step8.contains(&lying.describe()) && step8.contains("no proof of work"), "{step8}");
+
+    // A header that passes every check but is another block's: the proof
+    // is false against it.
+    let mut other = RegtestChain::new();
+    other.mine_block([9; 32]);
+    let report = verify_event_json(&event, &common::cached_headers(&other), Network::Regtest);
+    assert_eq!((report.verdict, report.failures()), (Verdict::Invalid, vec![Reason::ProofNotVerified]));
 }

@@ -248,9 +248,17 @@ fn descriptions_that_are_not_json_or_enormous_fail_step_2() {
             assert_eq!(report.step(step).unwrap().status, Status::Skip);
         }
     }
+}
+
+#[test]
+fn a_kind_1041_without_an_embedded_attestation_is_another_schemes_not_a_forgery() {
+    // Even with the X tag: without a description it claims no authorship.
+    let x = priorart_fingerprint::minhash_equality_v1(common::TEXT).to_string();
     let without: [&[&str]; 2] = [&["a", &coordinate(&alice())], &["X", &x, "minhash-equality-v1"]];
     let report = verify(&priorart_nip::to_json(&signed(&alice(), 1041, "", &without)));
-    assert_fails(&report, 2, Reason::DescriptionMissing);
+    assert_eq!(report.verdict, Verdict::NotNipFf3);
+    assert!(report.failures().is_empty(), "{:?}", report.failures());
+    assert!((2..=8).all(|step| report.step(step).unwrap().status == Status::Skip));
 }
 
 #[test]

@@ -85,7 +85,9 @@ pub use headers::{
 pub use info::{attestation_json, info_json, info_text, transaction_id};
 pub use op::{HashOp, Hasher, MAX_ARG_LEN, MAX_MSG_LEN, Op, OpError};
 pub use prune::{PruneError, PruneReport, prune};
-pub use report::{SHA1_WARNING, VerifyOutcome, VerifyReport, file_hash_warning, lacks_headers};
+pub use report::{
+    SHA1_WARNING, VerifyOutcome, VerifyReport, blames_source, file_hash_warning, lacks_headers,
+};
 pub use timestamp::{AttestationAt, MAX_DEPTH, MergeError, Timestamp};
 pub use utc::{MAX_UTC_SECONDS, UtcTime};
 pub use verify::{

@@ -30,6 +30,14 @@ pub fn lacks_headers(err: &VerifyError) -> bool {
         if failures.iter().any(|failure| matches!(failure.reason, AttestationError::Source(_))))
 }
 
+/// Whether verification stopped on the header source rather than on the
+/// proof: no header, or a header that fails its own checks
+/// ([`AttestationError::blames_source`]). Such a proof is unverified: a
+/// lying source must never make a genuine proof look forged.
+pub fn blames_source(err: &VerifyError) -> bool {
+    matches!(err, VerifyError::Failed { failures } if failures.iter().any(|failure| failure.reason.blames_source()))
+}
+
 /// How a verification ended.
 #[derive(Debug, Clone)]
 #[allow(clippy::large_enum_variant)] // one per verification, never stored in bulk
@@ -114,6 +122,12 @@ impl VerifyReport {
         matches!(&self.outcome, VerifyOutcome::NotVerified(err) if lacks_headers(err))
     }
 
+    /// Whether it could not be checked because of the header source (no
+    /// header, or headers failing their own checks): unverified, not invalid.
+    pub fn is_unverified(&self) -> bool {
+        matches!(&self.outcome, VerifyOutcome::NotVerified(err) if blames_source(err))
+    }
+
     /// Why it did not verify, in words (`None` if it did).
     pub fn error(&self) -> Option<String> {
         match &self.outcome {
@@ -128,12 +142,13 @@ impl VerifyReport {
     }
 
     /// Why it did not verify, as a name: `digest_mismatch`,
-    /// `headers_unavailable`, or [`VerifyError::reason`] (`None` if it did).
+    /// `headers_unavailable`, `header_source_unreliable`, or [`VerifyError::reason`] (`None` if it did).
     pub fn reason(&self) -> Option<&'static str> {
         match &self.outcome {
             VerifyOutcome::Verified(_) => None,
             VerifyOutcome::DigestMismatch { .. } => Some("digest_mismatch"),
             VerifyOutcome::NotVerified(err) if lacks_headers(err) => Some("headers_unavailable"),
+            VerifyOutcome::NotVerified(err) if blames_source(err) => Some("header_source_unreliable"),
             VerifyOutcome::NotVerified(err) => Some(err.reason()),
         }
     }
@@ -157,7 +172,7 @@ impl VerifyReport {
             }
             VerifyOutcome::NotVerified(_) => json!({
                 "verified": false,
-                "unverified": self.lacks_headers(),
+                "unverified": self.is_unverified(),
                 "network": self.network.name(),
                 "error": error,
                 "reason": self.reason(),

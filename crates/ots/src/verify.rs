@@ -60,6 +60,21 @@ reason_names!(AttestationError {
     Boundary => "boundary",
 });
 
+impl AttestationError {
+    /// Whether this failure is the header source's, not the proof's: no
+    /// header could be had, or the one served fails its own checks (its
+    /// hash, its proof of work, the difficulty its height requires, a
+    /// checkpoint). Such a header proves nothing either way, so the proof
+    /// is unchecked, never false: a proof is false only against a header
+    /// that passed every check ([`AttestationError::MerkleRootMismatch`]).
+    pub fn blames_source(&self) -> bool {
+        matches!(
+            self,
+            AttestationError::Source(_) | AttestationError::Header(_) | AttestationError::Boundary { .. }
+        )
+    }
+}
+
 // The cause is part of the message above, so it is not also a `source()`:
 // an error chain (anyhow's `{:#}`) would print it twice.
 impl From<HeaderError> for AttestationError {

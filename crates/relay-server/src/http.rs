@@ -5,6 +5,7 @@
 //! Two fixed answers do not need an HTTP server stack.
 
 use super::ServerOptions;
+use super::limits::{Full, MAX_SUBSCRIPTION_ID_CHARS, RETRY_AFTER};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -106,10 +107,14 @@ pub(super) fn relay_information(options: &ServerOptions) -> serde_json::Value {
         "supported_nips": [1, 11, 45],
         "limitation": {
             "max_message_length": options.max_message_bytes,
-            "max_subscriptions": super::session::MAX_SUBSCRIPTIONS,
-            "max_filters": super::session::MAX_FILTERS,
-            "max_limit": super::session::MAX_LIMIT,
-            "max_subid_length": super::session::MAX_SUBSCRIPTION_ID_CHARS,
+            "max_subscriptions": options.limits.max_subscriptions,
+            "max_filters": options.limits.max_filters,
+            "max_limit": options.limits.max_limit,
+            "max_subid_length": MAX_SUBSCRIPTION_ID_CHARS,
+            // Not (yet) NIP-11 names: what else a client is held to here.
+            "max_filter_values": options.limits.max_filter_values,
+            "max_connections_per_address": options.limits.max_connections_per_address,
+            "idle_timeout_seconds": options.limits.idle_timeout.as_secs(),
             "auth_required": false,
             "payment_required": false,
             "restricted_writes": false,
@@ -141,6 +146,24 @@ pub(super) async fn answer_plain(
     );
     stream.write_all(response.as_bytes()).await?;
     stream.shutdown().await
+}
+
+/// The answer to a connection over a limit, at once: 503 with
+/// `Retry-After`, under a short deadline (a client that does not read
+/// cannot hold the task).
+pub(super) async fn answer_full(mut stream: TcpStream, full: Full) {
+    let body = full.message();
+    let response = format!(
+        "HTTP/1.1 503 Service Unavailable\r\nRetry-After: {}\r\nContent-Type: text/plain; charset=utf-8\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        RETRY_AFTER.as_secs(),
+        body.len()
+    );
+    let write = async {
+        stream.write_all(response.as_bytes()).await?;
+        stream.shutdown().await
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(2), write).await;
 }
 
 pub(super) async fn answer_error(stream: &mut TcpStream, problem: Problem) -> std::io::Result<()> {

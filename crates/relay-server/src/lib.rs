@@ -14,15 +14,20 @@
 #![forbid(unsafe_code)]
 
 mod http;
+mod limits;
 mod session;
+
+use limits::Connections;
+pub use limits::Limits;
 
 use nostr::prelude::Event;
 use nostr_lmdb::NostrLmdb;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Notify, Semaphore, broadcast};
+use tokio::sync::{Notify, broadcast};
 
 /// Why the relay could not start.
 #[derive(Debug, thiserror::Error)]
@@ -64,8 +69,8 @@ pub struct ServerOptions {
     pub listen: SocketAddr,
     /// Longest client message (an event with its envelope).
     pub max_message_bytes: usize,
-    /// Connections served at once; more wait for a free slot.
-    pub max_connections: usize,
+    /// Connections at once, per source, and what each may hold.
+    pub limits: Limits,
     /// Asked about every event whose id and signature are valid, before it
     /// is stored (`priorart relay --policy`); `None` accepts all.
     pub write_policy: Option<WritePolicy>,
@@ -112,7 +117,7 @@ impl ServerOptions {
             db,
             listen,
             max_message_bytes: 512 * 1024 + 1024,
-            max_connections: 256,
+            limits: Limits::default(),
             write_policy: None,
         }
     }
@@ -145,10 +150,10 @@ impl RelayServer {
         let addr =
             listener.local_addr().map_err(|source| ServerError::Listen { addr: options.listen, source })?;
         let (live, _) = broadcast::channel(1024);
-        let slots = Arc::new(Semaphore::new(options.max_connections));
+        let connections = Connections::new(options.limits.clone());
         let shared = Arc::new(Shared { store, live, options });
         let stop = Arc::new(Notify::new());
-        let accept_loop = tokio::spawn(accept(listener, shared, slots, stop.clone()));
+        let accept_loop = tokio::spawn(accept(listener, shared, connections, stop.clone()));
         Ok(RelayServer { addr, stop, accept_loop })
     }
 
@@ -175,24 +180,41 @@ impl Drop for RelayServer {
     }
 }
 
-async fn accept(listener: TcpListener, shared: Arc<Shared>, slots: Arc<Semaphore>, stop: Arc<Notify>) {
+/// Takes every connection at once, so that none waits unanswered in the
+/// listen backlog: an admitted one is served, one over a limit is told so
+/// (HTTP 503 with `Retry-After`) and closed.
+async fn accept(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    connections: Arc<Connections>,
+    stop: Arc<Notify>,
+) {
     loop {
-        let slot = tokio::select! {
-            slot = slots.clone().acquire_owned() => slot,
-            _ = stop.notified() => return,
-        };
-        let Ok(slot) = slot else { return };
-        let stream = tokio::select! {
+        let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             _ = stop.notified() => return,
         };
-        // A failed accept (the peer left, too many open files) ends only that connection.
-        let Ok((stream, _peer)) = stream else { continue };
-        let shared = shared.clone();
-        tokio::spawn(async move {
-            serve(stream, shared).await;
-            drop(slot);
-        });
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
+            // The peer left, or the process is out of descriptors: that
+            // connection is lost; wait a moment rather than spin.
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                continue;
+            }
+        };
+        match connections.admit(peer.ip()) {
+            Ok(ticket) => {
+                let shared = shared.clone();
+                tokio::spawn(async move {
+                    serve(stream, shared).await;
+                    drop(ticket);
+                });
+            }
+            Err(full) => {
+                tokio::spawn(http::answer_full(stream, full));
+            }
+        }
     }
 }
 

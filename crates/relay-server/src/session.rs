@@ -1,6 +1,7 @@
 //! One client's NIP-01 session: `EVENT` (verify, store, `OK`), `REQ`
 //! (stored events, `EOSE`, then live ones), `CLOSE`, and NIP-45 `COUNT`.
 
+use super::limits::{Limits, MAX_SUBSCRIPTION_ID_CHARS, filter_values};
 use super::{Admission, Shared};
 use futures_util::{SinkExt, StreamExt};
 use nostr::filter::MatchEventOptions;
@@ -14,27 +15,29 @@ use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::{Role, WebSocketConfig};
 
-/// Open subscriptions per connection.
-pub(super) const MAX_SUBSCRIPTIONS: usize = 32;
-/// Filters per `REQ`.
-pub(super) const MAX_FILTERS: usize = 16;
-/// Stored events sent per filter (its `limit`, or this when it has none).
-pub(super) const MAX_LIMIT: usize = 5_000;
-/// NIP-01: subscription ids are at most 64 characters.
-pub(super) const MAX_SUBSCRIPTION_ID_CHARS: usize = 64;
-
 type Socket = WebSocketStream<TcpStream>;
+
+/// Read and write buffers of a connection: nostr messages are small, and
+/// thousands of idle connections must fit (tungstenite's defaults, 128 KiB
+/// each, would make one idle connection cost a quarter of a megabyte).
+const SOCKET_BUFFER_BYTES: usize = 8 * 1024;
 
 pub(super) async fn run(stream: TcpStream, rest: Vec<u8>, shared: Arc<Shared>) {
     let max = shared.options.max_message_bytes;
-    let config = WebSocketConfig::default().max_message_size(Some(max)).max_frame_size(Some(max));
+    let config = WebSocketConfig::default()
+        .max_message_size(Some(max))
+        .max_frame_size(Some(max))
+        .read_buffer_size(SOCKET_BUFFER_BYTES)
+        .write_buffer_size(SOCKET_BUFFER_BYTES);
     let socket = WebSocketStream::from_partially_read(stream, rest, Role::Server, Some(config)).await;
-    let _ = Session { socket, shared: shared.clone(), subscriptions: HashMap::new() }.serve().await;
+    let limits = shared.options.limits.clone();
+    let _ = Session { socket, shared, limits, subscriptions: HashMap::new() }.serve().await;
 }
 
 struct Session {
     socket: Socket,
     shared: Arc<Shared>,
+    limits: Limits,
     subscriptions: HashMap<SubscriptionId, Subscription>,
 }
 
@@ -45,6 +48,8 @@ struct Session {
 /// queued when the answer ended have been read (`unread`), then dropped.
 struct Subscription {
     filters: Vec<Filter>,
+    /// The values its filters name (what it costs to hold).
+    values: usize,
     sent: HashSet<EventId>,
     unread: Option<usize>,
 }
@@ -66,18 +71,38 @@ impl Subscription {
 impl Session {
     async fn serve(mut self) -> Result<(), tokio_tungstenite::tungstenite::Error> {
         let mut live = self.shared.live.subscribe();
+        let idle = self.limits.idle_timeout;
+        let silence = tokio::time::sleep(idle);
+        tokio::pin!(silence);
+        // A ping sent and not answered yet: the peer must prove it still reads.
+        let mut pinged = false;
         loop {
             tokio::select! {
-                frame = self.socket.next() => match frame {
-                    Some(Ok(Message::Text(text))) => {
-                        self.message(text.as_str()).await?;
-                        self.count_queued(live.len());
+                frame = self.socket.next() => {
+                    silence.as_mut().reset(tokio::time::Instant::now() + idle);
+                    pinged = false;
+                    match frame {
+                        Some(Ok(Message::Text(text))) => {
+                            self.message(text.as_str()).await?;
+                            self.count_queued(live.len());
+                        }
+                        Some(Ok(Message::Binary(_))) => {
+                            self.send(RelayMessage::notice("invalid: binary frames are not nostr messages")).await?;
+                        }
+                        Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return Ok(()),
+                        Some(Ok(_)) => {}
                     }
-                    Some(Ok(Message::Binary(_))) => {
-                        self.send(RelayMessage::notice("invalid: binary frames are not nostr messages")).await?;
+                },
+                () = &mut silence => {
+                    if self.subscriptions.is_empty() || pinged {
+                        let why = if pinged { "did not answer a ping" } else { "sent nothing and holds no subscription" };
+                        let notice = format!("error: closing: the connection {why} for {} s", idle.as_secs());
+                        let _ = self.send(RelayMessage::notice(notice)).await;
+                        return self.socket.close(None).await;
                     }
-                    Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return Ok(()),
-                    Some(Ok(_)) => {}
+                    self.socket.send(Message::Ping(Vec::new().into())).await?;
+                    pinged = true;
+                    silence.as_mut().reset(tokio::time::Instant::now() + idle);
                 },
                 event = live.recv() => match event {
                     Ok(event) => self.forward(&event).await?,
@@ -132,7 +157,11 @@ impl Session {
                 Ok(())
             }
             ClientMessage::Count { subscription_id, filter } => {
-                let reply = match self.shared.store.count(filter.into_owned()).await {
+                let filter = filter.into_owned();
+                if let Some(refusal) = self.too_many_values(std::slice::from_ref(&filter), 0) {
+                    return self.send(RelayMessage::closed(subscription_id.into_owned(), refusal)).await;
+                }
+                let reply = match self.shared.store.count(filter).await {
                     Ok(count) => RelayMessage::count(subscription_id.into_owned(), count),
                     Err(err) => RelayMessage::closed(subscription_id.into_owned(), format!("error: {err}")),
                 };
@@ -197,18 +226,27 @@ impl Session {
         id: SubscriptionId,
         filters: Vec<Filter>,
     ) -> Result<(), tokio_tungstenite::tungstenite::Error> {
+        let limits = &self.limits;
+        // A REQ that reuses an open id replaces that subscription.
+        let replaced = self.subscriptions.get(&id).map_or(0, |subscription| subscription.values);
         let refusal = if id.as_str().is_empty() || id.as_str().chars().count() > MAX_SUBSCRIPTION_ID_CHARS {
             Some(format!("invalid: subscription ids have 1 to {MAX_SUBSCRIPTION_ID_CHARS} characters"))
-        } else if filters.len() > MAX_FILTERS {
-            Some(format!("invalid: at most {MAX_FILTERS} filters per REQ"))
-        } else if !self.subscriptions.contains_key(&id) && self.subscriptions.len() >= MAX_SUBSCRIPTIONS {
-            Some(format!("rate-limited: at most {MAX_SUBSCRIPTIONS} open subscriptions per connection"))
+        } else if filters.len() > limits.max_filters {
+            Some(format!("invalid: at most {} filters per REQ", limits.max_filters))
+        } else if !self.subscriptions.contains_key(&id)
+            && self.subscriptions.len() >= limits.max_subscriptions
+        {
+            Some(format!(
+                "rate-limited: at most {} open subscriptions per connection",
+                limits.max_subscriptions
+            ))
         } else {
-            None
+            self.too_many_values(&filters, replaced)
         };
         if let Some(refusal) = refusal {
             return self.send(RelayMessage::closed(id, refusal)).await;
         }
+        let values = filters.iter().map(filter_values).sum();
         let stored = match self.stored(&filters).await {
             Ok(stored) => stored,
             Err(err) => return self.send(RelayMessage::closed(id, format!("error: {err}"))).await,
@@ -218,15 +256,37 @@ impl Session {
             self.send(RelayMessage::event(id.clone(), event)).await?;
         }
         self.send(RelayMessage::eose(id.clone())).await?;
-        self.subscriptions.insert(id, Subscription { filters, sent, unread: None });
+        self.subscriptions.insert(id, Subscription { filters, values, sent, unread: None });
         Ok(())
+    }
+
+    /// Why `filters` cannot be held (a filter naming too many values, or
+    /// the connection's subscriptions naming too many in all, `replaced`
+    /// of them about to be dropped), if they cannot.
+    fn too_many_values(&self, filters: &[Filter], replaced: usize) -> Option<String> {
+        let limits = &self.limits;
+        if filters.iter().any(|filter| filter_values(filter) > limits.max_filter_values) {
+            return Some(format!(
+                "invalid: a filter names at most {} values (ids, authors, kinds and tag values together)",
+                limits.max_filter_values
+            ));
+        }
+        let held: usize = self.subscriptions.values().map(|subscription| subscription.values).sum();
+        let asked: usize = filters.iter().map(filter_values).sum();
+        (held - replaced + asked > limits.max_held_values).then(|| {
+            format!(
+                "rate-limited: this connection's subscriptions may name at most {} filter values in all",
+                limits.max_held_values
+            )
+        })
     }
 
     /// The stored events of every filter, each once, newest first (`Event`'s order).
     async fn stored(&self, filters: &[Filter]) -> Result<BTreeSet<Event>, nostr_database::error::Error> {
         let mut events = BTreeSet::new();
         for filter in filters {
-            let limit = filter.limit.map_or(MAX_LIMIT, |limit| limit.min(MAX_LIMIT));
+            let max = self.limits.max_limit;
+            let limit = filter.limit.map_or(max, |limit| limit.min(max));
             if limit == 0 {
                 continue;
             }

@@ -9,6 +9,9 @@ use priorart_relay_server::{RelayServer, ServerOptions};
 use std::io::{Read, Write};
 use std::time::Duration;
 
+#[path = "server/hostile.rs"]
+mod hostile;
+
 /// A fingerprint-shaped `X` value (the relay treats it as any tag value).
 fn x_value(seed: u8) -> String {
     format!("{seed:02x}").repeat(32)
@@ -36,15 +39,33 @@ struct InProcessRelay {
 
 impl InProcessRelay {
     fn start(dir: &std::path::Path) -> InProcessRelay {
+        InProcessRelay::start_with(ServerOptions::new(dir.to_owned(), "127.0.0.1:0".parse().unwrap()))
+    }
+
+    fn start_with(options: ServerOptions) -> InProcessRelay {
         let runtime =
             tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-        let options = ServerOptions::new(dir.to_owned(), "127.0.0.1:0".parse().unwrap());
         let server = runtime.block_on(RelayServer::start(options)).expect("relay starts");
         InProcessRelay { server: Some(server), runtime }
     }
 
     fn url(&self) -> String {
         self.server.as_ref().unwrap().url()
+    }
+
+    fn addr(&self) -> std::net::SocketAddr {
+        self.server.as_ref().unwrap().local_addr()
+    }
+
+    /// The NIP-11 document.
+    fn information(&self) -> serde_json::Value {
+        let addr = self.addr();
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        write!(stream, "GET / HTTP/1.1\r\nHost: {addr}\r\nAccept: application/nostr+json\r\n\r\n").unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).unwrap();
+        serde_json::from_str(response.split_once("\r\n\r\n").unwrap().1).unwrap()
     }
 
     /// Stops the relay and waits until it no longer listens.

@@ -46,6 +46,8 @@ __all__ = [
     "EQUALITY_SCHEMES",
     "SCHEMES",
     "check",
+    "near_copies_filter",
+    "near_copies_proof_filter",
     "ExtractionError",
     "HeaderSource",
     "Index",
@@ -421,6 +423,7 @@ def check(
     x_or_text: str,
     relay_answers: Sequence[Any],
     header_source: Optional["HeaderSource"] = None,
+    near: Optional[Dict[str, Any]] = None,
 ) -> CheckReport:
     """Who published this text first: the NIP's discovery check on what
     relays answered, as ``priorart check`` runs it, without I/O (you ask
@@ -435,13 +438,42 @@ def check(
     with the filter are checked, as priorart's relay client checks them.
     Every kind 1041 is verified against ``header_source`` (default: the
     header cache directory alone), the valid ones ranked by block.
+
+    ``near`` adds the near copies, as ``priorart check --fuzzy``:
+    ``{"text": ..., "key_answers": [...], "proof_answers": [...]}``, the
+    answers to :func:`near_copies_filter` ``(text)`` and to
+    :func:`near_copies_proof_filter` (answers as above). A near copy proven
+    earlier than every proof of X makes the verdict ``near_copy_proven``.
     Returns the ``priorart-check/1`` report, typed."""
     x = x_or_text.strip().lower()
     if not (len(x) == 64 and all(c in "0123456789abcdef" for c in x)):
         x = fingerprint(x_or_text)
     source = header_source if header_source is not None else HeaderSource()
     answers = json.dumps(list(relay_answers))
-    return CheckReport.from_json(json.loads(_priorart.check_json(x, answers, source)))
+    copies = None
+    if near is not None:
+        copies = (
+            near["text"],
+            json.dumps(list(near.get("key_answers", []))),
+            json.dumps(list(near.get("proof_answers", []))),
+        )
+    return CheckReport.from_json(json.loads(_priorart.check_json(x, answers, source, copies)))
+
+
+def near_copies_filter(text: str) -> Dict[str, Any]:
+    """The REQ filter of the near copies of ``text`` (docs/nip-ff-3-fuzzy.md):
+    the content events carrying one of its 28 ``B`` keys, which finds every
+    tagged text within 6 simhash-doc bits, as ``priorart check --fuzzy``
+    sends it."""
+    return json.loads(_priorart.near_copies_filter_json(text))
+
+
+def near_copies_proof_filter(text: str, key_answers: Sequence[Any]) -> Optional[Dict[str, Any]]:
+    """The REQ filter of the kind 1041 proofs of the near copies among
+    ``key_answers`` (what relays answered to :func:`near_copies_filter`),
+    or ``None`` without a verified near copy."""
+    found = _priorart.near_copies_filter_json(text, json.dumps(list(key_answers)))
+    return None if found is None else json.loads(found)
 
 
 def passages(a: str, b: str) -> List[Passage]:

@@ -543,7 +543,7 @@ class Earliest(_Json):
     or, without one, of the earliest event by its untrusted ``created_at``
     (``kind``, ``created_at``)."""
 
-    _OPTIONAL = ("height", "time", "kind", "created_at")
+    _OPTIONAL = ("height", "time", "kind", "created_at", "near_copy")
 
     author: str
     npub: str
@@ -553,12 +553,18 @@ class Earliest(_Json):
     time: Optional[int] = None
     kind: Optional[int] = None
     created_at: Optional[int] = None
+    # With the status ``near_copy_proven``: the near copy the proof is of
+    # (``event_id``, ``author``, ``npub``, ``x``, ``jaccard``).
+    near_copy: Optional[Dict[str, Any]] = None
 
 
 @_record
 class CheckVerdict(_Json):
-    """``status``: ``proven``, ``unproven``, ``nothing_found``,
-    ``no_relay_answered`` or ``no_relay_asked``; ``text``: the sentence."""
+    """``status``: ``proven``, ``near_copy_proven`` (a near copy's proof is
+    earlier than every proof of the checked X), ``unverified`` (proofs found,
+    none could be checked for lack of block headers), ``unproven``,
+    ``nothing_found``, ``no_relay_answered`` or ``no_relay_asked``;
+    ``text``: the sentence."""
 
     status: str
     text: str
@@ -716,6 +722,9 @@ class CheckReport(_Json):
     proofs: Tuple[RankedProof, ...]
     unverified: Tuple[UnverifiedProof, ...]
     refused: Tuple[RefusedProof, ...]
+    # Kind 1041 events of another scheme (no embedded attestation), set
+    # aside: ``{"event_id", "signer", "detail", "relays"}``.
+    set_aside: Tuple[Dict[str, Any], ...]
     content_events: Tuple[ContentEventSeen, ...]
     index: Optional[Dict[str, Any]]
     # The near copies (``priorart check --fuzzy``, docs/nip-ff-3-fuzzy.md), as JSON.
@@ -744,6 +753,7 @@ class CheckReport(_Json):
             proofs=tuple(RankedProof.from_json(p) for p in value["proofs"]),
             unverified=tuple(with_report(UnverifiedProof, u) for u in value["unverified"]),
             refused=tuple(with_report(RefusedProof, r) for r in value["refused"]),
+            set_aside=tuple(value["set_aside"]),
             content_events=tuple(
                 ContentEventSeen(**{k: tuple(v) if isinstance(v, list) else v for k, v in c.items()})
                 for c in value["content_events"]

@@ -32,11 +32,12 @@
 //! | `format` | `"priorart-check/1"` |
 //! | `x` | the fingerprint asked for (64 lowercase hex) |
 //! | `network` | `"mainnet"` or `"regtest"`: the chain proofs were checked against |
-//! | `verdict` | `{"status", "text", "earliest", "other_authors"}`: `status` is `proven` (a valid proof exists), `unproven` (events, but no valid proof), `nothing_found`, `no_relay_answered`, or `no_relay_asked` (no answers given: the CLI's `--index` alone); `text` the sentence; `earliest` `{"author", "npub", "event_id", "height", "time", "utc"}` of the first proof (or, without one, `{"author", "npub", "event_id", "kind", "created_at", "utc"}` of the earliest event by its untrusted `created_at`), else `null`; `other_authors` how many other pubkeys published or proved the same `X` |
+//! | `verdict` | `{"status", "text", "earliest", "other_authors"}`: `status` is `proven` (a valid proof of `X` exists and no near copy's is earlier), `near_copy_proven` (a near copy, found by the `B` keys with another `X`, carries a valid proof earlier than every valid proof of `X`: its author is the likely original; set by [`CheckReport::with_near_copies`]), `unverified` (proofs were found, of `X` or of near copies, but none could be checked for lack of block headers), `unproven` (events, but no proof), `nothing_found`, `no_relay_answered`, or `no_relay_asked` (no answers given: the CLI's `--index` alone); `text` the sentence; `earliest` `{"author", "npub", "event_id", "height", "time", "utc"}` of the first proof (with `near_copy_proven`, also `"near_copy": {"event_id", "author", "npub", "x", "jaccard"}`: the copy the proof is of), or, without one, `{"author", "npub", "event_id", "kind", "created_at", "utc"}` of the earliest event carrying `X` by its untrusted `created_at`, else `null`; `other_authors` how many other pubkeys published or proved the same `X` |
 //! | `relays` | per relay: `{"url", "answered", "ending": {"status": "eose"/"closed"/"timeout"/"unreachable"/"disconnected"/"event_limit"/"byte_limit", …}, "events", "skipped": [{"reason", "count", "example"}], "notices", "elapsed_ms"}`; skip reasons: `not_json`, `not_relay_message`, `malformed_event`, `too_large`, `other_subscription`, `bad_id`, `bad_signature`, `not_matching_filter`, `duplicate`, `unexpected` |
 //! | `proofs` | valid proofs, earliest first: `{"rank", "event_id", "author", "npub", "block": {"height", "time", "utc", "block_hash"}, "content": {"tag", "reference", "found"}, "relays", "report"}` (`report`: the `priorart-verify/1` report) |
 //! | `unverified` | proofs that passed every check but the Bitcoin one, for lack of headers: `{"event_id", "author", "npub", "relays", "report"}` |
-//! | `refused` | every other kind 1041, never dropped: `{"event_id", "signer", "claimed_author", "verdict", "reasons", "relays", "report"}` (`claimed_author`: the embedded attestation's pubkey, when it could be read) (`reasons`: the report's failure names, e.g. `attestation_bad_signature`, `proof_for_other_digest`; `not_nip_ff_3` for other schemes) |
+//! | `refused` | every other kind 1041 or 1040, never dropped: `{"event_id", "signer", "claimed_author", "verdict", "reasons", "relays", "report"}` (`claimed_author`: the embedded attestation's pubkey, when it could be read) (`reasons`: the report's failure names, e.g. `attestation_bad_signature`, `proof_for_other_digest`, or `proves_another_x`) |
+//! | `set_aside` | kind 1041 events of another scheme (no `description` tag: no embedded attestation, so no claim of authorship; nostr-protocol/nips#2359 proposes the kind for third-party timestamps): `{"event_id", "signer", "detail", "relays"}`; neither proofs nor forgeries |
 //! | `content_events` | `{"event_id", "author", "npub", "kind", "created_at", "created_at_trusted": false, "utc", "x_check", "detail", "relays"}`; `x_check`: `matches`, `does_not_match` (`detail` holds the content's fingerprint) or `cannot_check` (`detail`: `empty` or `encrypted`) |
 //! | `index` | what the caller attached ([`CheckReport::index`]; the CLI: `{"path", "layout", "k", "documents", "answer"}` of `--index`), else `null` |
 //! | `fuzzy` | the near copies (docs/nip-ff-3-fuzzy.md) when they were looked for, else `null`: `{"text", "simhash_doc", "k", "min_jaccard", "keys", "candidates", "not_reported": [{"reason", "count"}], "near_copies", "relays", "proof_relays"}`; each near copy `{"event_id", "author", "npub", "kind", "created_at", "created_at_trusted": false, "utc", "simhash_doc", "distance", "jaccard", "x", "fuzzy_tags", "relays", "proofs", "unverified", "refused"}` (its `X` and value recomputed from its text; `proofs` etc. as above, for its `X`), copies with a valid proof first (earliest block), then by Jaccard; `not_reported` reasons: `too_far` (recomputed beyond `k`: a lying tag or a chance key), `too_different` (Jaccard below the threshold), `unreadable` (empty or encrypted), `listed_by_x` (among `content_events` already) |
@@ -68,6 +69,7 @@ mod content;
 mod near;
 mod report;
 mod text;
+mod verdict;
 
 pub use answer::{
     CONTENT_KINDS, DISCOVERY_KINDS, Ending, Found, RelayAnswer, SignatureChecks, SkipReason, Skipped,
@@ -80,8 +82,8 @@ pub use near::{
 };
 pub use report::{
     Block, CHECK_FORMAT, CheckReport, CheckStatus, CheckVerdict, ContentEventSeen, ContentReference,
-    Earliest, EarliestEvent, EarliestProof, EventSeen, RankedProof, RefusedProof, RelaySummary,
-    UnverifiedProof,
+    Earliest, EarliestEvent, EarliestProof, EventSeen, NearCopyOf, RankedProof, RefusedProof, RelaySummary,
+    SetAside, UnverifiedProof,
 };
 
 use crate::rank::{Ranking, rank};
@@ -89,6 +91,7 @@ use crate::report::{Report, Verdict};
 use nostr::prelude::{Event, PublicKey, ToBech32};
 use priorart_fingerprint::EqualityFingerprint;
 use priorart_ots::{HeaderSource, Network, UtcTime};
+use verdict::Evidence;
 
 /// Verifies, ranks and judges what `answers` hold for `x`: every kind 1041
 /// (and 1040) is verified against `headers` on `network`, every content
@@ -103,16 +106,22 @@ pub fn check(
     let findings = Findings::new(x, merge(answers), headers, network);
     let relays_of =
         |found: &Found| -> Vec<String> { found.relays.iter().map(|&i| answers[i].relay.clone()).collect() };
-    let proofs = findings.ranked(&relays_of);
-    CheckReport {
+    let mut report = CheckReport {
         format: CHECK_FORMAT,
         x: x.to_string(),
         network,
-        verdict: findings.verdict(answers, proofs.first()),
+        // Judged below, from the report itself.
+        verdict: CheckVerdict {
+            status: CheckStatus::NothingFound,
+            text: String::new(),
+            earliest: None,
+            other_authors: 0,
+        },
         relays: answers.iter().map(RelaySummary::of).collect(),
-        proofs,
+        proofs: findings.ranked(&relays_of),
         unverified: findings.unverified(&relays_of),
         refused: findings.refused(&relays_of),
+        set_aside: findings.set_aside(&relays_of),
         content_events: findings
             .contents
             .iter()
@@ -120,6 +129,20 @@ pub fn check(
             .collect(),
         index: None,
         fuzzy: None,
+    };
+    report.verdict = verdict::judge(&report, findings.evidence());
+    report
+}
+
+impl CheckReport {
+    /// The report with its near copies (the `fuzzy` member) attached and
+    /// the verdict judged again: a near copy proven earlier than every
+    /// valid proof of `X` names the likely original, and near copies'
+    /// proofs that could not be checked count as found.
+    pub fn with_near_copies(mut self, fuzzy: FuzzyReport) -> CheckReport {
+        self.fuzzy = Some(fuzzy);
+        self.verdict = verdict::judge(&self, Evidence::of(&self.verdict));
+        self
     }
 }
 
@@ -138,7 +161,6 @@ impl Content {
 /// Everything found, verified and ranked.
 struct Findings {
     x: String,
-    network: Network,
     /// The proof events (kind 1041 and 1040)…
     proofs: Vec<Found>,
     /// …and their reports, index for index (what `rank` takes).
@@ -166,7 +188,7 @@ impl Findings {
         }
         let x = x.to_string();
         let ranking = rank(&reports, &x);
-        Findings { x, network, proofs, reports, ranking, contents }
+        Findings { x, proofs, reports, ranking, contents }
     }
 
     /// The reference (`a` coordinate or `e` id) of a proof, and whether a
@@ -202,66 +224,22 @@ impl Findings {
         events.min_by_key(|event| (event.created_at, event.id))
     }
 
-    /// The verdict, given the first of the ranked proofs.
-    fn verdict(&self, answers: &[RelayAnswer], first: Option<&RankedProof>) -> CheckVerdict {
+    /// What the verdict is judged from, besides the report itself.
+    fn evidence(&self) -> Evidence {
         let other_authors = self.authors().len().saturating_sub(1);
-        let verdict = |status, text: String, earliest| CheckVerdict { status, text, earliest, other_authors };
-        if answers.is_empty() {
-            let text = "no relay asked: only the local index was searched".into();
-            return verdict(CheckStatus::NoRelayAsked, text, None);
-        }
-        if !answers.iter().any(|answer| answer.answered) {
-            let text = "no relay answered: nothing is known about this X".into();
-            return verdict(CheckStatus::NoRelayAnswered, text, None);
-        }
-        let others = match other_authors {
-            0 => "no other author published the same X".to_owned(),
-            1 => "1 other author published the same X".to_owned(),
-            n => format!("{n} other authors published the same X"),
-        };
-        if let Some(first) = first {
-            let chain = if self.network == Network::Regtest { " of REGTEST (not Bitcoin)" } else { "" };
-            let text = format!(
-                "earliest proven author: {} at block {}{chain} ({}); {others}",
-                first.npub, first.block.height, first.block.utc
-            );
-            let earliest = EarliestProof {
-                author: first.author.clone(),
-                npub: first.npub.clone(),
-                event_id: first.event_id.clone(),
-                height: first.block.height,
-                time: first.block.time,
-                utc: first.block.utc.clone(),
-            };
-            return verdict(CheckStatus::Proven, text, Some(Earliest::Proven(earliest)));
-        }
-        let Some(event) = self.earliest_event() else {
-            let text = "no event with this X on the relays that answered".into();
-            return verdict(CheckStatus::NothingFound, text, None);
-        };
-        let author = event.pubkey.to_hex();
-        let created = event.created_at.as_secs();
-        let mut text = format!(
-            "no timestamp proof found; earliest seen by created_at (untrusted): {} (kind {}, {}); {others}",
-            npub(&author),
-            event.kind.as_u16(),
-            utc(created)
-        );
-        if !self.ranking.unverified.is_empty() {
-            text.push_str(&format!(
-                "; {} proof(s) could not be checked for lack of block headers",
-                self.ranking.unverified.len()
-            ));
-        }
-        let earliest = EarliestEvent {
-            npub: npub(&author),
-            author,
-            event_id: event.id.to_hex(),
-            kind: event.kind.as_u16(),
-            created_at: created,
-            utc: utc(created),
-        };
-        verdict(CheckStatus::Unproven, text, Some(Earliest::Seen(earliest)))
+        let seen = self.earliest_event().map(|event| {
+            let author = event.pubkey.to_hex();
+            let created = event.created_at.as_secs();
+            EarliestEvent {
+                npub: npub(&author),
+                author,
+                event_id: event.id.to_hex(),
+                kind: event.kind.as_u16(),
+                created_at: created,
+                utc: utc(created),
+            }
+        });
+        Evidence { seen, other_authors }
     }
 
     fn ranked(&self, relays_of: &dyn Fn(&Found) -> Vec<String>) -> Vec<RankedProof> {
@@ -305,19 +283,43 @@ impl Findings {
     }
 
     fn refused(&self, relays_of: &dyn Fn(&Found) -> Vec<String>) -> Vec<RefusedProof> {
-        let refused = self.ranking.refused.iter().map(|&index| {
+        let refused =
+            self.ranking.refused.iter().filter(|&&index| !self.is_other_scheme(index)).map(|&index| {
+                let (proof, report) = (&self.proofs[index], &self.reports[index]);
+                RefusedProof {
+                    event_id: proof.event.id.to_hex(),
+                    signer: report.signer.clone(),
+                    claimed_author: report.author.clone(),
+                    verdict: report.verdict,
+                    reasons: refusal_reasons(report, &self.x),
+                    relays: relays_of(proof),
+                    report: report.clone(),
+                }
+            });
+        refused.collect()
+    }
+}
+
+impl Findings {
+    /// Whether the proof event at `index` is a kind 1041 of another scheme.
+    fn is_other_scheme(&self, index: usize) -> bool {
+        self.reports[index].verdict == Verdict::NotNipFf3
+    }
+
+    fn set_aside(&self, relays_of: &dyn Fn(&Found) -> Vec<String>) -> Vec<SetAside> {
+        let other = self.ranking.refused.iter().filter(|&&index| self.is_other_scheme(index));
+        let set_aside = other.map(|&index| {
             let (proof, report) = (&self.proofs[index], &self.reports[index]);
-            RefusedProof {
+            let warning =
+                report.warnings.iter().find(|warning| warning.reason == crate::report::Reason::NotNipFf3);
+            SetAside {
                 event_id: proof.event.id.to_hex(),
                 signer: report.signer.clone(),
-                claimed_author: report.author.clone(),
-                verdict: report.verdict,
-                reasons: refusal_reasons(report, &self.x),
+                detail: warning.map(|warning| warning.detail.clone()).unwrap_or_default(),
                 relays: relays_of(proof),
-                report: report.clone(),
             }
         });
-        refused.collect()
+        set_aside.collect()
     }
 }
 

@@ -11,7 +11,7 @@
 //! beyond `k` bits or below the Jaccard threshold is not reported (only
 //! counted, by reason).
 
-use super::answer::{CONTENT_KINDS, Found, RelayAnswer, merge};
+use super::answer::{CONTENT_KINDS, Found, RelayAnswer, UncheckedAnswer, merge};
 use super::report::{CheckReport, EventSeen, RankedProof, RefusedProof, RelaySummary, UnverifiedProof};
 use crate::fuzzy_tags::{FUZZY_DISTANCE, FuzzyTagCheck, check_fuzzy_tags, fuzzy_keys};
 use nostr::prelude::{Filter, Kind, SingleLetterTag};
@@ -93,10 +93,47 @@ impl NearQuery {
     /// out those `exact` already lists (found by the same `X`).
     pub fn verify(&self, answers: &[RelayAnswer], exact: &CheckReport) -> NearCandidates {
         let listed: HashSet<&str> = exact.content_events.iter().map(|c| c.event.event_id.as_str()).collect();
+        self.verify_listed(answers, &listed)
+    }
+
+    /// The proofs to ask for next ([`NearCandidates::proof_filter`]) when
+    /// the exact query's report is not at hand yet (a front end that asks
+    /// both queries at once): events it would list count as copies here,
+    /// which at most adds their `X` to the filter.
+    pub fn proof_filter(&self, key_answers: &[RelayAnswer]) -> Option<Filter> {
+        self.verify_listed(key_answers, &HashSet::new()).proof_filter()
+    }
+
+    /// The whole near-copy half of a check on answers received elsewhere
+    /// (a front end doing its own I/O: WebAssembly, Python): the key
+    /// answers checked against [`NearQuery::filter`], the proof answers
+    /// against the verified copies' proof filter, as the relay client
+    /// checks them; then [`NearCandidates::report`].
+    pub fn report_unchecked(
+        &self,
+        exact: &CheckReport,
+        key_answers: Vec<UncheckedAnswer>,
+        proof_answers: Vec<UncheckedAnswer>,
+        headers: &dyn HeaderSource,
+        network: Network,
+    ) -> FuzzyReport {
+        let key_answers: Vec<RelayAnswer> =
+            key_answers.into_iter().map(|answer| answer.check_against(self.filter())).collect();
+        let candidates = self.verify(&key_answers, exact);
+        let proof_answers: Vec<RelayAnswer> = match candidates.proof_filter() {
+            Some(filter) => {
+                proof_answers.into_iter().map(|answer| answer.check_against(filter.clone())).collect()
+            }
+            None => Vec::new(),
+        };
+        candidates.report(self, &key_answers, &proof_answers, headers, network)
+    }
+
+    fn verify_listed(&self, answers: &[RelayAnswer], listed: &HashSet<&str>) -> NearCandidates {
         let found = merge(answers);
         let mut candidates = NearCandidates { candidates: found.len(), ..NearCandidates::default() };
         for found in found {
-            match self.verify_one(&found, &listed) {
+            match self.verify_one(&found, listed) {
                 Ok(copy) => candidates.copies.push(copy),
                 Err(reason) => *candidates.not_reported.entry(reason).or_default() += 1,
             }

@@ -33,8 +33,13 @@ pub struct CheckReport {
     /// Proofs that passed every check but the Bitcoin one, for lack of
     /// block headers.
     pub unverified: Vec<UnverifiedProof>,
-    /// Every other kind 1041 (and 1040), never dropped, with its reasons.
+    /// Every other kind 1041 (and 1040) that claims to be a proof, never
+    /// dropped, with its reasons.
     pub refused: Vec<RefusedProof>,
+    /// Kind 1041 events of another scheme (no embedded NIP-FF-3
+    /// attestation: other drafts reuse the kind), set aside: neither a proof
+    /// nor a forgery.
+    pub set_aside: Vec<SetAside>,
     /// The content events (notes, articles…) carrying `X`.
     pub content_events: Vec<ContentEventSeen>,
     /// What a local index holds near the document: filled in by the caller
@@ -42,12 +47,13 @@ pub struct CheckReport {
     /// not change the verdict.
     pub index: Option<serde_json::Value>,
     /// The near copies, when they were looked for (`check --fuzzy`), else
-    /// `null`. They do not change the verdict, which is about `X`.
+    /// `null`. Attached with [`CheckReport::with_near_copies`]: a near
+    /// copy proven earlier than every proof of `X` changes the verdict.
     pub fuzzy: Option<super::near::FuzzyReport>,
 }
 
 /// The verdict of a check.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CheckVerdict {
     /// What kind of answer it is.
     pub status: CheckStatus,
@@ -66,6 +72,13 @@ pub struct CheckVerdict {
 pub enum CheckStatus {
     /// A valid proof of `X` exists.
     Proven,
+    /// A near copy (another `X`, found through the fuzzy keys) carries a
+    /// valid proof earlier than every valid proof of `X`: its author is the
+    /// likely original.
+    NearCopyProven,
+    /// Proofs were found, but none could be checked for lack of block
+    /// headers (neither valid nor invalid yet).
+    Unverified,
     /// Events carry `X`, but no valid proof.
     Unproven,
     /// The relays that answered have no event with `X`.
@@ -77,7 +90,7 @@ pub enum CheckStatus {
 }
 
 /// The earliest author of a verdict.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Earliest {
     /// The author of the first valid proof.
@@ -87,7 +100,7 @@ pub enum Earliest {
 }
 
 /// The first valid proof, in a verdict.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EarliestProof {
     /// The attestation's pubkey (hex).
     pub author: String,
@@ -101,6 +114,51 @@ pub struct EarliestProof {
     pub time: u64,
     /// The block time in UTC.
     pub utc: String,
+    /// With the status `near_copy_proven`: the near copy the proof is of
+    /// (the member is absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub near_copy: Option<NearCopyOf>,
+}
+
+impl EarliestProof {
+    pub(super) fn of(proof: &RankedProof) -> EarliestProof {
+        EarliestProof {
+            author: proof.author.clone(),
+            npub: proof.npub.clone(),
+            event_id: proof.event_id.clone(),
+            height: proof.block.height,
+            time: proof.block.time,
+            utc: proof.block.utc.clone(),
+            near_copy: None,
+        }
+    }
+}
+
+/// The near copy whose proof a `near_copy_proven` verdict names.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NearCopyOf {
+    /// The near copy's content event id.
+    pub event_id: String,
+    /// Its pubkey (hex): who published the copy (not always the prover).
+    pub author: String,
+    /// The same, NIP-19.
+    pub npub: String,
+    /// Its `X`, recomputed from its text.
+    pub x: String,
+    /// Its word 5-gram Jaccard with the checked text.
+    pub jaccard: f64,
+}
+
+impl NearCopyOf {
+    pub(super) fn of(copy: &super::near::NearCopy) -> NearCopyOf {
+        NearCopyOf {
+            event_id: copy.event.event_id.clone(),
+            author: copy.event.author.clone(),
+            npub: copy.event.npub.clone(),
+            x: copy.x.clone(),
+            jaccard: copy.jaccard,
+        }
+    }
 }
 
 /// The earliest event seen, in a verdict without a proof.
@@ -226,12 +284,25 @@ pub struct RefusedProof {
     /// Its verification verdict.
     pub verdict: Verdict,
     /// The report's failure names (e.g. `attestation_bad_signature`,
-    /// `proof_for_other_digest`), `not_nip_ff_3`, or `proves_another_x`.
+    /// `proof_for_other_digest`), or `proves_another_x`.
     pub reasons: Vec<String>,
     /// The relays that had it.
     pub relays: Vec<String>,
     /// Its `priorart-verify/1` report.
     pub report: Report,
+}
+
+/// A kind 1041 of another scheme, set aside.
+#[derive(Debug, Clone, Serialize)]
+pub struct SetAside {
+    /// Its id.
+    pub event_id: String,
+    /// Who signed it (hex).
+    pub signer: Option<String>,
+    /// Why it is not a NIP-FF-3 proof.
+    pub detail: String,
+    /// The relays that had it.
+    pub relays: Vec<String>,
 }
 
 /// A content event carrying `X`, and whether its text has it.

@@ -173,9 +173,67 @@ fn a_proof_without_headers_is_unverified_not_refused() {
     assert_eq!(report.unverified.len(), 1);
     assert_eq!(report.unverified[0].author, alice().public_key().to_hex());
     assert_eq!(report.unverified[0].report.verdict, Verdict::Unverified);
-    assert_eq!(report.verdict.status, CheckStatus::Unproven);
-    assert!(report.verdict.text.ends_with("; 1 proof(s) could not be checked for lack of block headers"));
+    // Unverified is not absent: named before any untrusted created_at.
+    assert_eq!(report.verdict.status, CheckStatus::Unverified);
+    let text = &report.verdict.text;
+    assert!(text.starts_with("1 proof found, none could be checked: no block headers"), "{text}");
+    assert!(text.contains("; earliest seen by created_at (untrusted): "), "{text}");
+    let Some(Earliest::Seen(earliest)) = &report.verdict.earliest else { panic!("{:?}", report.verdict) };
+    assert_eq!(earliest.event_id, story.alice_note.id.to_hex());
     assert!(report.table_text(false).contains("UNVERIFIED (no block headers to check it)"));
+    let line = report.verdict_line(false, Some("give --esplora URL"));
+    assert!(line.contains("no block headers to check them against (give --esplora URL);"), "{line}");
+    let json: serde_json::Value = serde_json::from_str(&report.to_json()).expect("JSON");
+    assert_eq!(json["verdict"]["status"], "unverified");
+}
+
+#[test]
+fn a_lying_header_source_leaves_the_proof_unverified_and_is_blamed() {
+    let story = story();
+    let lying = MemoryHeaders::default();
+    for height in 1..=story.chain.tip_height() {
+        let mut header = *story.chain.header(height).expect("a block");
+        while header.validate_pow(header.target()).is_ok() {
+            header.nonce = header.nonce.wrapping_add(1);
+        }
+        lying.insert(height, header);
+    }
+    let answers = [answer("wss://one.example", Ending::Eose, &[&story.alice_proof, &story.alice_note])];
+    let report = check(&x(), &answers, &lying, Network::Regtest);
+    assert!(report.refused.is_empty(), "a genuine proof is never refused for its source's lies");
+    assert_eq!(report.unverified.len(), 1);
+    assert_eq!(report.verdict.status, CheckStatus::Unverified);
+    let text = &report.verdict.text;
+    assert!(text.contains("the block header source is unreliable"), "{text}");
+    // No advice to give headers: headers were given, and lied.
+    assert!(!report.verdict_line(false, Some("give --esplora URL")).contains("give --esplora"));
+}
+
+#[test]
+fn a_kind_1041_of_another_scheme_is_set_aside_not_refused() {
+    // Another draft's kind 1041 (a third-party timestamp: an `e` tag and
+    // a proof, no embedded attestation) that happens to carry the X.
+    let other = EventBuilder::new(Kind::from_u16(crate::PROOF_KIND), "b3RzIHByb29m")
+        .tags([
+            Tag::parse(["e", &"ab".repeat(32)]).expect("tag"),
+            Tag::parse(["X", &x().to_string(), crate::ALGORITHM]).expect("tag"),
+        ])
+        .finalize(&mallory())
+        .expect("signs");
+    let note = note(&alice(), TEXT, 1_700_000_000);
+    let answers = [answer("wss://one.example", Ending::Eose, &[&other, &note])];
+    let report = check(&x(), &answers, &MemoryHeaders::default(), Network::Mainnet);
+
+    assert!(report.refused.is_empty(), "{:?}", report.refused);
+    assert_eq!(report.set_aside.len(), 1);
+    assert_eq!(report.set_aside[0].event_id, other.id.to_hex());
+    assert!(report.set_aside[0].detail.contains("not a NIP-FF-3 proof"), "{}", report.set_aside[0].detail);
+    assert_eq!(report.verdict.status, CheckStatus::Unproven);
+    let table = report.table_text(false);
+    assert!(table.contains(&format!("set aside: {} is not a NIP-FF-3 proof", other.id)), "{table}");
+    assert!(!table.contains("INVALID") && !table.contains("refused"), "{table}");
+    let json: serde_json::Value = serde_json::from_str(&report.to_json()).expect("JSON");
+    assert_eq!(json["set_aside"][0]["signer"], mallory().public_key().to_hex().as_str());
 }
 
 #[test]

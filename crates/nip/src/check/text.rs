@@ -3,7 +3,8 @@
 
 use super::answer::Ending;
 use super::content::XCheck;
-use super::report::CheckReport;
+use super::report::{CheckReport, CheckStatus};
+use super::verdict::NO_HEADERS;
 use std::fmt::Write;
 
 impl CheckReport {
@@ -16,9 +17,14 @@ impl CheckReport {
         out
     }
 
-    /// `verdict: …` and a newline; bold with `colour`.
-    pub fn verdict_line(&self, colour: bool) -> String {
-        let text = &self.verdict.text;
+    /// `verdict: …` and a newline; bold with `colour`. `header_advice`
+    /// (how this front end is given block headers) follows the words that
+    /// say an `unverified` verdict's proofs lacked them.
+    pub fn verdict_line(&self, colour: bool, header_advice: Option<&str>) -> String {
+        let mut text = self.verdict.text.clone();
+        if let (CheckStatus::Unverified, Some(advice)) = (self.verdict.status, header_advice) {
+            text = text.replacen(NO_HEADERS, &format!("{NO_HEADERS} ({advice})"), 1);
+        }
         if colour { format!("verdict: \x1b[1m{text}\x1b[0m\n") } else { format!("verdict: {text}\n") }
     }
 
@@ -166,6 +172,14 @@ impl CheckReport {
                 proof.reasons.join(", "),
                 claim.unwrap_or_default(),
                 proof.relays.join(", ")
+            )?;
+        }
+        for other in &self.set_aside {
+            writeln!(
+                out,
+                "  set aside: {} is not a NIP-FF-3 proof (a kind 1041 of another scheme) on {}",
+                other.event_id,
+                other.relays.join(", ")
             )?;
         }
         Ok(())
