@@ -3,7 +3,11 @@
 # scripts/build-wasm.sh, then runs its Node tests (node:test) against the
 # `priorart` binary of the workspace (every shared vector, explain, HTML
 # extraction, the verifier's tamper and attack cases, events for NIP-07
-# signers, `npm pack` installed in a fresh directory). Called by
+# signers, `npm pack` installed in a fresh directory, every export fuzzed
+# with random JavaScript values, the README's examples, a client compiled
+# against nostr-tools' types, and the package bundled by esbuild, Vite 5 and
+# webpack 5 and loaded in chromium: those two need
+# .ci/setup.d/wasm-bundlers.sh and .ci/setup.d/web.sh). Called by
 # scripts/test.sh. Without the WebAssembly toolchain (.ci/setup.d/wasm.sh)
 # it skips, recorded in target/priorart-skipped.txt like a missing peer,
 # unless PRIORART_REQUIRE_PEERS=1 (CI), which makes that a failure.

@@ -1,32 +1,26 @@
 // priorart for JavaScript: the Rust crates of priorart compiled to
 // WebAssembly (pkg/, built by scripts/build-wasm.sh). Every answer comes
-// from them; this file only shapes arguments and results, turns errors into
-// typed classes, and fetches block headers through the caller's async
-// header source, round after round (see `withHeaders`). The entry points
-// (index.js, browser.js) load the core module before any of it runs;
-// extraction loads its own module on first use (`loadExtractor`).
+// from them; this file only checks and shapes arguments and results, turns
+// errors into typed classes, and fetches block headers through the
+// caller's async header source, round after round (see `withHeaders`).
+// The core module is loaded by `init()` (modules.js): the async functions
+// call it themselves; the synchronous ones need it loaded (in Node they
+// load it on first use). Extraction loads its own module on first use
+// (`loadExtractor`).
+//
+// Every value a caller passes is checked before it reaches the module,
+// here or by the module itself (bindings/wasm/src/lib.rs takes every string
+// and number as a JsValue): wasm-bindgen's release glue checks no type, and
+// a number where it expects a string corrupts the module's heap.
 
-import { core as wasm, extractionModule } from "./modules.js";
+import { core as wasm, extractionModule, init } from "./modules.js";
+import { EventError, ExtractionError, InputError, PriorartError, QUOTED, SignedEventError, cut } from "./errors.js";
+
+export { init };
+export { EventError, ExtractionError, InputError, PriorartError, SignedEventError };
 
 /** The fingerprint schemes, the first the default (the NIP's `X`). */
 export const SCHEMES = Object.freeze(["minhash-equality-v1", "simhash-equality-v2", "simhash-doc"]);
-
-/** Every error this package throws; `reason` is the library's stable name. */
-export class PriorartError extends Error {
-  constructor(message, reason) {
-    super(message);
-    this.name = new.target.name;
-    this.reason = reason;
-  }
-}
-/** A bad argument (unknown scheme, malformed fingerprint or key, ...). */
-export class InputError extends PriorartError {}
-/** A document that could not be read (`reason`: the extractor's). */
-export class ExtractionError extends PriorartError {}
-/** A content event or attestation that cannot be built as asked. */
-export class EventError extends PriorartError {}
-/** What a signer returned is not the signed event asked for. */
-export class SignedEventError extends PriorartError {}
 
 const ERROR_CLASSES = { InputError, ExtractionError, EventError, SignedEventError };
 
@@ -41,72 +35,139 @@ function call(work) {
   }
 }
 
+/** What a value is, for messages. */
+function typeOf(value) {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value;
+}
+
 function text(value, name) {
-  if (typeof value !== "string") throw new InputError(`${name} must be a string`, "not_a_string");
+  if (typeof value !== "string") throw new InputError(`${name} must be a string, not ${typeOf(value)}`, "not_a_string");
   return value;
 }
 
-/** One fingerprinter per scheme, kept: its caches serve every later text. */
-const shared = new Map();
-
-/** The fingerprint of `text` (default: the NIP's `X`, minhash-equality-v1). */
-export function fingerprint(input, { scheme = SCHEMES[0] } = {}) {
-  let fingerprinter = shared.get(scheme);
-  if (!fingerprinter) {
-    fingerprinter = call(() => new wasm.Fingerprints([scheme]));
-    shared.set(scheme, fingerprinter);
+/** An options argument: an object, or nothing (`undefined`). */
+function optionsOf(value, name) {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new InputError(`${name} must be an object, not ${typeOf(value)}`, "invalid_options");
   }
-  return fingerprinter.of(text(input, "text"))[0];
+  return value;
+}
+
+function scheme(value) {
+  if (value === undefined) return SCHEMES[0];
+  if (!SCHEMES.includes(value)) {
+    const shown = typeof value === "string" ? JSON.stringify(cut(value, QUOTED)) : typeOf(value);
+    throw new InputError(`scheme ${shown}: not one of ${SCHEMES.join(", ")}`, "unknown_scheme");
+  }
+  return value;
 }
 
 /**
- * A fingerprinter that keeps its caches between texts (faster over many
- * texts): `new Fingerprinter(schemes).of(text)` → one fingerprint per scheme.
- * Call `free()` when done.
+ * The module's fingerprinters, one per list of schemes, shared by
+ * `fingerprint` and every `Fingerprinter` of that list: a fingerprinter
+ * holds only scratch buffers (sized by the largest text it has read), so
+ * sharing one gives the same answers and ten thousand `Fingerprinter`s cost
+ * no memory in the module. Lists past the first POOLED get their own,
+ * freed by `free()` or, when forgotten, by a FinalizationRegistry.
+ */
+const shared = new Map();
+const POOLED = 16;
+const unfreed =
+  typeof FinalizationRegistry === "function" ? new FinalizationRegistry((inner) => inner.free()) : null;
+
+function schemeList(schemes) {
+  if (!Array.isArray(schemes) || schemes.length === 0) {
+    throw new InputError(`schemes must be a non-empty array of scheme names, not ${typeOf(schemes)}`, "unknown_scheme");
+  }
+  return schemes.map((name) => {
+    if (name === undefined) throw new InputError("schemes: a scheme name is undefined", "unknown_scheme");
+    return scheme(name);
+  });
+}
+
+/** The fingerprint of `text` (default: the NIP's `X`, minhash-equality-v1). */
+export function fingerprint(input, options) {
+  const name = scheme(optionsOf(options, "fingerprint's options").scheme);
+  text(input, "text");
+  let fingerprinter = shared.get(name);
+  if (!fingerprinter) {
+    fingerprinter = call(() => new (wasm().Fingerprints)([name]));
+    shared.set(name, fingerprinter);
+  }
+  return call(() => fingerprinter.of(input))[0];
+}
+
+/**
+ * A fingerprinter for a list of schemes: `new Fingerprinter(schemes).of(text)`
+ * → one fingerprint per scheme. Its buffers are shared with every other
+ * `Fingerprinter` of the same list; `free()` is needed only to make the
+ * instance unusable (or to release a list beyond the shared ones at once).
  */
 export class Fingerprinter {
   #inner;
+  #own = false;
   constructor(schemes = [SCHEMES[0]]) {
-    this.#inner = call(() => new wasm.Fingerprints(schemes));
+    const list = schemeList(schemes);
+    const key = list.join(",");
+    let inner = shared.get(key);
+    if (!inner) {
+      inner = call(() => new (wasm().Fingerprints)(list));
+      if (shared.size < POOLED) shared.set(key, inner);
+      else {
+        this.#own = true;
+        unfreed?.register(this, inner, this);
+      }
+    }
+    this.#inner = inner;
   }
   of(input) {
-    return this.#inner.of(text(input, "text"));
+    if (!this.#inner) throw new InputError("this Fingerprinter was freed", "freed");
+    text(input, "text");
+    return call(() => this.#inner.of(input));
   }
   free() {
-    this.#inner.free();
+    if (this.#own && this.#inner) {
+      unfreed?.unregister(this);
+      this.#inner.free();
+    }
+    this.#inner = null;
   }
 }
 
 /** Every intermediate value: the object of `priorart fingerprint --explain --json`. */
-export function explain(input, { scheme = SCHEMES[0] } = {}) {
-  return JSON.parse(call(() => wasm.explain(text(input, "text"), scheme)));
+export function explain(input, options) {
+  const name = scheme(optionsOf(options, "explain's options").scheme);
+  return JSON.parse(call(() => wasm().explain(text(input, "text"), name)));
 }
 
 /** The `simhash-doc` of `text`: `{ base32hex, value }` (13 characters, a 64-bit `bigint`). */
 export function simhashDoc(input) {
-  const value = wasm.simhashDocValue(text(input, "text"));
-  return { base32hex: wasm.simhashDocText(value), value };
+  const value = call(() => wasm().simhashDocValue(text(input, "text")));
+  return { base32hex: wasm().simhashDocText(value), value };
 }
 
 /** A simhash-doc value from a bigint, its base32hex or hex text, or `simhashDoc`'s result. */
 function simhashValue(value) {
   if (typeof value === "bigint") {
-    if (value < 0n || value >= 1n << 64n) throw new InputError(`${value}: not a 64-bit value`, "invalid_simhash_doc");
+    if (value < 0n || value >= 1n << 64n) throw new InputError(`${cut(String(value), QUOTED)}: not a 64-bit value`, "invalid_simhash_doc");
     return value;
   }
-  if (typeof value === "string") return call(() => wasm.parseSimhashDoc(value));
+  if (typeof value === "string") return call(() => wasm().parseSimhashDoc(value));
   if (value && typeof value.value === "bigint") return simhashValue(value.value);
   throw new InputError("a simhash-doc is a bigint, its base32hex or hex text, or simhashDoc()'s result", "invalid_simhash_doc");
 }
 
 /** Differing bits of two simhash-doc values. */
 export function hamming(a, b) {
-  return wasm.hamming(simhashValue(a), simhashValue(b));
+  return wasm().hamming(simhashValue(a), simhashValue(b));
 }
 
 /** `1 - hamming(a, b) / 64`. */
 export function similarity(a, b) {
-  return wasm.similarity(simhashValue(a), simhashValue(b));
+  return wasm().similarity(simhashValue(a), simhashValue(b));
 }
 
 const encoder = new TextEncoder();
@@ -114,7 +175,7 @@ const encoder = new TextEncoder();
 function bytesOf(input, name) {
   if (input instanceof Uint8Array) return input;
   if (input instanceof ArrayBuffer) return new Uint8Array(input);
-  throw new InputError(`${name} must be a string, Uint8Array or ArrayBuffer`, "not_bytes");
+  throw new InputError(`${name} must be a string, Uint8Array or ArrayBuffer, not ${typeOf(input)}`, "not_bytes");
 }
 
 /**
@@ -135,6 +196,7 @@ export async function loadExtractor() {
  * text, read as UTF-8 whatever its <meta> says.
  */
 export async function extractHtml(html) {
+  if (typeof html !== "string") bytesOf(html, "html");
   // A byte order mark outranks every declaration: the string's own UTF-8.
   const bytes = typeof html === "string" ? encoder.encode("\uFEFF" + html.replace(/^\uFEFF/, "")) : bytesOf(html, "html");
   const extractor = await extractionModule();
@@ -147,7 +209,9 @@ export async function extractHtml(html) {
  * "epub", "text"), plain text and Markdown only decoded. PDF is not in this
  * package (`ExtractionError`, reason `unsupported`).
  */
-export async function extractDocument(bytes, { format } = {}) {
+export async function extractDocument(bytes, options) {
+  const { format } = optionsOf(options, "extractDocument's options");
+  if (format !== undefined) text(format, "format");
   const input = typeof bytes === "string" ? encoder.encode(bytes) : bytesOf(bytes, "bytes");
   const extractor = await extractionModule();
   return call(() => extractor.extractDocument(input, format));
@@ -162,8 +226,24 @@ const LOOKAHEAD = 24;
 /** Header requests in flight at once. */
 const CONCURRENCY = 6;
 
+/** Why a header source failed, as a string whatever it threw. */
 function messageOf(error) {
-  return error instanceof Error ? error.message : String(error);
+  try {
+    return cut(error instanceof Error ? String(error.message) : String(error));
+  } catch {
+    return "the header source threw a value that is not printable";
+  }
+}
+
+/** Checks that `headers` is a header source (see HeaderSource in index.d.ts). */
+function headerSource(headers, name = "headers") {
+  if (!headers || typeof headers.headerAt !== "function") {
+    throw new InputError(`${name} must have an async headerAt(height) (see memoryHeaders, esploraHeaders)`, "no_header_source");
+  }
+  if (headers.name !== undefined && typeof headers.name !== "string") {
+    throw new InputError(`${name}.name must be a string, not ${typeOf(headers.name)}`, "not_a_string");
+  }
+  return headers;
 }
 
 /**
@@ -174,10 +254,9 @@ function messageOf(error) {
  * The headers it confirmed are passed to `headers.confirmed` (for a cache).
  */
 async function withHeaders(headers, run) {
-  if (!headers || typeof headers.headerAt !== "function") {
-    throw new InputError("headers must have an async headerAt(height) (see memoryHeaders, esploraHeaders)", "no_header_source");
-  }
-  const rounds = new wasm.HeaderRounds(headers.name ?? "headers from JavaScript");
+  headerSource(headers);
+  await init();
+  const rounds = call(() => new (wasm().HeaderRounds)(headers.name ?? "headers from JavaScript"));
   const asked = new Set();
   let tip = null;
   try {
@@ -203,7 +282,8 @@ async function withHeaders(headers, run) {
         try {
           const hex = await headers.headerAt(height);
           if (hex === null || hex === undefined) rounds.absent(height);
-          else rounds.insert(height, String(hex));
+          else if (typeof hex !== "string") rounds.unavailable(height, `headerAt(${height}) answered ${typeOf(hex)}, not a string`);
+          else rounds.insert(height, hex);
         } catch (error) {
           rounds.unavailable(height, messageOf(error));
         }
@@ -242,14 +322,21 @@ async function inParallel(items, work) {
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, worker));
 }
 
-function options(value) {
-  return typeof value === "string" ? { network: value } : (value ?? {});
+/** Options that may be given as the network's name alone. */
+function options(value, name) {
+  return typeof value === "string" ? { network: value } : optionsOf(value, name);
 }
 
 function jsonText(value, name) {
   if (typeof value === "string") return value;
-  if (value && typeof value === "object") return JSON.stringify(value);
-  throw new InputError(`${name} must be JSON text or an object`, "not_json");
+  if (value && typeof value === "object") {
+    try {
+      return JSON.stringify(value);
+    } catch (error) {
+      throw new InputError(`${name}: not JSON (${messageOf(error)})`, "not_json");
+    }
+  }
+  throw new InputError(`${name} must be JSON text or an object, not ${typeOf(value)}`, "not_json");
 }
 
 /**
@@ -259,11 +346,20 @@ function jsonText(value, name) {
  * ("mainnet", default, or "regtest"), `content` (the text, checked against
  * the X). A network string may be given instead of the options.
  */
-export async function verifyEvent(event, headers, opts) {
-  const { network = "mainnet", content } = options(opts);
+export async function verifyProofEvent(event, headers, opts) {
+  const { network = "mainnet", content } = options(opts, "verifyProofEvent's options");
+  text(network, "network");
+  if (content !== undefined) text(content, "content");
   const json = jsonText(event, "event");
   return JSON.parse(await withHeaders(headers, (rounds) => rounds.verifyEvent(json, network, content)));
 }
+
+/**
+ * `verifyProofEvent` under its first name, kept for the clients that use
+ * it; nostr-tools' signature check is also `verifyEvent`, so new code
+ * imports `verifyProofEvent`.
+ */
+export const verifyEvent = verifyProofEvent;
 
 /**
  * The discovery check of `x`: what relays answered (an array of
@@ -278,12 +374,19 @@ export async function verifyEvent(event, headers, opts) {
  * every proof of `x` makes the verdict `near_copy_proven`.
  */
 export async function check(x, relayAnswers, headers, network = "mainnet", near = undefined) {
-  const { network: net = "mainnet" } = options(network);
+  const { network: net = "mainnet" } = options(network, "check's network");
+  text(net, "network");
+  text(x, "x");
+  const json = jsonText(relayAnswers, "relayAnswers");
+  const nearJson = near === undefined || near === null ? null : nearAnswersJson(near);
+  headerSource(headers);
+  await init();
   // The events are checked once (each distinct signature once across
   // relays); each round of headers verifies only the proofs again.
-  const answers = call(() => new wasm.RelayAnswers(text(x, "x"), jsonText(relayAnswers, "relayAnswers")));
-  const copies = near === undefined || near === null ? null : nearAnswers(near);
+  const answers = call(() => new (wasm().RelayAnswers)(x, json));
+  let copies = null;
   try {
+    copies = nearJson && call(() => new (wasm().NearAnswers)(...nearJson));
     const run = copies ? (rounds) => rounds.checkNear(answers, copies, net) : (rounds) => rounds.check(answers, net);
     return JSON.parse(await withHeaders(headers, run));
   } finally {
@@ -292,18 +395,10 @@ export async function check(x, relayAnswers, headers, network = "mainnet", near 
   }
 }
 
-/** `check`'s `near`: `{ text, keyAnswers, proofAnswers }`, read once. */
-function nearAnswers(near) {
-  if (typeof near !== "object") throw new InputError("near must be { text, keyAnswers, proofAnswers }", "not_an_object");
-  const { text: checked, keyAnswers = [], proofAnswers = [] } = near;
-  return call(
-    () =>
-      new wasm.NearAnswers(
-        text(checked, "near.text"),
-        jsonText(keyAnswers, "near.keyAnswers"),
-        jsonText(proofAnswers, "near.proofAnswers"),
-      ),
-  );
+/** `check`'s `near` (`{ text, keyAnswers, proofAnswers }`), checked: the module's arguments. */
+function nearAnswersJson(near) {
+  const { text: checked, keyAnswers = [], proofAnswers = [] } = optionsOf(near, "near ({ text, keyAnswers, proofAnswers })");
+  return [text(checked, "near.text"), jsonText(keyAnswers, "near.keyAnswers"), jsonText(proofAnswers, "near.proofAnswers")];
 }
 
 /**
@@ -313,7 +408,8 @@ function nearAnswers(near) {
  * answers to `check` as `near`.
  */
 export function nearCopiesProofFilter(input, keyAnswers) {
-  const filter = call(() => wasm.nearCopiesProofFilter(text(input, "text"), jsonText(keyAnswers, "keyAnswers")));
+  const json = jsonText(keyAnswers, "keyAnswers");
+  const filter = call(() => wasm().nearCopiesProofFilter(text(input, "text"), json));
   return filter === undefined ? null : JSON.parse(filter);
 }
 
@@ -322,7 +418,7 @@ export function nearCopiesProofFilter(input, keyAnswers) {
  * "#X": [x]}`) whose answers `check` takes, as `priorart check` sends it.
  */
 export function discoveryFilter(x) {
-  return JSON.parse(call(() => wasm.discoveryFilter(text(x, "x"))));
+  return JSON.parse(call(() => wasm().discoveryFilter(text(x, "x"))));
 }
 
 /**
@@ -332,33 +428,57 @@ export function discoveryFilter(x) {
  * `priorart check --fuzzy` sends it.
  */
 export function fuzzyDiscoveryFilter(input) {
-  return JSON.parse(call(() => wasm.fuzzyDiscoveryFilter(text(input, "text"))));
+  return JSON.parse(call(() => wasm().fuzzyDiscoveryFilter(text(input, "text"))));
+}
+
+/** A block height: a whole number from 0 to 2^32 - 1. */
+function height(value, name) {
+  const number = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value;
+  if (!Number.isInteger(number) || number < 0 || number > 0xffffffff) {
+    throw new InputError(`${name}: ${typeof value === "string" ? JSON.stringify(cut(value, QUOTED)) : typeOf(value)} is not a block height`, "invalid_height");
+  }
+  return number;
 }
 
 /**
  * Headers held in memory: `entries` maps heights to 160 hex digits (a Map,
- * an object, or [height, hex] pairs). Its tip is its highest header, "as
- * far as held", as the CLI's header cache answers. `set` adds one; as a
- * cache (`cachedHeaders`) it keeps what the verifier confirmed.
+ * an object, or any iterable of [height, hex] pairs: an array, a generator,
+ * `map.entries()`). Its tip is its highest header, "as far as held", as
+ * the CLI's header cache answers. `set` adds one; as a cache
+ * (`cachedHeaders`) it keeps what the verifier confirmed. Nothing is
+ * checked but the types: the verifier checks every header it reads.
  */
-export function memoryHeaders(entries = [], { name = "headers in memory" } = {}) {
+export function memoryHeaders(entries = [], options) {
+  const { name = "headers in memory" } = optionsOf(options, "memoryHeaders' options");
+  text(name, "name");
+  if (entries === null || typeof entries !== "object") {
+    throw new InputError(`memoryHeaders: entries must be a Map, an object or an iterable of [height, hex], not ${typeOf(entries)}`, "invalid_headers");
+  }
   const held = new Map();
-  const pairs = entries instanceof Map || Array.isArray(entries) ? entries : Object.entries(entries);
-  for (const [height, hex] of pairs) held.set(Number(height), String(hex).trim());
+  const put = (at, hex) => held.set(height(at, "memoryHeaders"), text(hex, `the header at ${at}`).trim());
+  const pairs = typeof entries[Symbol.iterator] === "function" ? entries : Object.entries(entries);
+  for (const pair of pairs) {
+    if (!Array.isArray(pair) || pair.length !== 2) {
+      throw new InputError("memoryHeaders: each entry must be a [height, hex] pair", "invalid_headers");
+    }
+    put(pair[0], pair[1]);
+  }
   return {
     name,
-    async headerAt(height) {
-      return held.get(height) ?? null;
+    async headerAt(at) {
+      return held.get(at) ?? null;
     },
     async tipHeight() {
       if (held.size === 0) return null;
-      return { height: Math.max(...held.keys()), asFarAsHeld: true };
+      let tip = 0;
+      for (const at of held.keys()) tip = Math.max(tip, at);
+      return { height: tip, asFarAsHeld: true };
     },
-    set(height, hex) {
-      held.set(height, hex);
+    set(at, hex) {
+      put(at, hex);
     },
-    confirmed(height, hex) {
-      held.set(height, hex);
+    confirmed(at, hex) {
+      put(at, hex);
     },
     get size() {
       return held.size;
@@ -372,7 +492,11 @@ export function memoryHeaders(entries = [], { name = "headers in memory" } = {})
  * `GET block/HASH/header`; the tip from `GET blocks/tip/height`. `fetch`
  * defaults to the global one. Never trusted: the verifier checks each header.
  */
-export function esploraHeaders(url, { fetch = globalThis.fetch, name } = {}) {
+export function esploraHeaders(url, options) {
+  const { fetch = globalThis.fetch, name } = optionsOf(options, "esploraHeaders' options");
+  if (!(url instanceof URL)) text(url, "url");
+  if (typeof fetch !== "function") throw new InputError(`fetch must be a function, not ${typeOf(fetch)}`, "invalid_options");
+  if (name !== undefined) text(name, "name");
   const base = String(url).replace(/\/+$/, "");
   const get = async (path) => {
     const response = await fetch(`${base}/${path}`);
@@ -405,6 +529,11 @@ export function esploraHeaders(url, { fetch = globalThis.fetch, name } = {}) {
  * IndexedDB store with those two methods works.
  */
 export function cachedHeaders(upstream, cache = memoryHeaders()) {
+  headerSource(upstream, "upstream");
+  headerSource(cache, "cache");
+  if (typeof cache.confirmed !== "function") {
+    throw new InputError("cache must have confirmed(height, hex), where it keeps the headers the verifier confirmed", "no_header_source");
+  }
   return {
     name: upstream.name,
     async headerAt(height) {
@@ -421,32 +550,41 @@ export function cachedHeaders(upstream, cache = memoryHeaders()) {
 
 // ---- Events for a NIP-07 signer --------------------------------------------
 
+/** `createdAt`, or now; the module refuses what is not whole seconds (milliseconds included). */
 function seconds(createdAt) {
   return createdAt ?? Math.floor(Date.now() / 1000);
+}
+
+/** The event as a NIP-07 `signEvent` takes it: without pubkey and id when no pubkey was given. */
+function event(json) {
+  return JSON.parse(json);
 }
 
 /**
  * The unsigned content event (kind 1 note by default, 30023 article with
  * `d`, ...) of `text` by `pubkey` (hex), with its `X` tag and (unless
  * `fuzzyTags` is false) the fuzzy discovery `B` tags of a text of 100 words
- * or more: what `window.nostr.signEvent` takes. `createdAt`: seconds
- * (default: now).
+ * or more: what `window.nostr.signEvent` takes. Without `pubkey`, the
+ * template a NIP-07 signer completes (no `pubkey`, no `id`). `createdAt`:
+ * whole seconds (default: now). Refused before signing when the signed
+ * event would be larger than priorart's readers take (`event_too_large`).
  */
-export function contentEvent({ kind = 1, text: body, d, title, createdAt, pubkey, fuzzyTags = true } = {}) {
-  return JSON.parse(
-    call(() =>
-      wasm.contentEvent(kind, text(body, "text"), d, title, seconds(createdAt), text(pubkey, "pubkey"), Boolean(fuzzyTags)),
-    ),
-  );
+export function contentEvent(options) {
+  const { kind = 1, text: body, d, title, createdAt, pubkey, fuzzyTags = true } = optionsOf(options, "contentEvent's options");
+  if (typeof fuzzyTags !== "boolean") throw new InputError(`fuzzyTags must be a boolean, not ${typeOf(fuzzyTags)}`, "invalid_options");
+  text(body, "text");
+  return event(call(() => wasm().contentEvent(kind, body, d, title, seconds(createdAt), pubkey, fuzzyTags)));
 }
 
 /**
  * The unsigned kind 1042 attestation by `pubkey` of `x` (or of `text`'s
- * X), for content of kind `kind`: what `window.nostr.signEvent` takes.
+ * X), for content of kind `kind`: what `window.nostr.signEvent` takes
+ * (without `pubkey`: the template a NIP-07 signer completes).
  */
-export function attestation({ x, text: body, kind, createdAt, pubkey } = {}) {
-  const value = x ?? fingerprint(text(body, "text"));
-  return JSON.parse(call(() => wasm.attestation(value, kind, seconds(createdAt), text(pubkey, "pubkey"))));
+export function attestation(options) {
+  const { x, text: body, kind, createdAt, pubkey } = optionsOf(options, "attestation's options");
+  const value = x ?? fingerprint(text(body, "text (or x)"));
+  return event(call(() => wasm().attestation(value, kind, seconds(createdAt), pubkey)));
 }
 
 /**
@@ -456,5 +594,94 @@ export function attestation({ x, text: body, kind, createdAt, pubkey } = {}) {
  * signature valid. Returns the signed event; throws `SignedEventError`.
  */
 export function checkSigned(request, signed) {
-  return JSON.parse(call(() => wasm.checkSigned(jsonText(request, "request"), jsonText(signed, "signed"))));
+  const [requestJson, signedJson] = [jsonText(request, "request"), jsonText(signed, "signed")];
+  return JSON.parse(call(() => wasm().checkSigned(requestJson, signedJson)));
+}
+
+// ---- Relays' answers, from a nostr client's subscriptions -------------------
+
+/** Most events kept from one relay, as priorart's relay client keeps (a flood ends the answer). */
+const MAX_EVENTS_PER_RELAY = 5_000;
+
+/**
+ * What one relay answered to `filter` (the discovery query:
+ * `discoveryFilter(x)`), as the `RelayAnswer` that `check` takes: `relay`
+ * is a nostr-tools `Relay` (anything with `url` and `subscribe(filters,
+ * { onevent, oneose, onclose })`) or a promise of one (`pool.ensureRelay(url)`,
+ * `Relay.connect(url)`): a promise that fails is the relay `unreachable`.
+ * The answer ends with the relay's EOSE, its CLOSED, the connection's end
+ * (`disconnected`) or `timeoutMs` (default 10 s); the subscription is
+ * closed then. Events are kept as the
+ * client received them; `check` verifies each one.
+ */
+export async function relayAnswer(relay, filter, options) {
+  const { url: given, timeoutMs = 10_000, maxEvents = MAX_EVENTS_PER_RELAY } = optionsOf(options, "relayAnswer's options");
+  // setTimeout takes at most 2^31 - 1 ms (24.8 days); past it, it fires at once.
+  if (typeof timeoutMs !== "number" || !(timeoutMs >= 0 && timeoutMs <= 0x7fffffff)) {
+    throw new InputError("timeoutMs must be a number of milliseconds, at most 2^31 - 1", "invalid_options");
+  }
+  if (!Number.isInteger(maxEvents) || maxEvents < 1) throw new InputError("maxEvents must be a positive whole number", "invalid_options");
+  if (!filter || typeof filter !== "object") throw new InputError(`filter must be a REQ filter object, not ${typeOf(filter)}`, "invalid_options");
+  const started = Date.now();
+  let connected;
+  try {
+    connected = await relay;
+  } catch (error) {
+    return { url: given ?? "", ending: { status: "unreachable", error: messageOf(error) }, events: [], answered: false, elapsed_ms: Date.now() - started };
+  }
+  const url = given ?? connected?.url;
+  if (typeof url !== "string") throw new InputError("relayAnswer: the relay has no url (give options.url)", "invalid_options");
+  if (!connected || typeof connected.subscribe !== "function") {
+    throw new InputError("relayAnswer: relay must have subscribe(filters, params), as nostr-tools' Relay", "invalid_options");
+  }
+  const events = [];
+  let answered = false;
+  return new Promise((resolve) => {
+    let subscription = null;
+    let done = false;
+    const end = (ending) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      resolve({ url, ending, events, answered, elapsed_ms: Date.now() - started });
+      try {
+        subscription?.close();
+      } catch {
+        // Closing a subscription on a dropped connection may throw; the answer is complete.
+      }
+    };
+    const timer = setTimeout(() => end({ status: "timeout" }), timeoutMs);
+    try {
+      subscription = connected.subscribe([filter], {
+        // nostr-tools fires oneose by itself after its eoseTimeout (4.4 s by
+        // default) when the relay sent none: set it past ours, so that a
+        // relay without EOSE is a timeout, not an EOSE.
+        eoseTimeout: Math.min(timeoutMs + 1_000, 0x7fffffff),
+        onevent(event) {
+          if (done) return;
+          answered = true;
+          events.push(event);
+          if (events.length >= maxEvents) end({ status: "event_limit", limit: maxEvents });
+        },
+        oneose() {
+          answered = true;
+          end({ status: "eose" });
+        },
+        onclose(reason) {
+          if (done) return;
+          // nostr-tools marks a subscription the relay CLOSED as `closed`
+          // before telling; one ended by the connection's end is not.
+          if (subscription && subscription.closed === false) {
+            end({ status: "disconnected", error: messageOf(reason ?? "") });
+          } else {
+            answered = true;
+            end({ status: "closed", message: messageOf(reason ?? "") });
+          }
+        },
+      });
+    } catch (error) {
+      end({ status: "disconnected", error: messageOf(error) });
+    }
+    if (done) subscription?.close?.();
+  });
 }

@@ -1,15 +1,18 @@
 // The page's one door to the priorart package (bindings/wasm): every
 // fingerprint, extraction, verification, ranking and verdict comes from
 // it, that is from the same Rust crates as the `priorart` command. The
-// package compiles its core WebAssembly module when imported (top-level
-// await; nothing else here relies on an import-time effect); its
-// extraction module is fetched only when a file is read.
+// package's core WebAssembly module is fetched and compiled here, before
+// the page's first synchronous call (`init`; nothing else here relies on
+// an import-time effect); its extraction module is fetched only when a
+// file is read.
 
 import * as core from 'priorart';
 import type { HeaderSource } from 'priorart';
 import type { RelayAnswer } from './relay';
 import type { CheckReport } from './report';
 import type { Network } from './settings';
+
+await core.init();
 
 export type { SignedEvent, UnsignedEvent } from 'priorart';
 

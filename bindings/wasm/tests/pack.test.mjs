@@ -53,9 +53,19 @@ for (const file of JSON.parse(process.argv[2])) {
     join(user, "core.mjs"),
     `import { extractHtml, fingerprint } from "priorart";
 console.log(fingerprint("Tidal mills ground grain on the estuary."));
-await extractHtml("<p>text</p>").then(() => console.log("extracted"), (error) => console.log(error.code));
+await extractHtml("<p>text</p>").then(() => console.log("extracted"), (error) => console.log(error.reason, error.message.includes("ENOENT")));
 `,
   );
   const core = execFileSync(process.execPath, ["core.mjs"], { cwd: user, encoding: "utf8" }).trim().split("\n");
-  assert.deepEqual(core, [cli(["fingerprint", "-"], { input: "Tidal mills ground grain on the estuary." }).split(/\s+/)[0], "ENOENT"]);
+  assert.deepEqual(core, [cli(["fingerprint", "-"], { input: "Tidal mills ground grain on the estuary." }).split(/\s+/)[0], "module_unavailable true"]);
+
+  // Without the core's file, the first call says so (and the package still imports).
+  rmSync(join(installed, "pkg/priorart_wasm_bg.wasm"));
+  writeFileSync(
+    join(user, "nocore.mjs"),
+    `import { PriorartError, fingerprint } from "priorart";
+try { fingerprint("x"); } catch (error) { console.log(error instanceof PriorartError, error.reason); }
+`,
+  );
+  assert.equal(execFileSync(process.execPath, ["nocore.mjs"], { cwd: user, encoding: "utf8" }).trim(), "true module_unavailable");
 });
