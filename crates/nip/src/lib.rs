@@ -151,6 +151,7 @@ pub use attestation::{Attestation, AttestationError, AttestationParseError};
 pub use commitment::Commitment;
 pub use content_event::{ContentEvent, ContentEventError};
 pub use event_json::{EventJsonError, parse_event, to_json};
+pub use hex::pubkey_from_hex;
 pub use proof_check::ProofFailure;
 pub use proof_event::{ContentRef, ProofEvent, ProofEventError};
 pub use rank::{Ranking, rank};

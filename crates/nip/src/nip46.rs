@@ -52,9 +52,10 @@ pub enum BunkerUriError {
     /// A `nostrconnect://` URI: the one a client shows a signer, not the signer's.
     #[error("a nostrconnect:// URI is for the signer; give priorart the bunker:// URI")]
     ClientUri,
-    /// The host part is not the remote signer's hex public key.
+    /// The host part is not the remote signer's hex public key (exactly
+    /// 64 lowercase hex digits of a valid key).
     #[error("not a bunker URI: bunker://<remote signer hex pubkey> expected")]
-    BadKey(#[source] nostr::error::Error),
+    BadKey,
     /// A `relay=` value is not a `ws://` or `wss://` URL.
     #[error("the bunker URI's relay= values must be ws:// or wss:// URLs")]
     BadRelay(#[source] nostr::error::Error),
@@ -75,7 +76,7 @@ impl BunkerUri {
             _ => return Err(BunkerUriError::OtherScheme),
         }
         let remote_signer =
-            PublicKey::from_hex(url.host_str().unwrap_or_default()).map_err(BunkerUriError::BadKey)?;
+            crate::pubkey_from_hex(url.host_str().unwrap_or_default()).ok_or(BunkerUriError::BadKey)?;
         let mut relays: Vec<RelayUrl> = Vec::new();
         let mut secret = None;
         for (name, value) in url.query_pairs() {
@@ -289,9 +290,11 @@ mod tests {
         assert!(matches!(BunkerUri::parse(&no_relay), Err(BunkerUriError::NoRelay)));
         let bad_relay = format!("bunker://{}?relay=https://r.example&secret=s3cr3t", signer.to_hex());
         type Expected = fn(&BunkerUriError) -> bool;
+        let longer = format!("bunker://{}00?relay=wss://r.example", signer.to_hex());
+        assert!(matches!(BunkerUri::parse(&longer), Err(BunkerUriError::BadKey)));
         let refusals: [(&str, Expected); 4] = [
             ("bunker://not-a-key?relay=wss://r.example&secret=s3cr3t", |e| {
-                matches!(e, BunkerUriError::BadKey(_))
+                matches!(e, BunkerUriError::BadKey)
             }),
             ("https://x?secret=s3cr3t", |e| matches!(e, BunkerUriError::OtherScheme)),
             ("s3cr3t", |e| matches!(e, BunkerUriError::NotUri(_))),

@@ -38,7 +38,7 @@ impl ContentRef {
     /// Parses an `a` coordinate `KIND:PUBKEY:D` (the `d` part may contain `:`).
     pub fn parse_address(coordinate: &str) -> Result<Self, ProofEventError> {
         let (kind, author, d) = split_coordinate(coordinate).ok_or(ProofEventError::BadCoordinate)?;
-        let author = PublicKey::from_hex(author).map_err(|_| ProofEventError::BadCoordinate)?;
+        let author = crate::pubkey_from_hex(author).ok_or(ProofEventError::BadCoordinate)?;
         if !Kind::from_u16(kind).is_addressable() {
             return Err(ProofEventError::NotAddressable(kind));
         }

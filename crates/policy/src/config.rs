@@ -245,7 +245,7 @@ impl PolicyConfig {
     pub fn allowed(&self) -> Result<HashSet<PublicKey>, PolicyError> {
         self.allow
             .iter()
-            .map(|hex| PublicKey::from_hex(hex).map_err(|_| PolicyError::BadPubkey(hex.clone())))
+            .map(|hex| priorart_nip::pubkey_from_hex(hex).ok_or_else(|| PolicyError::BadPubkey(hex.clone())))
             .collect()
     }
 
