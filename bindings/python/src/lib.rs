@@ -14,24 +14,28 @@ use priorart_nip::fuzzy_tags::FUZZY_DISTANCE;
 use priorart_ots::{DetachedTimestamp, HeaderSource, Network, VerifyReport as OtsVerifyReport};
 use priorart_ots_net::{DEFAULT_HEADER_TIMEOUT, HeaderConfig, HeaderConfigError};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOSError, PyOverflowError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyBytes;
 use rayon::prelude::*;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-create_exception!(_priorart, InputError, PyValueError, "Bad input; `reason` names the typed reason.");
+// Their module is `priorart` (which exports them), not `_priorart`: pickle
+// finds a class again by module and name, and `_priorart` alone is not
+// importable, so a worker process's error could not reach its parent.
+create_exception!(priorart, InputError, PyValueError, "Bad input; `reason` names the typed reason.");
 create_exception!(
-    _priorart,
+    priorart,
     ExtractionError,
     InputError,
     "A document could not be read (`reason`: the extractor's)."
 );
-create_exception!(_priorart, ProofError, InputError, "An OpenTimestamps proof could not be decoded.");
+create_exception!(priorart, ProofError, InputError, "An OpenTimestamps proof could not be decoded.");
 
 /// An exception of type `E` with `reason` set on it.
 fn with_reason<E: pyo3::PyTypeInfo>(py: Python<'_>, reason: &str, message: String) -> PyErr {
@@ -50,7 +54,27 @@ fn file_error(py: Python<'_>, err: priorart_files::FileError) -> PyErr {
         priorart_files::FileError::TooLarge { .. } => {
             with_reason::<ExtractionError>(py, err.reason(), err.to_string())
         }
+        priorart_files::FileError::Io { path, source, action } => {
+            os_error(py, &source, &path, &format!("cannot {action}"))
+        }
         other => PyOSError::new_err(other.to_string()),
+    }
+}
+
+/// An `OSError` as Python raises one: `errno`, `strerror` and `filename`
+/// set (so its subclass, `FileNotFoundError` and the like), the action in
+/// the message when the operating system gave no error number.
+fn os_error(py: Python<'_>, err: &std::io::Error, path: &Path, action: &str) -> PyErr {
+    let filename = path.display().to_string();
+    match err.raw_os_error() {
+        Some(code) => {
+            let strerror = py
+                .import("os")
+                .and_then(|os| os.getattr("strerror")?.call1((code,))?.extract::<String>())
+                .unwrap_or_else(|_| err.to_string());
+            PyOSError::new_err((code, format!("{action}: {strerror}"), filename))
+        }
+        None => PyOSError::new_err((format!("{filename}: {action}: {err}"),)),
     }
 }
 
@@ -79,7 +103,26 @@ fn simhash_value(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<SimhashDo
 /// The strings of any iterable, kept alive without copying while the GIL
 /// is released.
 fn texts_of(texts: &Bound<'_, PyAny>) -> PyResult<Vec<PyBackedStr>> {
-    texts.try_iter()?.map(|item| item?.extract::<PyBackedStr>()).collect()
+    let py = texts.py();
+    refuse_one_text(py, "texts", texts)?;
+    let mut rows = Vec::new();
+    for item in texts.try_iter()? {
+        rows.push(row_text(rows.len() as u64, &item?)?);
+    }
+    Ok(rows)
+}
+
+/// A `str` (or `bytes`) where a collection belongs is refused: iterating it
+/// would take each character for a text.
+fn refuse_one_text(py: Python<'_>, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    if value.is_instance_of::<pyo3::types::PyString>() || value.is_instance_of::<PyBytes>() {
+        return Err(with_reason::<InputError>(
+            py,
+            "not_a_collection",
+            format!("{name} is one text: pass a list (or any iterable) of texts"),
+        ));
+    }
+    Ok(())
 }
 
 /// An integer argument checked against its range: a negative or too large
@@ -319,9 +362,10 @@ fn near_pairs_bytes<'py>(
 /// Tables and guaranteed distance of a layout.
 #[pyfunction]
 #[pyo3(signature = (layout="manku-16x28"))]
-fn layout_shape(py: Python<'_>, layout: &str) -> PyResult<(usize, u32, Vec<u8>)> {
+fn layout_shape(py: Python<'_>, layout: &str) -> PyResult<(usize, u32, Vec<u32>)> {
     let layout = self::layout(py, layout)?;
-    let key_bits = layout.tables.iter().map(|table| table.key_bits).collect();
+    // u32, not the table's u8: pyo3 turns a Vec<u8> into `bytes`.
+    let key_bits = layout.tables.iter().map(|table| u32::from(table.key_bits)).collect();
     Ok((layout.tables.len(), layout.max_distance, key_bits))
 }
 
@@ -329,7 +373,7 @@ fn index_error(py: Python<'_>, err: priorart_index::IndexError) -> PyErr {
     use priorart_index::IndexError;
     match err {
         IndexError::File(err) => file_error(py, err),
-        IndexError::Directory { .. } => PyOSError::new_err(err.to_string()),
+        IndexError::Directory { path, action, source } => os_error(py, &source, &path, action),
         other => with_reason::<InputError>(py, other.reason(), other.to_string()),
     }
 }
@@ -358,13 +402,39 @@ type IndexHit = (String, u64, u32, Option<f64>, bool);
 /// A near-duplicate index over the index crate: documents inserted in
 /// memory (a [`MemoryIndex`]), plus the index directory it was opened from
 /// or last saved to (the directory format of `priorart index`).
-#[pyclass(module = "priorart")]
+///
+/// Safe to share between threads: the state is behind a mutex, taken only
+/// with the GIL released (a thread waiting for it never holds the GIL a
+/// thread inside needs), so inserts and queries from several threads run
+/// one at a time instead of failing with pyo3's "Already borrowed".
+#[pyclass(frozen, module = "priorart")]
 struct Index {
+    state: Mutex<IndexState>,
+}
+
+struct IndexState {
     /// The index on disk, and its ids (an id is never inserted twice).
     saved: Option<(PathBuf, priorart_index::Index)>,
     saved_ids: HashSet<String>,
     /// Documents inserted since.
     pending: MemoryIndex,
+}
+
+impl Index {
+    /// `work` on the state, with the GIL released while waiting and working.
+    fn with_state<T: Send>(&self, py: Python<'_>, work: impl FnOnce(&mut IndexState) -> T + Send) -> T {
+        py.detach(|| {
+            // A panic inside cannot leave the state half-changed in a way
+            // later calls trip over (each method changes it last), so a
+            // poisoned lock is taken as it is.
+            let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            work(&mut state)
+        })
+    }
+
+    fn new_state(state: IndexState) -> Index {
+        Index { state: Mutex::new(state) }
+    }
 }
 
 #[pymethods]
@@ -378,11 +448,11 @@ impl Index {
         let shingling = shingles
             .parse::<Shingling>()
             .map_err(|err| with_reason::<InputError>(py, err.reason(), err.to_string()))?;
-        Ok(Index {
+        Ok(Index::new_state(IndexState {
             saved: None,
             saved_ids: HashSet::new(),
             pending: MemoryIndex::new(self::layout(py, layout)?, shingling),
-        })
+        }))
     }
 
     /// Opens the index directory `path` (as `priorart index build` writes it).
@@ -391,24 +461,26 @@ impl Index {
         let index = py.detach(|| priorart_index::Index::open(&path)).map_err(|err| index_error(py, err))?;
         let saved_ids = index.entries().into_iter().map(|entry| entry.id).collect();
         let pending = MemoryIndex::like(&index);
-        Ok(Index { saved: Some((path, index)), saved_ids, pending })
+        Ok(Index::new_state(IndexState { saved: Some((path, index)), saved_ids, pending }))
     }
 
     /// Adds a document: a text, or a simhash-doc value (an int).
-    fn insert(&mut self, py: Python<'_>, id: String, item: &Bound<'_, PyAny>) -> PyResult<()> {
-        if self.saved_ids.contains(&id) {
-            let err = priorart_index::IndexError::DuplicateIds { ids: vec![id] };
-            return Err(index_error(py, err));
-        }
-        let entry = match Document::of(py, item)? {
-            Document::Text(text) => {
-                let shingling = self.pending.shingling();
-                py.detach(|| Entry::of_text(id, &text, shingling, &mut Fingerprinter::new()))
+    fn insert(&self, py: Python<'_>, id: String, item: &Bound<'_, PyAny>) -> PyResult<()> {
+        let document = Document::of(py, item)?;
+        self.with_state(py, |state| {
+            if state.saved_ids.contains(&id) {
+                return Err(priorart_index::IndexError::DuplicateIds { ids: vec![id] });
             }
-            // No text, so no sketch: a match with it is found by distance alone.
-            Document::Value(simhash) => Entry { id, simhash, x: None, sketch: None },
-        };
-        self.pending.insert(entry).map_err(|err| index_error(py, err))
+            let entry = match document {
+                Document::Text(text) => {
+                    Entry::of_text(id, &text, state.pending.shingling(), &mut Fingerprinter::new())
+                }
+                // No text, so no sketch: a match with it is found by distance alone.
+                Document::Value(simhash) => Entry { id, simhash, x: None, sketch: None },
+            };
+            state.pending.insert(entry)
+        })
+        .map_err(|err| index_error(py, err))
     }
 
     /// Documents within Hamming distance `k` of a text or value, and for a
@@ -421,23 +493,21 @@ impl Index {
         k: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Vec<IndexHit>> {
         let k = distance(py, k)?;
-        let query = match Document::of(py, item)? {
-            Document::Text(text) => {
-                let shingling = self.pending.shingling();
-                py.detach(|| Query::of_text(&text, shingling, &mut Fingerprinter::new()))
-            }
-            Document::Value(simhash) => Query::of_simhash(simhash),
-        };
-        let saved = self.saved.as_ref().map(|(_, index)| index);
-        let pending = &self.pending;
-        let answers = py.detach(|| {
-            let mut answers = vec![pending.query(&query, k)?];
-            if let Some(index) = saved {
+        let document = Document::of(py, item)?;
+        let found = self.with_state(py, |state| {
+            let query = match document {
+                Document::Text(text) => {
+                    Query::of_text(&text, state.pending.shingling(), &mut Fingerprinter::new())
+                }
+                Document::Value(simhash) => Query::of_simhash(simhash),
+            };
+            let mut answers = vec![state.pending.query(&query, k)?];
+            if let Some((_, index)) = &state.saved {
                 answers.push(index.query(&query, k)?);
             }
-            Ok(answers)
+            Ok(hits(&query, answers))
         });
-        Ok(hits(&query, answers.map_err(|err| index_error(py, err))?))
+        found.map_err(|err| index_error(py, err))
     }
 
     /// Writes the index to the directory `path`: appends what was inserted
@@ -445,49 +515,51 @@ impl Index {
     /// last saved to, else writes a whole new index there (replacing what
     /// `path` held once the new one is complete). On an error nothing is
     /// lost: the inserted documents stay pending.
-    fn save(&mut self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        self.with_state(py, |state| state.save(path)).map_err(|err| index_error(py, err))
+    }
+
+    /// The layout's name.
+    #[getter]
+    fn layout(&self, py: Python<'_>) -> String {
+        self.with_state(py, |state| state.pending.layout().name.clone())
+    }
+
+    fn __len__(&self, py: Python<'_>) -> usize {
+        self.with_state(py, |state| state.saved_ids.len() + state.pending.len())
+    }
+
+    fn __contains__(&self, py: Python<'_>, id: &str) -> bool {
+        self.with_state(py, |state| state.saved_ids.contains(id) || state.pending.contains(id))
+    }
+}
+
+impl IndexState {
+    fn save(&mut self, path: PathBuf) -> Result<(), priorart_index::IndexError> {
         let pending = &self.pending;
         match &mut self.saved {
             Some((dir, index)) if same_dir(dir, &path) => {
                 if !pending.is_empty() {
-                    py.detach(|| index.add(pending.entries())).map_err(|err| index_error(py, err))?;
+                    index.add(pending.entries())?;
                 }
             }
             saved => {
                 let previous = saved.as_ref().map(|(_, index)| index);
-                let index = py
-                    .detach(|| {
-                        let mut entries = previous.map(priorart_index::Index::entries).unwrap_or_default();
-                        entries.extend_from_slice(pending.entries());
-                        priorart_index::Index::build(
-                            &path,
-                            pending.layout().clone(),
-                            SKETCH_WIDTH,
-                            pending.shingling(),
-                            &entries,
-                        )
-                    })
-                    .map_err(|err| index_error(py, err))?;
+                let mut entries = previous.map(priorart_index::Index::entries).unwrap_or_default();
+                entries.extend_from_slice(pending.entries());
+                let index = priorart_index::Index::build(
+                    &path,
+                    pending.layout().clone(),
+                    SKETCH_WIDTH,
+                    pending.shingling(),
+                    &entries,
+                )?;
                 *saved = Some((path, index));
             }
         }
         self.saved_ids.extend(self.pending.entries().iter().map(|entry| entry.id.clone()));
         self.pending = MemoryIndex::new(self.pending.layout().clone(), self.pending.shingling());
         Ok(())
-    }
-
-    /// The layout's name.
-    #[getter]
-    fn layout(&self) -> String {
-        self.pending.layout().name.clone()
-    }
-
-    fn __len__(&self) -> usize {
-        self.saved_ids.len() + self.pending.len()
-    }
-
-    fn __contains__(&self, id: &str) -> bool {
-        self.saved_ids.contains(id) || self.pending.contains(id)
     }
 }
 
@@ -620,11 +692,7 @@ impl WebArchiveReader {
 /// text, bad records with their reason and message.
 #[pyfunction]
 fn web_archive_records(py: Python<'_>, path: PathBuf) -> PyResult<WebArchiveReader> {
-    let bytes = FileBytes::open(&path).map_err(|err| {
-        let err = PyErr::from(err);
-        let _ = err.value(py).setattr("filename", path.display().to_string());
-        err
-    })?;
+    let bytes = FileBytes::open(&path).map_err(|err| os_error(py, &err, &path, "cannot read"))?;
     let format = priorart_extract::detect(bytes.as_ref());
     let records = priorart_extract::archive_records(bytes, format, &Limits::default()).map_err(|err| {
         let message = format!("{}: {err}", path.display());
@@ -915,12 +983,12 @@ fn dedup_error(py: Python<'_>, err: DedupError) -> PyErr {
     }
 }
 
-/// The text of row `row` of a `dedup` input: a `str`, else an
-/// [`InputError`] naming the row (reason `not_text`).
-fn row_text(py: Python<'_>, row: u64, item: &Bound<'_, PyAny>) -> PyResult<PyBackedStr> {
+/// The text of row `row` of a batch of texts: a `str`, else a
+/// `TypeError` naming the row and what it holds (`texts[2] is NoneType`).
+fn row_text(row: u64, item: &Bound<'_, PyAny>) -> PyResult<PyBackedStr> {
     item.extract::<PyBackedStr>().map_err(|_| {
         let kind = item.get_type().name().map(|name| name.to_string()).unwrap_or_else(|_| "?".into());
-        with_reason::<InputError>(py, "not_text", format!("texts[{row}] is {kind}, not a text (str)"))
+        PyTypeError::new_err(format!("texts[{row}] is {kind}, not a text (str)"))
     })
 }
 
@@ -942,7 +1010,8 @@ fn row_id(
     if let Ok(number) = item.extract::<i64>() {
         return Ok(number.to_string());
     }
-    Err(with_reason::<InputError>(py, "not_text", format!("ids[{row}] is not a str or an int")))
+    let kind = item.get_type().name().map(|name| name.to_string()).unwrap_or_else(|_| "?".into());
+    Err(PyTypeError::new_err(format!("ids[{row}] is {kind}, not a str or an int")))
 }
 
 /// `priorart dedup` of texts: every pair whose word 5-gram Jaccard
@@ -984,6 +1053,10 @@ fn dedup_jsonl(
     if let Some(bytes) = working_set {
         settings = settings.with_working_set(bytes);
     }
+    refuse_one_text(py, "texts", texts)?;
+    if let Some(ids) = ids {
+        refuse_one_text(py, "ids", ids)?;
+    }
     let mut collection =
         TextCollection::new(settings, temp_dir.as_deref()).map_err(|err| dedup_error(py, err))?;
     let mut ids = ids.map(|ids| ids.try_iter()).transpose()?;
@@ -1003,7 +1076,7 @@ fn dedup_jsonl(
     };
     for item in texts.try_iter()? {
         let item = item?;
-        let text = row_text(py, rows, &item)?;
+        let text = row_text(rows, &item)?;
         let id = row_id(py, rows, ids.as_mut())?;
         rows += 1;
         batch_bytes += text.len();

@@ -90,9 +90,10 @@ def test_a_str_is_refused_where_texts_belong():
 
 
 def test_a_row_that_is_not_text_is_named():
-    with pytest.raises(InputError, match=r"texts\[2\] is NoneType") as err:
+    with pytest.raises(TypeError, match=r"texts\[2\] is NoneType"):
         priorart.dedup(["a", "b", None, "d"])
-    assert err.value.reason == "not_text"
+    with pytest.raises(TypeError, match=r"ids\[1\] is NoneType"):
+        priorart.dedup(["a", "b"], ["x", None])
 
 
 def test_ids_must_match_and_be_unique():

@@ -278,9 +278,10 @@ def dedup(
     ``progress("reading", rows_so_far, 0)``.
 
     Raises :class:`InputError`: a ``str`` where the texts belong (reason
-    ``not_a_collection``), a row that is not a text (``not_text``, naming the
-    row), ids not as many as the texts (``ids_length``), an id given twice
-    (``repeated_id``), a threshold outside 0..1 (``threshold``)."""
+    ``not_a_collection``), ids not as many as the texts (``ids_length``), an
+    id given twice (``repeated_id``), a threshold outside 0..1
+    (``threshold``); ``TypeError`` for a row that is not a text, naming it
+    (``texts[2] is NoneType``)."""
     if isinstance(texts, (str, bytes)):
         raise _input_error("not_a_collection", "texts is one text: pass a list (or any iterable) of texts")
     if isinstance(ids, (str, bytes)):

@@ -1,0 +1,91 @@
+"""The edges issue 37 lists: picklable exceptions, OS errors with their
+cause and path, an Index shared between threads, a `str` where a list of
+texts belongs, a non-text row named, `layout_shape` as typed."""
+
+import errno
+import pickle
+import threading
+from concurrent.futures import ProcessPoolExecutor
+
+import pytest
+
+import priorart
+from priorart import ExtractionError, InputError
+
+
+def _bad_scheme(text):
+    """In a worker process: raises InputError (reason unknown_scheme)."""
+    return priorart.fingerprint(text, "no-such-scheme")
+
+
+def test_exceptions_pickle_with_their_reason():
+    for error_type in (InputError, ExtractionError, priorart.ProofError):
+        assert error_type.__module__ == "priorart"
+    with pytest.raises(InputError) as caught:
+        priorart.fingerprint("x", "no-such-scheme")
+    again = pickle.loads(pickle.dumps(caught.value))
+    assert type(again) is InputError
+    assert str(again) == str(caught.value) and again.reason == "unknown_scheme"
+
+
+def test_a_worker_process_error_reaches_the_parent():
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        with pytest.raises(InputError) as caught:
+            pool.submit(_bad_scheme, "text").result()
+    assert caught.value.reason == "unknown_scheme"
+
+
+def test_os_errors_carry_errno_and_path(tmp_path):
+    missing = tmp_path / "nonexistent.warc"
+    with pytest.raises(FileNotFoundError) as caught:
+        priorart.web_archive_records(missing)
+    assert caught.value.errno == errno.ENOENT
+    assert caught.value.filename == str(missing)
+    assert "No such file" in str(caught.value)
+
+
+def test_an_index_is_shared_between_threads():
+    index = priorart.Index()
+    errors = []
+
+    def insert(thread):
+        try:
+            for n in range(200):
+                index.insert(f"{thread}-{n}", f"document {n} of thread {thread} " * 20)
+                index.query(f"document {n} of thread {thread} " * 20)
+        except Exception as err:  # any error is the test's failure, reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=insert, args=(t,)) for t in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(index) == 800 and "3-199" in index
+
+
+@pytest.mark.parametrize("call", [
+    lambda texts: priorart.simhash_doc_many(texts),
+    lambda texts: priorart.fingerprint_many(texts),
+    lambda texts: priorart.dedup(texts),
+])
+def test_a_str_is_refused_where_a_list_of_texts_belongs(call):
+    with pytest.raises(InputError) as caught:
+        call("one text")
+    assert caught.value.reason == "not_a_collection"
+
+
+@pytest.mark.parametrize("call", [
+    lambda texts: priorart.simhash_doc_many(texts),
+    lambda texts: priorart.fingerprint_many(texts),
+])
+def test_a_row_that_is_not_text_is_named(call):
+    with pytest.raises(TypeError, match=r"texts\[1\] is NoneType"):
+        call(["a", None])
+
+
+def test_layout_shape_gives_ints():
+    tables, distance, key_bits = priorart.layout_shape()
+    assert (tables, distance) == (16, 3)
+    assert isinstance(key_bits, list) and key_bits == [28] * 16
