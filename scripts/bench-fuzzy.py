@@ -44,7 +44,7 @@ the SAMPLE originals and distractors drawn at random (seeded), for a quicker run
 import base64, itertools, json, os, random, re, shutil, statistics, subprocess, sys, tempfile, time
 from concurrent.futures import ThreadPoolExecutor
 
-corpus = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("PRIORART_CORPUS", "/work/corpus")
+corpus = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("PRIORART_CORPUS", "/tmp/priorart-corpus")
 binary = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else "target/release/priorart")
 sample_size = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
 # How many corpus documents are published (the originals among them); default all.

@@ -78,5 +78,5 @@ if (existsSync(corpusPath)) {
   }
   measure(`Debian corpus (${corpusPath})`, docs);
 } else {
-  console.log(`(no corpus at ${corpusPath}: build it with /work/shared/corpus/build_corpus.sh, or --corpus FILE)`);
+  console.log(`(no corpus at ${corpusPath}: build it with scripts/corpus/build.sh, or --corpus FILE)`);
 }

@@ -9,7 +9,7 @@ ground truth, for `priorart dedup` beyond memory (BENCHMARKS.md).
 `generate` writes DIR/corpus-I.jsonl ({"id", "text"} per line) and
 DIR/truth-I.tsv (ORIGINAL<TAB>COPY per planted copy), streaming: nothing of
 the output is held, only the source texts (the Debian corpus,
-/work/shared/corpus/build_corpus.sh, about 100 to 160 MB). Documents are
+scripts/corpus/build.sh, about 100 to 160 MB). Documents are
 numbered 0 to --docs - 1; shard I of S (default 0/1) writes those whose
 number is I modulo S, so that S processes write one corpus in parallel
 (every document is a function of its number and the seed). Documents
@@ -40,6 +40,7 @@ share of found pairs that are planted (precision).
 import argparse
 import glob
 import json
+import os
 import random
 import sys
 import time
@@ -240,7 +241,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     make = commands.add_parser("generate")
-    make.add_argument("--source", default="/work/corpus/docs.jsonl")
+    make.add_argument("--source", default=os.path.join(os.environ.get("PRIORART_CORPUS", "/tmp/priorart-corpus"), "docs.jsonl"))
     make.add_argument("--out", required=True)
     make.add_argument("--docs", type=int, default=10_000_000)
     make.add_argument("--shard", default="0/1", help="I/S: write the documents numbered I modulo S")

@@ -4,7 +4,7 @@
     scripts/pan-eval-build.py DOCS.jsonl OUT [--pairs 100] [--seed 1]
 
 DOCS.jsonl holds one {"id": ..., "text": ...} per line (the Debian corpus of
-/work/shared/corpus, or bindings/python/tests/data/debian-copyright.jsonl).
+scripts/corpus/build.sh, or bindings/python/tests/data/debian-copyright.jsonl).
 Each pair is a host document (the suspicious one) and an unrelated source
 document (they share no word 5-gram before anything is inserted); one to
 three passages of 40 to 300 words of the source are inserted into the host,

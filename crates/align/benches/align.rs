@@ -4,7 +4,7 @@
 //! `docs.txt`, cut to 32 MB) or else 16 MB of generated prose; the source is
 //! 40 KB of it, ten passages of which are planted in the suspicious text.
 //!
-//!     PRIORART_ALIGN_BENCH_TEXT=/work/corpus/docs.txt cargo bench -p priorart-align --bench align
+//!     PRIORART_ALIGN_BENCH_TEXT=$PRIORART_CORPUS/docs.txt cargo bench -p priorart-align --bench align
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use priorart_align::{Aligner, Params};
