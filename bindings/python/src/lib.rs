@@ -100,16 +100,51 @@ fn simhash_value(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<SimhashDo
     })
 }
 
-/// The strings of any iterable, kept alive without copying while the GIL
-/// is released.
-fn texts_of(texts: &Bound<'_, PyAny>) -> PyResult<Vec<PyBackedStr>> {
+/// Text bytes converted per batch: enough to keep every core busy, small
+/// enough that the batch's texts (held as Python strings while the GIL is
+/// released) do not grow with the input.
+const BATCH_BYTES: usize = 16 << 20;
+/// Texts per batch at most (many short texts).
+const BATCH_TEXTS: usize = 16_384;
+
+/// `work` on the texts of any iterable, a batch at a time with the GIL
+/// released (on `threads` cores), its answers in order: the texts are
+/// never all held at once, so an iterator of any length streams. After
+/// each batch, `progress(phase, rows so far, 0)` when given.
+fn in_batches<T: Send>(
+    texts: &Bound<'_, PyAny>,
+    threads: Option<usize>,
+    progress: Option<&Bound<'_, PyAny>>,
+    phase: &str,
+    work: impl Fn(&[PyBackedStr]) -> Vec<T> + Sync,
+) -> PyResult<Vec<T>> {
     let py = texts.py();
     refuse_one_text(py, "texts", texts)?;
-    let mut rows = Vec::new();
+    let mut answers = Vec::new();
+    let mut batch: Vec<PyBackedStr> = Vec::new();
+    let (mut batch_bytes, mut rows) = (0, 0u64);
+    let mut flush = |batch: &mut Vec<PyBackedStr>, rows: u64| -> PyResult<()> {
+        answers.extend(py.detach(|| on_threads(threads, || work(batch)))?);
+        batch.clear();
+        if let Some(progress) = progress {
+            progress.call1((phase, rows, 0u64))?;
+        }
+        Ok(())
+    };
     for item in texts.try_iter()? {
-        rows.push(row_text(rows.len() as u64, &item?)?);
+        let text = row_text(rows, &item?)?;
+        rows += 1;
+        batch_bytes += text.len();
+        batch.push(text);
+        if batch_bytes >= BATCH_BYTES || batch.len() >= BATCH_TEXTS {
+            flush(&mut batch, rows)?;
+            batch_bytes = 0;
+        }
     }
-    Ok(rows)
+    if !batch.is_empty() || rows == 0 {
+        flush(&mut batch, rows)?;
+    }
+    Ok(answers)
 }
 
 /// A `str` (or `bytes`) where a collection belongs is refused: iterating it
@@ -226,27 +261,23 @@ fn similarity(py: Python<'_>, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyR
 /// Fingerprints of many texts on all cores: one list per scheme, in the
 /// order of `texts`.
 #[pyfunction]
-#[pyo3(signature = (texts, schemes, threads=None))]
+#[pyo3(signature = (texts, schemes, threads=None, progress=None))]
 fn fingerprint_many(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
     schemes: Vec<String>,
     threads: Option<&Bound<'_, PyAny>>,
+    progress: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<Vec<String>>> {
     let threads = thread_count(py, threads)?;
     let schemes: Vec<Scheme> = schemes.iter().map(|name| scheme(py, name)).collect::<PyResult<_>>()?;
-    let texts = texts_of(texts)?;
-    py.detach(|| {
-        on_threads(threads, || {
-            let rows: Vec<Vec<Fingerprint>> = texts
-                .par_iter()
-                .map_init(Fingerprinter::new, |fingerprinter, text| fingerprinter.fingerprint(text, &schemes))
-                .collect();
-            (0..schemes.len())
-                .map(|column| rows.iter().map(|row| row[column].to_string()).collect())
-                .collect()
-        })
-    })
+    let rows: Vec<Vec<Fingerprint>> = in_batches(texts, threads, progress, "fingerprinting", |batch| {
+        batch
+            .par_iter()
+            .map_init(Fingerprinter::new, |fingerprinter, text| fingerprinter.fingerprint(text, &schemes))
+            .collect()
+    })?;
+    Ok((0..schemes.len()).map(|column| rows.iter().map(|row| row[column].to_string()).collect()).collect())
 }
 
 /// `simhash-doc` values of many texts on all cores.
@@ -254,37 +285,37 @@ fn simhash_docs(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
     threads: Option<&Bound<'_, PyAny>>,
+    progress: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<u64>> {
     let threads = thread_count(py, threads)?;
-    let texts = texts_of(texts)?;
-    py.detach(|| {
-        on_threads(threads, || {
-            texts.par_iter().map_init(Fingerprinter::new, |f, text| f.simhash_doc(text).0).collect()
-        })
+    in_batches(texts, threads, progress, "fingerprinting", |batch| {
+        batch.par_iter().map_init(Fingerprinter::new, |f, text| f.simhash_doc(text).0).collect()
     })
 }
 
 /// `simhash-doc` values of many texts on all cores, as a list of ints.
 #[pyfunction]
-#[pyo3(signature = (texts, threads=None))]
+#[pyo3(signature = (texts, threads=None, progress=None))]
 fn simhash_doc_many(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
     threads: Option<&Bound<'_, PyAny>>,
+    progress: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<u64>> {
-    simhash_docs(py, texts, threads)
+    simhash_docs(py, texts, threads, progress)
 }
 
 /// `simhash-doc` values of many texts on all cores, as native-endian
 /// 8-byte integers (numpy reads them without a copy).
 #[pyfunction]
-#[pyo3(signature = (texts, threads=None))]
+#[pyo3(signature = (texts, threads=None, progress=None))]
 fn simhash_doc_many_bytes<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
     threads: Option<&Bound<'_, PyAny>>,
+    progress: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let values = simhash_docs(py, texts, threads)?;
+    let values = simhash_docs(py, texts, threads, progress)?;
     let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
     Ok(PyBytes::new(py, &bytes))
 }
@@ -967,13 +998,6 @@ fn passages_json(
     Ok(priorart_align::report::json(a, b, &found).to_string())
 }
 
-/// Text bytes handed to the dedup engine per batch: enough to keep every
-/// core busy, small enough that the batch's texts (held as Python strings
-/// until it is fingerprinted) do not grow with the input.
-const DEDUP_BATCH_BYTES: usize = 16 << 20;
-/// Documents per batch at most (many short texts).
-const DEDUP_BATCH_DOCUMENTS: usize = 16_384;
-
 fn dedup_error(py: Python<'_>, err: DedupError) -> PyErr {
     match err {
         DedupError::Spill(io) => {
@@ -1081,7 +1105,7 @@ fn dedup_jsonl(
         rows += 1;
         batch_bytes += text.len();
         batch.push((id, text));
-        if batch_bytes >= DEDUP_BATCH_BYTES || batch.len() >= DEDUP_BATCH_DOCUMENTS {
+        if batch_bytes >= BATCH_BYTES || batch.len() >= BATCH_TEXTS {
             flush(&mut batch, rows)?;
             batch_bytes = 0;
         }

@@ -154,33 +154,52 @@ def similarity(a: SimhashLike, b: SimhashLike) -> float:
     return _priorart.similarity(a, b)
 
 
+#: A progress callback: ``progress(phase, done, total)`` (``total`` 0 when
+#: not known in advance), called between batches.
+Progress = Callable[[str, int, int], None]
+
+
 def fingerprint_many(
     texts: Iterable[str],
     schemes: Sequence[str] = ("minhash-equality-v1",),
     threads: Optional[int] = None,
+    progress: Optional[Progress] = None,
 ) -> List[List[str]]:
     """The fingerprints of many texts, computed on ``threads`` cores (all by
     default) with the GIL released: one list per scheme, each in the order
     of ``texts`` (``result[i][j]`` is ``fingerprint(texts[j], schemes[i])``).
-    ``texts`` may be any iterable of strings."""
+
+    ``texts`` may be any iterable of strings (a generator, a pandas Series,
+    a pyarrow ``Array`` or ``ChunkedArray``), read a batch (16 MiB of text)
+    at a time: only the answers are kept, so memory does not grow with the
+    texts. ``progress("fingerprinting", rows_so_far, 0)`` is called after
+    each batch when given. A ``str`` instead of a collection is an
+    :class:`InputError` (reason ``not_a_collection``); a row that is not a
+    ``str`` a ``TypeError`` naming it (``texts[3] is NoneType``)."""
     if isinstance(schemes, str):
         schemes = [schemes]
-    return _priorart.fingerprint_many(texts, list(schemes), threads)
+    return _priorart.fingerprint_many(_rows(texts), list(schemes), threads, progress)
 
 
-def simhash_doc_many(texts: Iterable[str], threads: Optional[int] = None) -> List[int]:
+def simhash_doc_many(
+    texts: Iterable[str], threads: Optional[int] = None, progress: Optional[Progress] = None
+) -> List[int]:
     """The ``simhash-doc`` values of many texts, as a list of ints, computed
-    on ``threads`` cores (all by default) with the GIL released. For a
-    numpy array without a copy: :func:`simhash_doc_array`."""
-    return _priorart.simhash_doc_many(texts, threads)
+    on ``threads`` cores (all by default) with the GIL released, streamed
+    as :func:`fingerprint_many` streams its texts. For a numpy array without
+    a copy: :func:`simhash_doc_array`."""
+    return _priorart.simhash_doc_many(_rows(texts), threads, progress)
 
 
-def simhash_doc_array(texts: Iterable[str], threads: Optional[int] = None) -> "numpy.ndarray":
+def simhash_doc_array(
+    texts: Iterable[str], threads: Optional[int] = None, progress: Optional[Progress] = None
+) -> "numpy.ndarray":
     """:func:`simhash_doc_many` as a ``numpy.ndarray`` of ``uint64`` (read
     from the extension's buffer without a copy). Needs numpy
     (``pip install priorart[numpy]``)."""
     numpy = _numpy("simhash_doc_array")
-    return numpy.frombuffer(_priorart.simhash_doc_many_bytes(texts, threads), dtype=numpy.uint64)
+    raw = _priorart.simhash_doc_many_bytes(_rows(texts), threads, progress)
+    return numpy.frombuffer(raw, dtype=numpy.uint64)
 
 
 def _numpy(function: str) -> Any:
@@ -252,7 +271,7 @@ def dedup(
     working_set: Optional[int] = None,
     threads: Optional[int] = None,
     temp_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
-    progress: Optional[Callable[[str, int, int], None]] = None,
+    progress: Optional[Progress] = None,
 ) -> DedupResult:
     """Every near-duplicate pair of a collection, verified, and its
     clusters: what ``priorart dedup`` finds for the same texts, computed by
