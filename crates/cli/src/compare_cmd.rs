@@ -31,9 +31,10 @@ pub struct Args {
     /// its text side by side and its similarity.
     #[arg(long)]
     passages: bool,
-    /// With --passages: PAN's text-alignment XML (A is PAN's suspicious
-    /// document, B the source; offsets and lengths in characters).
-    #[arg(long, requires = "passages", conflicts_with = "json")]
+    /// The passages as PAN's text-alignment XML (A is PAN's suspicious
+    /// document, B the source; offsets and lengths in characters): implies
+    /// --passages.
+    #[arg(long, conflicts_with = "json")]
     pan: bool,
     /// How texts are cut into words for the overlap's 5-grams: words
     /// (lowercased \w+ runs, as other dedup tools) or tokens (simhash-doc's
@@ -62,10 +63,25 @@ const NEAR_IDENTICAL: f64 = 0.8;
 /// texts share none (0%), apart from boilerplate phrases.
 const LITTLE_IN_COMMON: f64 = 0.1;
 
+/// A share as a whole percentage, never rounded up to 100% (0.997 of the
+/// 5-grams is not all of them) nor down to 0% (unrelated texts share none:
+/// a few shared 5-grams are not none).
+fn share(overlap: f64) -> String {
+    let percent = overlap * 100.0;
+    let shown = if overlap < 1.0 && percent > 99.0 {
+        99.0
+    } else if overlap > 0.0 && percent < 1.0 {
+        return "under 1%".to_owned();
+    } else {
+        percent.round()
+    };
+    format!("{shown:.0}%")
+}
+
 /// The sentence a person acts on: what `X` equality means given the
 /// measured overlap of the two texts.
 fn verdict(same_x: bool, overlap: f64) -> String {
-    let share = format!("{:.0}%", overlap * 100.0);
+    let share = share(overlap);
     match (same_x, overlap) {
         (true, o) if o >= NEAR_IDENTICAL => format!("same X and {share} of word {SHINGLE_WORDS}-grams shared: near-identical texts"),
         (true, o) if o <= LITTLE_IN_COMMON => format!(
@@ -84,7 +100,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.a == input::STDIN && args.b == input::STDIN {
         bail!(UsageError("standard input (`-`) can be named only once".into()));
     }
-    if args.passages {
+    if args.passages || args.pan {
         let output = if args.pan {
             compare_passages::Output::Pan
         } else if args.json {
@@ -211,5 +227,13 @@ mod tests {
         assert!(verdict(true, 0.91).contains("near-identical"));
         assert!(verdict(false, 0.95).contains("near-identical texts that X does not match"));
         assert!(verdict(false, 0.0).starts_with("different X; 0%"));
+    }
+
+    #[test]
+    fn a_share_short_of_all_or_none_is_never_shown_as_all_or_none() {
+        assert!(verdict(true, 0.997).starts_with("same X and 99% of word 5-grams"), "{}", verdict(true, 0.997));
+        assert!(verdict(true, 1.0).starts_with("same X and 100% of word 5-grams"));
+        assert!(verdict(false, 0.004).starts_with("different X; under 1%"));
+        assert_eq!(share(0.5), "50%");
     }
 }

@@ -168,14 +168,15 @@ fn summarize(
     let estimated = index_pairs.iter().filter(|pair| pair.verification() == Verification::Estimated).count();
     let unverified = index_pairs.len() - estimated;
     note!(
-        "priorart: {} documents ({} skipped) against {} indexed: {} pairs with index documents, {} among the \
-         documents (exact, jaccard >= {}), {survivors} survivors{}",
-        documents.len(),
+        "priorart: {} ({} skipped) against {} indexed: {} with index documents, {} among the \
+         documents (exact, jaccard >= {}), {}{}",
+        crate::counted(documents.len() as u64, "document"),
         read.skipped(),
         index.len(),
-        index_pairs.len(),
+        crate::counted(index_pairs.len() as u64, "pair"),
         new_pairs.len(),
         args.min_jaccard,
+        crate::counted(survivors as u64, "survivor"),
         if again > 0 { format!(" ({again} already in the index under the same id)") } else { String::new() }
     );
     if estimated > 0 {

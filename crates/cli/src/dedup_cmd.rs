@@ -186,7 +186,7 @@ impl Run<'_> {
             }
             Ok(())
         })?;
-        note!("priorart: fingerprinting ({} documents): {:.1} s", catalog.len(), started.elapsed().as_secs_f64());
+        note!("priorart: fingerprinting ({}): {:.1} s", crate::counted(catalog.len() as u64, "document"), started.elapsed().as_secs_f64());
         let rereader = Rereader::new(&self.args.corpus, &read.inputs);
         self.check_inputs(&catalog, &read, |number| rereader.origin(catalog.kept().place(number)))?;
         let bars = Bars::default();
@@ -270,15 +270,15 @@ impl Run<'_> {
             _ => format!("within k={}", self.settings.k),
         };
         note!(
-            "priorart: {} documents ({} skipped), {} candidate pairs {generator}, {} verified at jaccard >= {}{}, {} clusters, {} documents removable",
-            catalog.len(),
+            "priorart: {} ({} skipped), {} {generator}, {} verified at jaccard >= {}{}, {}, {} removable",
+            crate::counted(catalog.len() as u64, "document"),
             read.skipped(),
-            outcome.candidates,
+            crate::counted(outcome.candidates as u64, "candidate pair"),
             outcome.pairs.len(),
             self.settings.min_jaccard,
             if outcome.estimated { " (estimated)" } else { "" },
-            outcome.clusters.len(),
-            outcome.removable()
+            crate::counted(outcome.clusters.len() as u64, "cluster"),
+            crate::counted(outcome.removable() as u64, "document")
         );
         let verb = if earlier { "replaced the earlier results in" } else { "wrote" };
         note!("priorart: {verb} {} and {}", self.outputs[0].display(), self.outputs[1].display());
@@ -315,7 +315,7 @@ impl Bars {
             let steps = match phase {
                 Phase::Candidates if self.0.length() == Some(0) => String::new(),
                 Phase::Candidates => format!(" ({} bands)", self.0.position()),
-                Phase::Verifying => format!(" ({} candidate pairs)", self.0.position()),
+                Phase::Verifying => format!(" ({})", crate::counted(self.0.position(), "candidate pair")),
             };
             let line = format!("priorart: {}{steps}: {:.1} s", phase.name(), started.elapsed().as_secs_f64());
             self.0.suspend(|| note!("{line}"));

@@ -131,7 +131,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             let mut index = Index::open(&index)?;
             let before = index.segment_count();
             index.compact()?;
-            note!("priorart: {} documents, {before} segment(s) merged into one", index.len());
+            note!("priorart: {}, {before} segment(s) merged into one", crate::counted(index.len() as u64, "document"));
             Ok(ExitCode::from(exit::OK))
         }
     }
@@ -256,7 +256,7 @@ fn export(path: &Path) -> Result<ExitCode> {
         writeln!(out, "{}", priorart_index::list_line(&entry))?;
     }
     out.flush()?;
-    note!("priorart: {} documents of {} exported", index.len(), path.display());
+    note!("priorart: {} of {} exported", crate::counted(index.len() as u64, "document"), path.display());
     Ok(ExitCode::from(exit::OK))
 }
 

@@ -46,12 +46,24 @@ pub fn read_proof_bytes(path: &Path) -> Result<Vec<u8>> {
 pub struct DocumentArgs {
     /// Read the input as this format (html, xml, pdf, epub, text) instead of
     /// detecting it from the content.
-    #[arg(long, value_name = "FORMAT")]
+    #[arg(long, value_name = "FORMAT", value_parser = input_format)]
     pub format: Option<Format>,
     /// Take the bytes as UTF-8 text as they are: no format detection, no
     /// extraction, no character set decoding.
     #[arg(long, conflicts_with = "format")]
     pub raw: bool,
+}
+
+/// `--format`'s value: an input format, or for `pan` (PAN's XML is what
+/// `compare` writes, never what it reads) the option that asks for it.
+fn input_format(name: &str) -> Result<Format, String> {
+    if name.eq_ignore_ascii_case("pan") {
+        return Err(
+            "`pan` is an output, not an input format: `compare --pan` prints the passages as PAN's XML"
+                .into(),
+        );
+    }
+    name.parse().map_err(|err: priorart_extract::UnknownFormat| err.to_string())
 }
 
 /// The text of the document `name` (`-`: standard input) as every command

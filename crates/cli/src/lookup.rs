@@ -104,7 +104,13 @@ pub(crate) fn write_answer(
     }
     for m in same_x.iter().filter(|x| !answer.has_near(&x.id)) {
         let distance = lookup.query.simhash.map_or(0, |s| (s ^ m.simhash).count_ones());
-        writeln!(out, "  {}  same X (distance {distance})", m.id)?;
+        // The estimate is what tells a copy from an advisory collision of X.
+        let jaccard = match m.jaccard_estimate {
+            Some(j) => format!(", jaccard ~{j:.2} estimated from sketches"),
+            None if lookup.query.sketch.is_some() => ", unverified (no sketch in the index)".to_owned(),
+            None => String::new(),
+        };
+        writeln!(out, "  {}  same X (distance {distance}{jaccard})", m.id)?;
     }
     Ok(())
 }

@@ -20,6 +20,13 @@ macro_rules! note {
     }};
 }
 
+/// `n` and the noun, in the singular for one: "1 document", "2 documents".
+/// Every count a command prints goes through it, so none says "1 clusters".
+fn counted(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
 mod args;
 mod compare_passages;
 mod corpus;

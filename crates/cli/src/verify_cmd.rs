@@ -142,6 +142,10 @@ fn write_steps(out: &mut impl Write, steps: &[Step]) -> std::io::Result<()> {
         } else {
             let status = match step.status {
                 Status::Pass => "pass",
+                // Headers that could not be had (or failed their own checks)
+                // leave the proof unverified, not invalid: the step says so
+                // as the verdict does (the JSON keeps `fail` and the reason).
+                Status::Fail if step.reason.is_some_and(|r| r.leaves_unverified()) => "UNVERIFIED",
                 Status::Fail => "FAIL",
                 Status::Skip => "skip",
             };

@@ -166,11 +166,22 @@ fn offsets_of_an_extracted_document_are_into_its_extracted_text() {
 }
 
 #[test]
-fn pan_needs_passages_and_excludes_json() {
+fn pan_implies_passages_and_excludes_json() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b, _) = pair(dir.path());
-    priorart().args(["compare", "--pan"]).arg(&a).arg(&b).assert().code(2);
+    // --pan asks for passages in PAN's XML: it says --passages by itself.
+    assert_eq!(run_ok(&["compare", "--pan"], &a, &b), run_ok(&["compare", "--passages", "--pan"], &a, &b));
     priorart().args(["compare", "--passages", "--pan", "--json"]).arg(&a).arg(&b).assert().code(2);
+}
+
+#[test]
+fn format_pan_points_to_the_pan_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, _) = pair(dir.path());
+    let output = priorart().args(["compare", "--format", "pan"]).arg(&a).arg(&b).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("`compare --pan`"), "{stderr}");
 }
 
 #[test]

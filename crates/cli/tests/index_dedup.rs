@@ -375,3 +375,43 @@ fn index_query_calls_its_similarity_an_estimate() {
     let help = String::from_utf8(help.stdout).unwrap();
     assert!(help.contains("estimated similarity") && !help.contains("verified similarity"), "{help}");
 }
+
+/// A text long enough that dropping one word can keep its X.
+const HARBOUR: &str = "Harbour towns kept their archives in the cellars of customs houses, where damp \
+    ledgers recorded every cargo of salt, timber, wool and copper that crossed the quay. Historians \
+    who read those ledgers today reconstruct trade routes, family fortunes and the slow decline of \
+    sailing ships against steam. A careful reader notices marginal notes written by clerks who \
+    complained about weather, wages, smugglers and the endless arithmetic of tariffs. Such small \
+    complaints reveal how ordinary people experienced the grand movements of commerce, and why \
+    preserving fragile paper matters for understanding the past.";
+
+#[test]
+fn a_same_x_match_shows_its_estimated_jaccard_and_counts_say_one_document() {
+    // An edit with the same X but another simhash-doc value: outside -k 0,
+    // so the index lists it as "same X" only, where the estimate is what
+    // tells a copy from an advisory collision.
+    let x = priorart_fingerprint::minhash_equality_v1(HARBOUR);
+    let simhash = priorart_fingerprint::simhash_doc(HARBOUR);
+    let words: Vec<&str> = HARBOUR.split_whitespace().collect();
+    let edited = (1..words.len())
+        .map(|skip| [&words[..skip], &words[skip + 1..]].concat().join(" "))
+        .find(|edited| {
+            priorart_fingerprint::minhash_equality_v1(edited) == x
+                && priorart_fingerprint::simhash_doc(edited) != simhash
+        })
+        .expect("some word is no bucket minimum yet moves simhash-doc");
+    let dir = tempfile::tempdir().unwrap();
+    let (original, copy, index) =
+        (dir.path().join("a.txt"), dir.path().join("b.txt"), dir.path().join("idx"));
+    std::fs::write(&original, HARBOUR).unwrap();
+    std::fs::write(&copy, &edited).unwrap();
+    priorart().args(["index", "build"]).arg(&index).arg(&original).assert().success();
+    let output = priorart().args(["index", "query", "-k", "0"]).arg(&index).arg(&copy).output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let text = String::from_utf8(output.stdout).unwrap();
+    let line = text.lines().find(|line| line.contains("same X (")).unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("jaccard ~0.") && line.contains("estimated from sketches)"), "{text}");
+    let compacted = priorart().args(["index", "compact"]).arg(&index).output().unwrap();
+    let said = String::from_utf8_lossy(&compacted.stderr);
+    assert!(said.contains("priorart: 1 document,"), "{said}");
+}

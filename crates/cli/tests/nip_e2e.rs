@@ -129,6 +129,26 @@ fn key_event_attest_timestamp_upgrade_proof_verify() {
     assert!(human.contains(&format!("block {height} ")), "{human}");
     assert!(human.contains("matches X"), "{human}");
     assert!(human.contains("forge cost:  2^1.0 hashes (0.01 days of the network's hash rate"), "{human}");
+    // No headers to be had: the verdict is UNVERIFIED, and so is step 8, not FAIL.
+    let unverified = priorart()
+        .args([
+            "verify",
+            "--network",
+            "regtest",
+            "--esplora",
+            "http://127.0.0.1:9",
+            "--no-header-cache",
+            "--timeout",
+            "2",
+        ])
+        .arg(world.file("proof.json"))
+        .output()
+        .unwrap();
+    assert_eq!(unverified.status.code(), Some(3));
+    let human = String::from_utf8(unverified.stdout).unwrap();
+    assert!(human.starts_with("verdict: UNVERIFIED"), "{human}");
+    assert!(human.contains("  8 UNVERIFIED [proof_headers_unavailable]"), "{human}");
+    assert!(!human.contains("FAIL"), "{human}");
     std::fs::write(world.file("other.md"), "Nothing like the original: a shopping list of eggs and flour.")
         .unwrap();
     let mismatch = world

@@ -482,6 +482,10 @@ fn an_honest_calendar_beside_a_liar_yields_a_valid_proof_and_the_liar_is_named()
     );
     let text = world.status_text(&state);
     assert!(text.contains(&format!("calendar {}  lied", liar.url())), "{text}");
+    // A regtest height is named as one, never as a Bitcoin block.
+    let honest = format!("calendar {}  verified: regtest block {height}", world.calendar.url());
+    assert!(text.contains(&honest), "{text}");
+    assert!(!text.contains("Bitcoin block"), "{text}");
 }
 
 #[test]

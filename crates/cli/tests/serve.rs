@@ -440,6 +440,28 @@ fn rejected_proofs(metrics: &str, calendar: &str) -> Option<u64> {
 }
 
 #[test]
+fn calendar_errors_are_counted_per_calendar() {
+    let world = World::new();
+    // Nothing listens on the discard port: every request to it fails at once.
+    let dead = "http://127.0.0.1:9".to_owned();
+    let serve = world.serve_at(&[dead.clone(), world.calendar.url()], "0.3", &["-m", "1"], None);
+    let agent = client();
+    let (_, submission) = article(&Keys::generate(), "essay", TEXT);
+    let (status, answer) = submit(&agent, &serve, &submission);
+    assert_eq!(status, 202, "{answer}");
+    let url = format!("{}/v1/attestations/{}", serve.url, answer["id"].as_str().unwrap());
+    wait_until(&agent, &url, Duration::from_secs(20), |job| job["state"] == "stamped");
+    let (_, metrics) = get(&agent, &format!("{}/metrics", serve.url));
+    let metrics = metrics.as_str().unwrap();
+    let errors = |calendar: &str| {
+        let prefix = format!("priorart_calendar_errors_total{{calendar=\"{calendar}\"}} ");
+        metrics.lines().find_map(|line| line.strip_prefix(&prefix)).map(|n| n.parse::<u64>().unwrap())
+    };
+    assert!(errors(&dead).is_some_and(|n| n >= 1), "the dead calendar is named: {metrics}");
+    assert_eq!(errors(&world.calendar.url()), None, "{metrics}");
+}
+
+#[test]
 fn an_honest_calendar_beside_a_liar_yields_valid_proofs_and_the_liar_is_counted() {
     let world = World::new();
     // Block 1 exists, with another merkle root than the one the liar proves.

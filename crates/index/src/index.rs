@@ -333,7 +333,30 @@ impl Index {
             Some(simhash) => self.near(simhash, k, query.sketch.as_deref())?,
             None => Vec::new(),
         };
-        let same_x = query.x.map(|x| self.same_x(&x)).unwrap_or_default();
+        // A shared X is a copy or an advisory collision: only the distance
+        // and the estimated Jaccard tell which, so a match gets both.
+        let width = self.manifest.sketch_width as usize;
+        let same_x = match query.x {
+            Some(x) => self
+                .segments
+                .iter()
+                .flat_map(|segment| {
+                    segment.same_x(&x).into_iter().map(move |n| Match {
+                        id: segment.id(n).to_owned(),
+                        simhash: segment.simhash(n),
+                        distance: query
+                            .simhash
+                            .map_or(0, |simhash| (simhash ^ segment.simhash(n)).count_ones()),
+                        jaccard_estimate: query
+                            .sketch
+                            .as_deref()
+                            .zip(segment.sketch(n))
+                            .map(|(query, held)| sketch_jaccard(query, &held, width)),
+                    })
+                })
+                .collect(),
+            None => Vec::new(),
+        };
         Ok(Answer { near, same_x })
     }
 

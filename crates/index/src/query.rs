@@ -234,7 +234,10 @@ impl MemoryIndex {
                 .entries
                 .iter()
                 .filter(|entry| entry.x == Some(x))
-                .map(|entry| matched(entry, 0, None))
+                .map(|entry| {
+                    let distance = query.simhash.map_or(0, |simhash| (entry.simhash ^ simhash).count_ones());
+                    matched(entry, distance, query.sketch.as_deref())
+                })
                 .collect(),
             None => Vec::new(),
         };

@@ -211,7 +211,17 @@ fn a_memory_index_answers_as_the_index_it_saves() {
         assert!(answer.has_same_x(&id));
         let by_simhash = memory.query(&Query::of_simhash(query.simhash.unwrap()), 6).unwrap();
         assert!(by_simhash.near.iter().all(|m| m.jaccard_estimate.is_none()));
-        assert_eq!(memory.query(&Query::of_x(query.x.unwrap()), 0).unwrap().same_x, answer.same_x);
+        // By X alone: the same documents, without the distance and estimate
+        // that only a text's value and sketch give.
+        let by_x = memory.query(&Query::of_x(query.x.unwrap()), 0).unwrap().same_x;
+        let ids =
+            |matches: &[priorart_index::Match]| matches.iter().map(|m| m.id.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(&by_x), ids(&answer.same_x));
+        assert!(by_x.iter().all(|m| m.jaccard_estimate.is_none()));
+        assert!(
+            answer.same_x.iter().all(|m| m.jaccard_estimate.is_some()),
+            "a same-X match says how alike it is"
+        );
     }
     // Loaded back into memory: the same documents, and more can be inserted.
     let mut reloaded = MemoryIndex::from_index(&opened);

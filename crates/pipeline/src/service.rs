@@ -751,6 +751,11 @@ pub fn job_json(view: &JobView) -> Value {
     })
 }
 
+/// A Prometheus label value, escaped as the text format wants.
+fn label(value: &str) -> String {
+    value.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n")
+}
+
 async fn metrics(State(app): State<Arc<App>>) -> Response {
     let reading = app.clone();
     let read =
@@ -769,9 +774,16 @@ async fn metrics(State(app): State<Arc<App>>) -> Response {
     for (state, count) in counts {
         text.push_str(&format!("priorart_jobs{{state=\"{}\"}} {count}\n", state.name()));
     }
-    text.push_str("# HELP priorart_calendar_errors_total Calendar requests that failed.\n");
+    text.push_str("# HELP priorart_calendar_errors_total Calendar requests that failed, by calendar.\n");
     text.push_str("# TYPE priorart_calendar_errors_total counter\n");
-    text.push_str(&format!("priorart_calendar_errors_total {}\n", counter(CALENDAR_ERRORS)));
+    for (name, value) in &counters {
+        if let Some(calendar) = name.strip_prefix(CALENDAR_ERRORS) {
+            text.push_str(&format!(
+                "priorart_calendar_errors_total{{calendar=\"{}\"}} {value}\n",
+                label(calendar)
+            ));
+        }
+    }
     text.push_str("# HELP priorart_relay_errors_total Events a relay did not store (refused, no answer, unreachable).\n");
     text.push_str("# TYPE priorart_relay_errors_total counter\n");
     text.push_str(&format!("priorart_relay_errors_total {}\n", counter(RELAY_ERRORS)));
@@ -782,9 +794,9 @@ async fn metrics(State(app): State<Arc<App>>) -> Response {
     text.push_str("# TYPE priorart_calendar_rejected_proofs_total counter\n");
     for (name, value) in &counters {
         if let Some(calendar) = name.strip_prefix(REJECTED_PROOF_COUNTER) {
-            let label = calendar.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n");
             text.push_str(&format!(
-                "priorart_calendar_rejected_proofs_total{{calendar=\"{label}\"}} {value}\n"
+                "priorart_calendar_rejected_proofs_total{{calendar=\"{}\"}} {value}\n",
+                label(calendar)
             ));
         }
     }

@@ -41,8 +41,9 @@ const PUBLISH_CHUNK: usize = 1_000;
 /// not answered (a relay refusal is an answer: it is not asked again).
 pub const MAX_PUBLISH_ATTEMPTS: u32 = 10;
 
-/// Name of the counter of failed calendar requests.
-pub const CALENDAR_ERRORS: &str = "calendar_errors";
+/// Prefix of the counters of failed calendar requests, one per calendar
+/// (`calendar_errors:URL`), so that `/metrics` says which calendar fails.
+pub const CALENDAR_ERRORS: &str = "calendar_errors:";
 /// Name of the counter of relay answers other than accepted or duplicate.
 pub const RELAY_ERRORS: &str = "relay_errors";
 
@@ -208,12 +209,12 @@ fn stamp_troubled_elsewhere(
     let stamped = match stamp_digests(&digests, &options) {
         Ok(stamped) => stamped,
         Err(err) => {
-            store.bump(CALENDAR_ERRORS, named.len() as u64)?;
+            count_calendar_errors(store, named.iter().map(String::as_str))?;
             round.problems.push(format!("cannot stamp at {}: {err}", named.join(", ")));
             return Ok(());
         }
     };
-    store.bump(CALENDAR_ERRORS, stamped.failed.len() as u64)?;
+    count_calendar_errors(store, unanswered(named, &stamped.answered))?;
     let mut merged = Vec::new();
     for (job, fresh) in troubled.iter().zip(&stamped.proofs) {
         let stored = job.proof.as_deref().map(DetachedTimestamp::from_bytes);
@@ -234,6 +235,22 @@ fn stamp_troubled_elsewhere(
     Ok(())
 }
 
+/// One failed request counted for each of `calendars`.
+fn count_calendar_errors<'a>(
+    store: &mut Store,
+    calendars: impl IntoIterator<Item = &'a str>,
+) -> Result<(), StoreError> {
+    for calendar in calendars {
+        store.bump(&format!("{CALENDAR_ERRORS}{calendar}"), 1)?;
+    }
+    Ok(())
+}
+
+/// The calendars of `asked` that are not among those that `answered`.
+fn unanswered<'a>(asked: &'a [String], answered: &'a [String]) -> impl Iterator<Item = &'a str> {
+    asked.iter().filter(|url| !answered.iter().any(|had| same_calendar(had, url))).map(String::as_str)
+}
+
 fn stamp_group(
     store: &mut Store,
     options: &StampOptions,
@@ -247,7 +264,7 @@ fn stamp_group(
     match stamp_digests(&digests, options) {
         Ok(stamped) => {
             failpoint("after_stamp");
-            store.bump(CALENDAR_ERRORS, stamped.failed.len() as u64)?;
+            count_calendar_errors(store, unanswered(&options.calendars, &stamped.answered))?;
             round.problems.extend(
                 stamped.failed.iter().map(|err| format!("calendar: {}", priorart_ots_net::error_chain(err))),
             );
@@ -258,7 +275,7 @@ fn stamp_group(
             round.calendars_answered.extend(stamped.answered);
         }
         Err(err) => {
-            store.bump(CALENDAR_ERRORS, options.calendars.len() as u64)?;
+            count_calendar_errors(store, options.calendars.iter().map(String::as_str))?;
             let message = format!(
                 "cannot stamp at {}: {err}; name working calendars with -c URL (they stamp every waiting job)",
                 options.calendars.join(", ")
@@ -317,7 +334,7 @@ pub fn upgrade(store: &mut Store, settings: &Settings, round: &mut Round) -> Res
     }
     failpoint("before_upgrade");
     let mut verified: Vec<Option<(DetachedTimestamp, VerifiedBlock)>> = vec![None; readable.len()];
-    let mut errors = 0;
+    let mut errors: BTreeMap<String, u64> = BTreeMap::new();
     for (calendar, asked) in by_calendar {
         let mut candidates: Vec<DetachedTimestamp> = asked.iter().map(|&at| readable[at].1.clone()).collect();
         let options = UpgradeOptions {
@@ -328,7 +345,7 @@ pub fn upgrade(store: &mut Store, settings: &Settings, round: &mut Round) -> Res
         let reports = upgrade_all(&mut candidates, &options);
         for ((&at, candidate), report) in asked.iter().zip(candidates).zip(reports) {
             let (verdict, detail) = if !report.errors.is_empty() {
-                errors += report.errors.len();
+                *errors.entry(calendar.clone()).or_default() += report.errors.len() as u64;
                 let said: Vec<String> =
                     report.errors.iter().map(|err| priorart_ots_net::error_chain(err)).collect();
                 (CalendarVerdict::Failed, said.join("; "))
@@ -339,7 +356,13 @@ pub fn upgrade(store: &mut Store, settings: &Settings, round: &mut Round) -> Res
             } else {
                 match check_upgraded(&candidate, settings) {
                     Checked::Verified(block) => {
-                        let detail = format!("Bitcoin block {}", block.height);
+                        // A regtest height is no Bitcoin block: the status must
+                        // not claim mainnet for a test chain.
+                        let chain = match settings.network {
+                            Network::Mainnet => "Bitcoin",
+                            Network::Regtest => "regtest",
+                        };
+                        let detail = format!("{chain} block {}", block.height);
                         let earlier =
                             verified[at].as_ref().is_some_and(|(_, kept)| kept.height <= block.height);
                         if !earlier {
@@ -354,7 +377,9 @@ pub fn upgrade(store: &mut Store, settings: &Settings, round: &mut Round) -> Res
             updates[at].outcomes.push((calendar.clone(), verdict, detail));
         }
     }
-    store.bump(CALENDAR_ERRORS, errors as u64)?;
+    for (calendar, count) in &errors {
+        store.bump(&format!("{CALENDAR_ERRORS}{calendar}"), *count)?;
+    }
     let now = now();
     for ((update, (job, _)), verified) in updates.iter_mut().zip(&readable).zip(verified) {
         conclude(update, job, verified, settings.give_up_after, now, round);
