@@ -117,7 +117,7 @@ export async function check(
   network: Network,
   near?: NearAnswers,
 ): Promise<CheckReport> {
-  return (await core.check(x, answers, headers, network, near)) as unknown as CheckReport;
+  return core.check(x, answers, headers, network, near);
 }
 
 

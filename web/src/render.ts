@@ -123,7 +123,8 @@ function showNearCopies(view: ReportView, report: CheckReport): void {
   const fuzzy = report.fuzzy;
   view.nearSection.hidden = !fuzzy;
   if (!fuzzy) return fill(view.near);
-  const named = report.verdict.earliest?.near_copy?.event_id;
+  const earliest = report.verdict.earliest;
+  const named = earliest && 'near_copy' in earliest ? earliest.near_copy?.event_id : undefined;
   fill(
     view.near,
     el('li', { class: 'summary' }, fuzzy.text),
