@@ -1129,6 +1129,84 @@ fn dedup_jsonl(
     Ok((pairs, clusters, catalog.len(), empty, outcome.candidates))
 }
 
+/// The shingling named `shingles` ("words" or "tokens").
+fn shingling_of(py: Python<'_>, shingles: &str) -> PyResult<Shingling> {
+    shingles.parse::<Shingling>().map_err(|err| with_reason::<InputError>(py, err.reason(), err.to_string()))
+}
+
+/// The MinHash LSH band keys `priorart dedup` gives each text for
+/// `min_jaccard` (the dedup engine's bands and rows): `(bands, keys, blank)`
+/// with `keys` the native-endian u32 keys of the first text's bands, then
+/// the second's, and `blank[i]` true for a text the engine skips (empty or
+/// white space; its keys are zeros). For distributed candidate generation
+/// (the Spark job): two documents are candidates when they share a key in
+/// some band.
+#[pyfunction]
+#[pyo3(signature = (texts, min_jaccard=0.8, shingles="words", threads=None))]
+fn dedup_band_keys<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    min_jaccard: f64,
+    shingles: &str,
+    threads: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(u32, Bound<'py, PyBytes>, Vec<bool>)> {
+    let threads = thread_count(py, threads)?;
+    let shingling = shingling_of(py, shingles)?;
+    let settings = Settings::new(0, min_jaccard, shingling).map_err(|err| dedup_error(py, err))?;
+    let lsh = settings.lsh().ok_or_else(|| dedup_error(py, DedupError::MinhashThreshold { min_jaccard }))?;
+    let rows: Vec<Option<Vec<u32>>> = in_batches(texts, threads, None, "band keys", |batch| {
+        batch
+            .par_iter()
+            .map(|text| {
+                (!priorart_dedup::is_blank(text)).then(|| {
+                    let mut keys = Vec::new();
+                    lsh.band_keys(&priorart_fingerprint::WordShingles::of(text, shingling), &mut keys);
+                    keys
+                })
+            })
+            .collect()
+    })?;
+    let zeros = vec![0u32; lsh.bands as usize];
+    let bytes: Vec<u8> = rows
+        .iter()
+        .flat_map(|keys| keys.as_ref().unwrap_or(&zeros))
+        .flat_map(|key| key.to_ne_bytes())
+        .collect();
+    Ok((lsh.bands, PyBytes::new(py, &bytes), rows.iter().map(Option::is_none).collect()))
+}
+
+/// The exact Jaccard similarity of the word 5-grams of `a[i]` and `b[i]`
+/// for every `i` (what `priorart dedup` verifies a pair by), on all cores.
+#[pyfunction]
+#[pyo3(signature = (a, b, shingles="words", threads=None))]
+fn jaccard_many(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    shingles: &str,
+    threads: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<f64>> {
+    let threads = thread_count(py, threads)?;
+    let shingling = shingling_of(py, shingles)?;
+    refuse_one_text(py, "a", a)?;
+    refuse_one_text(py, "b", b)?;
+    let mut pairs: Vec<(PyBackedStr, PyBackedStr)> = Vec::new();
+    for (row, (x, y)) in a.try_iter()?.zip(b.try_iter()?).enumerate() {
+        pairs.push((row_text(row as u64, &x?)?, row_text(row as u64, &y?)?));
+    }
+    py.detach(|| {
+        on_threads(threads, || {
+            pairs
+                .par_iter()
+                .map(|(x, y)| {
+                    use priorart_fingerprint::WordShingles;
+                    WordShingles::of(x, shingling).jaccard(&WordShingles::of(y, shingling))
+                })
+                .collect()
+        })
+    })
+}
+
 /// The extension module.
 #[pymodule]
 fn _priorart(module: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -1164,5 +1242,7 @@ fn _priorart(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(check_json, module)?)?;
     module.add_function(wrap_pyfunction!(near_copies_filter_json, module)?)?;
     module.add_function(wrap_pyfunction!(dedup_jsonl, module)?)?;
+    module.add_function(wrap_pyfunction!(dedup_band_keys, module)?)?;
+    module.add_function(wrap_pyfunction!(jaccard_many, module)?)?;
     Ok(())
 }

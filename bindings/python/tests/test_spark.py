@@ -214,3 +214,26 @@ def test_the_dedup_command(tmp_path):
     again = subprocess.run([sys.executable, "-m", "priorart.spark", "dedup", "--input", str(SAMPLE),
                             "--output", str(out)], capture_output=True, text=True, env=env)
     assert again.returncode == 2 and "exists" in again.stderr
+
+
+def test_verified_pairs_and_clusters_equal_the_clis_dedup(cli, spark, tmp_path):
+    """The distributed dedup (band keys as rows, join, verification next to
+    the texts) gives the CLI's verified pairs, jaccard for jaccard, and its
+    clusters; blank and null texts are skipped, columns found by name."""
+    out = tmp_path / "dups"
+    subprocess.run([cli, "dedup", "--jsonl", "--id-field", "id", "--out", str(out), str(SAMPLE)],
+                   check=True, capture_output=True)
+    expected = set()
+    for line in (out / "pairs.jsonl").read_text().splitlines():
+        pair = json.loads(line)
+        a, b = sorted((pair["a"], pair["b"]))
+        expected.add((a, b, pair["hamming"], pair["jaccard"]))
+    assert expected, "the sample has near duplicates"
+    rows = [(r["id"], r["text"]) for r in sample_records()] + [("blank-1", " \n"), ("blank-2", ""), ("null", None)]
+    frame = spark.createDataFrame(rows, "name string, body string")
+    pairs = pspark.verified_pairs(frame, id_col="name", text_col="body").cache()
+    assert {tuple(row) for row in pairs.collect()} == expected
+    expected_clusters = sorted(
+        sorted(json.loads(line)["members"]) for line in (out / "clusters.jsonl").read_text().splitlines())
+    found = sorted(list(row["members"]) for row in pspark.verified_clusters(pairs).collect())
+    assert found == expected_clusters

@@ -24,6 +24,12 @@ the ``priorart`` command. Spark only moves rows:
   smallest id.
 - :func:`exact_groups`: documents whose ``minhash-equality-v1`` (``X``)
   values are equal.
+- :func:`verified_pairs` / :func:`verified_clusters`: what ``priorart
+  dedup`` finds (and :func:`priorart.dedup`), distributed: each document's
+  MinHash LSH band keys (the dedup engine's, for the threshold) as rows,
+  candidates by a join on ``(band, key)``, each candidate verified by the
+  exact Jaccard similarity of word 5-grams in a task that holds the two
+  texts, clusters by connected components.
 
 ``python -m priorart.spark dedup`` runs it all on files (see
 ``__main__.py``); it runs unchanged under ``spark-submit``.
@@ -59,6 +65,8 @@ __all__ = [
     "read_documents",
     "read_web_archives",
     "to_unsigned",
+    "verified_clusters",
+    "verified_pairs",
 ]
 
 #: Rows of :func:`read_documents`: the id (``FILE``, or ``FILE#OFFSET URI``
@@ -431,6 +439,122 @@ def dedup(
     )
     exact = stage("exact X groups", exact_groups(fingerprints))
     return {"fingerprints": fingerprints, "pairs": pairs, "clusters": cluster_rows, "exact_x": exact}
+
+
+#: Rows of :func:`verified_pairs`' band keys: a document, its simhash-doc
+#: (signed long) and one ``(band, key)`` of its MinHash LSH signature.
+_BAND_SCHEMA = T.StructType(
+    [
+        T.StructField("id", T.StringType(), False),
+        T.StructField("simhash", T.LongType(), False),
+        T.StructField("band", T.IntegerType(), False),
+        T.StructField("key", T.LongType(), False),
+    ]
+)
+
+_PAIR_SCHEMA = T.StructType(
+    [
+        T.StructField("a", T.StringType(), False),
+        T.StructField("b", T.StringType(), False),
+        T.StructField("hamming", T.IntegerType(), False),
+        T.StructField("jaccard", T.DoubleType(), False),
+    ]
+)
+
+
+def _band_rows(min_jaccard: float, shingles: str) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    def rows(iterator: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in iterator:
+            ids = batch.column(0).to_pylist()
+            texts = batch.column(1).to_pylist()
+            bands, raw, blank = priorart._priorart.dedup_band_keys(texts, min_jaccard, shingles, 1)
+            kept = ~np.array(blank, dtype=bool)
+            keys = np.frombuffer(raw, dtype=np.uint32).reshape(len(texts), bands)[kept]
+            simhashes = priorart.simhash_doc_array(texts, 1).view(np.int64)[kept]
+            kept_ids = np.array(ids, dtype=object)[kept]
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.array(np.repeat(kept_ids, bands), pa.string()),
+                    pa.array(np.repeat(simhashes, bands)),
+                    pa.array(np.tile(np.arange(bands, dtype=np.int32), len(kept_ids))),
+                    pa.array(keys.reshape(-1).astype(np.int64)),
+                ],
+                names=["id", "simhash", "band", "key"],
+            )
+
+    return rows
+
+
+def _verify(min_jaccard: float, shingles: str) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    def rows(iterator: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in iterator:
+            a, b, hamming, text_a, text_b = (batch.column(i) for i in range(5))
+            jaccard = np.array(priorart._priorart.jaccard_many(text_a.to_pylist(), text_b.to_pylist(), shingles, 1))
+            kept = jaccard >= min_jaccard
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.array(a.to_numpy(zero_copy_only=False)[kept], pa.string()),
+                    pa.array(b.to_numpy(zero_copy_only=False)[kept], pa.string()),
+                    pa.array(hamming.to_numpy(zero_copy_only=False)[kept].astype(np.int32)),
+                    pa.array(jaccard[kept]),
+                ],
+                names=["a", "b", "hamming", "jaccard"],
+            )
+
+    return rows
+
+
+def verified_pairs(
+    documents: DataFrame,
+    min_jaccard: float = 0.8,
+    shingles: str = "words",
+    id_col: str = "id",
+    text_col: str = "text",
+) -> DataFrame:
+    """The pairs ``priorart dedup`` (MinHash candidates, the default) finds
+    in ``documents``: ``a, b, hamming, jaccard`` with ``a < b`` by id (Spark
+    has no input order), ``jaccard`` the exact Jaccard similarity of the
+    two texts' word 5-grams (cut by ``shingles``, ``"words"`` or
+    ``"tokens"``), at least ``min_jaccard`` (about 0.3 or more: below it
+    MinHash bands pair nearly everything).
+
+    Distributed, no step on the driver: each document's band keys (the
+    dedup engine's bands and rows for the threshold, computed by the Rust
+    extension) become rows ``(id, simhash, band, key)``; candidates are the
+    pairs of a join on ``(band, key)``, each pair once; the texts are
+    joined to the candidates and each pair verified in the task holding
+    both. Empty texts (or only white space) and null texts are skipped, as
+    the CLI skips them. Ids must be unique, as the CLI requires."""
+    docs = documents.select(F.col(id_col).alias("id"), F.col(text_col).alias("text")).where(
+        F.col("text").isNotNull()
+    )
+    keys = docs.mapInArrow(_band_rows(min_jaccard, shingles), _BAND_SCHEMA)
+    left, right = keys.alias("l"), keys.alias("r")
+    candidates = (
+        left.join(right, (F.col("l.band") == F.col("r.band")) & (F.col("l.key") == F.col("r.key")))
+        .where(F.col("l.id") < F.col("r.id"))
+        .select(
+            F.col("l.id").alias("a"),
+            F.col("r.id").alias("b"),
+            F.bit_count(F.col("l.simhash").bitwiseXOR(F.col("r.simhash"))).alias("hamming"),
+        )
+        .distinct()
+    )
+    texts_a = docs.select(F.col("id").alias("a"), F.col("text").alias("text_a"))
+    texts_b = docs.select(F.col("id").alias("b"), F.col("text").alias("text_b"))
+    with_texts = candidates.join(texts_a, "a").join(texts_b, "b").select("a", "b", "hamming", "text_a", "text_b")
+    return with_texts.mapInArrow(_verify(min_jaccard, shingles), _PAIR_SCHEMA)
+
+
+def verified_clusters(pairs: DataFrame) -> DataFrame:
+    """The clusters of :func:`verified_pairs`' pairs (connected components):
+    ``representative`` (the smallest id), ``size``, ``members`` (sorted)."""
+    labelled = clusters(pairs)
+    return (
+        labelled.groupBy("representative")
+        .agg(F.array_sort(F.collect_list("id")).alias("members"))
+        .select("representative", F.size("members").alias("size"), "members")
+    )
 
 
 def spark_session(master: Optional[str] = None, shuffle_partitions: Optional[int] = None) -> SparkSession:
