@@ -456,7 +456,7 @@ test('following a job shows the calendars\' failures, and the reader can stop fo
     await page.waitForSelector('#protect-status[data-state="job_error"]', { timeout: 30_000 });
     assert.match(
       await page.textContent('#protect-status'),
-      /^The service reports a problem with this job: last error: cannot stamp at http:\/\/127\.0\.0\.1:\d+: .*Connection refused/,
+      /^The service reports a problem with this job: last error: cannot stamp: .*http:\/\/127\.0\.0\.1:\d+\/digest: Connection refused/,
     );
     await page.click('#protect-stop');
     assert.equal(await page.getAttribute('#protect-status', 'data-state'), 'stopped');

@@ -257,10 +257,11 @@ fn print_new_job(job: &Job, state: &std::path::Path) -> Result<()> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}  job {}  {}", job.attestation_id, job.id, job.state.name())?;
     match job.state {
+        // Why no calendar answered was the round's warning just above:
+        // said once, not again here.
         JobState::Signed => note!(
-            "priorart: the job is stored but no calendar answered ({}); `priorart protect --resume{} -c URL` \
-             stamps it at a working calendar (or `--restamp {} -c URL`)",
-            job.last_error.as_deref().unwrap_or("no answer"),
+            "priorart: the job is stored but not stamped; `priorart protect --resume{}` stamps it once a calendar \
+             answers (`-c URL` names a working one; or `--restamp {} -c URL`)",
             state_flag(state),
             job.id
         ),

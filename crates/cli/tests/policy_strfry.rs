@@ -226,3 +226,28 @@ fn a_changed_policy_file_is_read_again() {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+#[test]
+fn a_broken_policy_file_is_named_once_by_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("policy.toml");
+    std::fs::write(&config, "x = [\n").unwrap();
+    let commands: [&[&str]; 3] = [
+        &["policy", "strfry", "--config"],
+        &["policy", "grpc", "--listen", "127.0.0.1:0", "--config"],
+        &["relay", "--listen", "127.0.0.1:0", "--policy"],
+    ];
+    for args in commands {
+        let output = Command::new(assert_cmd::cargo::cargo_bin("priorart"))
+            .args(args)
+            .arg(&config)
+            .args(["--db"].iter().filter(|_| args[0] == "relay"))
+            .args([dir.path().join("db")].iter().filter(|_| args[0] == "relay"))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(stderr.matches("TOML parse error").count(), 1, "{args:?}: said once: {stderr}");
+    }
+}

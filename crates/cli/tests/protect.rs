@@ -545,12 +545,31 @@ fn a_job_stamped_at_a_dead_calendar_moves_when_a_later_run_names_a_working_one()
     assert_eq!(out.status.code(), Some(1));
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("--resume") && said.contains("-c URL"), "the way out is named: {said}");
+    assert_eq!(said.matches("Connection refused").count(), 1, "the cause is said once: {said}");
     assert_eq!(world.status(&state)[0]["state"], "signed");
     stdout(world.resume(&state).args(["--calendar", &world.calendar.url()]));
     assert_eq!(world.status(&state)[0]["state"], "stamped", "the calendar named later stamped the old job");
     world.calendar.mine_block().unwrap();
     stdout(&mut world.resume(&state));
     assert_eq!(world.status(&state)[0]["state"], "published");
+}
+
+#[test]
+fn with_no_calendar_name_resolving_protect_says_so_once_per_calendar() {
+    let world = World::new();
+    let state = world.dir.join("state");
+    let (key, _) = world.key("author");
+    // `.invalid` never resolves (RFC 6761), offline or not.
+    let calendars = ["http://a.calendar.invalid".to_owned(), "http://b.calendar.invalid".to_owned()];
+    let out = world.protect_at(&state, &key, "essay", ESSAY, &calendars).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("no calendar's name resolves"), "{said}");
+    for calendar in &calendars {
+        assert_eq!(said.matches(&format!("{calendar}/digest: name not resolved")).count(), 1, "{said}");
+    }
+    assert!(!said.contains("name working calendars"), "naming others does not help offline: {said}");
+    assert!(!said.contains("lookup address"), "one short line per calendar: {said}");
 }
 
 #[test]

@@ -462,6 +462,27 @@ fn calendar_errors_are_counted_per_calendar() {
 }
 
 #[test]
+fn a_lasting_calendar_failure_is_logged_once_not_every_round() {
+    let world = World::new();
+    let dead = "http://127.0.0.1:9".to_owned();
+    let serve = world.serve_at(&[dead], "0.2", &[], None);
+    let agent = client();
+    let (_, submission) = article(&Keys::generate(), "essay", TEXT);
+    let (status, answer) = submit(&agent, &serve, &submission);
+    assert_eq!(status, 202, "{answer}");
+    let metrics_url = format!("{}/metrics", serve.url);
+    // Several rounds fail the same way.
+    wait_until(&agent, &metrics_url, Duration::from_secs(20), |metrics| {
+        let rounds =
+            metrics.as_str().unwrap().lines().find_map(|line| line.strip_prefix("priorart_rounds_total "));
+        rounds.is_some_and(|n| n.parse::<u64>().unwrap() >= 5)
+    });
+    let log = serve.log();
+    let said = log.iter().filter(|line| line.contains("cannot stamp")).count();
+    assert_eq!(said, 1, "{log:#?}");
+}
+
+#[test]
 fn an_honest_calendar_beside_a_liar_yields_valid_proofs_and_the_liar_is_counted() {
     let world = World::new();
     // Block 1 exists, with another merkle root than the one the liar proves.

@@ -58,6 +58,23 @@ reason_names!(CalendarError {
     ClientFailed => "client_failed",
 });
 
+impl CalendarError {
+    /// Whether the calendar's name did not resolve (see
+    /// [`HttpError::name_not_resolved`]).
+    pub fn name_not_resolved(&self) -> bool {
+        matches!(self, CalendarError::Http(http) if http.name_not_resolved())
+    }
+
+    /// One short line: the URL asked and what went wrong, with no chain
+    /// of wrappers ("https://a.example/digest: name not resolved").
+    pub fn brief(&self) -> String {
+        match self {
+            CalendarError::Http(http) => format!("{}: {}", http.url(), http.brief()),
+            other => other.to_string(),
+        }
+    }
+}
+
 /// Options for [`stamp_digests`].
 #[derive(Debug, Clone)]
 pub struct StampOptions {

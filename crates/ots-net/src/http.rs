@@ -109,6 +109,48 @@ fn read_answer(
     Ok(Answer { status, body })
 }
 
+impl HttpError {
+    /// The URL asked.
+    pub fn url(&self) -> &str {
+        match self {
+            HttpError::Timeout { url }
+            | HttpError::TooLarge { url, .. }
+            | HttpError::Transport { url, .. } => url,
+        }
+    }
+
+    /// Whether the host's name did not resolve: when every server's name
+    /// fails so, the machine most likely has no network (or no DNS), and
+    /// naming other servers would not help.
+    pub fn name_not_resolved(&self) -> bool {
+        let HttpError::Transport { cause, .. } = self else { return false };
+        match (**cause).downcast_ref::<ureq::Error>() {
+            Some(ureq::Error::HostNotFound) => true,
+            // The system resolver's failure reaches ureq as an I/O error
+            // that only its text tells apart (std has no kind for it).
+            Some(ureq::Error::Io(io)) => io.to_string().starts_with("failed to lookup address information"),
+            _ => false,
+        }
+    }
+
+    /// What went wrong in a few words, without the URL: the innermost
+    /// cause ("Connection refused (os error 111)"), or "name not resolved".
+    pub fn brief(&self) -> String {
+        match self {
+            HttpError::Transport { .. } if self.name_not_resolved() => "name not resolved".to_owned(),
+            HttpError::Transport { cause, .. } => {
+                let mut innermost: &(dyn std::error::Error + 'static) = &**cause;
+                while let Some(next) = innermost.source() {
+                    innermost = next;
+                }
+                innermost.to_string()
+            }
+            HttpError::Timeout { .. } => "timed out".to_owned(),
+            HttpError::TooLarge { limit, .. } => format!("answer larger than {limit} bytes"),
+        }
+    }
+}
+
 fn http_error(url: &str, err: ureq::Error, limit: u64) -> HttpError {
     let url = url.to_owned();
     match err {

@@ -366,13 +366,17 @@ fn work(
     stop: &std::sync::mpsc::Receiver<()>,
     rounds: &AtomicU64,
 ) {
+    // The problems the last round logged: a problem that persists (a
+    // calendar down, no network) is logged when it starts or changes, not
+    // every round.
+    let mut logged = Vec::new();
     loop {
         match stop.recv_timeout(options.interval) {
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
             _ => return,
         }
         match run_round(&mut store, &options.settings) {
-            Ok(round) => log_round(&round, options),
+            Ok(round) => log_round(&round, options, &mut logged),
             Err(err) => (options.log)(format!("priorart serve: round failed: {err}")),
         }
         rounds.fetch_add(1, Ordering::Relaxed);
@@ -380,8 +384,9 @@ fn work(
 }
 
 /// A round's progress line, then every rejected proof and failed job (each
-/// names its calendar), then the first other problems.
-fn log_round(round: &Round, options: &ServiceOptions) {
+/// names its calendar), then the first other problems not already logged by
+/// the round before (`logged`: what that round had).
+fn log_round(round: &Round, options: &ServiceOptions, logged: &mut Vec<String>) {
     let done = [
         (round.stamped, "stamped"),
         (round.anchored.len(), "anchored (verified)"),
@@ -402,9 +407,13 @@ fn log_round(round: &Round, options: &ServiceOptions) {
     for (job, why) in &round.failed {
         (options.log)(format!("priorart serve: job {job} failed: {why}"));
     }
-    for problem in round.problems.iter().take(5) {
+    for problem in round.problems.iter().filter(|problem| !logged.contains(problem)).take(5) {
         (options.log)(format!("priorart serve: {problem}"));
     }
+    if round.problems.is_empty() && !logged.is_empty() {
+        (options.log)("priorart serve: the problems logged earlier are gone".to_owned());
+    }
+    logged.clone_from(&round.problems);
 }
 
 /// A refusal: status, a stable snake_case name, and words.

@@ -26,7 +26,7 @@ use priorart_nip::nostr::prelude::{Event, Timestamp};
 use priorart_nip::{ProofEvent, ProofEventError};
 use priorart_ots::calendar::{DEFAULT_ALLOWLIST, pending_upgrades, same_calendar, url_matches};
 use priorart_ots::{AttestationError, DetachedTimestamp, HeaderSource, Network, VerifiedBlock, VerifyError};
-use priorart_ots_net::{StampOptions, UpgradeOptions, stamp_digests, upgrade_all};
+use priorart_ots_net::{CalendarError, StampError, StampOptions, UpgradeOptions, stamp_digests, upgrade_all};
 use priorart_relay::Acceptance;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -210,7 +210,7 @@ fn stamp_troubled_elsewhere(
         Ok(stamped) => stamped,
         Err(err) => {
             count_calendar_errors(store, named.iter().map(String::as_str))?;
-            round.problems.push(format!("cannot stamp at {}: {err}", named.join(", ")));
+            round.problems.push(stamp_failure(&err));
             return Ok(());
         }
     };
@@ -233,6 +233,30 @@ fn stamp_troubled_elsewhere(
     round.calendars_answered.extend(stamped.answered);
     store.record_restamped_elsewhere(&merged)?;
     Ok(())
+}
+
+/// Why no stamp was made, in a few short lines: one per calendar, and when
+/// no calendar's name resolved at all, that (no network, most likely),
+/// since naming other calendars with -c would not help then.
+pub fn stamp_failure(err: &StampError) -> String {
+    match err {
+        StampError::TooFewAnswers { answered, required, failed } => {
+            let each: Vec<String> = failed.iter().map(CalendarError::brief).collect();
+            let advice = if *answered == 0
+                && !failed.is_empty()
+                && failed.iter().all(CalendarError::name_not_resolved)
+            {
+                "no calendar's name resolves: is this machine offline?"
+            } else {
+                "name working calendars with -c URL (they stamp every waiting job)"
+            };
+            format!(
+                "cannot stamp: {answered} of the {required} required calendar(s) answered ({}); {advice}",
+                each.join("; ")
+            )
+        }
+        other => format!("cannot stamp: {other}"),
+    }
 }
 
 /// One failed request counted for each of `calendars`.
@@ -265,9 +289,7 @@ fn stamp_group(
         Ok(stamped) => {
             failpoint("after_stamp");
             count_calendar_errors(store, unanswered(&options.calendars, &stamped.answered))?;
-            round.problems.extend(
-                stamped.failed.iter().map(|err| format!("calendar: {}", priorart_ots_net::error_chain(err))),
-            );
+            round.problems.extend(stamped.failed.iter().map(|err| format!("calendar {}", err.brief())));
             let proofs: Vec<(i64, Vec<u8>)> =
                 ids.iter().copied().zip(stamped.proofs.iter().map(DetachedTimestamp::to_bytes)).collect();
             store.record_stamped(&proofs, &stamped.answered)?;
@@ -276,10 +298,7 @@ fn stamp_group(
         }
         Err(err) => {
             count_calendar_errors(store, options.calendars.iter().map(String::as_str))?;
-            let message = format!(
-                "cannot stamp at {}: {err}; name working calendars with -c URL (they stamp every waiting job)",
-                options.calendars.join(", ")
-            );
+            let message = stamp_failure(&err);
             store.record_error(&ids, &message)?;
             round.problems.push(message);
         }

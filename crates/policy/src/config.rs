@@ -193,12 +193,20 @@ impl Default for FloodRules {
     }
 }
 
+impl From<toml::de::Error> for PolicyError {
+    fn from(error: toml::de::Error) -> PolicyError {
+        PolicyError::Toml(error)
+    }
+}
+
 /// Why a policy file was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum PolicyError {
-    /// Not TOML, an unknown key, or a value of the wrong type.
+    /// Not TOML, an unknown key, or a value of the wrong type. The TOML
+    /// error is in the message, so it is not also the `source()`: a chain
+    /// printed whole says it once.
     #[error("the policy file: {0}")]
-    Toml(#[from] toml::de::Error),
+    Toml(toml::de::Error),
     /// An `allow` entry that is not a pubkey.
     #[error("allow: {0:?} is not a pubkey (64 hex digits)")]
     BadPubkey(String),

@@ -27,13 +27,13 @@ pub enum PolicyFileError {
     #[error("{0}: not UTF-8")]
     NotUtf8(PathBuf),
     /// Read, but not a policy.
-    #[error("{path}: refused: {source}")]
+    #[error("{path}: refused: {error}")]
     Refused {
         /// The file.
         path: PathBuf,
-        /// What is wrong in it.
-        #[source]
-        source: PolicyError,
+        /// What is wrong in it: in the message, so not the `source()` (a
+        /// chain printed whole says it once).
+        error: PolicyError,
     },
 }
 
@@ -47,7 +47,7 @@ priorart_reason::reason_names!(PolicyFileError {
 pub fn read_policy_file(path: &Path) -> Result<Policy, PolicyFileError> {
     let bytes = priorart_files::read_limited(path, MAX_POLICY_FILE_BYTES)?;
     let text = String::from_utf8(bytes).map_err(|_| PolicyFileError::NotUtf8(path.to_owned()))?;
-    Policy::from_toml(&text).map_err(|source| PolicyFileError::Refused { path: path.to_owned(), source })
+    Policy::from_toml(&text).map_err(|error| PolicyFileError::Refused { path: path.to_owned(), error })
 }
 
 /// What [`PolicyFile::reload_if_changed`] did.

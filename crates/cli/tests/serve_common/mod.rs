@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 pub struct ServeProcess {
     child: Child,
     pub url: String,
+    /// Every line it wrote on stderr so far.
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl ServeProcess {
@@ -31,8 +33,11 @@ impl ServeProcess {
             .expect("serve starts");
         let stderr = child.stderr.take().expect("stderr");
         let (sender, receiver) = mpsc::channel();
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = log.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                kept.lock().unwrap().push(line.clone());
                 if let Some(at) = line.find("http://") {
                     let url = line[at..].split_whitespace().next().unwrap_or_default().to_owned();
                     let _ = sender.send(url);
@@ -43,7 +48,12 @@ impl ServeProcess {
             }
         });
         let url = receiver.recv_timeout(Duration::from_secs(30)).expect("priorart serve prints its URL");
-        ServeProcess { child, url }
+        ServeProcess { child, url, log }
+    }
+
+    /// The lines it wrote on stderr so far.
+    pub fn log(&self) -> Vec<String> {
+        self.log.lock().unwrap().clone()
     }
 
     /// Waits (bounded) for the process to end by itself; its signal, if any.
