@@ -76,6 +76,10 @@ struct BuildArgs {
     /// `add`, `query` and `dedup --against` use the index's.
     #[arg(long, value_name = "SHINGLING", default_value_t = Shingling::default())]
     shingles: Shingling,
+    /// Replace the index INDEX holds (or a damaged one), once the new one is
+    /// complete. Without it, build refuses a directory that holds an index.
+    #[arg(long)]
+    replace: bool,
     #[command(flatten)]
     lists: ListArgs,
 }
@@ -137,10 +141,45 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
 }
 
+/// What INDEX holds before `build`: nothing, an index of some documents,
+/// or a damaged one (why).
+enum Existing {
+    Nothing,
+    Index(usize),
+    Damaged(String),
+}
+
+fn existing(dir: &std::path::Path) -> Existing {
+    match Index::open(dir) {
+        Ok(index) => Existing::Index(index.len()),
+        Err(priorart_index::IndexError::Missing(_)) => Existing::Nothing,
+        Err(_) if !dir.exists() => Existing::Nothing,
+        Err(err) => Existing::Damaged(err.to_string()),
+    }
+}
+
 fn build(args: BuildArgs) -> Result<ExitCode> {
     let layout = Layout::parse(&args.layout).map_err(|err| UsageError(err.to_string()))?;
+    // Checked before any input is read: replacing 2,946 documents by
+    // accident, and saying so only afterwards, is what this prevents.
+    let found = existing(&args.index);
+    match (&found, args.replace) {
+        (Existing::Index(documents), false) => bail!(UsageError(format!(
+            "{} already holds an index of {}: `priorart index add` adds to it, --replace replaces it",
+            args.index.display(),
+            crate::counted(*documents as u64, "document")
+        ))),
+        (Existing::Damaged(why), false) => bail!(UsageError(format!(
+            "{} holds a damaged index ({why}): --replace replaces it",
+            args.index.display()
+        ))),
+        _ => {}
+    }
     let (entries, read) = entries(&args.corpus, &args.lists, args.shingles)?;
-    let earlier = Index::open(&args.index).ok().map(|index| index.len());
+    let earlier = match found {
+        Existing::Index(documents) => Some(documents),
+        _ => None,
+    };
     let unchanged = || match earlier {
         Some(_) => format!("; {} left as it was", args.index.display()),
         None => "; nothing written".to_owned(),
@@ -152,8 +191,16 @@ fn build(args: BuildArgs) -> Result<ExitCode> {
         bail!("{} input(s) could not be read, so the index would be incomplete{}", read.failed_inputs, unchanged());
     }
     let index = Index::build(&args.index, layout, SKETCH_WIDTH, args.shingles, &entries)?;
-    if let Some(documents) = earlier {
-        note!("priorart: replaced the earlier index of {} ({documents} documents)", args.index.display());
+    match found {
+        Existing::Index(documents) => note!(
+            "priorart: replaced the earlier index of {} ({})",
+            args.index.display(),
+            crate::counted(documents as u64, "document")
+        ),
+        Existing::Damaged(why) => {
+            note!("priorart: replaced the damaged index of {} ({why})", args.index.display())
+        }
+        Existing::Nothing => {}
     }
     summary(&index, entries.len(), read.skipped());
     Ok(ExitCode::from(if read.had_errors() { exit::BAD_INPUT } else { exit::OK }))

@@ -242,7 +242,7 @@ fn a_failed_index_build_never_replaces_an_index() {
         [vec![missing.as_path()], vec![dir.path()], vec![missing.as_path(), data(SAME_ARTICLE[0]).leak()]]
     {
         let mut command = priorart();
-        command.args(["index", "build"]).arg(&index).args(&inputs);
+        command.args(["index", "build", "--replace"]).arg(&index).args(&inputs);
         let output = command.output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(1), "{inputs:?}: {stderr}");
@@ -252,10 +252,48 @@ fn a_failed_index_build_never_replaces_an_index() {
     let output =
         priorart().args(["index", "query", "--json"]).arg(&index).arg(data("jats.xml")).output().unwrap();
     assert!(output.status.success());
-    // A complete build replaces it, and says so.
+    // Without --replace, nothing is read or replaced, and the way is named.
     let output = priorart().args(["index", "build"]).arg(&index).arg(data("jats.xml")).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("already holds an index of 5 documents") && stderr.contains("--replace"),
+        "{stderr}"
+    );
+    assert_eq!(listing(), before);
+    // A complete build with --replace replaces it, and says so.
+    let output =
+        priorart().args(["index", "build", "--replace"]).arg(&index).arg(data("jats.xml")).output().unwrap();
     assert!(output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("replaced the earlier index"));
+}
+
+#[test]
+fn a_damaged_index_is_named_and_replaced_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = dir.path().join("docs.idx");
+    priorart().args(["index", "build"]).arg(&index).args(OTHERS.map(data)).assert().success();
+    // A segment cut short: `query` refuses the index, and so does `build`.
+    let segment = std::fs::read_dir(&index)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.file_name().unwrap() != "manifest.json")
+        .unwrap();
+    let bytes = std::fs::read(&segment).unwrap();
+    std::fs::write(&segment, &bytes[..bytes.len() / 2]).unwrap();
+    let query = priorart().args(["index", "query"]).arg(&index).arg(data("jats.xml")).output().unwrap();
+    assert!(!query.status.success());
+    let output = priorart().args(["index", "build"]).arg(&index).arg(data("jats.xml")).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("holds a damaged index (") && stderr.contains("--replace"), "{stderr}");
+    assert_eq!(std::fs::read(&segment).unwrap().len(), bytes.len() / 2, "left as it was");
+    let output =
+        priorart().args(["index", "build", "--replace"]).arg(&index).arg(data("jats.xml")).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("replaced the damaged index"), "{stderr}");
+    priorart().args(["index", "query"]).arg(&index).arg(data("jats.xml")).assert().success();
 }
 
 #[test]
