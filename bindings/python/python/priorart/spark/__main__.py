@@ -1,6 +1,10 @@
 """``python -m priorart.spark dedup``: near-duplicate pairs, clusters and
 exact-X groups of a collection, on Spark (runs unchanged under
-``spark-submit``).
+``spark-submit``). By default the pairs are ``priorart dedup``'s: MinHash
+candidates verified by the exact Jaccard similarity of word 5-grams
+(``--min-jaccard``, ``--shingles``); ``--candidates simhash`` gives the
+unverified pairs within simhash-doc distance ``-k`` instead. The summary is
+one JSON object on standard output.
 
 Exit codes: 0 ok, 1 some inputs or records could not be read (reported on
 stderr and in DIR/errors, the rest processed), 2 usage error.
@@ -29,7 +33,18 @@ def _expand(inputs: List[str]) -> List[str]:
                     paths.extend(os.path.join(root, f) for f in sorted(files))
             else:
                 paths.append(match)
-    return paths
+    # A file named twice (or under two names, as overlapping globs give) is
+    # read once, as the CLI does: else each of its documents is its own copy.
+    seen = set()
+    unique = []
+    for path in paths:
+        identity = os.path.realpath(path)
+        if identity in seen:
+            print(f"priorart: warning: {path} is a file already named; read once", file=sys.stderr)
+            continue
+        seen.add(identity)
+        unique.append(path)
+    return unique
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -45,7 +60,15 @@ def main(argv: Optional[List[str]] = None) -> int:
                        help="files (web archives: one document per record), directories, globs; "
                        "*.jsonl files: one document per line (--id-field, --text-field)")
     dedup.add_argument("--output", required=True, metavar="DIR", help="output directory (must not exist)")
-    dedup.add_argument("-k", "--k", type=int, default=3, help="largest simhash-doc distance of a pair (default 3)")
+    dedup.add_argument("--candidates", choices=["minhash", "simhash"], default="minhash",
+                       help="minhash (the default): priorart dedup's verified pairs; simhash: the pairs "
+                       "within -k, unverified")
+    dedup.add_argument("--min-jaccard", type=float, default=0.8,
+                       help="smallest Jaccard similarity of word 5-grams of a kept pair (default 0.8)")
+    dedup.add_argument("--shingles", choices=["words", "tokens"], default="words",
+                       help="how texts are cut into words for their 5-grams (default words)")
+    dedup.add_argument("-k", "--k", type=int, default=3,
+                       help="with --candidates simhash: largest simhash-doc distance of a pair (default 3)")
     dedup.add_argument("--master", help="Spark master, e.g. local[2] (default: spark-submit's or Spark's)")
     dedup.add_argument("--format", choices=["parquet", "jsonl"], default="parquet")
     dedup.add_argument("--id-field", default="id", help="JSONL member holding the id (default id)")
@@ -59,6 +82,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     if args.k < 0 or args.k > 64:
         parser.error("--k must be between 0 and 64")
+    if not 0.3 <= args.min_jaccard <= 1:
+        parser.error("--min-jaccard must be between 0.3 and 1 (below, MinHash bands pair nearly everything)")
     if os.path.exists(args.output):
         parser.error(f"{args.output} exists; not overwriting it")
     paths = _expand(args.input)
@@ -70,7 +95,16 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     from pyspark.sql import functions as F
 
-    from . import DEFAULT_MAX_BUCKET, dedup as run_dedup, read_documents, spark_session
+    from . import (
+        DEFAULT_MAX_BUCKET,
+        dedup as run_dedup,
+        exact_groups,
+        fingerprint_columns,
+        read_documents,
+        spark_session,
+        verified_clusters,
+        verified_pairs,
+    )
 
     started = time.perf_counter()
     spark = spark_session(args.master, args.shuffle_partitions)
@@ -92,11 +126,31 @@ def main(argv: Optional[List[str]] = None) -> int:
         began = time.perf_counter()
         documents.count()
         timings["read"] = time.perf_counter() - began
+    def stage(name: str, frame):
+        frame = frame.cache()
+        if timings is not None:
+            began = time.perf_counter()
+            frame.count()
+            timings[name] = time.perf_counter() - began
+        return frame
+
     # Written, then counted for the summary: computed once.
-    outputs = {
-        name: frame.cache()
-        for name, frame in run_dedup(documents, args.k, args.max_bucket or DEFAULT_MAX_BUCKET, timings).items()
-    }
+    if args.candidates == "minhash":
+        texts = documents.where(F.col("text").isNotNull()).select("id", "text")
+        pairs = stage("verified pairs (band keys, join, verification)",
+                      verified_pairs(texts, args.min_jaccard, args.shingles))
+        outputs = {
+            "pairs": pairs,
+            "clusters": stage("connected components + clusters", verified_clusters(pairs)),
+            "exact_x": stage(
+                "exact X groups", exact_groups(fingerprint_columns(texts, schemes=["minhash-equality-v1"]))
+            ),
+        }
+    else:
+        outputs = {
+            name: frame.cache()
+            for name, frame in run_dedup(documents, args.k, args.max_bucket or DEFAULT_MAX_BUCKET, timings).items()
+        }
     errors = documents.where(F.col("error_reason").isNotNull()).select("id", "error_reason", "error")
 
     def write(frame, name: str) -> None:
@@ -120,12 +174,14 @@ def main(argv: Optional[List[str]] = None) -> int:
         "pairs": outputs["pairs"].count(),
         "clusters": outputs["clusters"].count(),
         "exact_x_groups": outputs["exact_x"].count(),
-        "k": args.k,
+        "candidates": args.candidates,
+        **({"min_jaccard": args.min_jaccard, "shingles": args.shingles} if args.candidates == "minhash"
+           else {"k": args.k}),
         "seconds": round(time.perf_counter() - started, 3),
     }
     if timings is not None:
         summary["stages"] = {name: round(seconds, 3) for name, seconds in timings.items()}
-    print(json.dumps(summary), file=sys.stderr)
+    print(json.dumps(summary))
     spark.stop()
     return 1 if bad else 0
 
