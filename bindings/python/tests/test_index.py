@@ -120,5 +120,8 @@ def test_an_index_is_the_clis(cli, tmp_path):
         mine = index.query(text)
         near = {m.id: m.distance for m in mine if m.id in {n["id"] for n in answer["near"]}}
         assert near == {n["id"]: n["distance"] for n in answer["near"]}
+        # Each match serialises as the CLI's entry for it, member for member.
+        cli_near = {n["id"]: n for n in answer["near"]}
+        assert {m.id: m.to_json() for m in mine if m.id in cli_near} == cli_near
         assert {m.id for m in mine if m.same_x} == set(answer["same_x"])
         assert {m.id for m in from_cli_build.query(text)} == {m.id for m in mine}

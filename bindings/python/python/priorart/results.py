@@ -264,6 +264,23 @@ class IndexMatch(_Json):
     jaccard_estimate: Optional[float]
     same_x: bool
 
+    def to_json(self) -> Dict[str, Any]:
+        """The entry of ``near`` that ``priorart index query --json`` prints
+        for this match: ``simhash-doc`` in its text form, ``similarity``
+        (``1 - distance / 64``) and ``verification`` (``estimated`` with a
+        sketch estimate, else ``unverified``) besides the fields."""
+        from . import simhash_doc_text
+
+        return {
+            "id": self.id,
+            "simhash-doc": simhash_doc_text(self.simhash_doc),
+            "distance": self.distance,
+            "similarity": 1.0 - self.distance / 64.0,
+            "jaccard_estimate": self.jaccard_estimate,
+            "verification": "unverified" if self.jaccard_estimate is None else "estimated",
+            "same_x": self.same_x,
+        }
+
 
 # --- passages ----------------------------------------------------------------
 
