@@ -89,3 +89,14 @@ def test_layout_shape_gives_ints():
     tables, distance, key_bits = priorart.layout_shape()
     assert (tables, distance) == (16, 3)
     assert isinstance(key_bits, list) and key_bits == [28] * 16
+
+
+def test_explain_has_one_return_type_per_function():
+    text = "The quick brown fox jumps over the lazy dog, twice: the quick brown fox!"
+    assert isinstance(priorart.explain_simhash_doc(text), priorart.results.SimhashDocExplanation)
+    assert priorart.explain_simhash_doc(text) == priorart.explain(text, "simhash-doc")
+    for scheme in priorart.EQUALITY_SCHEMES:
+        assert priorart.explain_equality(text, scheme) == priorart.explain(text, scheme)
+    with pytest.raises(InputError) as caught:
+        priorart.explain_equality(text, "simhash-doc")
+    assert caught.value.reason == "not_an_equality_scheme"

@@ -24,7 +24,20 @@ import json
 import os
 import subprocess
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Iterable,
+    Iterator,
+    List,
+    Literal,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+    overload,
+)
 
 from . import _priorart
 from ._priorart import ExtractionError, InputError, ProofError
@@ -66,6 +79,8 @@ __all__ = [
     "ProofError",
     "WebArchiveRecord",
     "explain",
+    "explain_equality",
+    "explain_simhash_doc",
     "extract",
     "fingerprint",
     "fingerprint_many",
@@ -115,17 +130,49 @@ def fingerprint(text: str, scheme: str = "minhash-equality-v1") -> str:
     return _priorart.fingerprint(text, scheme)
 
 
+@overload
+def explain(text: str, scheme: Literal["simhash-doc"]) -> SimhashDocExplanation: ...
+
+
+@overload
+def explain(
+    text: str, scheme: Literal["minhash-equality-v1", "simhash-equality-v2"] = "minhash-equality-v1"
+) -> Explanation: ...
+
+
+@overload
+def explain(text: str, scheme: str) -> Explained: ...
+
+
 def explain(text: str, scheme: str = "minhash-equality-v1") -> Explained:
     """Every intermediate value behind ``fingerprint(text, scheme)``, with
     the members of ``priorart fingerprint --explain --json`` (less ``file``
     and ``input``): an :class:`~priorart.results.Explanation` (canonical
     text, tokens, kept tokens, bucket minima, descriptor) for the equality
     schemes, a :class:`~priorart.results.SimhashDocExplanation` (tokens,
-    features, counters) for ``simhash-doc``."""
+    features, counters) for ``simhash-doc``. The type follows the scheme
+    (the overloads say which for a literal scheme); for one return type
+    whatever the argument: :func:`explain_equality` and
+    :func:`explain_simhash_doc`."""
     value = json.loads(_priorart.explain_json(text, scheme))
     if value["scheme"] == "simhash-doc":
         return SimhashDocExplanation.from_json(value)
     return Explanation.from_json(value)
+
+
+def explain_equality(text: str, scheme: str = "minhash-equality-v1") -> Explanation:
+    """:func:`explain` for an equality scheme (``minhash-equality-v1``,
+    ``simhash-equality-v2``): always an :class:`~priorart.results.Explanation`.
+    Any other scheme is an :class:`InputError` (reason ``not_an_equality_scheme``)."""
+    if scheme not in EQUALITY_SCHEMES:
+        raise _input_error("not_an_equality_scheme", f"{scheme!r} is not an equality scheme: {EQUALITY_SCHEMES}")
+    return Explanation.from_json(json.loads(_priorart.explain_json(text, scheme)))
+
+
+def explain_simhash_doc(text: str) -> SimhashDocExplanation:
+    """:func:`explain` for ``simhash-doc``: always a
+    :class:`~priorart.results.SimhashDocExplanation`."""
+    return SimhashDocExplanation.from_json(json.loads(_priorart.explain_json(text, "simhash-doc")))
 
 
 def simhash_doc(text: str) -> int:
