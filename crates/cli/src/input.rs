@@ -44,8 +44,8 @@ pub fn read_proof_bytes(path: &Path) -> Result<Vec<u8>> {
 /// fingerprints a file, so one file has one `X` everywhere.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct DocumentArgs {
-    /// Read the input as this format (html, xml, pdf, epub, text) instead of
-    /// detecting it from the content.
+    /// Read the input as this format (html, xml, pdf, epub, text, man) instead
+    /// of detecting it from the content (a gzipped input is read as what it holds).
     #[arg(long, value_name = "FORMAT", value_parser = input_format)]
     pub format: Option<Format>,
     /// Take the bytes as UTF-8 text as they are: no format detection, no

@@ -350,3 +350,36 @@ fn explain_on_a_terminal_shortens_long_fields_and_full_shows_all() {
     let explanation: serde_json::Value = serde_json::from_str(json.trim()).unwrap();
     assert!(explanation["canonical_text"].as_str().unwrap().chars().count() > 1_000);
 }
+
+#[test]
+fn a_gzipped_document_and_a_man_page_are_read_as_what_they_hold() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let changelog = "tidal (1.2-1) unstable; urgency=medium\n\n  * New upstream release: mills grind grain at \
+        every tide, as they did in the estuaries of Europe for eight centuries.\n";
+    let page = ".\\\" a page\n.TH TIDAL 1\n.SH NAME\ntidal \\- grind grain\n.SH DESCRIPTION\n\\fBTidal\\fR mills \
+        ground grain at every tide.\n";
+    let plain = file_with(&dir, "changelog", changelog.as_bytes());
+    let man = file_with(&dir, "tidal.1", page.as_bytes());
+    let gzip = |path: &str| {
+        let status = std::process::Command::new("gzip").args(["-k", "-n", path]).status().expect("gzip runs");
+        assert!(status.success());
+        format!("{path}.gz")
+    };
+    let (plain_gz, man_gz) = (gzip(&plain), gzip(&man));
+    let x = |path: &str| {
+        stdout_of(priorart().arg("fingerprint").arg(path)).split_whitespace().next().unwrap().to_owned()
+    };
+    assert_eq!(x(&plain_gz), x(&plain), "the gzipped text has the text's X");
+    assert_eq!(x(&man_gz), x(&man));
+    let text = stdout_of(priorart().arg("extract").arg(&man_gz));
+    assert_eq!(
+        text,
+        "NAME\n\ntidal - grind grain\n\nDESCRIPTION\n\nTidal mills ground grain at every tide.\n"
+    );
+    // A download cut short is named as one.
+    let bytes = std::fs::read(&plain_gz).unwrap();
+    let cut = file_with(&dir, "cut.gz", &bytes[..bytes.len() - 12]);
+    let output = priorart().arg("fingerprint").arg(&cut).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("truncated gzip"), "{output:?}");
+}

@@ -6,14 +6,17 @@ use crate::decode::{find, sniff_prefix};
 use flate2::bufread::GzDecoder;
 use std::io::Read;
 
-/// Bytes of a gzip member decompressed to see what it holds.
-const GZIP_PEEK_BYTES: u64 = 512;
+/// Bytes of a gzip member decompressed to see what it holds (as many as
+/// are sniffed of an uncompressed file, so both are detected alike).
+const GZIP_PEEK_BYTES: u64 = 4096;
 
 /// Guesses the format of `bytes` from their content.
 ///
 /// PDF by `%PDF-` in the first kilobyte, EPUB by its zip `mimetype` entry (any
 /// zip is tried as EPUB), WARC and ARC by their first record (also inside gzip),
-/// XML and HTML by their first markup, and anything else is text.
+/// XML and HTML by their first markup, a man page by its first request and
+/// title macro, and anything else is text. A gzip file that is no web archive
+/// is what it holds.
 pub fn detect(bytes: &[u8]) -> Format {
     if find(&bytes[..bytes.len().min(1024)], b"%PDF-").is_some() {
         return Format::Pdf;
@@ -22,12 +25,22 @@ pub fn detect(bytes: &[u8]) -> Format {
         return Format::Epub;
     }
     if bytes.starts_with(&[0x1f, 0x8b]) {
-        return archive_format(&gunzip_prefix(bytes)).unwrap_or(Format::Text);
+        // A web archive is read gzipped, a member at a time; any other
+        // document is read decompressed, so it is what its content is.
+        let prefix = gunzip_prefix(bytes);
+        if prefix.starts_with(&[0x1f, 0x8b]) {
+            return Format::Text;
+        }
+        return detect(&prefix);
     }
     if let Some(format) = archive_format(bytes) {
         return format;
     }
-    markup_format(&sniff_prefix(bytes))
+    let prefix = sniff_prefix(bytes);
+    match markup_format(&prefix) {
+        Format::Text if crate::roff::is_man_page(&prefix) => Format::Man,
+        format => format,
+    }
 }
 
 fn archive_format(bytes: &[u8]) -> Option<Format> {

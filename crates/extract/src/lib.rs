@@ -1,7 +1,8 @@
 //! Documents → the plain text that similarity hashes are computed over.
 //!
 //! One job: given the bytes of an HTML page, an XML article (JATS, TEI or any other
-//! vocabulary), a PDF, an EPUB, a plain-text file or a WARC/ARC web archive, return
+//! vocabulary), a PDF, an EPUB, a plain-text file, a man page (any of them gzipped)
+//! or a WARC/ARC web archive, return
 //! the text a reader sees, as the lsh-interop `simhash-doc` scheme asks: metadata and
 //! styling stripped; figure captions, table contents, quotations and reference lists
 //! kept; URLs and identifiers (DOIs, e-mail addresses, ORCIDs, arXiv ids) dropped.
@@ -23,7 +24,8 @@
 //! | HTML parsing | [`scraper`] (html5ever) | Servo's WHATWG-conformant parser: it recovers from any tag soup exactly as browsers do, and `scraper` stores the tree in an arena (`ego-tree`), so walking and dropping a 100 000-deep tree needs no recursion. |
 //! | XML (JATS, TEI, generic, EPUB OPF) | [`quick_xml`] | streaming, no DTD or external-entity expansion (so no billion-laughs or XXE), and depth is ours to count. |
 //! | character sets | [`encoding_rs`] + [`chardetng`] | the WHATWG Encoding Standard as Firefox implements it, and Firefox's detector for undeclared legacy 8-bit text. |
-//! | gzip (WARC/ARC members, HTTP content-encoding) | [`flate2`] | decoding one member at a time tells us where each member ends, so one truncated member is reported and the next one is still read. |
+//! | gzip (WARC/ARC members, HTTP content-encoding, gzipped documents) | [`flate2`] | decoding one member at a time tells us where each member ends, so one truncated member is reported and the next one is still read. |
+//! | roff man pages | our own `roff.rs` | a man page's text needs no typesetter: requests and escapes are dropped line by line, in one pass linear in the input (no macro expanded, so a hostile page cannot make it loop or grow), where a typesetter would run what the page defines |
 //! | HTTP messages inside WARC records | [`httparse`] | the parser hyper uses; zero-copy, bounded header count. |
 //! | EPUB container | [`zip`] | the maintained zip reader; we read the OPF spine ourselves instead of the GPL-3.0 `epub` crate. |
 //! | PDF text layer | [`pdf_oxide`] | pure Rust, MIT/Apache, actively released, with a reading-order pass; it runs in a worker thread under `catch_unwind` with a time budget because PDF parsers have open panic reports. |
@@ -55,9 +57,11 @@ mod decode;
 mod detect;
 mod epub;
 mod error;
+mod gzip;
 mod html;
 #[cfg(feature = "pdf")]
 mod pdf;
+mod roff;
 mod text;
 mod warc;
 mod xml;
@@ -87,12 +91,23 @@ pub enum Format {
     Warc,
     /// The older Internet Archive ARC format (plain or gzip per record).
     Arc,
+    /// A roff man page (man(7) or mdoc(7) macros): its text as `man` shows
+    /// it, without requests and escapes.
+    Man,
 }
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 7] =
-        [Format::Html, Format::Xml, Format::Pdf, Format::Epub, Format::Text, Format::Warc, Format::Arc];
+    pub const ALL: [Format; 8] = [
+        Format::Html,
+        Format::Xml,
+        Format::Pdf,
+        Format::Epub,
+        Format::Text,
+        Format::Man,
+        Format::Warc,
+        Format::Arc,
+    ];
 
     /// The lower-case name used on the command line and in JSON.
     pub fn name(self) -> &'static str {
@@ -104,6 +119,7 @@ impl Format {
             Format::Text => "text",
             Format::Warc => "warc",
             Format::Arc => "arc",
+            Format::Man => "man",
         }
     }
 
@@ -121,7 +137,7 @@ impl fmt::Display for Format {
 
 /// A format name that is not one of [`Format::ALL`].
 #[derive(Debug, thiserror::Error)]
-#[error("unknown format `{0}` (expected one of html, xml, pdf, epub, text, warc, arc)")]
+#[error("unknown format `{0}` (expected one of html, xml, pdf, epub, text, man, warc, arc)")]
 pub struct UnknownFormat(String);
 
 impl UnknownFormat {
@@ -141,6 +157,7 @@ impl FromStr for Format {
             "htm" | "xhtml" => "html",
             "txt" | "plain" => "text",
             "jats" | "tei" => "xml",
+            "roff" | "troff" | "groff" | "mdoc" => "man",
             other => other,
         };
         Format::ALL.into_iter().find(|f| f.name() == alias).ok_or(UnknownFormat(name.to_owned()))
@@ -268,6 +285,7 @@ pub fn document_text(
     limits: &Limits,
 ) -> Result<DocumentText, ExtractError> {
     check_size(bytes.len(), limits)?;
+    let bytes = &*decompressed(bytes, format, limits)?;
     let format = format.unwrap_or_else(|| detect(bytes));
     if format == Format::Text {
         return Ok(DocumentText { format, text: decode::decode_text(bytes, None)? });
@@ -342,11 +360,32 @@ pub fn extract(bytes: &[u8], format: Format, limits: &Limits) -> Result<Extracti
             Ok(extraction)
         }
         single => {
+            let bytes = &*decompressed(bytes, Some(single), limits)?;
             let budget = budget::Budget::start(limits.max_time);
             let text = extract_one(bytes, single, None, limits, &budget)?;
             Ok(Extraction { documents: vec![Document::whole(single, text)], record_errors: Vec::new() })
         }
     }
+}
+
+/// The bytes of a document, gunzipped when they are gzip-compressed (a
+/// Debian `changelog.gz`, a man page) and not a web archive, which is read
+/// a member at a time instead. One layer only: gzip inside gzip is refused.
+fn decompressed<'a>(
+    bytes: &'a [u8],
+    format: Option<Format>,
+    limits: &Limits,
+) -> Result<std::borrow::Cow<'a, [u8]>, ExtractError> {
+    let archive = format.unwrap_or_else(|| detect(bytes)).is_archive();
+    if !gzip::is_gzip(bytes) || archive {
+        return Ok(std::borrow::Cow::Borrowed(bytes));
+    }
+    let inner = gzip::gunzip(bytes, limits)?;
+    if gzip::is_gzip(&inner) {
+        return Err(ExtractError::Unsupported("gzip inside gzip".into()));
+    }
+    check_size(inner.len(), limits)?;
+    Ok(std::borrow::Cow::Owned(inner))
 }
 
 /// The records of a web archive (`format` [`Format::Warc`] or
@@ -385,6 +424,7 @@ fn extract_one(
         Format::Pdf => return Err(ExtractError::Unsupported("PDF: built without the `pdf` feature".into())),
         Format::Epub => epub::extract(bytes, limits, budget)?,
         Format::Text => text::extract(bytes, charset)?,
+        Format::Man => roff::extract(bytes, charset)?,
         Format::Warc | Format::Arc => {
             return Err(ExtractError::Unsupported("a web archive inside a web archive".into()));
         }

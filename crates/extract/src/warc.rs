@@ -279,7 +279,7 @@ fn inflate_member(bytes: &[u8], limits: &Limits) -> Result<(Vec<u8>, usize), Ext
 
 /// Reads `reader` to the end, failing when the output breaks the size limit or
 /// outgrows `consumed(reader)` compressed bytes by more than the ratio limit.
-fn read_bounded<R: Read>(
+pub(crate) fn read_bounded<R: Read>(
     reader: &mut R,
     limits: &Limits,
     what: &str,
@@ -512,6 +512,7 @@ fn payload_format(mime: &str, body: &[u8]) -> Option<Format> {
         "application/pdf" | "application/x-pdf" => Some(Format::Pdf),
         "application/epub+zip" => Some(Format::Epub),
         "text/plain" => Some(Format::Text),
+        "application/x-troff-man" | "text/troff" | "application/x-troff" => Some(Format::Man),
         "text/css" | "text/javascript" | "application/javascript" | "application/json" => None,
         m if m.ends_with("+xml") || m.ends_with("/xml") => Some(Format::Xml),
         m if m.starts_with("text/") => Some(Format::Text),
