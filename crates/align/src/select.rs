@@ -17,6 +17,10 @@ const JOIN_LOOKBACK: usize = 8;
 /// bound), so that growing one long passage by many joins stays linear.
 const EXACT_JOIN_WORDS: u32 = 4096;
 
+/// Most seed comparisons spent trimming one passage's second side (see
+/// `trim_second`): natural passages need far fewer.
+const TRIM_COMPARISONS: usize = 64 << 20;
+
 /// The passages among `groups` (sorted by their first word in the first
 /// text), each with its exact similarity.
 pub(crate) fn passages(groups: Vec<Group>, a: &[Word], b: &[Word], params: &Params) -> Vec<(Group, f64)> {
@@ -34,7 +38,78 @@ pub(crate) fn passages(groups: Vec<Group>, a: &[Word], b: &[Word], params: &Para
         .into_iter()
         .map(|(group, exact)| if exact { group } else { Group { shared: shared(&group, a, b), ..group } })
         .collect();
-    drop_shadowed(merged).into_iter().map(|group| (group, group.dice())).collect()
+    drop_shadowed(merged)
+        .into_iter()
+        .map(|group| {
+            let trimmed = trim_second(group, a, b, params);
+            if trimmed == group { group } else { Group { shared: shared(&trimmed, a, b), ..trimmed } }
+        })
+        .map(|group| (group, group.dice()))
+        .collect()
+}
+
+/// A passage's second side cut to where its first side's words are: in a
+/// repetitive source, a phrase of the passage also occurs a little before,
+/// after or inside it, and those seeds stretched the second side up to
+/// hundreds of words past the shared text. Of the seeds of one word of the
+/// first side, only those best supported (most seeds within `max_gap`
+/// words in the first text on about the same diagonal) place it; the
+/// second side runs from the first to the last word so placed. The first
+/// side, where each word is found once, stays as it is.
+fn trim_second(group: Group, a: &[Word], b: &[Word], params: &Params) -> Group {
+    let width = params.seed_words;
+    let a_side = &a[group.a_first as usize..=group.a_last as usize];
+    let b_side = &b[group.b_first as usize..=group.b_last as usize];
+    if a_side.len() < width || b_side.len() < width {
+        return group;
+    }
+    let keys = crate::seeds::SourceKeys::new(b_side, width, params.max_key_occurrences);
+    // The group's own rectangle holds at most its words' seeds: bounded as
+    // the whole texts' seeds were, and a failure only leaves it untrimmed.
+    let Ok(mut seeds) = keys.seeds(a_side, width, params.max_seeds) else { return group };
+    seeds.sort_unstable_by_key(|seed| (seed.a, seed.b));
+    let diagonal = |seed: &crate::seeds::Seed| i64::from(seed.b) - i64::from(seed.a);
+    let (gap, shift) = (params.max_gap, i64::from(params.max_shift));
+    // Seeds within `gap` in the first text on about the same diagonal,
+    // counted only where a word has several seeds to choose from, and
+    // within a budget of comparisons (past it, the group stays as it is),
+    // so that a text repeating one phrase thousands of times costs little.
+    let mut support = vec![0usize; seeds.len()];
+    let mut budget = TRIM_COMPARISONS;
+    let mut from = 0;
+    let mut to = 0;
+    for i in 0..seeds.len() {
+        while seeds[i].a - seeds[from].a > gap {
+            from += 1;
+        }
+        to = to.max(i);
+        while to + 1 < seeds.len() && seeds[to + 1].a - seeds[i].a <= gap {
+            to += 1;
+        }
+        let alone = (i == 0 || seeds[i - 1].a != seeds[i].a)
+            && seeds.get(i + 1).is_none_or(|next| next.a != seeds[i].a);
+        if alone {
+            continue;
+        }
+        budget = match budget.checked_sub(to - from + 1) {
+            Some(left) => left,
+            None => return group,
+        };
+        support[i] =
+            (from..=to).filter(|&j| (diagonal(&seeds[j]) - diagonal(&seeds[i])).abs() <= shift).count();
+    }
+    let (mut first, mut last) = (u32::MAX, 0u32);
+    for run in (0..seeds.len()).collect::<Vec<_>>().chunk_by(|&x, &y| seeds[x].a == seeds[y].a) {
+        let best = run.iter().map(|&i| support[i]).max().unwrap_or(0);
+        for &i in run.iter().filter(|&&i| support[i] == best) {
+            first = first.min(seeds[i].b);
+            last = last.max(seeds[i].b + width as u32 - 1);
+        }
+    }
+    if first > last {
+        return group;
+    }
+    Group { b_first: group.b_first + first, b_last: group.b_first + last, ..group }
 }
 
 /// The content words a group's two sides share.

@@ -203,3 +203,78 @@ fn parameters_out_of_range_are_refused() {
         assert_eq!(Aligner::new(params).unwrap_err().reason(), "bad_parameter");
     }
 }
+
+/// A specification's repetitive prose, as dpkg's spec/triggers.txt is: each
+/// section is about a few things and names them over and over ("the
+/// switchboard", "versioned Breaks", "list of awaited packages"), so the
+/// sentences around a passage share many of its phrases, at other places.
+fn repetitive_spec(seed: u64, sections: usize) -> String {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut text = String::new();
+    for _ in 0..sections {
+        // The section's own phrases: three words each, made up for it.
+        let phrases: Vec<String> = (0..6)
+            .map(|_| (0..3).map(|_| word_of(rng.u64(100..20_000))).collect::<Vec<_>>().join(" "))
+            .collect();
+        for at in 0..12 {
+            let pick = |rng: &mut fastrand::Rng| phrases[rng.usize(..phrases.len())].clone();
+            let (first, second) = (pick(&mut rng), pick(&mut rng));
+            let own: Vec<String> = (0..6).map(|_| word_of(rng.u64(100..20_000))).collect();
+            text.push_str(&format!(
+                "When the {first} is {} {} {}, {} the {second} {} {}.",
+                own[0], own[1], own[2], own[3], own[4], own[5]
+            ));
+            text.push_str(if at % 4 == 3 { "\n\n" } else { " " });
+        }
+    }
+    text
+}
+
+#[test]
+fn passages_pasted_from_a_repetitive_source_are_marked_where_they_are_in_it() {
+    let source = repetitive_spec(7, 30);
+    // Three passages of whole sentences, pasted between unrelated prose.
+    // Sentences start with "When"; a passage runs to the full stop before the next.
+    let sentence_starts: Vec<usize> = source.match_indices("When ").map(|(at, _)| at).collect();
+    let picks = [(40, 44), (150, 153), (300, 305)].map(|(from, to)| {
+        let end = source[..sentence_starts[to]].trim_end().len();
+        (sentence_starts[from], end)
+    });
+    let mut pasted = String::new();
+    let mut planted = Vec::new();
+    for (n, &(start, end)) in picks.iter().enumerate() {
+        pasted.push_str(&prose(100 + n as u64, 300));
+        pasted.push_str("\n\n");
+        planted.push(pasted.chars().count()..pasted.chars().count() + source[start..end].chars().count());
+        pasted.push_str(&source[start..end]);
+        pasted.push_str("\n\n");
+    }
+    pasted.push_str(&prose(200, 300));
+    let passages = align(&pasted, &source).unwrap();
+    let truth: Vec<std::ops::Range<usize>> = picks
+        .iter()
+        .map(|&(start, end)| source[..start].chars().count()..source[..end].chars().count())
+        .collect();
+    let overlap = |x: &std::ops::Range<usize>, y: &std::ops::Range<usize>| {
+        x.end.min(y.end).saturating_sub(x.start.max(y.start))
+    };
+    for (range, planted) in truth.iter().zip(&planted) {
+        assert!(
+            passages.iter().any(|p| overlap(&p.b.chars(), range) > 0 && overlap(&p.a.chars(), planted) > 0),
+            "{range:?} found: {passages:?}"
+        );
+    }
+    let marked: usize = passages.iter().map(|p| p.b.char_length).sum();
+    let inside: usize =
+        passages.iter().map(|p| truth.iter().map(|t| overlap(&p.b.chars(), t)).sum::<usize>()).sum();
+    let precision = inside as f64 / marked as f64;
+    assert!(
+        precision >= 0.95,
+        "{:.1}% of the source's marked characters are in the passages: {passages:?}",
+        precision * 100.0
+    );
+    let marked_a: usize = passages.iter().map(|p| p.a.char_length).sum();
+    let inside_a: usize =
+        passages.iter().map(|p| planted.iter().map(|t| overlap(&p.a.chars(), t)).sum::<usize>()).sum();
+    assert!(inside_a as f64 >= 0.95 * marked_a as f64, "{passages:?}");
+}
