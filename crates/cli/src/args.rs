@@ -151,10 +151,17 @@ impl PipelineArgs {
     }
 
     /// The pipeline's settings: stamps at `calendars`, upgrades checked
-    /// against the header source, events sent with `publish_timeout`.
-    pub(crate) fn settings(&self, calendars: &CalendarArgs, publish_timeout: Duration) -> Result<Settings> {
+    /// against the header source, events sent with `publish_timeout` to each
+    /// job's relays and, while unpublished, to `relays` (the ones named now).
+    pub(crate) fn settings(
+        &self,
+        calendars: &CalendarArgs,
+        relays: Vec<String>,
+        publish_timeout: Duration,
+    ) -> Result<Settings> {
         let headers = build_header_source(&self.headers.config(self.header_timeout))?;
         Ok(Settings {
+            relays,
             stamp: calendars.options()?,
             calendars_named: calendars.named(),
             upgrade_timeout: calendars.timeout().max(Duration::from_secs(10)),

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 #[derive(Parser)]
 #[command(
-    group = clap::ArgGroup::new("mode").required(true).args(["file", "resume", "status", "restamp"]),
+    group = clap::ArgGroup::new("mode").required(true).args(["file", "resume", "status", "restamp", "republish"]),
     after_help = "A job: signed → stamped → anchored (its Bitcoin block, verified against the header source) → built \
                   (kind 1041 signed once, checked, stored) → published; or failed, when every calendar lied or failed \
                   for --give-up-after (then --restamp ID). A calendar whose proof fails verification is named and its \
@@ -80,6 +80,10 @@ pub struct Args {
     /// of this run: for a failed job, or one stuck signed or stamped.
     #[arg(long, value_name = "ID")]
     restamp: Option<String>,
+    /// Send job ID's built kind 1041 again (to its relays and those named
+    /// with --relay now): for a proof no relay kept, or one a relay lost.
+    #[arg(long, value_name = "ID")]
+    republish: Option<String>,
     /// With --status: one JSON object (format priorart-protect-status/1).
     #[arg(long)]
     json: bool,
@@ -114,13 +118,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let _lock = RunLock::acquire(&state)?;
     let mut store = Store::open(&state)?;
-    let settings = args.pipeline.settings(&args.calendars, args.relay_timeout)?;
+    // The relays named now: jobs not yet published go there too (a job
+    // stored while only a silent relay was named moves to a working one).
+    let current: Vec<String> = args.relays.resolve_any()?.iter().map(ToString::to_string).collect();
+    let settings = args.pipeline.settings(&args.calendars, current, args.relay_timeout)?;
     if args.resume || args.wait {
         args.pipeline.warn_without_upstream();
     }
     let mut code = exit::OK;
     if let Some(job) = &args.restamp {
         code = restamp(&mut store, &settings, job, &state)?;
+    }
+    if let Some(job) = &args.republish {
+        code = republish(&mut store, &settings, job, &state)?;
     }
     if let Some(file) = &args.file {
         let job = add_job(&args, file, &mut store)?;
@@ -156,6 +166,24 @@ fn restamp(store: &mut Store, settings: &Settings, job: &str, state: &std::path:
     let job = store.job(found.id)?.context("the job vanished from the store")?;
     print_new_job(&job, state)?;
     Ok(if job.state == JobState::Signed { exit::BAD_INPUT } else { exit::OK })
+}
+
+/// `--republish ID`: the job's built kind 1041 sent again now.
+fn republish(store: &mut Store, settings: &Settings, job: &str, state: &std::path::Path) -> Result<u8> {
+    let Some(found) = store.republish(job)? else {
+        bail!(UsageError(format!("--republish {job}: no such job in {} (see --status)", state.display())));
+    };
+    if found.proof_event_id.is_none() {
+        bail!(UsageError(format!(
+            "--republish {job}: job {} is {}: no kind 1041 is built yet (--resume builds it once anchored)",
+            found.id,
+            found.state.name()
+        )));
+    }
+    let round = priorart_pipeline::run_round(store, settings)?;
+    print_round(store, &round)?;
+    let job = store.job(found.id)?.context("the job vanished from the store")?;
+    Ok(if job.state == JobState::Published { exit::OK } else { exit::BAD_INPUT })
 }
 
 /// Signs the content event and the attestation, and stores the job (one

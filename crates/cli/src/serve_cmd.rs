@@ -89,10 +89,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let relays: Vec<String> = args.relays.resolve()?.iter().map(ToString::to_string).collect();
     let _lock = RunLock::acquire(&state)?;
     args.pipeline.warn_without_upstream();
+    let settings = args.pipeline.settings(&args.calendars, relays.clone(), args.relay_timeout)?;
     let options = ServiceOptions {
         state_dir: state.clone(),
         relays,
-        settings: args.pipeline.settings(&args.calendars, args.relay_timeout)?,
+        settings,
         interval: args.interval,
         limits: Limits {
             max_body_bytes: args.max_body,

@@ -625,3 +625,82 @@ fn a_stamped_job_whose_calendars_all_lie_is_stamped_at_a_calendar_named_later() 
     assert_eq!((&job["state"], &job["block"]), (&Value::from("published"), &Value::from(height)), "{job:#}");
     assert!(world.verifies(&job["proof_event"]));
 }
+
+/// A job's per-relay answer about its kind 1041: (outcome, message).
+fn proof_answer(job: &Value, relay: &str) -> Option<(String, String)> {
+    let event = job["proof_event"]["id"].clone();
+    job["publications"].as_array()?.iter().find(|p| p["event_id"] == event && p["relay"] == relay).map(|p| {
+        (
+            p["outcome"].as_str().unwrap_or_default().to_owned(),
+            p["message"].as_str().unwrap_or_default().to_owned(),
+        )
+    })
+}
+
+#[test]
+fn a_job_stuck_on_a_silent_relay_moves_to_the_relay_named_now_and_republish_sends_it_again() {
+    let world = World::new();
+    let state = world.dir.join("state");
+    let (key, _) = world.key("author");
+    // The only relay the job is stored with takes connections and says nothing.
+    let silent = priorart_testkit::ScriptedRelay::silent();
+    let file = world.dir.join("essay.md");
+    std::fs::write(&file, ESSAY).unwrap();
+    let mut first = priorart();
+    first
+        .args(["protect", "--kind", "30023", "--title", "Essay", "--relay-timeout", "1"])
+        .args(["--relay", &silent.url(), "--calendar", &world.calendar.url()])
+        .args(world.headers())
+        .arg("--state")
+        .arg(&state)
+        .arg("--key-file")
+        .arg(&key)
+        .arg(&file);
+    first.output().unwrap();
+    world.calendar.mine_block().unwrap();
+    let mut resume = priorart();
+    resume
+        .args(["protect", "--resume", "--relay-timeout", "1"])
+        .args(world.headers())
+        .arg("--state")
+        .arg(&state);
+    assert_eq!(resume.output().unwrap().status.code(), Some(1));
+    let job = &world.status(&state)[0];
+    assert_eq!(job["state"], "built", "{job:#}");
+    // Silent is "no answer within 1 s", not "not sent", and last_error says so.
+    assert_eq!(
+        proof_answer(job, &silent.url()),
+        Some(("no_answer".into(), "no answer within 1 s".into())),
+        "{job:#}"
+    );
+    let error = job["last_error"].as_str().unwrap_or_default();
+    assert!(error.contains(&silent.url()) && error.contains("no answer within 1 s"), "{job:#}");
+
+    // Resumed with a working relay named: the unpublished job goes there.
+    // (The silent relay, the job's own, is asked again: one second each time.)
+    let mut resume = priorart();
+    resume
+        .args(["protect", "--resume", "--relay-timeout", "1", "--relay", &world.relay.url])
+        .args(world.headers())
+        .arg("--state")
+        .arg(&state);
+    stdout(&mut resume);
+    let job = &world.status(&state)[0];
+    assert_eq!(job["state"], "published", "{job:#}");
+    assert_eq!(proof_answer(job, &world.relay.url).unwrap().0, "accepted", "{job:#}");
+    assert!(job["last_error"].is_null(), "a published job has no error left: {job:#}");
+
+    // A relay that lost it (here: a new one) gets the built proof again.
+    let other = RelayProcess::priorart(&world.dir.join("other-relay"));
+    let mut republish = priorart();
+    republish
+        .args(["protect", "--republish", "1", "--relay-timeout", "1", "--relay", &other.url])
+        .args(world.headers())
+        .arg("--state")
+        .arg(&state);
+    let out = republish.output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let job = &world.status(&state)[0];
+    assert_eq!(job["state"], "published");
+    assert_eq!(proof_answer(job, &other.url).unwrap().0, "accepted", "{job:#}");
+}

@@ -686,3 +686,53 @@ fn serve_web_serves_the_page_beside_the_api() {
     assert_eq!(get(&agent, &format!("{}/healthz", serve.url)).0, 200, "the API is still there");
     assert_eq!(get(&agent, &format!("{}/missing.js", serve.url)).0, 404);
 }
+
+#[test]
+fn an_unpublished_job_goes_to_the_relays_serve_runs_with_after_a_restart() {
+    let world = World::new();
+    // The only relay of the first run takes connections and says nothing.
+    let silent = priorart_testkit::ScriptedRelay::silent();
+    let state = world.dir.join("state");
+    let calendar = world.calendar.url();
+    let headers = world.headers();
+    let start = |relay: &str| {
+        let mut args =
+            vec!["--relay", relay, "--relay-timeout", "1", "--interval", "0.3", "--calendar", &calendar];
+        args.extend(headers.iter().map(String::as_str));
+        ServeProcess::start(&state, &args, None)
+    };
+    let serve = start(&silent.url());
+    let agent = client();
+    let (_, submission) = article(&Keys::generate(), "essay", TEXT);
+    let (status, answer) = submit(&agent, &serve, &submission);
+    assert_eq!(status, 202, "{answer}");
+    let id = answer["id"].as_str().unwrap().to_owned();
+    let url = format!("{}/v1/attestations/{id}", serve.url);
+    wait_until(&agent, &url, Duration::from_secs(20), |job| job["state"] == "stamped");
+    world.calendar.mine_block().unwrap();
+    // Built, sent, unanswered: said as such, in last_error too.
+    let job = wait_until(&agent, &url, Duration::from_secs(30), |job| {
+        job["last_error"].as_str().is_some_and(|error| error.contains("no answer within 1 s"))
+    });
+    assert_eq!(job["state"], "built", "{job:#}");
+    let event = job["proof_event"]["id"].clone();
+    let silent_answer =
+        job["publications"].as_array().unwrap().iter().find(|p| p["event_id"] == event).unwrap().clone();
+    assert_eq!(
+        (&silent_answer["outcome"], &silent_answer["message"]),
+        (&json!("no_answer"), &json!("no answer within 1 s"))
+    );
+    // The re-send endpoint: 202 on a built proof, 404 for no job.
+    let (status, again) = post(&agent, &format!("{url}/republish"), b"").expect("answered");
+    assert_eq!((status, &again["state"]), (202, &json!("built")), "{again}");
+    let unknown = format!("{}/v1/attestations/{}/republish", serve.url, "0".repeat(64));
+    assert_eq!(post(&agent, &unknown, b"").expect("answered").0, 404);
+    drop(serve);
+
+    // Restarted with a working relay: the job goes there.
+    let serve = start(&world.relay.url);
+    let url = format!("{}/v1/attestations/{id}", serve.url);
+    let job = wait_until(&agent, &url, Duration::from_secs(30), |job| job["state"] == "published");
+    assert!(job["last_error"].is_null(), "{job:#}");
+    assert_eq!(world.proofs_on_relay(&xs_of(&[job])).len(), 1);
+}

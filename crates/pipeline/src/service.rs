@@ -306,6 +306,7 @@ impl Service {
             .route("/v1/attestations", post(submit))
             .route("/v1/attestations/{id}", get(job_status))
             .route("/v1/attestations/{id}/restamp", post(restamp))
+            .route("/v1/attestations/{id}/republish", post(republish))
             .route("/metrics", get(metrics))
             .route("/healthz", get(|| async { "ok\n" }))
             .layer(DefaultBodyLimit::max(options.limits.max_body_bytes))
@@ -708,6 +709,30 @@ async fn restamp(State(app): State<Arc<App>>, Path(id): Path<String>) -> Respons
         return Refusal::new(StatusCode::CONFLICT, "already_anchored", detail).into_response();
     }
     view_response(restamped, StatusCode::ACCEPTED)
+}
+
+/// `POST /v1/attestations/{id}/republish`: the job's built kind 1041 sent
+/// again in the next round, to its relays and the service's (202); 409 when
+/// the job has no built proof yet.
+async fn republish(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    let id = match attestation_id(&id) {
+        Ok(id) => id,
+        Err(refusal) => return refusal.into_response(),
+    };
+    let republished = tokio::task::spawn_blocking(move || {
+        app.read(|store| match store.republish(&id)? {
+            Some(job) => Ok(Some(JobView::read(store, job)?)),
+            None => Ok(None),
+        })
+    })
+    .await;
+    if let Ok(Ok(Some(view))) = &republished
+        && view.job.proof_event_id.is_none()
+    {
+        let detail = format!("the job is {}: no kind 1041 is built yet", view.job.state.name());
+        return Refusal::new(StatusCode::CONFLICT, "not_built", detail).into_response();
+    }
+    view_response(republished, StatusCode::ACCEPTED)
 }
 
 fn view_response(

@@ -64,6 +64,11 @@ pub struct Settings {
     pub upgrade_timeout: Duration,
     /// Time each relay gets for a chunk of events.
     pub publish_timeout: Duration,
+    /// The relays the front end runs with now (`serve --relay`, `protect
+    /// --resume --relay`): every event not yet published goes to these as
+    /// well as to its job's own, so a job submitted when only a silent relay
+    /// was named moves once a working one is.
+    pub relays: Vec<String>,
     /// Where the headers every upgraded proof is verified against come from.
     pub headers: Arc<dyn HeaderSource>,
     /// The chain they belong to.
@@ -146,7 +151,7 @@ pub fn run_round(store: &mut Store, settings: &Settings) -> Result<Round, Pipeli
     stamp(store, settings, &mut round)?;
     upgrade(store, settings, &mut round)?;
     build(store, settings, &mut round)?;
-    publish(store, settings.publish_timeout, &mut round)?;
+    publish(store, settings.publish_timeout, &settings.relays, &mut round)?;
     Ok(round)
 }
 
@@ -577,17 +582,33 @@ fn proof_event(job: &Job, signer: &priorart_nip::nostr::prelude::Keys) -> Result
 
 /// built → published: the stored events (content events not yet on a
 /// relay, then kind 1041s) sent to each job's relays.
-pub fn publish(store: &mut Store, timeout: Duration, round: &mut Round) -> Result<(), PipelineError> {
-    // (job, stored event JSON), grouped by the relays they go to.
+pub fn publish(
+    store: &mut Store,
+    timeout: Duration,
+    current: &[String],
+    round: &mut Round,
+) -> Result<(), PipelineError> {
+    // (job, stored event JSON), grouped by the relays they go to: the job's
+    // own and, while it is unpublished, the ones the front end runs with now.
     let mut groups: BTreeMap<Vec<String>, Vec<(i64, String)>> = BTreeMap::new();
+    let with_current = |own: Vec<String>| {
+        let mut relays = own;
+        relays.extend(current.iter().cloned());
+        relays.sort();
+        relays.dedup();
+        relays
+    };
     for job in store.unpublished_content()? {
         if let Some(event) = job.content_event {
-            groups.entry(job.relays).or_default().push((job.id, event));
+            groups.entry(with_current(job.relays)).or_default().push((job.id, event));
         }
     }
-    let built = store.jobs_in(JobState::Built)?;
-    let missing = store.published_missing_relays(MAX_PUBLISH_ATTEMPTS)?;
-    for job in built.into_iter().chain(missing) {
+    for job in store.jobs_in(JobState::Built)? {
+        if let Some(event) = job.proof_event {
+            groups.entry(with_current(job.relays)).or_default().push((job.id, event));
+        }
+    }
+    for job in store.published_missing_relays(MAX_PUBLISH_ATTEMPTS)? {
         if let Some(event) = job.proof_event {
             groups.entry(job.relays).or_default().push((job.id, event));
         }
@@ -621,7 +642,7 @@ pub fn publish(store: &mut Store, timeout: Duration, round: &mut Round) -> Resul
             let mut errors = 0;
             for answer in &answers {
                 for ((job, event), acceptance) in jobs.iter().zip(&events).zip(&answer.acceptances) {
-                    let publication = publication(event, &answer.relay, acceptance);
+                    let publication = publication(event, &answer.relay, acceptance, timeout);
                     if !publication.stored() {
                         errors += 1;
                     }
@@ -629,10 +650,25 @@ pub fn publish(store: &mut Store, timeout: Duration, round: &mut Round) -> Resul
                 }
             }
             store.bump(RELAY_ERRORS, errors)?;
+            let mut unstored = Vec::new();
             for (job, event) in jobs.iter().zip(&events) {
-                let stored = publications.iter().any(|(_, p)| p.event_id == event.id.to_hex() && p.stored());
+                let id = event.id.to_hex();
+                let stored = publications.iter().any(|(_, p)| p.event_id == id && p.stored());
                 if !stored {
-                    round.problems.push(format!("job {job}: event {} is on no relay yet", event.id));
+                    // What each relay said, so that the job's last_error
+                    // says what failed, not only that something did.
+                    let said: Vec<String> = publications
+                        .iter()
+                        .filter(|(_, p)| p.event_id == id)
+                        .map(|(_, p)| {
+                            let message =
+                                if p.message.is_empty() { String::new() } else { format!(": {}", p.message) };
+                            format!("{} {}{message}", p.relay, p.outcome)
+                        })
+                        .collect();
+                    let message = format!("event {id} is on no relay yet ({})", said.join("; "));
+                    round.problems.push(format!("job {job}: {message}"));
+                    unstored.push((*job, message));
                 } else if event.kind.as_u16() == priorart_nip::PROOF_KIND {
                     round.published.push(*job);
                 } else {
@@ -640,17 +676,21 @@ pub fn publish(store: &mut Store, timeout: Duration, round: &mut Round) -> Resul
                 }
             }
             store.record_publications(&publications)?;
+            for (job, message) in &unstored {
+                store.record_error(&[*job], message)?;
+            }
         }
     }
     Ok(())
 }
 
-fn publication(event: &Event, relay: &str, acceptance: &Acceptance) -> Publication {
+fn publication(event: &Event, relay: &str, acceptance: &Acceptance, timeout: Duration) -> Publication {
     let (outcome, message) = match acceptance {
         Acceptance::Accepted { message } => ("accepted", message.clone()),
         Acceptance::Duplicate { message } => ("duplicate", message.clone()),
         Acceptance::Rejected { message } => ("rejected", message.clone()),
-        Acceptance::NoAnswer => ("no_answer", String::new()),
+        // A silent relay: connected (or not even that) but no answer.
+        Acceptance::NoAnswer => ("no_answer", format!("no answer within {} s", timeout.as_secs_f64())),
         Acceptance::NotSent { error } => ("not_sent", error.clone()),
     };
     Publication { event_id: event.id.to_hex(), relay: relay.to_owned(), outcome: outcome.to_owned(), message }

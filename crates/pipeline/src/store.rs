@@ -597,6 +597,25 @@ impl Store {
         self.job(id)
     }
 
+    /// built or published → built: the job's kind 1041 sent again in the
+    /// next round (to its relays and the ones the front end runs with now),
+    /// its attempts counted afresh. `job` is its number or attestation id;
+    /// `None` if there is no such job, the job (unchanged) if it has no
+    /// built proof.
+    pub fn republish(&mut self, job: &str) -> Result<Option<Job>, StoreError> {
+        let id = match job.parse::<i64>() {
+            Ok(id) => Some(id),
+            Err(_) => self.job_by_attestation(&job.to_ascii_lowercase())?.map(|job| job.id),
+        };
+        let Some(id) = id else { return Ok(None) };
+        self.connection.execute(
+            "UPDATE jobs SET state = 'built', publish_attempts = 0, updated_at = ?2 \
+             WHERE id = ?1 AND state IN ('built', 'published') AND proof_event_id IS NOT NULL",
+            params![id, now()],
+        )?;
+        self.job(id)
+    }
+
     /// anchored → built: the signed kind 1041s, stored in one transaction
     /// before anyone sees them. Returns the jobs moved and their event ids;
     /// a job that had left `anchored` keeps its stored event (the one
@@ -644,7 +663,8 @@ impl Store {
                  WHERE publications.outcome NOT IN ('accepted', 'duplicate')",
             )?;
             let mut published = tx.prepare_cached(
-                "UPDATE jobs SET state = 'published', updated_at = ?3 WHERE id = ?1 AND state = 'built' AND proof_event_id = ?2",
+                "UPDATE jobs SET state = 'published', last_error = NULL, updated_at = ?3 \
+                 WHERE id = ?1 AND state = 'built' AND proof_event_id = ?2",
             )?;
             let mut content = tx.prepare_cached(
                 "UPDATE jobs SET content_published = 1, updated_at = ?3 WHERE id = ?1 AND content_event_id = ?2",

@@ -92,6 +92,13 @@ async fn publish_to(url: &RelayUrl, events: &[Event], timeout: Duration) -> Publ
     let not_sent = |error: String| vec![Acceptance::NotSent { error }; events.len()];
     let mut socket = match connection::connect(url, timeout, MAX_ANSWER_BYTES).await {
         Ok(socket) => socket,
+        // A relay that takes the connection and then says nothing (no
+        // WebSocket handshake) is silent, as one that never sends its `OK`s:
+        // no answer, not "never sent" for a reason it does not have.
+        Err(connection::ConnectError::Timeout(_)) => {
+            answer.acceptances = vec![Acceptance::NoAnswer; events.len()];
+            return answer;
+        }
         Err(err) => {
             answer.acceptances = not_sent(connection::error_chain(&err));
             return answer;

@@ -181,7 +181,9 @@ fn publish_reports_each_relays_answer_per_event() {
     });
     let mute = ScriptedRelay::start(|_| vec![Frame::Hang]);
     let down = down_relay();
-    let relays = [url(&picky.url()), url(&mute.url()), url(&down)];
+    // Takes the connection, never answers the handshake: as silent as `mute`.
+    let silent = ScriptedRelay::silent();
+    let relays = [url(&picky.url()), url(&mute.url()), url(&down), url(&silent.url())];
     let started = Instant::now();
     let answers = priorart_relay::publish(&relays, &events, Duration::from_secs(1)).unwrap();
     assert!(started.elapsed() < Duration::from_secs(3));
@@ -194,6 +196,7 @@ fn publish_reports_each_relays_answer_per_event() {
     );
     assert_eq!(answers[1].acceptances, vec![Acceptance::NoAnswer, Acceptance::NoAnswer]);
     assert!(matches!(answers[2].acceptances[0], Acceptance::NotSent { .. }));
+    assert_eq!(answers[3].acceptances, vec![Acceptance::NoAnswer, Acceptance::NoAnswer]);
 }
 
 #[test]
