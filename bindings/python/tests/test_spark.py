@@ -190,10 +190,19 @@ def test_the_dedup_command(tmp_path):
     inputs = [str(SAMPLE), str(EXTRACT_DATA / "sample.warc.gz"), str(EXTRACT_DATA / "sample.arc.gz")]
     # The sample under a second name: read once, as the CLI reads it.
     (tmp_path / "again.jsonl").symlink_to(SAMPLE)
+    # A Parquet table, its columns found by name: a copy of a sample text
+    # under a new id (a pair), and a blank text (skipped and counted).
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    first = sample_records()[0]
+    table = pa.table({"text": [first["text"], "  "], "id": ["copy-of-first", "blank"], "extra": [1, 2]})
+    pq.write_table(table, tmp_path / "more.parquet")
     # The workers' Python is found without PYSPARK_PYTHON.
     env = {name: value for name, value in os.environ.items() if name != "PYSPARK_PYTHON"}
     run = subprocess.run(
         [sys.executable, "-m", "priorart.spark", "dedup", "--input", *inputs, str(tmp_path / "again.jsonl"),
+         str(tmp_path / "more.parquet"),
          "--output", str(out),
          "--master", "local[2]", "--shuffle-partitions", "4", "--format", "jsonl", "--timings"],
         capture_output=True, text=True, env=env, timeout=1200,
@@ -202,7 +211,8 @@ def test_the_dedup_command(tmp_path):
     assert run.returncode == 1, run.stderr[-3000:]
     summary = json.loads(run.stdout.strip().splitlines()[-1])
     archives = [r for path in inputs[1:] for r in priorart.warc_records(path)]
-    assert summary["documents"] == len(sample_records()) + len(archives)
+    assert summary["documents"] == len(sample_records()) + len(archives) + 2
+    assert summary["empty"] >= 1
     assert summary["unreadable"] == 1
     assert "verified pairs (band keys, join, verification)" in summary["stages"]
     assert summary["candidates"] == "minhash" and summary["min_jaccard"] == 0.8
@@ -214,6 +224,7 @@ def test_the_dedup_command(tmp_path):
         return rows
 
     assert len(read("pairs")) == summary["pairs"] > 0
+    assert (first["id"], "copy-of-first") in {tuple(sorted((p["a"], p["b"]))) for p in read("pairs")}
     assert len(read("clusters")) == summary["clusters"]
     assert [row["error_reason"] for row in read("errors")] == ["truncated_gzip"]
     again = subprocess.run([sys.executable, "-m", "priorart.spark", "dedup", "--input", str(SAMPLE),

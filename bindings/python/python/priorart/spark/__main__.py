@@ -58,7 +58,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     )
     dedup.add_argument("--input", nargs="+", required=True, metavar="PATH",
                        help="files (web archives: one document per record), directories, globs; "
-                       "*.jsonl files: one document per line (--id-field, --text-field)")
+                       "*.jsonl and *.parquet files: one document per row (--id-field, --text-field)")
     dedup.add_argument("--output", required=True, metavar="DIR", help="output directory (must not exist)")
     dedup.add_argument("--candidates", choices=["minhash", "simhash"], default="minhash",
                        help="minhash (the default): priorart dedup's verified pairs; simhash: the pairs "
@@ -71,8 +71,9 @@ def main(argv: Optional[List[str]] = None) -> int:
                        help="with --candidates simhash: largest simhash-doc distance of a pair (default 3)")
     dedup.add_argument("--master", help="Spark master, e.g. local[2] (default: spark-submit's or Spark's)")
     dedup.add_argument("--format", choices=["parquet", "jsonl"], default="parquet")
-    dedup.add_argument("--id-field", default="id", help="JSONL member holding the id (default id)")
-    dedup.add_argument("--text-field", default="text", help="JSONL member holding the text (default text)")
+    dedup.add_argument("--id-field", default="id", help="JSONL member or Parquet column holding the id (default id)")
+    dedup.add_argument("--text-field", default="text",
+                       help="JSONL member or Parquet column holding the text (default text)")
     dedup.add_argument("--shuffle-partitions", type=int, help="spark.sql.shuffle.partitions")
     dedup.add_argument("--max-bucket", type=int, default=None,
                        help="largest number of fingerprints joined under one table key in one task")
@@ -109,13 +110,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     started = time.perf_counter()
     spark = spark_session(args.master, args.shuffle_partitions)
     jsonl = [p for p in paths if p.endswith(".jsonl")]
-    others = [p for p in paths if not p.endswith(".jsonl")]
-    documents = read_documents(spark, others)
-    if jsonl:
-        records = spark.read.json(jsonl).select(
-            F.col(args.id_field).cast("string").alias("id"), F.col(args.text_field).alias("text")
-        )
-        documents = documents.select("id", "text", "error_reason", "error").unionByName(
+    parquet = [p for p in paths if p.endswith(".parquet")]
+    others = [p for p in paths if p not in jsonl and p not in parquet]
+    documents = read_documents(spark, others).select("id", "text", "error_reason", "error")
+    # Tables (JSON Lines, Parquet): one document per row, its columns by name.
+    for table in ([spark.read.json(jsonl)] if jsonl else []) + ([spark.read.parquet(*parquet)] if parquet else []):
+        records = table.select(F.col(args.id_field).cast("string").alias("id"), F.col(args.text_field).alias("text"))
+        documents = documents.unionByName(
             records.withColumn("error_reason", F.lit(None).cast("string")).withColumn(
                 "error", F.lit(None).cast("string")
             )
@@ -170,6 +171,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     bad = errors.count()
     summary = {
         "documents": documents.where(F.col("text").isNotNull()).count(),
+        # Skipped as the CLI skips them (no text to compare: they would all pair).
+        "empty": documents.where(F.col("text").rlike(r"(?U)^\s*$")).count(),
         "unreadable": bad,
         "pairs": outputs["pairs"].count(),
         "clusters": outputs["clusters"].count(),
