@@ -253,3 +253,16 @@ def test_verified_pairs_and_clusters_equal_the_clis_dedup(cli, spark, tmp_path):
         sorted(json.loads(line)["members"]) for line in (out / "clusters.jsonl").read_text().splitlines())
     found = sorted(list(row["members"]) for row in pspark.verified_clusters(pairs).collect())
     assert found == expected_clusters
+
+
+def test_unsigned_values_are_exact_through_pandas(spark):
+    texts = [r["text"] for r in sample_records()[:50]] + [None]
+    frame = pspark.fingerprint_columns(
+        spark.createDataFrame([(str(n), t) for n, t in enumerate(texts)], "id string, text string"),
+        schemes=["simhash-doc"])
+    table = pspark.to_pandas(frame.orderBy(frame["id"].cast("int")))
+    expected = priorart.simhash_doc_many(texts[:-1])
+    assert any(value >= 2**63 for value in expected), "the sample has values with the top bit set"
+    assert str(table["simhash_doc"].dtype) == "UInt64"
+    assert [int(v) for v in table["simhash_doc"][:-1]] == expected
+    assert table["simhash_doc"].isna().tolist() == [False] * 50 + [True]

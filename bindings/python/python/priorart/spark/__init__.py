@@ -38,7 +38,10 @@ the ``priorart`` command. Spark only moves rows:
 from __future__ import annotations
 
 import time
-from typing import Callable, Dict, Iterator, List, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence
+
+if TYPE_CHECKING:
+    import pandas
 
 try:
     import numpy as np
@@ -64,6 +67,7 @@ __all__ = [
     "near_duplicates",
     "read_documents",
     "read_web_archives",
+    "to_pandas",
     "to_unsigned",
     "verified_clusters",
     "verified_pairs",
@@ -100,6 +104,24 @@ def to_unsigned(value: int) -> int:
     """A ``simhash_doc`` column value (signed long) as the unsigned 64-bit
     value :func:`priorart.simhash_doc` returns."""
     return value & 0xFFFF_FFFF_FFFF_FFFF
+
+
+def to_pandas(df: DataFrame, unsigned: Sequence[str] = ("simhash_doc",)) -> "pandas.DataFrame":
+    """``df`` as a pandas DataFrame with the ``unsigned`` columns (signed
+    longs holding 64 bits, as ``simhash_doc``) as exact unsigned values:
+    pandas' nullable ``UInt64``. ``toPandas()`` gives them as signed, and
+    as ``float64`` (53 bits: not the value) as soon as one is null. Through
+    Arrow (``DataFrame.toArrow``), a bit-for-bit cast."""
+    import pandas
+    import pyarrow.compute as pc
+
+    table = df.toArrow()
+    for name in unsigned:
+        if name in table.column_names:
+            position = table.column_names.index(name)
+            # An unchecked cast keeps the bits: -1 is 2**64 - 1.
+            table = table.set_column(position, name, pc.cast(table.column(position), pa.uint64(), safe=False))
+    return table.to_pandas(types_mapper={pa.uint64(): pandas.UInt64Dtype()}.get)
 
 
 def _document_rows(path: str) -> Iterator[tuple]:
