@@ -44,7 +44,16 @@ pub struct CorpusArgs {
     /// The JSONL member holding the document's id (default: FILE:LINE).
     #[arg(long, requires = "jsonl")]
     pub id_field: Option<String>,
+    /// Finish the run when an input cannot be read (a stray PNG among the
+    /// documents): it is skipped, counted in the summary and listed with
+    /// its reason (dedup: OUT/skipped.jsonl). Without it, earlier results
+    /// are not replaced by a run that missed an input.
+    #[arg(long)]
+    pub skip_unreadable: bool,
 }
+
+/// The file of an output directory listing the inputs a run skipped.
+pub const SKIPPED: &str = "skipped.jsonl";
 
 /// One document's fingerprints.
 pub struct Fingerprinted {
@@ -105,6 +114,8 @@ pub struct Summary {
     /// Named inputs that could not be read at all (missing, a directory,
     /// not a document).
     pub failed_inputs: usize,
+    /// Those inputs and why, in the order read.
+    pub unreadable: Vec<(String, String)>,
     /// Records of readable inputs that were skipped (bad JSONL lines,
     /// archive records that failed).
     pub skipped_records: usize,
@@ -122,6 +133,37 @@ impl Summary {
     /// "3 skipped" for a summary line: records, inputs and empty texts.
     pub fn skipped(&self) -> usize {
         self.failed_inputs + self.skipped_records + self.empty
+    }
+
+    /// An error when an input was missed while `earlier` results exist and
+    /// the run was not told to skip unreadable inputs: results without a
+    /// whole input are not the results the user had. `incomplete` names
+    /// what would be ("the results", "the index"), `unchanged` what is kept.
+    pub fn refuse_missing_inputs(
+        &self,
+        args: &CorpusArgs,
+        earlier: bool,
+        incomplete: &str,
+        unchanged: &str,
+    ) -> Result<()> {
+        if self.failed_inputs > 0 && earlier && !args.skip_unreadable {
+            bail!(
+                "{} could not be read, so {incomplete} would be incomplete{unchanged} (--skip-unreadable \
+                 finishes the run without it and lists what it skipped)",
+                crate::counted(self.failed_inputs as u64, "input")
+            );
+        }
+        Ok(())
+    }
+
+    /// The lines of [`SKIPPED`]: `{"input", "error"}` per unreadable input.
+    pub fn unreadable_lines(&self) -> Vec<u8> {
+        let mut lines = Vec::new();
+        for (input, error) in &self.unreadable {
+            lines.extend(serde_json::json!({"input": input, "error": error}).to_string().bytes());
+            lines.push(b'\n');
+        }
+        lines
     }
 }
 
@@ -196,6 +238,7 @@ pub fn read_all(
             Err(err) => {
                 progress.suspend(|| note!("priorart: {err:#}"));
                 summary.failed_inputs += 1;
+                summary.unreadable.push((name.to_owned(), format!("{err:#}")));
             }
         }
     }

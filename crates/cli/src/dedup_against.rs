@@ -42,7 +42,7 @@ pub(crate) fn run(args: &Args, index_path: &Path, layout: &Layout) -> Result<Exi
     })?;
     let outputs = [args.out.join(PAIRS), args.out.join(CLUSTERS), args.out.join(SURVIVORS)];
     let earlier = outputs.iter().any(|path| path.exists());
-    refuse_incomplete(documents.len(), &read, &args.out, earlier)?;
+    refuse_incomplete(documents.len(), &read, &args.corpus, &args.out, earlier)?;
     let candidates = candidate_pairs(&documents, layout, args.k)?;
     let new_pairs = verify(&documents, &candidates, args.min_jaccard);
     let new: Vec<(u64, &WordShingles)> = documents.iter().map(|d| (d.simhash.0, &d.shingles)).collect();
@@ -56,11 +56,15 @@ pub(crate) fn run(args: &Args, index_path: &Path, layout: &Layout) -> Result<Exi
         priorart_index::survivors(documents.len(), &[&again[..], &index_pairs[..]].concat(), new_edges());
     let clusters = priorart_index::clusters_with_index(documents.len(), &index_pairs, new_edges());
     let written = Written { index: &index, documents: &documents };
-    priorart_files::replace_all(&[
+    let mut files = vec![
         (outputs[0].clone(), written.pairs(&index_pairs, &new_pairs)?),
         (outputs[1].clone(), written.clusters(&clusters)?),
         (outputs[2].clone(), written.survivors(&survivors)?),
-    ])?;
+    ];
+    if args.corpus.skip_unreadable {
+        files.push((args.out.join(corpus::SKIPPED), read.unreadable_lines()));
+    }
+    priorart_files::replace_all(&files)?;
     summarize(args, &index, &documents, &read, (&index_pairs, &new_pairs), again.len(), survivors.len());
     note!(
         "priorart: {} {}, {} and {}",
@@ -226,18 +230,17 @@ fn add(index: &mut Index, path: &Path, documents: &[Fingerprinted], survivors: &
 /// An error when nothing was read, or when an input was missed while
 /// `out` holds `earlier` results (results without a whole input are not
 /// the results the user had: those are kept until every input is read).
-fn refuse_incomplete(documents: usize, read: &corpus::Summary, out: &Path, earlier: bool) -> Result<()> {
+fn refuse_incomplete(
+    documents: usize,
+    read: &corpus::Summary,
+    corpus_args: &corpus::CorpusArgs,
+    out: &Path,
+    earlier: bool,
+) -> Result<()> {
     if documents == 0 {
         bail!("no document to deduplicate{}", left_as_it_was(out, earlier));
     }
-    if read.failed_inputs > 0 && earlier {
-        bail!(
-            "{} input(s) could not be read, so the results would be incomplete{}",
-            read.failed_inputs,
-            left_as_it_was(out, earlier)
-        );
-    }
-    Ok(())
+    read.refuse_missing_inputs(corpus_args, earlier, "the results", &left_as_it_was(out, earlier))
 }
 
 /// Every pair `(a, b)`, `a < b`, of the new documents within distance `k`,

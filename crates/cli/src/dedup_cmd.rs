@@ -58,8 +58,9 @@ memory on this path.
 
 An input named twice (or two names of one file) is read once; an id given to two documents
 (--id-field) is an error; empty texts are skipped and counted. A run that read no document, that
-could not read an input while OUT holds earlier results, or that was interrupted (Ctrl-C), writes
-nothing and says so.
+could not read an input while OUT holds earlier results (unless --skip-unreadable: then the
+unreadable inputs are skipped and listed in OUT/skipped.jsonl, {\"input\", \"error\"} per line), or
+that was interrupted (Ctrl-C), writes nothing and says so.
 
 Exit codes: 0 ok, 1 bad input (reported, the rest still processed), 2 usage error, 130 interrupted.")]
 pub struct Args {
@@ -238,15 +239,9 @@ impl Run<'_> {
         if catalog.is_empty() {
             bail!("no document to deduplicate{}", left_as_it_was(&self.args.out, earlier));
         }
-        if read.failed_inputs > 0 && earlier {
-            // Results without a whole input are not the results the user had:
-            // keep those until every input is read.
-            bail!(
-                "{} input(s) could not be read, so the results would be incomplete{}",
-                read.failed_inputs,
-                left_as_it_was(&self.args.out, earlier)
-            );
-        }
+        // Results without a whole input are not the results the user had:
+        // keep those until every input is read, unless told to skip.
+        read.refuse_missing_inputs(&self.args.corpus, earlier, "the results", &left_as_it_was(&self.args.out, earlier))?;
         corpus::refuse_repeated_ids(catalog, origin)
     }
 
@@ -258,10 +253,13 @@ impl Run<'_> {
         read: &corpus::Summary,
     ) -> Result<ExitCode> {
         let earlier = self.outputs.iter().any(|path| path.exists());
-        let files = [
+        let mut files = vec![
             (self.outputs[0].clone(), output::pair_lines(catalog, outcome, sketches)),
             (self.outputs[1].clone(), output::cluster_lines(catalog, outcome)),
         ];
+        if self.args.corpus.skip_unreadable {
+            files.push((self.args.out.join(corpus::SKIPPED), read.unreadable_lines()));
+        }
         // The last moment to stop with nothing written.
         self.check()?;
         priorart_files::replace_all(&files)?;
@@ -282,6 +280,13 @@ impl Run<'_> {
         );
         let verb = if earlier { "replaced the earlier results in" } else { "wrote" };
         note!("priorart: {verb} {} and {}", self.outputs[0].display(), self.outputs[1].display());
+        if self.args.corpus.skip_unreadable && !read.unreadable.is_empty() {
+            note!(
+                "priorart: {} skipped, listed in {}",
+                crate::counted(read.unreadable.len() as u64, "unreadable input"),
+                self.args.out.join(corpus::SKIPPED).display()
+            );
+        }
         Ok(ExitCode::from(if read.had_errors() { exit::BAD_INPUT } else { exit::OK }))
     }
 }

@@ -187,9 +187,7 @@ fn build(args: BuildArgs) -> Result<ExitCode> {
     if entries.is_empty() {
         bail!("no document to index{}", unchanged());
     }
-    if read.failed_inputs > 0 && earlier.is_some() {
-        bail!("{} input(s) could not be read, so the index would be incomplete{}", read.failed_inputs, unchanged());
-    }
+    read.refuse_missing_inputs(&args.corpus, earlier.is_some(), "the index", &unchanged())?;
     let index = Index::build(&args.index, layout, SKETCH_WIDTH, args.shingles, &entries)?;
     match found {
         Existing::Index(documents) => note!(
@@ -288,6 +286,7 @@ fn listed_entries(inputs: &[String]) -> Result<(Vec<Entry>, corpus::Summary)> {
             Err(err) => {
                 note!("priorart: {name}: {err:#}");
                 read.failed_inputs += 1;
+                read.unreadable.push((name.clone(), format!("{err:#}")));
             }
         }
     }

@@ -453,3 +453,42 @@ fn a_same_x_match_shows_its_estimated_jaccard_and_counts_say_one_document() {
     let said = String::from_utf8_lossy(&compacted.stderr);
     assert!(said.contains("priorart: 1 document,"), "{said}");
 }
+
+#[test]
+fn skip_unreadable_finishes_the_run_and_lists_what_it_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("dups");
+    let index = dir.path().join("docs.idx");
+    let copies: Vec<PathBuf> = SAME_ARTICLE.iter().map(|name| data(name)).collect();
+    // A stray image among the documents, as archives hold.
+    let png = dir.path().join("figure.png");
+    std::fs::write(&png, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0").unwrap();
+    let (code, _, stderr) = run(&os(&[&"dedup", &"--out", &out, &copies[0], &copies[1]]));
+    assert_eq!(code, 0, "{stderr}");
+    let earlier = std::fs::read(out.join("pairs.jsonl")).unwrap();
+    // By default the earlier results stay, and the message names the way on.
+    let (code, _, stderr) = run(&os(&[&"dedup", &"--out", &out, &copies[0], &copies[1], &copies[2], &png]));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("left as it was") && stderr.contains("--skip-unreadable"), "{stderr}");
+    assert_eq!(std::fs::read(out.join("pairs.jsonl")).unwrap(), earlier);
+    // With it, the run finishes: three documents paired, the image listed.
+    let (code, _, stderr) =
+        run(&os(&[&"dedup", &"--skip-unreadable", &"--out", &out, &copies[0], &copies[1], &copies[2], &png]));
+    assert_eq!(code, 1, "an input was bad, and said so: {stderr}");
+    assert!(stderr.contains("replaced the earlier results"), "{stderr}");
+    assert!(stderr.contains("1 unreadable input skipped"), "{stderr}");
+    assert_eq!(jsonl(&out.join("pairs.jsonl")).len(), 3);
+    let skipped = jsonl(&out.join("skipped.jsonl"));
+    assert_eq!(skipped.len(), 1);
+    assert_eq!(skipped[0]["input"], png.to_str().unwrap());
+    assert!(skipped[0]["error"].as_str().unwrap().contains("not text"), "{skipped:?}");
+    // index build as well.
+    priorart().args(["index", "build"]).arg(&index).arg(&copies[0]).assert().success();
+    let (code, _, stderr) = run(&os(&[&"index", &"build", &"--replace", &index, &copies[1], &png]));
+    assert_eq!(code, 1);
+    assert!(stderr.contains("left as it was") && stderr.contains("--skip-unreadable"), "{stderr}");
+    let (code, _, stderr) =
+        run(&os(&[&"index", &"build", &"--replace", &"--skip-unreadable", &index, &copies[1], &png]));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("replaced the earlier index"), "{stderr}");
+}
