@@ -12,6 +12,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../bindings/wasm/tests/bundlers"
 if [ ! -d node_modules/vite ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    npm ci --no-audit --no-fund --loglevel=error
+    # `npm install`, not `npm ci`: Vite 8 names an optional dependency for
+    # Windows (napi-windows-process-start-time) that the registry does not
+    # serve, so the lock cannot hold it and `npm ci` refuses the lock as out
+    # of sync; `npm install` takes every locked version as it is and skips
+    # the optional one (the lock is left unchanged).
+    npm install --no-audit --no-fund --loglevel=error
 fi
 echo "wasm bundler tests ready: esbuild $(node -p 'require("esbuild/package.json").version'), vite $(node -p 'require("vite/package.json").version') and $(node -p 'require("vite8/package.json").version'), webpack $(node -p 'require("webpack/package.json").version')"
