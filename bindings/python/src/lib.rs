@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 // Their module is `priorart` (which exports them), not `_priorart`: pickle
@@ -126,6 +126,8 @@ fn in_batches<T: Send>(
     let mut flush = |batch: &mut Vec<PyBackedStr>, rows: u64| -> PyResult<()> {
         answers.extend(py.detach(|| on_threads(threads, || work(batch)))?);
         batch.clear();
+        // Iterating a list runs no Python code: Ctrl-C is seen here.
+        py.check_signals()?;
         if let Some(progress) = progress {
             progress.call1((phase, rows, 0u64))?;
         }
@@ -1038,6 +1040,79 @@ fn row_id(
     Err(PyTypeError::new_err(format!("ids[{row}] is {kind}, not a str or an int")))
 }
 
+/// Where a dedup run is, for the thread that reports it to Python: the
+/// engine calls it from its worker threads, which cannot call Python.
+#[derive(Default)]
+struct Steps {
+    verifying: AtomicBool,
+    total: AtomicU64,
+    done: AtomicU64,
+}
+
+impl priorart_dedup::Progress for Steps {
+    fn phase(&self, phase: priorart_dedup::Phase, steps: u64) {
+        self.verifying.store(phase == priorart_dedup::Phase::Verifying, Ordering::Relaxed);
+        self.total.store(steps, Ordering::Relaxed);
+        self.done.store(0, Ordering::Relaxed);
+    }
+
+    fn advance(&self, steps: u64) {
+        self.done.fetch_add(steps, Ordering::Relaxed);
+    }
+}
+
+impl Steps {
+    /// `progress(phase, done, total)` as the engine last reported.
+    fn report(&self, progress: &Bound<'_, PyAny>) -> PyResult<()> {
+        let phase = if self.verifying.load(Ordering::Relaxed) { "verifying" } else { "candidates" };
+        let (done, total) = (self.done.load(Ordering::Relaxed), self.total.load(Ordering::Relaxed));
+        progress.call1((phase, done, total)).map(|_| ())
+    }
+}
+
+/// How often a running dedup reports progress and checks for Ctrl-C.
+const POLL: Duration = Duration::from_millis(200);
+
+/// Candidates and verification of `collection`, on a thread of their own
+/// while this one reports `progress` and checks for signals: Ctrl-C (a
+/// `KeyboardInterrupt`) stops the engine at its next check.
+fn finish_dedup(
+    py: Python<'_>,
+    collection: TextCollection,
+    threads: Option<usize>,
+    progress: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(priorart_dedup::Catalog<priorart_dedup::Places>, priorart_dedup::Outcome)> {
+    let (steps, stop, finished) = (Steps::default(), AtomicBool::new(false), AtomicBool::new(false));
+    let control = priorart_dedup::Control { progress: &steps, stop: &stop };
+    std::thread::scope(|scope| {
+        let run = scope.spawn(|| {
+            let answer = on_threads(threads, || collection.deduplicate(control));
+            finished.store(true, Ordering::Release);
+            answer
+        });
+        let mut interrupted = None;
+        while !finished.load(Ordering::Acquire) {
+            py.detach(|| std::thread::sleep(POLL));
+            let checked = py.check_signals().and_then(|()| progress.map_or(Ok(()), |p| steps.report(p)));
+            if let Err(err) = checked {
+                stop.store(true, Ordering::Relaxed);
+                interrupted = Some(err);
+                break;
+            }
+        }
+        let answer = py.detach(|| run.join());
+        if let Some(err) = interrupted {
+            return Err(err);
+        }
+        let answer = answer.map_err(|_| PyOSError::new_err("the dedup thread panicked"))??;
+        let answer = answer.map_err(|err| dedup_error(py, err))?;
+        if let Some(progress) = progress {
+            steps.report(progress)?;
+        }
+        Ok(answer)
+    })
+}
+
 /// `priorart dedup` of texts: every pair whose word 5-gram Jaccard
 /// similarity is at least `min_jaccard`, from the dedup engine's candidates
 /// (MinHash bands, or simhash-doc within `k`), verified exactly on texts
@@ -1093,6 +1168,7 @@ fn dedup_jsonl(
         py.detach(|| on_threads(threads, || collection.push(&documents)))?
             .map_err(|err| dedup_error(py, err))?;
         batch.clear();
+        py.check_signals()?;
         if let Some(progress) = progress {
             progress.call1(("reading", rows, 0u64))?;
         }
@@ -1117,11 +1193,7 @@ fn dedup_jsonl(
         return Err(with_reason::<InputError>(py, "ids_length", format!("more ids than texts ({rows})")));
     }
     let empty = collection.empty();
-    let stop = AtomicBool::new(false);
-    let control = priorart_dedup::Control { progress: &priorart_dedup::Quiet, stop: &stop };
-    let (catalog, outcome) = py
-        .detach(|| on_threads(threads, || collection.deduplicate(control)))?
-        .map_err(|err| dedup_error(py, err))?;
+    let (catalog, outcome) = finish_dedup(py, collection, threads, progress)?;
     let pairs = String::from_utf8(priorart_dedup::output::pair_lines(&catalog, &outcome, None))
         .expect("the output is JSON text");
     let clusters = String::from_utf8(priorart_dedup::output::cluster_lines(&catalog, &outcome))

@@ -341,7 +341,10 @@ def dedup(
     is named by its row number (``"0"``, ``"1"``, ...). Empty texts (or only
     white space) are skipped and counted (:attr:`DedupResult.empty`).
     ``progress``, if given, is called after each batch read as
-    ``progress("reading", rows_so_far, 0)``.
+    ``progress("reading", rows_so_far, 0)``, then about five times a second
+    and once at the end as ``progress("candidates" or "verifying", done,
+    total)``. Ctrl-C stops a run (``KeyboardInterrupt``) at the engine's next
+    check.
 
     Raises :class:`InputError`: a ``str`` where the texts belong (reason
     ``not_a_collection``), ids not as many as the texts (``ids_length``), an
