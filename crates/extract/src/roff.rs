@@ -563,6 +563,27 @@ mod tests {
     }
 
     #[test]
+    fn any_line_of_roff_characters_is_read_without_a_panic() {
+        // Lines drawn from the characters that mean something to roff
+        // (a simple LCG, so the run is the same every time).
+        const ALPHABET: &[char] = &[
+            '.', '\\', '\'', '"', '(', '[', ']', '*', 'f', 's', 'n', '{', '}', ' ', '\t', '\n', 'T', 'S',
+            'H', 'P', 'B', 'R', 'I', 'a', '1', '+', '-', '@', ';', 'é',
+        ];
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            for _ in 0..(state >> 58) {
+                state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                text.push(ALPHABET[(state >> 33) as usize % ALPHABET.len()]);
+            }
+            let _ = is_man_page(&text);
+            let _ = to_text(&text);
+        }
+    }
+
+    #[test]
     fn man_pages_are_told_from_text_that_starts_with_a_dot() {
         assert!(is_man_page(".TH X 1\n"));
         assert!(is_man_page("'\\\" t\n.TH X 1\n"));
