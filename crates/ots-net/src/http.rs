@@ -143,7 +143,12 @@ impl HttpError {
                 while let Some(next) = innermost.source() {
                     innermost = next;
                 }
-                innermost.to_string()
+                // ureq wraps an I/O error without giving it as its source,
+                // and prefixes its text with "io: ": the OS's words alone.
+                match innermost.downcast_ref::<ureq::Error>() {
+                    Some(ureq::Error::Io(io)) => io.to_string(),
+                    _ => innermost.to_string(),
+                }
             }
             HttpError::Timeout { .. } => "timed out".to_owned(),
             HttpError::TooLarge { limit, .. } => format!("answer larger than {limit} bytes"),
@@ -180,5 +185,8 @@ mod tests {
         let cause = std::error::Error::source(&error).expect("the cause is kept").to_string();
         assert!(!cause.is_empty() && !error.to_string().contains(&cause), "{cause}");
         assert_eq!(error.clone(), error);
+        // In a few words: the operating system's, without ureq's "io: ".
+        let brief = error.brief();
+        assert!(brief.starts_with("Connection refused"), "{brief}");
     }
 }
