@@ -58,6 +58,13 @@ impl Default for Limits {
     }
 }
 
+impl Limits {
+    /// The connection caps, for `priorart-admission`.
+    pub(crate) fn caps(&self) -> Caps {
+        Caps { total: self.max_connections, per_source: self.max_connections_per_address }
+    }
+}
+
 /// NIP-01: subscription ids are at most 64 characters.
 pub(crate) const MAX_SUBSCRIPTION_ID_CHARS: usize = 64;
 
@@ -85,12 +92,5 @@ mod tests {
             .custom_tags(SingleLetterTag::UPPERCASE_X, ["a", "b", "c", "d"]);
         assert_eq!(filter_values(&filter), 9);
         assert_eq!(filter_values(&Filter::new()), 0);
-    }
-}
-
-impl Limits {
-    /// The connection caps, for `priorart-admission`.
-    pub(crate) fn caps(&self) -> Caps {
-        Caps { total: self.max_connections, per_source: self.max_connections_per_address }
     }
 }
