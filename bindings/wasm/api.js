@@ -414,6 +414,15 @@ export function nearCopiesProofFilter(input, keyAnswers) {
 }
 
 /**
+ * What one relay's answer to a query may cost, as `priorart check` reads
+ * relays: `{ maxEvents, maxBytes, maxMessageBytes }` (past them an answer
+ * is cut off, `event_limit` or `byte_limit`, or a message skipped).
+ */
+export function relayAnswerLimits() {
+  return Object.freeze(JSON.parse(call(() => wasm().relayAnswerLimits())));
+}
+
+/**
  * The NIP's discovery query for `x`: the REQ filter (`{"kinds": [...],
  * "#X": [x]}`) whose answers `check` takes, as `priorart check` sends it.
  */

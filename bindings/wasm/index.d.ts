@@ -431,6 +431,8 @@ export type DiscoveryFilter = {
 /** @deprecated Use `DiscoveryFilter` (nostr-tools exports a `Filter` of its own). */
 export type Filter = DiscoveryFilter;
 /** The NIP's discovery query for `x` (`{"kinds": [...], "#X": [x]}`), as `priorart check` sends it. */
+/** What one relay's answer to a query may cost, as `priorart check` reads relays (`nip::limits`). */
+export function relayAnswerLimits(): Readonly<{ maxEvents: number; maxBytes: number; maxMessageBytes: number }>;
 export function discoveryFilter(x: string): DiscoveryFilter & { "#X": string[] };
 /**
  * The fuzzy discovery query for `text` (docs/nip-ff-3-fuzzy.md): content events carrying one of

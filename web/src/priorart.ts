@@ -121,6 +121,9 @@ export async function check(
 }
 
 
+/** What one relay's answer may cost: `priorart check`'s limits (nip::limits), so that the page reads relays as the CLI does. */
+export const relayAnswerLimits = core.relayAnswerLimits;
+
 export const contentEvent = core.contentEvent;
 export const attestation = core.attestation;
 export const checkSigned = core.checkSigned;

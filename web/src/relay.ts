@@ -31,11 +31,6 @@ export interface QueryLimits {
   maxMessageBytes: number;
 }
 
-export const QUERY_LIMITS: Omit<QueryLimits, 'timeoutMs'> = {
-  maxEvents: 10_000,
-  maxBytes: 64 * 1024 * 1024,
-  maxMessageBytes: 512 * 1024,
-};
 
 const MAX_NOTICES = 5;
 const NOTICE_CHARS = 300;

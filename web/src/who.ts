@@ -4,7 +4,7 @@
 import { byId, el, fill, say } from './dom';
 import { headerSource } from './headers';
 import * as priorart from './priorart';
-import { QUERY_LIMITS, queryRelay, type RelayAnswer } from './relay';
+import { queryRelay, type RelayAnswer } from './relay';
 import { endingText, showReport, type ReportView } from './render';
 import type { CheckReport } from './report';
 import type { Settings, SettingsRead } from './settings';
@@ -224,7 +224,7 @@ async function askRelays(
       say(status, `Checking the proofs: waiting for Bitcoin block headers from ${esploraHost} (${now.requests} requested)…`, 'working');
     }
   });
-  const limits = { ...QUERY_LIMITS, timeoutMs: settings.timeoutSeconds * 1000 };
+  const limits = { ...priorart.relayAnswerLimits(), timeoutMs: settings.timeoutSeconds * 1000 };
   const answers: (RelayAnswer | undefined)[] = settings.relays.map(() => undefined);
   // The answers to the near-copy query, by relay (filled as they end).
   const keyAnswers: RelayAnswer[] = [];

@@ -83,7 +83,7 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Events kept per relay: a relay that sends more is cut off there (a flood).
-    #[arg(long, value_name = "N", default_value = "5000")]
+    #[arg(long, value_name = "N", default_value_t = priorart_nip::limits::MAX_EVENTS_PER_RELAY_ANSWER)]
     max_events: usize,
     /// How FILE is read.
     #[command(flatten)]

@@ -6,6 +6,15 @@
 
 /// Longest event JSON accepted (a kind 1041 or 1040 event, whole).
 pub const MAX_EVENT_JSON_BYTES: usize = 512 * 1024;
+/// Longest relay message read: the longest event with the
+/// `["EVENT","<subscription>",…]` around it. What a client reads from a
+/// relay and what `priorart relay` takes from a client.
+pub const MAX_RELAY_MESSAGE_BYTES: usize = MAX_EVENT_JSON_BYTES + 1024;
+/// Events kept from one relay's answer to one query; past it the answer is
+/// cut off and said so (a relay flooding the query).
+pub const MAX_EVENTS_PER_RELAY_ANSWER: usize = 5_000;
+/// Bytes read from one relay's answer to one query, all messages together.
+pub const MAX_BYTES_PER_RELAY_ANSWER: usize = 64 * 1024 * 1024;
 /// Longest `description` tag value (the serialized kind 1042 attestation).
 pub const MAX_DESCRIPTION_BYTES: usize = 4 * 1024;
 /// Longest base64 `.content` of a proof event; 64 KiB of `.ots` proof.

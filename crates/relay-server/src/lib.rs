@@ -116,7 +116,7 @@ impl ServerOptions {
         ServerOptions {
             db,
             listen,
-            max_message_bytes: 512 * 1024 + 1024,
+            max_message_bytes: priorart_nip::limits::MAX_RELAY_MESSAGE_BYTES,
             limits: Limits::default(),
             write_policy: None,
         }

@@ -1,5 +1,8 @@
 //! How much of a relay's time, events and bytes one query accepts.
 
+use priorart_nip::limits::{
+    MAX_BYTES_PER_RELAY_ANSWER, MAX_EVENTS_PER_RELAY_ANSWER, MAX_RELAY_MESSAGE_BYTES,
+};
 use std::time::Duration;
 
 /// Bounds on what one relay may cost a query. The defaults are far above
@@ -32,15 +35,9 @@ impl Default for QueryLimits {
     fn default() -> Self {
         QueryLimits {
             timeout: Duration::from_secs(5),
-            max_events: 5_000,
-            max_bytes: 64 * 1024 * 1024,
-            max_message_bytes: priorart_max_event_bytes(),
+            max_events: MAX_EVENTS_PER_RELAY_ANSWER,
+            max_bytes: MAX_BYTES_PER_RELAY_ANSWER,
+            max_message_bytes: MAX_RELAY_MESSAGE_BYTES,
         }
     }
-}
-
-/// The longest event JSON the NIP-FF-3 verifier reads (512 KiB), plus room
-/// for the `["EVENT","<subscription>",…]` around it.
-const fn priorart_max_event_bytes() -> usize {
-    512 * 1024 + 1024
 }
