@@ -4,6 +4,7 @@
 
 use crate::steps::AlgorithmStep;
 use priorart_ots::CostToForge;
+pub(crate) use priorart_reason::error_chain;
 use serde::Serialize;
 
 /// The report format identifier, first member of the JSON.
@@ -187,18 +188,6 @@ impl std::fmt::Display for Reason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }
-}
-
-/// An error and its causes on one line, each once (`a: b: c`).
-pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut cause = error.source();
-    while let Some(inner) = cause {
-        text.push_str(": ");
-        text.push_str(&inner.to_string());
-        cause = inner.source();
-    }
-    text
 }
 
 /// One step of the algorithm.

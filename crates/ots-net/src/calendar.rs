@@ -137,19 +137,10 @@ fn describe(errors: &[CalendarError]) -> String {
     errors.iter().map(|error| error_chain(error)).collect::<Vec<_>>().join("; ")
 }
 
-/// An error and its causes on one line, each once: how a calendar's failure
-/// is shown where it is one line of a list (its `Display` alone leaves the
-/// cause, an [`HttpError`]'s transport error, to its `source`).
-pub fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut cause = std::error::Error::source(error);
-    while let Some(inner) = cause {
-        text.push_str(": ");
-        text.push_str(&inner.to_string());
-        cause = inner.source();
-    }
-    text
-}
+/// An error and its causes on one line, each once: how a calendar's
+/// failure is shown where it is one line of a list (its `Display` alone
+/// leaves the cause, an [`HttpError`]'s transport error, to its `source`).
+pub use priorart_reason::error_chain;
 
 /// Stamps SHA-256 digests: a random nonce per digest, one merkle tree over
 /// all of them ([`StampBatch`]), its root sent once to every calendar in

@@ -8,6 +8,7 @@ use crate::proto::authorization_server::{Authorization, AuthorizationServer};
 use crate::proto::{Decision as Verdict, EventReply, EventRequest};
 use priorart_nip::nostr::prelude::Event;
 use priorart_policy::{Action, Decision};
+use priorart_reason::cut;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use tokio::sync::{mpsc, oneshot};
@@ -126,15 +127,4 @@ pub async fn serve(
         .add_service(service)
         .serve_with_incoming_shutdown(TcpIncoming::from(listener).with_nodelay(Some(true)), shutdown)
         .await
-}
-
-fn cut(text: &str, limit: usize) -> &str {
-    if text.len() <= limit {
-        return text;
-    }
-    let mut end = limit;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }

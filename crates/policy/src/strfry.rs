@@ -25,6 +25,7 @@
 //! echoed.
 
 use crate::{Decision, Policy};
+use priorart_reason::cut;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::io::{self, BufRead};
@@ -106,17 +107,6 @@ fn echoed_id(event: Option<&RawValue>) -> String {
         .and_then(|event| event.id)
         .filter(|id| id.len() <= MAX_ECHOED_ID_BYTES)
         .unwrap_or_default()
-}
-
-fn cut(text: &str, limit: usize) -> &str {
-    if text.len() <= limit {
-        return text;
-    }
-    let mut end = limit;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 /// One line read by [`read_line`].

@@ -6,6 +6,10 @@
 //! One macro, [`reason_names!`], writes `reason()` and `REASONS` for an
 //! enum, so that every crate names its errors the same way;
 //! [`check_names`] is the rule the crates' tests hold the names to.
+//!
+//! Two helpers for the messages that carry those errors, written once:
+//! [`error_chain`] (an error and its causes on one line) and [`cut`] (an
+//! untrusted string shortened for a message).
 
 #![forbid(unsafe_code)]
 
@@ -81,5 +85,74 @@ mod tests {
             assert!(check_names(&[bad]).is_err(), "{bad:?} accepted");
         }
         assert!(check_names(&["same", "other", "same"]).unwrap_err().contains("repeats"));
+    }
+}
+
+/// An error and its causes on one line (`a: b: c`), each once: a cause
+/// whose text the line already ends with is left out, since some libraries
+/// (tungstenite: "IO error: {0}") repeat their source in their own message.
+/// How a report or a list quotes an error whose `Display` leaves its cause
+/// to `source()`.
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        let said = inner.to_string();
+        if !text.ends_with(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        cause = inner.source();
+    }
+    text
+}
+
+/// At most `limit` bytes of `text`, cut at a character boundary: an
+/// untrusted string quoted in a message or echoed to a client.
+pub fn cut(text: &str, limit: usize) -> &str {
+    if text.len() <= limit {
+        return text;
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+#[cfg(test)]
+mod message_tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Layer(&'static str, Option<Box<Layer>>);
+
+    impl std::fmt::Display for Layer {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl std::error::Error for Layer {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_deref().map(|inner| inner as _)
+        }
+    }
+
+    #[test]
+    fn a_chain_is_said_once_per_cause() {
+        let error = Layer(
+            "request failed",
+            Some(Box::new(Layer("io: refused", Some(Box::new(Layer("refused", None)))))),
+        );
+        assert_eq!(error_chain(&error), "request failed: io: refused");
+        assert_eq!(error_chain(&Layer("alone", None)), "alone");
+    }
+
+    #[test]
+    fn a_cut_never_splits_a_character() {
+        assert_eq!(cut("héllo", 2), "h");
+        assert_eq!(cut("héllo", 3), "hé");
+        assert_eq!(cut("short", 80), "short");
     }
 }

@@ -2,6 +2,7 @@
 //! the Mozilla roots, and a cap on message size set before any byte is read.
 
 use nostr::prelude::RelayUrl;
+pub(crate) use priorart_reason::error_chain;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 use tokio::net::TcpStream;
@@ -92,23 +93,6 @@ pub(crate) fn excerpt(text: &str, max: usize) -> String {
         Some((end, _)) => format!("{}…", &text[..end]),
         None => text.to_owned(),
     }
-}
-
-/// An error and its causes on one line, as a report quotes it. A cause
-/// whose text the line already ends with is left out: some libraries
-/// (tungstenite: "IO error: {0}") repeat their source in their own message.
-pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut cause = error.source();
-    while let Some(inner) = cause {
-        let said = inner.to_string();
-        if !text.ends_with(&said) {
-            text.push_str(": ");
-            text.push_str(&said);
-        }
-        cause = inner.source();
-    }
-    text
 }
 
 #[cfg(test)]
