@@ -237,8 +237,9 @@ impl Aligner {
             }
         }
         let width = self.params.seed_words;
-        let b_words = words::content_words(b, &self.stopwords);
-        let a_words = words::content_words(a, &self.stopwords);
+        let is_stopword = |hash| self.stopwords.contains(hash);
+        let b_words = words::content_words(b, is_stopword);
+        let a_words = words::content_words(a, is_stopword);
         if a_words.len() < width || b_words.len() < width {
             return Ok(Vec::new());
         }

@@ -46,3 +46,20 @@ impl Stopwords {
         self.sorted.binary_search(&hash).is_ok()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::words::content_words;
+
+    #[test]
+    fn stopwords_are_left_out() {
+        let text = "The cat and THE dog";
+        let english = Stopwords::english();
+        let kept: Vec<_> = content_words(text, |hash| english.contains(hash))
+            .iter()
+            .map(|w| &text[w.start as usize..w.end as usize])
+            .collect();
+        assert_eq!(kept, ["cat", "dog"]);
+    }
+}

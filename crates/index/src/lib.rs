@@ -35,6 +35,7 @@ mod against;
 mod cluster;
 mod document;
 mod index;
+mod memory;
 mod pairs;
 mod query;
 mod segment;
@@ -44,11 +45,12 @@ pub use against::{IndexPair, Member, Verification, clusters_with_index, standard
 pub use cluster::{VerifiedPair, clusters};
 pub use document::{SKETCH_WIDTH, sketch};
 pub use index::{Index, IndexError};
+pub use memory::MemoryIndex;
 pub use pairs::{CrossPair, Pair, all_pairs, cross_pairs};
 pub use priorart_fingerprint::layout::{
     DistanceTooLarge, Layout, LayoutError, MAX_DISTANCE, MAX_TABLES, Table, TableKeys,
 };
-pub use query::{Answer, Match, MemoryIndex, Query};
+pub use query::{Answer, Match, Query};
 pub use segment::{Entry, Hit, Segment, SegmentError, encode, sketch_jaccard, write};
 pub use simhash_list::{ListError, MAX_LINE_BYTES, list_line, read_list};
 

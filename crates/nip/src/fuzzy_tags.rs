@@ -202,7 +202,7 @@ pub enum FuzzyTagCheck {
     /// Not a well-formed set.
     Malformed(FuzzyTagError),
     /// The content is empty or ciphertext: nothing to recompute.
-    CannotCheck(crate::check::Unreadable),
+    CannotCheck(crate::readable::Unreadable),
 }
 
 /// Checks `event`'s `B` tags against its text, as a relay policy or a
@@ -213,7 +213,7 @@ pub fn check_fuzzy_tags(event: &Event) -> FuzzyTagCheck {
         Ok(Some(tags)) => tags,
         Err(err) => return FuzzyTagCheck::Malformed(err),
     };
-    if let Some(why) = crate::check::unreadable(&event.content) {
+    if let Some(why) = crate::readable::unreadable(&event.content) {
         return FuzzyTagCheck::CannotCheck(why);
     }
     let value = priorart_fingerprint::simhash_doc(&event.content);

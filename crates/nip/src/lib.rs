@@ -143,6 +143,7 @@ pub mod nip46;
 mod proof_check;
 mod proof_event;
 mod rank;
+mod readable;
 mod report;
 mod steps;
 mod verify;

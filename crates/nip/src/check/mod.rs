@@ -71,11 +71,12 @@ mod report;
 mod text;
 mod verdict;
 
+pub use crate::readable::{Unreadable, looks_encrypted, unreadable};
 pub use answer::{
     CONTENT_KINDS, DISCOVERY_KINDS, Ending, Found, RelayAnswer, SignatureChecks, SkipReason, Skipped,
     UncheckedAnswer, discovery_filter, merge, skip_reason,
 };
-pub use content::{Unreadable, XCheck, check_x, coordinate_of, looks_encrypted, unreadable};
+pub use content::{XCheck, check_x, coordinate_of};
 pub use near::{
     DEFAULT_MIN_JACCARD, FuzzyReport, NearCandidates, NearCopy, NearQuery, NearQueryError, NotReported,
     NotReportedCount,
