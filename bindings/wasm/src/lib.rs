@@ -150,10 +150,14 @@ impl Fingerprints {
 pub fn explain(text: JsValue, scheme: JsValue) -> Result<String, JsValue> {
     let text = string(&text, "text")?;
     let scheme = self::scheme(&string(&scheme, "scheme")?)?;
-    Ok(match priorart_fingerprint::explain(&text, scheme) {
-        Some(explanation) => explanation.to_json().to_string(),
-        None => priorart_fingerprint::explain_simhash_doc(&text).to_json().to_string(),
-    })
+    // Serialized as such, not through `to_json`'s `Value`: without serde_json's
+    // `preserve_order` (which would grow the module) a `Value` sorts its
+    // members, and the package would write them in another order than the CLI.
+    let json = match priorart_fingerprint::explain(&text, scheme) {
+        Some(explanation) => serde_json::to_string(&explanation),
+        None => serde_json::to_string(&priorart_fingerprint::explain_simhash_doc(&text)),
+    };
+    Ok(json.expect("an explanation serializes"))
 }
 
 /// The `simhash-doc` value of `text`.

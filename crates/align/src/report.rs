@@ -4,7 +4,8 @@
 //! PAN's evaluators score.
 
 use crate::Passage;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 /// The JSON document's format name.
 pub const FORMAT: &str = "priorart-passages/1";
@@ -26,27 +27,73 @@ pub struct Named<'t> {
 /// The `priorart-passages/1` document: both texts' names and sizes, and
 /// each passage with its offsets, its text on each side and its similarity.
 pub fn json(a: Named<'_>, b: Named<'_>, passages: &[Passage]) -> Value {
-    let document = |named: Named<'_>| json!({ "name": named.name, "chars": named.text.chars().count(), "bytes": named.text.len() });
-    let side = |named: Named<'_>, span: &crate::Span| {
-        json!({
-            "char_offset": span.char_offset,
-            "char_length": span.char_length,
-            "byte_offset": span.byte_offset,
-            "byte_length": span.byte_length,
-            "text": &named.text[span.bytes()],
-        })
+    serde_json::to_value(document(a, b, passages)).expect("a passages document serializes")
+}
+
+/// [`json`] as text, its members in the documented order whatever map
+/// serde_json is built with (a binding without `preserve_order` writes the
+/// same bytes as the CLI).
+pub fn json_text(a: Named<'_>, b: Named<'_>, passages: &[Passage]) -> String {
+    serde_json::to_string(&document(a, b, passages)).expect("a passages document serializes")
+}
+
+fn document<'t>(a: Named<'t>, b: Named<'t>, passages: &'t [Passage]) -> Document<'t> {
+    let text = |named: Named<'t>| Text {
+        name: named.name,
+        chars: named.text.chars().count(),
+        bytes: named.text.len(),
     };
-    let passages: Vec<Value> = passages
-        .iter()
-        .map(|p| json!({ "a": side(a, &p.a), "b": side(b, &p.b), "similarity": p.similarity, "seeds": p.seeds }))
-        .collect();
-    json!({
-        "format": FORMAT,
-        "offsets": OFFSETS,
-        "a": document(a),
-        "b": document(b),
-        "passages": passages,
-    })
+    let side = |named: Named<'t>, span: &crate::Span| Side {
+        char_offset: span.char_offset,
+        char_length: span.char_length,
+        byte_offset: span.byte_offset,
+        byte_length: span.byte_length,
+        text: &named.text[span.bytes()],
+    };
+    Document {
+        format: FORMAT,
+        offsets: OFFSETS,
+        a: text(a),
+        b: text(b),
+        passages: passages
+            .iter()
+            .map(|p| Shared { a: side(a, &p.a), b: side(b, &p.b), similarity: p.similarity, seeds: p.seeds })
+            .collect(),
+    }
+}
+
+/// The document's members, in their documented order.
+#[derive(Serialize)]
+struct Document<'t> {
+    format: &'static str,
+    offsets: &'static str,
+    a: Text<'t>,
+    b: Text<'t>,
+    passages: Vec<Shared<'t>>,
+}
+
+#[derive(Serialize)]
+struct Text<'t> {
+    name: &'t str,
+    chars: usize,
+    bytes: usize,
+}
+
+#[derive(Serialize)]
+struct Shared<'t> {
+    a: Side<'t>,
+    b: Side<'t>,
+    similarity: f64,
+    seeds: usize,
+}
+
+#[derive(Serialize)]
+struct Side<'t> {
+    char_offset: usize,
+    char_length: usize,
+    byte_offset: usize,
+    byte_length: usize,
+    text: &'t str,
 }
 
 /// PAN's detection file for the pair: one `detected-plagiarism` feature

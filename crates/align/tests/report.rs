@@ -77,3 +77,20 @@ fn the_json_document_holds_each_passages_text_and_offsets() {
     assert_eq!(passage["a"]["text"], passage["b"]["text"]);
     assert_eq!(passage["similarity"], 1.0);
 }
+
+#[test]
+fn the_json_text_keeps_the_documented_member_order_in_every_build() {
+    let source = prose(8, 200);
+    let suspicious = format!("{}\n{}", prose(9, 50), source);
+    let passages = priorart_align::align(&suspicious, &source).unwrap();
+    let (a, b) = (Named { name: "a.txt", text: &suspicious }, Named { name: "b.txt", text: &source });
+    let text = report::json_text(a, b, &passages);
+    // Without serde_json's preserve_order a Value would sort these.
+    let at = |key: &str| text.find(&format!("\"{key}\":")).unwrap_or_else(|| panic!("no {key}"));
+    assert!(at("format") < at("offsets") && at("offsets") < at("a") && at("b") < at("passages"), "{text}");
+    let side = &text[at("passages")..];
+    let inner = |key: &str| side.find(&format!("\"{key}\":")).unwrap();
+    assert!(inner("char_offset") < inner("char_length") && inner("byte_length") < inner("text"), "{side}");
+    assert!(inner("similarity") < inner("seeds"));
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&text).unwrap(), report::json(a, b, &passages));
+}

@@ -4,6 +4,7 @@ use crate::canonical::Canonical;
 use crate::equality::{self, Params};
 use crate::{EqualityFingerprint, Scheme};
 use rustc_hash::FxHashSet;
+use serde::{Serialize, Serializer};
 
 /// Why a text has the fingerprint it has.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,8 +38,8 @@ pub struct Explanation {
 /// 200 MB text once took 4 GB.
 pub const MAX_LISTED_TOKENS: usize = 10_000;
 
-/// The winning shingle of one bucket.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The winning shingle of one bucket (JSON: `{"token", "min_hash", "kept_hex"}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Bucket {
     /// The kept token whose hash is the bucket's minimum.
     pub token: String,
@@ -51,31 +52,48 @@ pub struct Bucket {
 impl Explanation {
     /// The explanation as the JSON object `priorart fingerprint --explain
     /// --json` prints (without its `file` and `input` members): one format
-    /// for the CLI and the Python binding.
+    /// for the CLI and the bindings. Its members come in the order
+    /// [`Explanation`]'s `Serialize` writes them, which does not depend on
+    /// serde_json's `preserve_order`: serialize the explanation itself
+    /// (`serde_json::to_string(&explanation)`) for the same bytes in every
+    /// front end.
     pub fn to_json(&self) -> serde_json::Value {
-        let buckets: Vec<serde_json::Value> = self
-            .buckets
-            .iter()
-            .map(|bucket| match bucket {
-                None => serde_json::Value::Null,
-                Some(b) => {
-                    serde_json::json!({"token": b.token, "min_hash": b.min_hash, "kept_hex": b.kept_hex})
-                }
-            })
-            .collect();
-        serde_json::json!({
-            "scheme": self.scheme.id(),
-            "canonical_text": self.canonical_text,
-            "tokens": self.tokens,
-            "tokens_total": self.tokens_total,
-            "kept_tokens": self.kept_tokens,
-            "kept_tokens_total": self.kept_tokens_total,
-            "fallback": self.fallback,
-            "empty": self.kept_tokens_total == 0,
-            "buckets": buckets,
-            "descriptor": self.descriptor,
-            "fingerprint": self.fingerprint.to_string(),
-        })
+        serde_json::to_value(self).expect("an explanation serializes")
+    }
+}
+
+/// The JSON members of an [`Explanation`], in their documented order.
+#[derive(Serialize)]
+struct ExplanationJson<'a> {
+    scheme: &'static str,
+    canonical_text: &'a str,
+    tokens: &'a [String],
+    tokens_total: usize,
+    kept_tokens: &'a [String],
+    kept_tokens_total: usize,
+    fallback: bool,
+    empty: bool,
+    buckets: &'a [Option<Bucket>],
+    descriptor: &'a str,
+    fingerprint: String,
+}
+
+impl Serialize for Explanation {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        ExplanationJson {
+            scheme: self.scheme.id(),
+            canonical_text: &self.canonical_text,
+            tokens: &self.tokens,
+            tokens_total: self.tokens_total,
+            kept_tokens: &self.kept_tokens,
+            kept_tokens_total: self.kept_tokens_total,
+            fallback: self.fallback,
+            empty: self.kept_tokens_total == 0,
+            buckets: &self.buckets,
+            descriptor: &self.descriptor,
+            fingerprint: self.fingerprint.to_string(),
+        }
+        .serialize(serializer)
     }
 }
 

@@ -295,23 +295,54 @@ impl SimhashDocExplanation {
 
     /// The explanation as the JSON object `priorart fingerprint --scheme
     /// simhash-doc --explain --json` prints (without its `file` and `input`
-    /// members): one format for the CLI and the Python binding.
+    /// members): one format for the CLI and the bindings, in the order its
+    /// `Serialize` writes (see [`crate::Explanation::to_json`]).
     pub fn to_json(&self) -> serde_json::Value {
-        let features: serde_json::Map<String, serde_json::Value> = self
-            .distinct_features()
-            .into_iter()
-            .map(|(token, hex)| (token.to_owned(), serde_json::Value::String(hex)))
-            .collect();
-        serde_json::json!({
-            "scheme": crate::Scheme::SimhashDoc.id(),
-            "tokens": self.tokens,
-            "features": features,
-            "numeric": self.numeric,
-            "identifiers": self.identifiers,
-            "counters": self.counters.to_vec(),
-            "hex": self.fingerprint.to_hex(),
-            "fingerprint": self.fingerprint.to_string(),
-        })
+        serde_json::to_value(self).expect("an explanation serializes")
+    }
+}
+
+/// The distinct tokens and their features, as a JSON object in first-seen
+/// order (whatever map serde_json is built with).
+struct Features<'a>(Vec<(&'a str, String)>);
+
+impl serde::Serialize for Features<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (token, hex) in &self.0 {
+            map.serialize_entry(token, hex)?;
+        }
+        map.end()
+    }
+}
+
+/// The JSON members of a [`SimhashDocExplanation`], in their documented order.
+#[derive(serde::Serialize)]
+struct SimhashDocExplanationJson<'a> {
+    scheme: &'static str,
+    tokens: &'a [String],
+    features: Features<'a>,
+    numeric: &'a [String],
+    identifiers: &'a [String],
+    counters: &'a [i64],
+    hex: String,
+    fingerprint: String,
+}
+
+impl serde::Serialize for SimhashDocExplanation {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        SimhashDocExplanationJson {
+            scheme: crate::Scheme::SimhashDoc.id(),
+            tokens: &self.tokens,
+            features: Features(self.distinct_features()),
+            numeric: &self.numeric,
+            identifiers: &self.identifiers,
+            counters: &self.counters,
+            hex: self.fingerprint.to_hex(),
+            fingerprint: self.fingerprint.to_string(),
+        }
+        .serialize(serializer)
     }
 }
 

@@ -4,6 +4,7 @@
 //! `tests/` must be declared here; `every_test_file_is_a_module` fails
 //! until it is.
 
+mod explain_json;
 mod fuzz_regression;
 mod json_string;
 mod oracle;
