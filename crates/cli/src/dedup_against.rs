@@ -3,20 +3,16 @@
 //! (verified by the Jaccard similarity estimated from the index's sketches,
 //! or not at all where the index holds none), never the index's with each
 //! other; the survivors listed, and with `--add` added to the index. The
-//! joining, estimating, survivors and clusters are the index crate's
-//! (`Index::pairs_with`, `survivors`, `clusters_with_index`); this module
-//! reads, prints and writes.
+//! pairs, survivors, clusters and the lines written are the dedup crate's
+//! (`priorart_dedup::against`, which Python's `dedup(against=...)` calls
+//! too); this module reads, prints and writes.
 
 use crate::corpus::{self, Fingerprinted};
-use crate::dedup_cmd::{Args, CLUSTERS, PAIRS, left_as_it_was};
+use crate::dedup_cmd::{Args, Bars, CLUSTERS, PAIRS, left_as_it_was};
 use crate::exit::{self, UsageError};
 use anyhow::{Context, Result, bail};
-use indicatif::{ProgressBar, ProgressStyle};
-use priorart_fingerprint::{SimhashDoc, WordShingles};
-use priorart_index::{Entry, Index, IndexPair, Layout, Member, Pair, Verification, VerifiedPair};
-use rayon::prelude::*;
-use serde_json::json;
-use std::io::Write;
+use priorart_dedup::against::{NewDocument, against};
+use priorart_index::{Entry, Index, IndexPair, Layout, Verification, VerifiedPair};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -43,29 +39,32 @@ pub(crate) fn run(args: &Args, index_path: &Path, layout: &Layout) -> Result<Exi
     let outputs = [args.out.join(PAIRS), args.out.join(CLUSTERS), args.out.join(SURVIVORS)];
     let earlier = outputs.iter().any(|path| path.exists());
     refuse_incomplete(documents.len(), &read, &args.corpus, &args.out, earlier)?;
-    let candidates = candidate_pairs(&documents, layout, args.k)?;
-    let new_pairs = verify(&documents, &candidates, args.min_jaccard);
-    let new: Vec<(u64, &WordShingles)> = documents.iter().map(|d| (d.simhash.0, &d.shingles)).collect();
-    let index_pairs = index.pairs_with(&new, layout, args.k, args.min_jaccard)?;
-    // A document whose id the index holds, found near it, is that document
-    // again (a second run): not a pair, and not a survivor.
-    let (again, index_pairs): (Vec<IndexPair>, Vec<IndexPair>) =
-        index_pairs.into_iter().partition(|pair| pair.id == documents[pair.new as usize].id);
-    let new_edges = || new_pairs.iter().map(|pair| (pair.a, pair.b));
-    let survivors =
-        priorart_index::survivors(documents.len(), &[&again[..], &index_pairs[..]].concat(), new_edges());
-    let clusters = priorart_index::clusters_with_index(documents.len(), &index_pairs, new_edges());
-    let written = Written { index: &index, documents: &documents };
+    let new: Vec<NewDocument<'_>> = documents
+        .iter()
+        .map(|d| NewDocument { id: &d.id, simhash: d.simhash.0, shingles: &d.shingles })
+        .collect();
+    let bars = Bars::default();
+    let found = against(&index, &new, layout, args.k, args.min_jaccard, &bars);
+    bars.finish();
+    let found = found?;
     let mut files = vec![
-        (outputs[0].clone(), written.pairs(&index_pairs, &new_pairs)?),
-        (outputs[1].clone(), written.clusters(&clusters)?),
-        (outputs[2].clone(), written.survivors(&survivors)?),
+        (outputs[0].clone(), found.pair_lines(&new)),
+        (outputs[1].clone(), found.cluster_lines(&index, &new)),
+        (outputs[2].clone(), found.survivor_lines(&new)),
     ];
     if args.corpus.skip_unreadable {
         files.push((args.out.join(corpus::SKIPPED), read.unreadable_lines()));
     }
     priorart_files::replace_all(&files)?;
-    summarize(args, &index, &documents, &read, (&index_pairs, &new_pairs), again.len(), survivors.len());
+    summarize(
+        args,
+        &index,
+        &documents,
+        &read,
+        (&found.index_pairs, &found.new_pairs),
+        found.again.len(),
+        found.survivors.len(),
+    );
     note!(
         "priorart: {} {}, {} and {}",
         if earlier { "replaced the earlier results in" } else { "wrote" },
@@ -74,89 +73,9 @@ pub(crate) fn run(args: &Args, index_path: &Path, layout: &Layout) -> Result<Exi
         outputs[2].display()
     );
     if args.add {
-        add(&mut index, index_path, &documents, &survivors)?;
+        add(&mut index, index_path, &documents, &found.survivors)?;
     }
     Ok(ExitCode::from(if read.had_errors() { exit::BAD_INPUT } else { exit::OK }))
-}
-
-/// What is written, by id.
-struct Written<'a> {
-    index: &'a Index,
-    documents: &'a [Fingerprinted],
-}
-
-impl Written<'_> {
-    fn id(&self, n: u32) -> &str {
-        &self.documents[n as usize].id
-    }
-
-    /// Pairs with index documents (`a` from the index), then pairs of new
-    /// documents.
-    fn pairs(&self, index_pairs: &[IndexPair], new_pairs: &[VerifiedPair]) -> Result<Vec<u8>> {
-        let mut lines = Vec::new();
-        for pair in index_pairs {
-            let line = json!({
-                "a": pair.id,
-                "b": self.id(pair.new),
-                "hamming": pair.distance,
-                "jaccard": pair.jaccard_estimate,
-                "verification": pair.verification().name(),
-            });
-            writeln!(lines, "{line}")?;
-        }
-        for &VerifiedPair { a, b, distance, jaccard } in new_pairs {
-            let line = json!({
-                "a": self.id(a),
-                "b": self.id(b),
-                "hamming": distance,
-                "jaccard": jaccard,
-                "verification": Verification::Exact.name(),
-            });
-            writeln!(lines, "{line}")?;
-        }
-        Ok(lines)
-    }
-
-    /// Clusters led by their earliest member (an index document when they
-    /// hold one); `from_index` names the members that are the index's.
-    fn clusters(&self, clusters: &[Vec<Member>]) -> Result<Vec<u8>> {
-        let mut lines = Vec::new();
-        for members in clusters {
-            let described: Vec<(String, u64, bool)> = members
-                .iter()
-                .map(|&member| match member {
-                    Member::Indexed(n) => {
-                        let entry = self.index.document(n as usize).context("an index document")?;
-                        Ok((entry.id, entry.simhash, true))
-                    }
-                    Member::New(n) => {
-                        let document = &self.documents[n as usize];
-                        Ok((document.id.clone(), document.simhash.0, false))
-                    }
-                })
-                .collect::<Result<_>>()?;
-            let ids: Vec<&str> = described.iter().map(|(id, _, _)| id.as_str()).collect();
-            let from_index: Vec<&str> =
-                described.iter().filter(|(_, _, indexed)| *indexed).map(|(id, _, _)| id.as_str()).collect();
-            let line = json!({
-                "representative": ids[0],
-                "size": ids.len(),
-                "members": ids,
-                "from_index": from_index,
-                "simhash-doc": SimhashDoc(described[0].1).to_string(),
-            });
-            writeln!(lines, "{line}")?;
-        }
-        Ok(lines)
-    }
-
-    fn survivors(&self, survivors: &[u32]) -> Result<Vec<u8>> {
-        let mut lines = Vec::new();
-        for &n in survivors {
-            writeln!(lines, "{}", json!({"id": self.id(n)}))?;
-        }
-        Ok(lines)
-    }
 }
 
 /// The counts, and how far the estimated pairs can be trusted.
@@ -241,34 +160,4 @@ fn refuse_incomplete(
         bail!("no document to deduplicate{}", left_as_it_was(out, earlier));
     }
     read.refuse_missing_inputs(corpus_args, earlier, "the results", &left_as_it_was(out, earlier))
-}
-
-/// Every pair `(a, b)`, `a < b`, of the new documents within distance `k`,
-/// with its distance (a self-join of the layout's tables).
-fn candidate_pairs(documents: &[Fingerprinted], layout: &Layout, k: u32) -> Result<Vec<Pair>> {
-    let values: Vec<u64> = documents.iter().map(|d| d.simhash.0).collect();
-    let progress = ProgressBar::new_spinner().with_message("candidates");
-    progress.enable_steady_tick(std::time::Duration::from_millis(200));
-    let pairs = priorart_index::all_pairs(&values, layout, k)?;
-    progress.finish_and_clear();
-    Ok(pairs)
-}
-
-/// The candidates whose exact word 5-gram Jaccard is at least `min`.
-fn verify(documents: &[Fingerprinted], candidates: &[Pair], min: f64) -> Vec<VerifiedPair> {
-    let progress = ProgressBar::new(candidates.len() as u64).with_style(
-        ProgressStyle::with_template("{msg}: {wide_bar} {human_pos}/{human_len} {per_sec} eta {eta}")
-            .expect("a valid template"),
-    );
-    progress.set_message("verifying");
-    let pairs = candidates
-        .par_iter()
-        .filter_map(|&Pair { a, b, distance }| {
-            progress.inc(1);
-            let jaccard = documents[a as usize].shingles.jaccard(&documents[b as usize].shingles);
-            (jaccard >= min).then_some(VerifiedPair { a, b, distance, jaccard })
-        })
-        .collect();
-    progress.finish_and_clear();
-    pairs
 }

@@ -298,7 +298,7 @@ pub(crate) fn left_as_it_was(out: &Path, earlier: bool) -> String {
 
 /// One progress bar, restyled per phase; each phase's time is noted when
 /// it ends (a line that stays in logs, where the bar is not drawn).
-struct Bars(ProgressBar, Mutex<Option<(Phase, Instant)>>);
+pub(crate) struct Bars(ProgressBar, Mutex<Option<(Phase, Instant)>>);
 
 impl Default for Bars {
     fn default() -> Self {
@@ -308,7 +308,7 @@ impl Default for Bars {
 
 impl Bars {
     /// Clears the bar and notes the last phase's time.
-    fn finish(&self) {
+    pub(crate) fn finish(&self) {
         self.0.finish_and_clear();
         self.end_phase(None);
     }

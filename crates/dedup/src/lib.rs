@@ -47,6 +47,7 @@
 #[macro_use]
 extern crate priorart_reason;
 
+pub mod against;
 mod bands;
 mod catalog;
 mod error;
