@@ -80,7 +80,7 @@ subcommands! {
     Relay => relay_cmd: "Run a persistent nostr relay (NIP-01, NIP-11) on an LMDB store.",
     Protect => protect_cmd: "Protect a text end to end: publish it, attest, stamp; later (--resume) publish its kind 1041 proof.",
     Serve => serve_cmd: "Run an open timestamping service: authors POST kind 1042 attestations, it publishes their kind 1041s.",
-    Policy => policy_cmd: "A relay write policy (strfry plugin): verify kind 1041 proofs and X tags, slow near-duplicate floods.",
+    Policy => policy_cmd: "A relay write policy (strfry plugin, nostr-rs-relay gRPC service): verify kind 1041 proofs and X tags, slow near-duplicate floods.",
 }
 
 /// What every command's exit code means (shown by `priorart --help`).
@@ -90,7 +90,9 @@ Exit codes:
   1  bad input, or a negative verdict (an invalid proof, a text that does not match)
   2  usage error (unknown option, conflicting options)
   3  unverified: every check that could run passed, but the Bitcoin proof could not be
-     checked for lack of block headers (give --esplora, --bitcoin-rpc or --header-cache)
+     checked for lack of block headers (give --esplora, --bitcoin-rpc or --header-cache),
+     or the header source served headers that fail their own checks
+  130  interrupted (Ctrl-C or SIGTERM during dedup: earlier results are left as they were)
 
 Examples:
   priorart fingerprint essay.md paper.pdf
