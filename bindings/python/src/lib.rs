@@ -46,7 +46,21 @@ fn with_reason<E: pyo3::PyTypeInfo>(py: Python<'_>, reason: &str, message: Strin
 }
 
 fn extract_error(py: Python<'_>, err: &ExtractError) -> PyErr {
-    with_reason::<ExtractionError>(py, err.reason(), err.to_string())
+    with_reason::<ExtractionError>(py, err.reason(), in_python_terms(err.to_string()))
+}
+
+/// A message of a crate the CLI shares, with the CLI's flags it names put
+/// in this package's terms: a Python user has no `--layout` to pass.
+fn in_python_terms(message: String) -> String {
+    const LAYOUT: &str = "--layout k=";
+    let mut message =
+        message.replace("`priorart extract --json` lists them", "priorart.web_archive_records lists them");
+    if let Some(start) = message.find(LAYOUT) {
+        let digits = message[start + LAYOUT.len()..].chars().take_while(char::is_ascii_digit).count();
+        let k = message[start + LAYOUT.len()..][..digits].to_owned();
+        message.replace_range(start..start + LAYOUT.len() + digits, &format!("layout=\"k={k}\""));
+    }
+    message
 }
 
 fn file_error(py: Python<'_>, err: priorart_files::FileError) -> PyErr {
@@ -386,7 +400,7 @@ fn near_pairs_bytes<'py>(
     };
     let pairs = py
         .detach(|| on_threads(threads, || priorart_index::all_pairs(&values, &layout, k)))?
-        .map_err(|err| with_reason::<InputError>(py, err.reason(), err.to_string()))?;
+        .map_err(|err| with_reason::<InputError>(py, err.reason(), in_python_terms(err.to_string())))?;
     let out: Vec<u8> =
         pairs.iter().flat_map(|pair| [pair.a, pair.b, pair.distance]).flat_map(u32::to_ne_bytes).collect();
     Ok(PyBytes::new(py, &out))
@@ -407,7 +421,7 @@ fn index_error(py: Python<'_>, err: priorart_index::IndexError) -> PyErr {
     match err {
         IndexError::File(err) => file_error(py, err),
         IndexError::Directory { path, action, source } => os_error(py, &source, &path, action),
-        other => with_reason::<InputError>(py, other.reason(), other.to_string()),
+        other => with_reason::<InputError>(py, other.reason(), in_python_terms(other.to_string())),
     }
 }
 
@@ -1201,6 +1215,154 @@ fn dedup_jsonl(
     Ok((pairs, clusters, catalog.len(), empty, outcome.candidates))
 }
 
+/// One new document of `dedup_against_jsonl`: id, simhash-doc value,
+/// word shingles.
+type Fingerprinted = (String, u64, priorart_fingerprint::WordShingles);
+
+/// `priorart dedup --against INDEX` of texts: the texts paired with each
+/// other (exact word 5-gram Jaccard at least `min_jaccard`) and with the
+/// documents of the index at `against` (Jaccard estimated from its
+/// sketches, or unverified where it holds none), by the dedup crate's
+/// `against` the CLI calls. The texts' shingles are held in memory, as
+/// the CLI holds them. Returns the CLI's `pairs.jsonl`, `clusters.jsonl`
+/// and `survivors.jsonl` texts, and counts: documents, empty texts
+/// skipped, candidate pairs among the texts, texts already in the index
+/// under their id.
+#[pyfunction]
+#[pyo3(signature = (texts, against, ids=None, k=None, min_jaccard=0.8, shingles=None, threads=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn dedup_against_jsonl(
+    py: Python<'_>,
+    texts: &Bound<'_, PyAny>,
+    against: PathBuf,
+    ids: Option<&Bound<'_, PyAny>>,
+    k: Option<&Bound<'_, PyAny>>,
+    min_jaccard: f64,
+    shingles: Option<&str>,
+    threads: Option<&Bound<'_, PyAny>>,
+    progress: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(String, String, String, usize, u64, usize, usize)> {
+    let k = k.map_or(Ok(6), |k| in_range(py, "k", k, 0, MAX_DISTANCE))?;
+    let threads = thread_count(py, threads)?;
+    let index = py.detach(|| priorart_index::Index::open(&against)).map_err(|err| index_error(py, err))?;
+    let shingling = index.shingling();
+    if let Some(asked) = shingles {
+        let asked = shingling_of(py, asked)?;
+        if asked != shingling {
+            return Err(with_reason::<InputError>(
+                py,
+                "shingles_mismatch",
+                format!(
+                    "shingles={:?}: {} is sketched with {shingling} shingles, and only those compare with its \
+                     sketches (leave shingles out)",
+                    asked.to_string(),
+                    against.display()
+                ),
+            ));
+        }
+    }
+    let settings = Settings::new(k, min_jaccard, shingling).map_err(|err| dedup_error(py, err))?;
+    refuse_one_text(py, "texts", texts)?;
+    if let Some(ids) = ids {
+        refuse_one_text(py, "ids", ids)?;
+    }
+    let mut ids = ids.map(|ids| ids.try_iter()).transpose()?;
+    let mut documents: Vec<Fingerprinted> = Vec::new();
+    let mut numbers: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    let mut batch: Vec<(String, PyBackedStr)> = Vec::new();
+    let (mut batch_bytes, mut rows, mut empty) = (0, 0u64, 0u64);
+    let flush = |batch: &mut Vec<(String, PyBackedStr)>,
+                 documents: &mut Vec<Fingerprinted>,
+                 numbers: &mut std::collections::HashMap<String, u32>,
+                 rows: u64|
+     -> PyResult<()> {
+        let fingerprinted: Vec<Fingerprinted> = py.detach(|| {
+            on_threads(threads, || {
+                batch
+                    .par_iter()
+                    .map_init(Fingerprinter::new, |f, (id, text)| {
+                        (
+                            id.clone(),
+                            f.simhash_doc(text).0,
+                            priorart_fingerprint::WordShingles::of(text, shingling),
+                        )
+                    })
+                    .collect()
+            })
+        })?;
+        for document in fingerprinted {
+            let number =
+                u32::try_from(documents.len()).map_err(|_| dedup_error(py, DedupError::TooManyDocuments))?;
+            if let Some(&first) = numbers.get(&document.0) {
+                let (id, second, count) = (document.0, number, 1);
+                return Err(dedup_error(py, DedupError::RepeatedId { id, first, second, count }));
+            }
+            numbers.insert(document.0.clone(), number);
+            documents.push(document);
+        }
+        batch.clear();
+        py.check_signals()?;
+        if let Some(progress) = progress {
+            progress.call1(("reading", rows, 0u64))?;
+        }
+        Ok(())
+    };
+    for item in texts.try_iter()? {
+        let item = item?;
+        let text = row_text(rows, &item)?;
+        let id = row_id(py, rows, ids.as_mut())?;
+        rows += 1;
+        // Skipped and counted, as the CLI and `dedup` do: every blank text
+        // would pair with every other.
+        if priorart_dedup::is_blank(&text) {
+            empty += 1;
+            continue;
+        }
+        batch_bytes += text.len();
+        batch.push((id, text));
+        if batch_bytes >= BATCH_BYTES || batch.len() >= BATCH_TEXTS {
+            flush(&mut batch, &mut documents, &mut numbers, rows)?;
+            batch_bytes = 0;
+        }
+    }
+    flush(&mut batch, &mut documents, &mut numbers, rows)?;
+    if let Some(ids) = ids.as_mut()
+        && ids.next().is_some()
+    {
+        return Err(with_reason::<InputError>(py, "ids_length", format!("more ids than texts ({rows})")));
+    }
+    drop(numbers);
+    let new: Vec<priorart_dedup::against::NewDocument<'_>> = documents
+        .iter()
+        .map(|(id, simhash, shingles)| priorart_dedup::against::NewDocument {
+            id,
+            simhash: *simhash,
+            shingles,
+        })
+        .collect();
+    let steps = Steps::default();
+    let found = py
+        .detach(|| {
+            on_threads(threads, || {
+                priorart_dedup::against::against(&index, &new, settings.layout(), k, min_jaccard, &steps)
+            })
+        })?
+        .map_err(|err| index_error(py, err))?;
+    if let Some(progress) = progress {
+        steps.report(progress)?;
+    }
+    let text = |lines: Vec<u8>| String::from_utf8(lines).expect("the output is JSON text");
+    Ok((
+        text(found.pair_lines(&new)),
+        text(found.cluster_lines(&index, &new)),
+        text(found.survivor_lines(&new)),
+        new.len(),
+        empty,
+        found.candidates,
+        found.again.len(),
+    ))
+}
+
 /// The shingling named `shingles` ("words" or "tokens").
 fn shingling_of(py: Python<'_>, shingles: &str) -> PyResult<Shingling> {
     shingles.parse::<Shingling>().map_err(|err| with_reason::<InputError>(py, err.reason(), err.to_string()))
@@ -1314,6 +1476,7 @@ fn _priorart(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(check_json, module)?)?;
     module.add_function(wrap_pyfunction!(near_copies_filter_json, module)?)?;
     module.add_function(wrap_pyfunction!(dedup_jsonl, module)?)?;
+    module.add_function(wrap_pyfunction!(dedup_against_jsonl, module)?)?;
     module.add_function(wrap_pyfunction!(dedup_band_keys, module)?)?;
     module.add_function(wrap_pyfunction!(jaccard_many, module)?)?;
     Ok(())

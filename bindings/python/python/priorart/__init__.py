@@ -312,13 +312,14 @@ def dedup(
     ids: Optional[Iterable[Union[str, int]]] = None,
     *,
     min_jaccard: float = 0.8,
-    shingles: str = "words",
+    shingles: Optional[str] = None,
     candidates: Optional[str] = None,
     k: int = 6,
     working_set: Optional[int] = None,
     threads: Optional[int] = None,
     temp_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
     progress: Optional[Progress] = None,
+    against: Optional[Union[str, "os.PathLike[str]"]] = None,
 ) -> DedupResult:
     """Every near-duplicate pair of a collection, verified, and its
     clusters: what ``priorart dedup`` finds for the same texts, computed by
@@ -329,8 +330,8 @@ def dedup(
     0.3 up) or within simhash-doc distance ``k`` (``"simhash"``); each is
     kept when the exact Jaccard similarity of the two texts' word 5-grams
     is at least ``min_jaccard``. ``shingles``: ``"words"`` (lowercased
-    ``\\w+`` runs) or ``"tokens"`` (simhash-doc's tokens), as the CLI's
-    ``--shingles``.
+    ``\\w+`` runs, the default) or ``"tokens"`` (simhash-doc's tokens), as
+    the CLI's ``--shingles``.
 
     ``texts`` is any iterable of ``str`` (a list, a generator, a pandas
     Series, a pyarrow ``Array`` or ``ChunkedArray`` of strings), read once,
@@ -350,17 +351,31 @@ def dedup(
     ``not_a_collection``), ids not as many as the texts (``ids_length``), an
     id given twice (``repeated_id``), a threshold outside 0..1
     (``threshold``); ``TypeError`` for a row that is not a text, naming it
-    (``texts[2] is NoneType``)."""
+    (``texts[2] is NoneType``).
+
+    ``against``: the directory of an index (``priorart index``), as the
+    CLI's ``dedup --against INDEX``: the texts are paired with each other
+    (verified exactly; candidates within ``k``) and with the index's
+    documents (kept by the Jaccard estimated from its sketches, or
+    unverified where it holds none), never the index's with each other;
+    :attr:`DedupResult.survivors` lists the texts to keep. The texts'
+    shingles are held in memory then (as the CLI holds them);
+    ``shingles`` defaults to the index's, and another is refused
+    (``shingles_mismatch``); ``candidates``, ``working_set`` and
+    ``temp_dir`` do not apply (``ValueError``)."""
     if isinstance(texts, (str, bytes)):
         raise _input_error("not_a_collection", "texts is one text: pass a list (or any iterable) of texts")
     if isinstance(ids, (str, bytes)):
         raise _input_error("not_a_collection", "ids is one str: pass a list (or any iterable) of ids")
+    if against is not None:
+        return _dedup_against(texts, ids, os.fspath(against), min_jaccard, shingles, candidates, k,
+                              working_set, threads, temp_dir, progress)
     found = _priorart.dedup_jsonl(
         _rows(texts),
         None if ids is None else _rows(ids),
         k,
         min_jaccard,
-        shingles,
+        "words" if shingles is None else shingles,
         candidates,
         working_set,
         threads,
@@ -374,6 +389,47 @@ def dedup(
         for c in map(json.loads, clusters_text.splitlines())
     )
     return DedupResult(pairs, clusters, documents, empty, candidate_count)
+
+
+def _dedup_against(
+    texts: Iterable[str],
+    ids: Optional[Iterable[Union[str, int]]],
+    against: str,
+    min_jaccard: float,
+    shingles: Optional[str],
+    candidates: Optional[str],
+    k: int,
+    working_set: Optional[int],
+    threads: Optional[int],
+    temp_dir: Optional[Union[str, "os.PathLike[str]"]],
+    progress: Optional[Progress],
+) -> DedupResult:
+    """:func:`dedup` with ``against=``: ``priorart dedup --against``."""
+    unused = [name for name, value in (("candidates", candidates), ("working_set", working_set),
+                                       ("temp_dir", temp_dir)) if value is not None]
+    if unused:
+        # The CLI's --against takes simhash candidates within k and holds
+        # the shingles in memory: these options have nothing to change.
+        raise ValueError(f"{', '.join(unused)} cannot be given with against= (candidates within k, in memory)")
+    found = _priorart.dedup_against_jsonl(
+        _rows(texts),
+        against,
+        None if ids is None else _rows(ids),
+        k,
+        min_jaccard,
+        # None: the index's shingling.
+        shingles,
+        threads,
+        progress,
+    )
+    pairs_text, clusters_text, survivors_text, documents, empty, candidate_count, again = found
+    pairs = tuple(DedupPair(**json.loads(line)) for line in pairs_text.splitlines())
+    clusters = tuple(
+        DedupCluster(c["representative"], c["size"], tuple(c["members"]), c["simhash-doc"], tuple(c["from_index"]))
+        for c in map(json.loads, clusters_text.splitlines())
+    )
+    survivors = tuple(json.loads(line)["id"] for line in survivors_text.splitlines())
+    return DedupResult(pairs, clusters, documents, empty, candidate_count, survivors, again)
 
 
 #: Rows of a pyarrow array converted to Python at once (bounded memory).

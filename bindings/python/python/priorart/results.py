@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, fields
-from typing import Any, Dict, NamedTuple, Optional, Tuple, Union
+from typing import Any, Dict, NamedTuple, Optional, Sequence, Tuple, Union
 
 __all__ = [
     "Attestation",
@@ -171,6 +171,17 @@ class NearPair(NamedTuple):
     b: int
     distance: int
 
+    def to_json(self, ids: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+        """The pair as the CLI writes a simhash-doc pair: ``{"a", "b",
+        "hamming"}``, the members a line of ``priorart dedup --candidates
+        simhash``'s ``pairs.jsonl`` starts with (that line adds the
+        ``jaccard`` it verified; a near pair is not verified). ``a`` and
+        ``b`` are the documents' ``ids`` (the ids of ``values``, in order)
+        when given, else their positions."""
+        if ids is None:
+            return {"a": self.a, "b": self.b, "hamming": self.distance}
+        return {"a": ids[self.a], "b": ids[self.b], "hamming": self.distance}
+
 
 @_record
 class DedupPair(_Json):
@@ -178,12 +189,28 @@ class DedupPair(_Json):
     ``a`` and ``b`` (their ids; ``a`` the earlier in the input), their
     simhash-doc distance ``hamming``, and the exact Jaccard similarity of
     their word 5-grams ``jaccard``. :meth:`to_json` is a line of the CLI's
-    ``pairs.jsonl``."""
+    ``pairs.jsonl``.
+
+    Deduplicated ``against`` an index, ``verification`` says how the pair
+    was kept, as ``priorart dedup --against`` writes it: ``"exact"`` (two
+    new documents), ``"estimated"`` (``a`` an index document, ``jaccard``
+    estimated from its sketch) or ``"unverified"`` (an index document with
+    no sketch: ``jaccard`` is ``None``). Without an index it is ``None``
+    and left out of the JSON, as the CLI leaves it out."""
+
+    _OPTIONAL = ("verification",)
 
     a: str
     b: str
     hamming: int
-    jaccard: float
+    jaccard: Optional[float]
+    verification: Optional[str] = None
+
+    def __repr__(self) -> str:
+        # verification shown only when there is one (a dedup against an
+        # index), as the JSON shows it.
+        extra = "" if self.verification is None else f", verification={self.verification!r}"
+        return f"DedupPair(a={self.a!r}, b={self.b!r}, hamming={self.hamming!r}, jaccard={self.jaccard!r}{extra})"
 
 
 @_record
@@ -192,20 +219,33 @@ class DedupCluster(_Json):
     ``members`` in input order, the first (``representative``) the one a
     deduplication keeps; ``simhash_doc`` is the representative's value in
     its text form. :meth:`to_json` is a line of the CLI's ``clusters.jsonl``
-    (its member ``simhash-doc``)."""
+    (its member ``simhash-doc``). Deduplicated ``against`` an index,
+    ``from_index`` lists the members that are the index's (a cluster
+    holding one is led by it); else it is ``None`` and left out."""
 
     representative: str
     size: int
     members: Tuple[str, ...]
     simhash_doc: str
+    from_index: Optional[Tuple[str, ...]] = None
+
+    def __repr__(self) -> str:
+        # from_index shown only when there is one, as the JSON shows it.
+        extra = "" if self.from_index is None else f", from_index={self.from_index!r}"
+        return (f"DedupCluster(representative={self.representative!r}, size={self.size!r}, "
+                f"members={self.members!r}, simhash_doc={self.simhash_doc!r}{extra})")
 
     def to_json(self) -> Dict[str, Any]:
-        return {
+        out: Dict[str, Any] = {
             "representative": self.representative,
             "size": self.size,
             "members": list(self.members),
-            "simhash-doc": self.simhash_doc,
         }
+        # The CLI's key order: from_index before simhash-doc.
+        if self.from_index is not None:
+            out["from_index"] = list(self.from_index)
+        out["simhash-doc"] = self.simhash_doc
+        return out
 
 
 @_record
@@ -215,13 +255,22 @@ class DedupResult:
     their representatives), as ``priorart dedup`` writes them; the
     ``documents`` compared, the ``empty`` texts skipped (empty or only white
     space: every such text would pair with every other), and the
-    ``candidates`` verified."""
+    ``candidates`` verified.
+
+    Deduplicated ``against`` an index, ``survivors`` are the ids kept (in
+    no pair with an index document nor with an earlier text: the CLI's
+    ``survivors.jsonl``), ``again`` counts the texts found in the index
+    under their own id (neither pairs nor survivors), and ``candidates``
+    counts the pairs among the texts; without an index ``survivors`` is
+    ``None``."""
 
     pairs: Tuple[DedupPair, ...]
     clusters: Tuple[DedupCluster, ...]
     documents: int
     empty: int
     candidates: int
+    survivors: Optional[Tuple[str, ...]] = None
+    again: int = 0
 
     @property
     def removable(self) -> int:
@@ -238,6 +287,13 @@ class DedupResult:
         """These clusters as the CLI's ``clusters.jsonl`` (the same JSON
         values, line for line)."""
         return "".join(_json_line(cluster.to_json()) for cluster in self.clusters)
+
+    def survivors_jsonl(self) -> str:
+        """The survivors as the CLI's ``survivors.jsonl`` (``{"id": ...}``
+        per line); ``ValueError`` without an index (``against``)."""
+        if self.survivors is None:
+            raise ValueError("survivors are listed only when deduplicating against an index (against=...)")
+        return "".join(_json_line({"id": survivor}) for survivor in self.survivors)
 
 
 def _json_line(value: Dict[str, Any]) -> str:
