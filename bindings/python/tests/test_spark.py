@@ -266,3 +266,13 @@ def test_unsigned_values_are_exact_through_pandas(spark):
     assert str(table["simhash_doc"].dtype) == "UInt64"
     assert [int(v) for v in table["simhash_doc"][:-1]] == expected
     assert table["simhash_doc"].isna().tolist() == [False] * 50 + [True]
+
+
+def test_a_local_driver_gets_half_the_memory_within_bounds():
+    # In local mode the driver is the executor: Spark's 1 GiB default
+    # recomputed the cached texts of a 3 GB corpus instead of holding them.
+    gib = 1 << 30
+    assert pspark.local_driver_memory(24 * gib) == "12g"
+    assert pspark.local_driver_memory(gib) == "1g"
+    assert pspark.local_driver_memory(256 * gib) == "16g"
+    assert pspark.local_driver_memory() in {f"{n}g" for n in range(1, 17)}

@@ -75,6 +75,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     dedup.add_argument("--text-field", default="text",
                        help="JSONL member or Parquet column holding the text (default text)")
     dedup.add_argument("--shuffle-partitions", type=int, help="spark.sql.shuffle.partitions")
+    dedup.add_argument("--driver-memory", metavar="SIZE",
+                       help="spark.driver.memory, e.g. 8g (default with a local --master: half the machine's "
+                            "memory, 1g to 16g, since the driver is the executor then; else spark-submit's)")
     dedup.add_argument("--max-bucket", type=int, default=None,
                        help="largest number of fingerprints joined under one table key in one task")
     dedup.add_argument("--timings", action="store_true",
@@ -108,7 +111,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     )
 
     started = time.perf_counter()
-    spark = spark_session(args.master, args.shuffle_partitions)
+    spark = spark_session(args.master, args.shuffle_partitions, args.driver_memory)
     jsonl = [p for p in paths if p.endswith(".jsonl")]
     parquet = [p for p in paths if p.endswith(".parquet")]
     others = [p for p in paths if p not in jsonl and p not in parquet]
