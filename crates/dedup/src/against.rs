@@ -131,6 +131,9 @@ impl Against {
     pub fn cluster_lines(&self, index: &Index, documents: &[NewDocument<'_>]) -> Vec<u8> {
         let mut lines = String::new();
         for members in &self.clusters {
+            // Every member number comes from `index` and `documents`
+            // themselves, so none is missing; one that were would be left
+            // out rather than panic.
             let described: Vec<(String, u64, bool)> = members
                 .iter()
                 .filter_map(|&member| match member {
