@@ -239,8 +239,11 @@ fn fingerprint(py: Python<'_>, text: PyBackedStr, scheme: &str) -> PyResult<Stri
 fn explain_json(py: Python<'_>, text: PyBackedStr, scheme: &str) -> PyResult<String> {
     let scheme = self::scheme(py, scheme)?;
     Ok(py.detach(|| match priorart_fingerprint::explain(&text, scheme) {
-        Some(explanation) => explanation.to_json().to_string(),
-        None => priorart_fingerprint::explain_simhash_doc(&text).to_json().to_string(),
+        // Serialized as such (not through a `Value`, whose members this
+        // build would sort): the CLI's member order.
+        Some(explanation) => serde_json::to_string(&explanation).expect("an explanation serializes"),
+        None => serde_json::to_string(&priorart_fingerprint::explain_simhash_doc(&text))
+            .expect("an explanation serializes"),
     }))
 }
 
@@ -1011,7 +1014,7 @@ fn passages_json(
         .detach(|| priorart_align::align(&a, &b))
         .map_err(|err| with_reason::<InputError>(py, err.reason(), err.to_string()))?;
     let (a, b) = (Named { name: a_name, text: &a }, Named { name: b_name, text: &b });
-    Ok(priorart_align::report::json(a, b, &found).to_string())
+    Ok(priorart_align::report::json_text(a, b, &found))
 }
 
 fn dedup_error(py: Python<'_>, err: DedupError) -> PyErr {

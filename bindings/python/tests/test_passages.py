@@ -59,3 +59,6 @@ def test_the_same_answer_as_the_cli(tmp_path, cli):
     b.write_text(SOURCE, encoding="utf-8")
     cli = json.loads(subprocess.run([cli, "compare", "--passages", "--json", str(a), str(b)], check=True, capture_output=True).stdout)
     assert [p.to_json() for p in priorart.passages(suspicious, SOURCE)] == cli["passages"]
+    # The document's members in the CLI's order, whatever map this build keeps.
+    raw = json.loads(priorart._priorart.passages_json(suspicious, SOURCE, "a", "b"))
+    assert list(raw) == list(cli) and list(raw["passages"][0]["a"]) == list(cli["passages"][0]["a"])
