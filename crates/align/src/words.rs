@@ -1,8 +1,15 @@
 //! Words of a text with where they are: maximal runs of alphanumeric
-//! characters (Unicode's `Alphabetic` or `Numeric`), compared lowercased,
+//! characters (Unicode's `Alphabetic` or `Numeric`) and combining marks,
+//! compared lowercased,
 //! each kept as a 64-bit hash and the byte range it covers in the original
 //! text. Nothing is copied or normalized in place, so every position maps
 //! back to the text the caller gave.
+//!
+//! Letters of scripts written without spaces (Chinese, Japanese, Thai…:
+//! [`priorart_fingerprint::is_unspaced`]) are cut as simhash-doc-v2 cuts
+//! them: each stretch of them into overlapping character bigrams (a letter
+//! with the marks after it is one character), so that a run of a clause is
+//! not one word and a copied sentence shares its words with the original.
 
 /// One content word (not a stopword): its hash and byte range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,6 +48,8 @@ pub(crate) fn word_hash(word: &str) -> u64 {
     finish(hash)
 }
 
+use priorart_fingerprint::Piece;
+
 /// Calls `each` with every word of `text` (hash, byte start, byte end).
 /// The text is at most `u32::MAX` bytes long (the caller's limit). ASCII
 /// bytes are classified and folded one by one; a non-ASCII character is
@@ -48,6 +57,7 @@ pub(crate) fn word_hash(word: &str) -> u64 {
 fn for_each_word(text: &str, mut each: impl FnMut(u64, u32, u32)) {
     let bytes = text.as_bytes();
     let mut hash = HASH_START;
+    let mut wide = false;
     let mut start: Option<usize> = None;
     let mut at = 0;
     while at < bytes.len() {
@@ -59,24 +69,44 @@ fn for_each_word(text: &str, mut each: impl FnMut(u64, u32, u32)) {
             (byte.is_ascii_alphanumeric(), at + 1)
         } else {
             let c = text[at..].chars().next().expect("a character starts here");
-            if c.is_alphanumeric() {
+            let is_word = c.is_alphanumeric() || priorart_fingerprint::is_combining_mark(c);
+            if is_word {
                 for lower in c.to_lowercase() {
                     hash = hash_unit(hash, u32::from(lower));
                 }
             }
-            (c.is_alphanumeric(), at + c.len_utf8())
+            (is_word, at + c.len_utf8())
         };
         if is_word {
             start.get_or_insert(at);
+            wide |= byte >= WIDE_LEAD;
         } else if let Some(word_start) = start.take() {
-            each(finish(hash), to_u32(word_start), to_u32(at));
-            hash = HASH_START;
+            run(text, word_start, at, finish(hash), wide, &mut each);
+            (hash, wide) = (HASH_START, false);
         }
         at = next;
     }
     if let Some(word_start) = start {
-        each(finish(hash), to_u32(word_start), to_u32(text.len()));
+        run(text, word_start, text.len(), finish(hash), wide, &mut each);
     }
+}
+
+/// The smallest UTF-8 lead byte of a character at or above U+0800, which
+/// every unspaced letter is: runs without one pass whole.
+const WIDE_LEAD: u8 = 0xE0;
+
+/// Reports the run `start..end` of word characters (whose hash is
+/// `hash`): whole, or, when it holds unspaced letters, cut as
+/// simhash-doc-v2 cuts it ([`priorart_fingerprint::v2_pieces`]).
+fn run(text: &str, start: usize, end: usize, hash: u64, wide: bool, each: &mut impl FnMut(u64, u32, u32)) {
+    let word = &text[start..end];
+    if !wide || !word.chars().any(priorart_fingerprint::is_unspaced) {
+        return each(hash, to_u32(start), to_u32(end));
+    }
+    priorart_fingerprint::v2_pieces(word, |piece| {
+        let (Piece::Spaced(range) | Piece::Unspaced(range)) = piece;
+        each(word_hash(&word[range.clone()]), to_u32(start + range.start), to_u32(start + range.end));
+    });
 }
 
 /// A byte offset of a text the caller has checked is below 4 GiB.
@@ -110,7 +140,15 @@ mod tests {
         assert_eq!(words("Héllo, wörld! 42x  _a-b"), ["Héllo", "wörld", "42x", "a", "b"]);
         assert_eq!(words(""), Vec::<&str>::new());
         assert_eq!(words("…"), Vec::<&str>::new());
-        assert_eq!(words("漢字 テスト"), ["漢字", "テスト"]);
+        assert_eq!(words("漢字 テスト"), ["漢字", "テス", "スト"]);
+    }
+
+    #[test]
+    fn unspaced_scripts_are_cut_into_bigrams_with_their_ranges() {
+        assert_eq!(words("但它也常常"), ["但它", "它也", "也常", "常常"]);
+        assert_eq!(words("Debian的apt工具"), ["Debian", "的", "apt", "工具"]);
+        // Thai: each mark (tone marks are not Alphabetic) rides on its letter.
+        assert_eq!(words("ไม่ใช่"), ["ไม่", "ม่ใ", "ใช่"]);
     }
 
     #[test]

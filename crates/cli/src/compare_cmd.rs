@@ -136,7 +136,7 @@ fn side(
 ) -> Result<Side> {
     let text = input::read_document(name, document)?.text;
     let x = fingerprinter.fingerprint(&text, &[Scheme::MinhashEqualityV1])[0];
-    let simhash = fingerprinter.simhash_doc(&text);
+    let simhash = fingerprinter.simhash_doc(&text, shingling.token_rule());
     let shingles = WordShingles::of(&text, shingling);
     Ok(Side { name: name.to_owned(), empty: crate::corpus::is_blank(&text), x, simhash, shingles, shingling })
 }
@@ -165,7 +165,7 @@ fn side_json(side: &Side) -> Value {
         "file": side.name,
         "empty": side.empty,
         Scheme::MinhashEqualityV1.id(): side.x.to_string(),
-        Scheme::SimhashDoc.id(): side.simhash.to_string(),
+        side.shingling.token_rule().simhash_scheme().id(): side.simhash.to_string(),
     })
 }
 
@@ -182,7 +182,7 @@ fn comparison_json(a: &Side, b: &Side) -> Value {
         },
         "verdict": verdict,
         Scheme::MinhashEqualityV1.id(): { "equal": a.x == b.x },
-        Scheme::SimhashDoc.id(): {
+        a.shingling.token_rule().simhash_scheme().id(): {
             "distance": distance,
             "similarity": a.simhash.similarity(b.simhash),
             "band": a.simhash.band(b.simhash).name(),
@@ -203,7 +203,7 @@ fn write_comparison(out: &mut impl Write, a: &Side, b: &Side) -> io::Result<()> 
     writeln!(
         out,
         "{}: distance {distance}/64, similarity {:.4}, band {}, within k={LOOKUP_DISTANCE}: {within}",
-        Scheme::SimhashDoc,
+        a.shingling.token_rule().simhash_scheme(),
         a.simhash.similarity(b.simhash),
         a.simhash.band(b.simhash),
     )?;

@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use priorart_dedup::{Catalog, Kept, Place, Reread, RereadError};
 use priorart_extract::{Format, Limits};
-use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, Shingling, SimhashDoc, WordShingles};
+use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, Shingling, SimhashDoc, TokenRule, WordShingles};
 use priorart_jsonl::{Batch, Line, LineReader, Record, RecordError, RecordShape};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -86,6 +86,9 @@ struct Pending {
 pub struct Wanted {
     /// Its `X`.
     pub x: WithX,
+    /// How its simhash-doc value cuts tokens: simhash-doc-v2's rule, or an
+    /// index's.
+    pub rule: TokenRule,
     /// Its word shingles, cut by this shingling (else they are left empty,
     /// and cost nothing).
     pub shingles: Option<Shingling>,
@@ -180,7 +183,8 @@ pub fn fingerprint_all(
     shingling: Shingling,
     sink: impl FnMut(Vec<Fingerprinted>) -> Result<()>,
 ) -> Result<Summary> {
-    read_all(args, Wanted { x: with_x, shingles: Some(shingling), unique_ids: true }, sink)
+    let wanted = Wanted { x: with_x, rule: shingling.token_rule(), shingles: Some(shingling), unique_ids: true };
+    read_all(args, wanted, sink)
 }
 
 /// [`fingerprint_all`] computing and checking what `wanted` says.
@@ -349,9 +353,11 @@ pub fn refuse_repeated_ids<K: Kept>(catalog: &Catalog<K>, origin: impl Fn(u32) -
 }
 
 fn fingerprint(fingerprinter: &mut Fingerprinter, pending: Pending, wanted: Wanted) -> Fingerprinted {
+    let simhash_scheme = wanted.rule.simhash_scheme();
+    let with_x = [Scheme::MinhashEqualityV1, simhash_scheme];
     let schemes: &[Scheme] = match wanted.x {
-        WithX::Yes => &[Scheme::MinhashEqualityV1, Scheme::SimhashDoc],
-        WithX::No => &[Scheme::SimhashDoc],
+        WithX::Yes => &with_x,
+        WithX::No => &with_x[1..],
     };
     let (mut x, mut simhash) = (None, SimhashDoc(0));
     for found in fingerprinter.fingerprint(&pending.text, schemes) {

@@ -167,7 +167,12 @@ impl Run<'_> {
             None => Catalog::new(),
         };
         let wanted =
-            Wanted { x: WithX::No, shingles: lsh.map(|_| self.settings.shingling), unique_ids: false };
+            Wanted {
+                x: WithX::No,
+                rule: self.settings.shingling.token_rule(),
+                shingles: lsh.map(|_| self.settings.shingling),
+                unique_ids: false,
+            };
         let started = Instant::now();
         let read = corpus::read_all(&self.args.corpus, wanted, |batch| {
             self.check()?;
@@ -199,7 +204,12 @@ impl Run<'_> {
     /// One pass, keeping sketches (standard input cannot be read twice).
     fn sketched(&self) -> Result<ExitCode> {
         let mut catalog: Catalog<Sketches> = Catalog::new();
-        let wanted = Wanted { x: WithX::No, shingles: Some(self.settings.shingling), unique_ids: false };
+        let wanted = Wanted {
+            x: WithX::No,
+            rule: self.settings.shingling.token_rule(),
+            shingles: Some(self.settings.shingling),
+            unique_ids: false,
+        };
         let read = corpus::read_all(&self.args.corpus, wanted, |batch| {
             self.check()?;
             for document in batch {

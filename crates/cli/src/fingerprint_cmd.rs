@@ -84,7 +84,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     }
                     Some(explanation) => write_explanation(&mut out, name, &input, &explanation, fit)?,
                     None => {
-                        let explanation = priorart_fingerprint::explain_simhash_doc(text);
+                        let rule = scheme.token_rule().expect("the schemes without an equality explanation");
+                        let explanation = priorart_fingerprint::explain_simhash_doc(text, rule);
                         if args.json {
                             writeln!(out, "{}", with_file(name, &input, explanation.to_json()))?;
                         } else {
@@ -381,7 +382,7 @@ fn write_simhash_doc(
     let features = e.distinct_features();
     writeln!(out, "file:           {name}")?;
     writeln!(out, "input:          {input}")?;
-    writeln!(out, "scheme:         {}", Scheme::SimhashDoc)?;
+    writeln!(out, "scheme:         {}", e.rule.simhash_scheme())?;
     writeln!(out, "tokens ({}, {} distinct): {}", e.tokens.len(), features.len(), fit.words(&e.tokens, e.tokens.len()))?;
     writeln!(out, "numbers dropped ({}): {}", e.numeric.len(), fit.words(&e.numeric, e.numeric.len()))?;
     writeln!(out, "identifiers dropped ({}): {}", e.identifiers.len(), fit.words(&e.identifiers, e.identifiers.len()))?;

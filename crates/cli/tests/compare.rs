@@ -34,14 +34,14 @@ fn near_duplicate_is_close_and_unrelated_is_distinct() {
         write(dir.path(), "c.txt", "'Twas brillig, and the slithy toves did gyre and gimble in the wabe.");
 
     let near = compare_json(&a, &b);
-    let distance = near["simhash-doc"]["distance"].as_u64().expect("distance");
+    let distance = near["simhash-doc-v2"]["distance"].as_u64().expect("distance");
     assert!(distance <= 6, "one word of 50 changed: distance {distance}");
-    assert_eq!(near["simhash-doc"]["similarity"].as_f64(), Some(1.0 - distance as f64 / 64.0));
-    assert_ne!(near["simhash-doc"]["band"], "distinct");
-    assert_eq!(near["simhash-doc"]["within_k3"], distance <= 3);
+    assert_eq!(near["simhash-doc-v2"]["similarity"].as_f64(), Some(1.0 - distance as f64 / 64.0));
+    assert_ne!(near["simhash-doc-v2"]["band"], "distinct");
+    assert_eq!(near["simhash-doc-v2"]["within_k3"], distance <= 3);
 
     let far = compare_json(&a, &c);
-    assert_eq!(far["simhash-doc"]["band"], "distinct");
+    assert_eq!(far["simhash-doc-v2"]["band"], "distinct");
     assert_eq!(far["minhash-equality-v1"]["equal"], false);
     assert_eq!(far["a"]["file"], a.to_str().expect("UTF-8 path"));
 }
@@ -52,17 +52,17 @@ fn both_schemes_agree_with_priorart_fingerprint() {
     let a = write(dir.path(), "a.txt", ORIGINAL);
     let same = compare_json(&a, &a);
     assert_eq!(same["minhash-equality-v1"]["equal"], true);
-    assert_eq!(same["simhash-doc"]["distance"], 0);
-    assert_eq!(same["simhash-doc"]["band"], "close");
+    assert_eq!(same["simhash-doc-v2"]["distance"], 0);
+    assert_eq!(same["simhash-doc-v2"]["band"], "close");
     let line = priorart()
-        .args(["fingerprint", "--scheme", "minhash-equality-v1,simhash-doc"])
+        .args(["fingerprint", "--scheme", "minhash-equality-v1,simhash-doc-v2"])
         .arg(&a)
         .output()
         .expect("runs");
     let line = String::from_utf8(line.stdout).expect("UTF-8");
     let fields: Vec<&str> = line.split_whitespace().collect();
     assert_eq!(fields[0], same["a"]["minhash-equality-v1"]);
-    assert_eq!(fields[1], same["a"]["simhash-doc"]);
+    assert_eq!(fields[1], same["a"]["simhash-doc-v2"]);
 }
 
 #[test]
@@ -74,7 +74,7 @@ fn text_output_names_both_files_and_the_band() {
     let text = String::from_utf8(output.stdout).expect("UTF-8");
     assert!(text.contains("minhash-equality-v1: equal"), "{text}");
     assert!(
-        text.contains("simhash-doc: distance 0/64, similarity 1.0000, band close, within k=3: yes"),
+        text.contains("simhash-doc-v2: distance 0/64, similarity 1.0000, band close, within k=3: yes"),
         "{text}"
     );
     assert!(text.lines().nth(1).is_some_and(|line| line.starts_with('-')), "{text}");
@@ -103,7 +103,7 @@ fn documents_are_read_through_extraction() {
         .expect("temp file");
     let utf8 = write(dir.path(), "utf8.txt", "café crème brûlée, a dessert of the French kitchen");
     let report = compare_json(&latin1, &utf8);
-    assert_eq!(report["simhash-doc"]["distance"], 0, "{report}");
+    assert_eq!(report["simhash-doc-v2"]["distance"], 0, "{report}");
     assert_eq!(report["minhash-equality-v1"]["equal"], true, "{report}");
 
     // A PDF compares as its text layer: equal to what `priorart extract` prints.
@@ -113,7 +113,7 @@ fn documents_are_read_through_extraction() {
     let text = dir.path().join("article.txt");
     std::fs::write(&text, &extracted.stdout).expect("temp file");
     let report = compare_json(pdf, &text);
-    assert_eq!(report["simhash-doc"]["distance"], 0, "{report}");
+    assert_eq!(report["simhash-doc-v2"]["distance"], 0, "{report}");
     assert_eq!(report["minhash-equality-v1"]["equal"], true, "{report}");
 }
 
@@ -147,4 +147,43 @@ fn empty_texts_get_no_similarity_verdict() {
         assert!(json["verdict"].as_str().unwrap().contains("no similarity verdict"));
     }
     assert_eq!(compare_json(&full, &full)["a"]["empty"], false);
+}
+
+/// Six paragraphs of the Debian Administrator's Handbook in Chinese
+/// (debian-handbook 11, zh-CN, "Advanced Administration").
+const CHINESE: &str = include_str!("data/zh-handbook.txt");
+
+/// A light edit of Chinese text: every 40th ideograph replaced (2.5 %).
+fn every_fortieth_ideograph_replaced(text: &str) -> String {
+    let mut ideographs = 0;
+    text.chars()
+        .map(|c| {
+            if !('\u{4E00}'..='\u{9FFF}').contains(&c) {
+                return c;
+            }
+            ideographs += 1;
+            if ideographs % 40 == 0 { '某' } else { c }
+        })
+        .collect()
+}
+
+#[test]
+fn an_edited_chinese_copy_is_near_where_the_v1_words_lost_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let original = write(dir.path(), "original.txt", CHINESE);
+    let copy = write(dir.path(), "copy.txt", &every_fortieth_ideograph_replaced(CHINESE));
+    let report = compare_json(&original, &copy);
+    let overlap = report["overlap"]["value"].as_f64().expect("an overlap");
+    assert!(overlap > 0.6, "{report}");
+    assert!(report["simhash-doc-v2"]["distance"].as_u64().expect("a distance") <= 6, "{report}");
+
+    let output = priorart()
+        .args(["compare", "--json", "--shingles", "words-v1"])
+        .arg(&original)
+        .arg(&copy)
+        .output()
+        .expect("runs");
+    let v1: Value = serde_json::from_slice(&output.stdout).expect("one JSON object");
+    assert!(v1["overlap"]["value"].as_f64().expect("an overlap") < 0.2, "{v1}");
+    assert!(v1["simhash-doc"]["distance"].is_u64(), "the v1 shingling compares simhash-doc: {v1}");
 }

@@ -133,7 +133,7 @@ impl TextCollection {
                 if is_blank(document.text) {
                     return None;
                 }
-                let simhash = fingerprinter.simhash_doc(document.text).0;
+                let simhash = fingerprinter.simhash_doc(document.text, shingling.token_rule()).0;
                 let mut keys = Vec::new();
                 if let Some(lsh) = lsh {
                     lsh.band_keys(&WordShingles::of(document.text, shingling), &mut keys);

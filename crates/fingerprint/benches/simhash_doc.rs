@@ -17,7 +17,7 @@
 //! ```
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use priorart_fingerprint::{Fingerprinter, Scheme};
+use priorart_fingerprint::{Fingerprinter, Scheme, TokenRule};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -61,7 +61,7 @@ fn openssl_sha256(file: &Path) {
 
 fn all_simhash(fingerprinter: &mut Fingerprinter, docs: &[String]) {
     for doc in docs {
-        black_box(fingerprinter.simhash_doc(doc));
+        black_box(fingerprinter.simhash_doc(doc, TokenRule::V2));
     }
 }
 

@@ -17,7 +17,7 @@
 //! The spec's weighting is recomputed here from the explanation's tokens and
 //! checked against the library's simhash-doc value for every document.
 
-use priorart_fingerprint::{SimhashDocExplanation, explain_simhash_doc, simhash_doc};
+use priorart_fingerprint::{SimhashDocExplanation, TokenRule, explain_simhash_doc, simhash_doc_v2};
 use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
 
@@ -57,7 +57,7 @@ impl Weighting {
 
 /// The three values of one text, in the order of [`Weighting::ALL`].
 fn fingerprints(text: &str) -> [u64; 3] {
-    let explanation = explain_simhash_doc(text);
+    let explanation = explain_simhash_doc(text, TokenRule::V2);
     let mut counts: HashMap<&str, u32> = HashMap::new();
     for token in &explanation.tokens {
         *counts.entry(token.as_str()).or_default() += 1;
@@ -76,7 +76,7 @@ fn fingerprints(text: &str) -> [u64; 3] {
             .enumerate()
             .fold(0u64, |value, (bit, &sum)| if sum > 0.0 { value | 1 << bit } else { value })
     });
-    assert_eq!(values[0], simhash_doc(text).0, "the spec's weighting recomputed differs from the library's");
+    assert_eq!(values[0], simhash_doc_v2(text).0, "the spec's weighting recomputed differs from the library's");
     values
 }
 

@@ -5,7 +5,7 @@
 
 use priorart_fingerprint::{
     EqualityFingerprint, Fingerprinter, Scheme, SimhashDoc, decode_json_string, explain, explain_simhash_doc,
-    simhash_doc_by_definition,
+    TokenRule, simhash_doc_by_definition,
 };
 use std::cell::RefCell;
 
@@ -55,10 +55,12 @@ pub fn json_string(data: &[u8]) {
 /// computed literally and the explanation; the text form round-trips.
 pub fn simhash_doc(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let fast = Fingerprinter::new().simhash_doc(text);
-    let explained = explain_simhash_doc(text);
-    assert_eq!(fast, explained.fingerprint, "{text:?}");
-    assert_eq!(fast, simhash_doc_by_definition(text), "{text:?}");
-    assert_eq!(fast.to_string().parse::<SimhashDoc>(), Ok(fast));
+    for rule in TokenRule::ALL {
+        let fast = Fingerprinter::new().simhash_doc(text, rule);
+        let explained = explain_simhash_doc(text, rule);
+        assert_eq!(fast, explained.fingerprint, "{text:?}");
+        assert_eq!(fast, simhash_doc_by_definition(text, rule), "{text:?}");
+        assert_eq!(fast.to_string().parse::<SimhashDoc>(), Ok(fast));
+    }
     let _ = text.parse::<SimhashDoc>();
 }

@@ -71,6 +71,7 @@ mod jenkins;
 mod json_string;
 pub mod layout;
 mod scheme;
+mod segment;
 mod shingles;
 mod simhash_doc;
 mod simhash_tokens;
@@ -83,6 +84,7 @@ pub use explain::{Bucket, Explanation, MAX_LISTED_TOKENS};
 pub use jenkins::{Lookup3, hashlittle2};
 pub use json_string::decode_json_string;
 pub use scheme::{Scheme, UnknownScheme};
+pub use segment::{Piece, TokenRule, UnknownTokenRule, count_words, is_combining_mark, is_unspaced, v2_pieces};
 pub use shingles::{SHINGLE_WORDS, Shingling, UnknownShingling, WordShingles};
 pub use simhash_doc::{
     BASE32_LEN, Band, CLOSE_SIMILARITY, InvalidSimhashDoc, LOOKUP_DISTANCE, LOOSE_SIMILARITY, SimhashDoc,
@@ -146,7 +148,7 @@ fn hex_value(digit: u8) -> Option<u8> {
 pub enum Fingerprint {
     /// `minhash-equality-v1` or `simhash-equality-v2`.
     Equality(EqualityFingerprint),
-    /// `simhash-doc`.
+    /// `simhash-doc` or `simhash-doc-v2`.
     SimhashDoc(SimhashDoc),
 }
 
@@ -171,9 +173,15 @@ pub fn simhash_equality_v2(text: &str) -> EqualityFingerprint {
     Fingerprinter::new().equality(text, Scheme::SimhashEqualityV2).expect("an equality scheme")
 }
 
-/// The `simhash-doc` of `text`.
+/// The frozen `simhash-doc` of `text` (clauses of Chinese or Japanese as
+/// single tokens; see [`simhash_doc_v2`]).
 pub fn simhash_doc(text: &str) -> SimhashDoc {
-    Fingerprinter::new().simhash_doc(text)
+    Fingerprinter::new().simhash_doc(text, TokenRule::V1)
+}
+
+/// The `simhash-doc-v2` of `text`: the value of choice for similarity.
+pub fn simhash_doc_v2(text: &str) -> SimhashDoc {
+    Fingerprinter::new().simhash_doc(text, TokenRule::V2)
 }
 
 /// Computes fingerprints, reusing its buffers from one text to the next.
@@ -206,8 +214,8 @@ impl Fingerprinter {
 
     /// The fingerprints of `text` under each of `schemes`, in that order.
     pub fn fingerprint(&mut self, text: &str, schemes: &[Scheme]) -> Vec<Fingerprint> {
-        if schemes.iter().all(|&scheme| scheme == Scheme::SimhashDoc) {
-            return schemes.iter().map(|_| Fingerprint::SimhashDoc(self.simhash_doc(text))).collect();
+        if let Some(simhashes) = schemes.iter().map(|scheme| scheme.token_rule()).collect::<Option<Vec<_>>>() {
+            return simhashes.into_iter().map(|rule| Fingerprint::SimhashDoc(self.simhash_doc(text, rule))).collect();
         }
         let (minima, _) = self.equality_minima(Input::Text(text)).expect("text always folds");
         self.finish(minima, schemes, text)
@@ -228,14 +236,14 @@ impl Fingerprinter {
         json: &str,
         schemes: &[Scheme],
     ) -> Option<(Vec<Fingerprint>, usize)> {
-        if !schemes.contains(&Scheme::SimhashDoc)
+        if schemes.iter().all(|scheme| scheme.token_rule().is_none())
             && let Some(body) = json.strip_prefix('"')
             && let Ok((Some(minima), body_len)) = self.equality_minima(Input::Json(body))
         {
-            // Only `simhash-doc` and a text without tokens need the text.
+            // Only simhash-doc and a text without tokens need the text.
             return Some((self.finish(Some(minima), schemes, ""), body_len + 2));
         }
-        // `simhash-doc`, no token, or not a valid string.
+        // simhash-doc, no token, or not a valid string.
         // The buffer is taken out while `self` fingerprints what it holds.
         let mut json_text = std::mem::take(&mut self.json_text);
         let fingerprints = json_string::decode_json_string_reusing(json, &mut json_text)
@@ -255,8 +263,8 @@ impl Fingerprinter {
         schemes
             .iter()
             .map(|&scheme| {
-                if scheme == Scheme::SimhashDoc {
-                    return Fingerprint::SimhashDoc(self.simhash_doc.fingerprint(text));
+                if let Some(rule) = scheme.token_rule() {
+                    return Fingerprint::SimhashDoc(self.simhash_doc.fingerprint(text, rule));
                 }
                 let params = equality::Params::of(scheme).expect("every other scheme is an equality scheme");
                 let descriptor = match &minima {
@@ -328,31 +336,35 @@ impl Fingerprinter {
         }
     }
 
-    /// The `simhash-doc` of `text`.
-    pub fn simhash_doc(&mut self, text: &str) -> SimhashDoc {
-        self.simhash_doc.fingerprint(text)
+    /// The simhash-doc value of `text` with tokens cut by `rule`:
+    /// `simhash-doc` for [`TokenRule::V1`], `simhash-doc-v2` for
+    /// [`TokenRule::V2`].
+    pub fn simhash_doc(&mut self, text: &str, rule: TokenRule) -> SimhashDoc {
+        self.simhash_doc.fingerprint(text, rule)
     }
 }
 
 /// Every intermediate value of an equality `scheme` on `text`, for humans
 /// judging why two texts do or do not share a fingerprint; `None` for
-/// `simhash-doc` (see [`explain_simhash_doc`]).
+/// the simhash-doc schemes (see [`explain_simhash_doc`]).
 pub fn explain(text: &str, scheme: Scheme) -> Option<Explanation> {
     equality::Params::of(scheme).map(|_| explain::explain(text, scheme))
 }
 
-/// The `simhash-doc` of `text` computed literally as `docs/simhash-doc.md`
-/// reads: the whole text normalized first, then scanned character by
-/// character, without the fast path's shortcuts. Several times slower than
-/// [`simhash_doc`] and always equal to it; a yardstick for tests, fuzzing
-/// and ports (hidden from the docs: not an API to compute with).
+/// The simhash-doc value of `text` (tokens cut by `rule`) computed
+/// literally as `docs/simhash-doc.md` reads: the whole text normalized
+/// first, then scanned character by character, without the fast path's
+/// shortcuts. Several times slower than [`Fingerprinter::simhash_doc`] and
+/// always equal to it; a yardstick for tests, fuzzing and ports (hidden
+/// from the docs: not an API to compute with).
 #[doc(hidden)]
-pub fn simhash_doc_by_definition(text: &str) -> SimhashDoc {
-    simhash_doc::by_definition(text)
+pub fn simhash_doc_by_definition(text: &str, rule: TokenRule) -> SimhashDoc {
+    simhash_doc::by_definition(text, rule)
 }
 
-/// Every intermediate value of `simhash-doc` on `text`: hashed tokens,
-/// dropped numbers and identifiers, the 64 counters.
-pub fn explain_simhash_doc(text: &str) -> SimhashDocExplanation {
-    simhash_doc::explain(text)
+/// Every intermediate value of a simhash-doc value of `text` (tokens cut
+/// by `rule`): hashed tokens, dropped numbers and identifiers, the 64
+/// counters.
+pub fn explain_simhash_doc(text: &str, rule: TokenRule) -> SimhashDocExplanation {
+    simhash_doc::explain(text, rule)
 }

@@ -19,13 +19,21 @@ pub enum Scheme {
     SimhashEqualityV2,
     /// The lsh-interop spec's `simhash-doc`: 64-bit Charikar SimHash of
     /// Unicode word tokens with lookup3 features, compared by Hamming
-    /// distance (see `docs/simhash-doc.md`). 8 bytes, base32hex.
+    /// distance (see `docs/simhash-doc.md`). 8 bytes, base32hex. Frozen:
+    /// scripts written without spaces give one token per clause.
     SimhashDoc,
+    /// `simhash-doc-v2`: `simhash-doc` with tokens cut by
+    /// [`TokenRule::V2`](crate::TokenRule::V2) (Chinese, Japanese, Thai…
+    /// as character bigrams, spacing marks inside words; see
+    /// `docs/simhash-doc-v2.md`). Equal to `simhash-doc` on text without
+    /// such characters. The default wherever priorart measures similarity.
+    SimhashDocV2,
 }
 
 impl Scheme {
     /// Every scheme, in a stable order.
-    pub const ALL: [Scheme; 3] = [Scheme::MinhashEqualityV1, Scheme::SimhashEqualityV2, Scheme::SimhashDoc];
+    pub const ALL: [Scheme; 4] =
+        [Scheme::MinhashEqualityV1, Scheme::SimhashEqualityV2, Scheme::SimhashDoc, Scheme::SimhashDocV2];
 
     /// The stable wire identifier, e.g. `minhash-equality-v1`.
     pub const fn id(self) -> &'static str {
@@ -33,6 +41,17 @@ impl Scheme {
             Scheme::MinhashEqualityV1 => "minhash-equality-v1",
             Scheme::SimhashEqualityV2 => "simhash-equality-v2",
             Scheme::SimhashDoc => "simhash-doc",
+            Scheme::SimhashDocV2 => "simhash-doc-v2",
+        }
+    }
+
+    /// The token rule of a simhash-doc scheme; `None` for the equality
+    /// schemes.
+    pub const fn token_rule(self) -> Option<crate::TokenRule> {
+        match self {
+            Scheme::SimhashDoc => Some(crate::TokenRule::V1),
+            Scheme::SimhashDocV2 => Some(crate::TokenRule::V2),
+            Scheme::MinhashEqualityV1 | Scheme::SimhashEqualityV2 => None,
         }
     }
 }

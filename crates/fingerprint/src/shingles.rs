@@ -11,6 +11,7 @@
 //! share of common word 5-grams says which.
 
 use crate::jenkins::hashlittle2;
+use crate::segment::{Pieces, Segmenter, TokenRule};
 use crate::simhash_tokens::{Scanner, Sink};
 use std::fmt;
 use std::str::FromStr;
@@ -18,33 +19,66 @@ use std::str::FromStr;
 /// Words per shingle (word 5-grams, the usual near-duplicate measure).
 pub const SHINGLE_WORDS: usize = 5;
 
-/// How a text is cut into the words its shingles are made of.
+/// How a text is cut into the words its shingles are made of: `\w+` words
+/// or simhash-doc's tokens, each under a [`TokenRule`] (how scripts written
+/// without spaces are cut). The v1 shinglings are those of indexes built
+/// before simhash-doc-v2; they are kept so that such an index is still
+/// read and added to as it was built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Shingling {
     /// Every maximal run of word characters of the lowercased text: what
     /// Python's `re.findall(r"\w+", text.lower())` finds (letters and
     /// numbers of every script, and `_`), so numbers, identifiers and
-    /// URL parts are words too. The word 5-grams of datasketch, gaoya and
+    /// URL parts are words too; marks stay inside words, and letters of
+    /// scripts written without spaces are cut into character bigrams
+    /// ([`TokenRule::V2`]). The word 5-grams of datasketch, gaoya and
     /// text-dedup, and of the ground truth of `scripts/dedup-quality.py`;
     /// on the Debian corpus, the shingling whose verified pairs agree best
     /// with that ground truth (BENCHMARKS.md), hence the default.
     #[default]
     Words,
-    /// simhash-doc's tokens (steps 1–3 of `docs/simhash-doc.md`): NFKD,
-    /// marks dropped, case-folded, URLs, identifiers and numbers dropped.
-    /// The shingling of indexes built before `--shingles` existed.
+    /// simhash-doc-v2's tokens (`docs/simhash-doc-v2.md`): normalized,
+    /// case-folded, URLs, identifiers and numbers dropped, unspaced
+    /// scripts as character bigrams.
     Tokens,
+    /// [`Shingling::Words`] with Python's `\w` exactly (a mark ends a
+    /// word) and clauses of unspaced scripts whole ([`TokenRule::V1`]).
+    WordsV1,
+    /// simhash-doc's tokens (`docs/simhash-doc.md`): the shingling of
+    /// indexes built before `--shingles` existed.
+    TokensV1,
 }
 
 impl Shingling {
     /// Every shingling, the default first.
-    pub const ALL: [Shingling; 2] = [Shingling::Words, Shingling::Tokens];
+    pub const ALL: [Shingling; 4] = [Shingling::Words, Shingling::Tokens, Shingling::WordsV1, Shingling::TokensV1];
 
     /// Its name on the command line and in an index's manifest.
     pub const fn name(self) -> &'static str {
         match self {
             Shingling::Words => "words",
             Shingling::Tokens => "tokens",
+            Shingling::WordsV1 => "words-v1",
+            Shingling::TokensV1 => "tokens-v1",
+        }
+    }
+
+    /// How its words of unspaced scripts are cut; an index's simhash-doc
+    /// values are of the same rule ([`TokenRule::simhash_scheme`]).
+    pub const fn token_rule(self) -> TokenRule {
+        match self {
+            Shingling::Words | Shingling::Tokens => TokenRule::V2,
+            Shingling::WordsV1 | Shingling::TokensV1 => TokenRule::V1,
+        }
+    }
+
+    /// The same words under `rule`.
+    pub const fn with_rule(self, rule: TokenRule) -> Shingling {
+        match (self, rule) {
+            (Shingling::Words | Shingling::WordsV1, TokenRule::V2) => Shingling::Words,
+            (Shingling::Words | Shingling::WordsV1, TokenRule::V1) => Shingling::WordsV1,
+            (Shingling::Tokens | Shingling::TokensV1, TokenRule::V2) => Shingling::Tokens,
+            (Shingling::Tokens | Shingling::TokensV1, TokenRule::V1) => Shingling::TokensV1,
         }
     }
 }
@@ -57,7 +91,7 @@ impl fmt::Display for Shingling {
 
 /// A name that is not a [`Shingling`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown shingling {0:?}: expected words or tokens")]
+#[error("unknown shingling {0:?}: expected words, tokens, words-v1 or tokens-v1")]
 pub struct UnknownShingling(pub String);
 
 impl UnknownShingling {
@@ -87,9 +121,10 @@ impl WordShingles {
     /// text without words none.
     pub fn of(text: &str, shingling: Shingling) -> WordShingles {
         let mut words = WordHashes(Vec::new());
+        let rule = shingling.token_rule();
         match shingling {
-            Shingling::Words => lowercase_words(text, &mut words),
-            Shingling::Tokens => Scanner::default().scan(text, &mut words),
+            Shingling::Words | Shingling::WordsV1 => lowercase_words(text, rule, &mut words),
+            Shingling::Tokens | Shingling::TokensV1 => Scanner::default().scan(text, rule, &mut words),
         }
         let words = words.0;
         let width = SHINGLE_WORDS.min(words.len());
@@ -150,7 +185,11 @@ impl Sink for WordHashes {
 /// dot, which ends the word), then cut at every character that is not a
 /// letter, a number or `_` ([`crate::unicode::is_word`]). ASCII text is
 /// lowered and cut byte by byte, without a copy of the whole text.
-fn lowercase_words(text: &str, sink: &mut impl Sink) {
+///
+/// Under [`TokenRule::V2`], marks (Mn, Mc) are word characters too, and the
+/// words are then cut as simhash-doc-v2 cuts its runs (unspaced letters
+/// into character bigrams); numbers stay words.
+fn lowercase_words(text: &str, rule: TokenRule, sink: &mut impl Sink) {
     if text.is_ascii() {
         let mut word = Vec::new();
         for &byte in text.as_bytes() {
@@ -167,7 +206,12 @@ fn lowercase_words(text: &str, sink: &mut impl Sink) {
         return;
     }
     let lowered = text.to_lowercase();
-    for word in lowered.split(|c: char| !crate::unicode::is_word(c)).filter(|word| !word.is_empty()) {
+    let is_word = |c: char| match rule {
+        TokenRule::V1 => crate::unicode::is_word(c),
+        TokenRule::V2 => crate::unicode::is_word(c) || crate::unicode::is_mark(c),
+    };
+    let sink = &mut Segmenter { inner: sink, rule, pieces: Pieces::All };
+    for word in lowered.split(|c: char| !is_word(c)).filter(|word| !word.is_empty()) {
         sink.token(word.as_bytes());
     }
 }
@@ -215,13 +259,30 @@ mod tests {
         assert!(a.jaccard(&with_noise) < 0.5);
         assert_eq!(of("snake_case words").len(), 1);
         assert_ne!(of("a b c d e"), of("a b c d e_f"));
-        // Non-ASCII letters and numbers; a combining mark ends a word.
+        // Non-ASCII letters and numbers.
         assert_eq!(of("ΟΔΟΣ ΚΑΙ ΔΡΟΜΟΣ"), of("οδος και δρομος"), "final sigma");
         assert_eq!(of("straße ٣ 東京"), of("STRAẞE ٣ 東京"));
         assert_ne!(of("straße ٣ 東京"), of("straße 東京"), "an Arabic-Indic digit is a word");
-        assert_eq!(of("cafe\u{301}s x"), of("cafe s x"), "é as e and a mark: two words");
-        assert_ne!(of("cafe\u{301}s x"), of("cafés x"));
         assert_eq!(of("").jaccard(&of(" ... ")), 1.0);
+        // A mark is part of its word in v2, and ends it in v1 (Python's `\w`).
+        let v1 = |text| WordShingles::of(text, Shingling::WordsV1);
+        assert_eq!(v1("cafe\u{301}s x"), v1("cafe s x"), "é as e and a mark: two words");
+        assert_ne!(of("cafe\u{301}s x"), of("cafe s x"));
+        assert_ne!(of("cafe\u{301}s x"), of("cafés x"));
+    }
+
+    #[test]
+    fn one_changed_character_of_chinese_changes_few_shingles_in_v2() {
+        let text = "但它也常常保留了某些不再开发的软件包版本，因为用户仍然需要它们。";
+        let edited = text.replacen('某', "一", 1);
+        for shingling in Shingling::ALL {
+            let (original, copy) = (WordShingles::of(text, shingling), WordShingles::of(&edited, shingling));
+            match shingling.token_rule() {
+                TokenRule::V2 => assert!(original.jaccard(&copy) > 0.5, "{shingling}"),
+                // In v1 the clause is one word: the two texts share nothing.
+                TokenRule::V1 => assert_eq!(original.jaccard(&copy), 0.0, "{shingling}"),
+            }
+        }
     }
 
     #[test]

@@ -24,6 +24,7 @@
 
 use crate::bit_counts::BitCounts;
 use crate::jenkins;
+use crate::segment::TokenRule;
 use crate::simhash_tokens::{Scanner, Sink};
 use std::fmt;
 use std::str::FromStr;
@@ -245,25 +246,28 @@ pub(crate) struct Buffers {
 }
 
 impl Buffers {
-    /// The `simhash-doc` of `text`.
-    pub(crate) fn fingerprint(&mut self, text: &str) -> SimhashDoc {
+    /// The simhash-doc value of `text` with tokens cut by `rule`.
+    pub(crate) fn fingerprint(&mut self, text: &str, rule: TokenRule) -> SimhashDoc {
         let mut counters = Counters::default();
-        self.scanner.scan(text, &mut counters);
+        self.scanner.scan(text, rule, &mut counters);
         counters.finish()
     }
 }
 
 /// `simhash-doc` computed the slow way the definition reads (see
 /// [`crate::simhash_doc_by_definition`]).
-pub(crate) fn by_definition(text: &str) -> SimhashDoc {
+pub(crate) fn by_definition(text: &str, rule: TokenRule) -> SimhashDoc {
     let mut counters = Counters::default();
-    crate::simhash_tokens::scan_by_definition(text, &mut counters);
+    crate::simhash_tokens::scan_by_definition(text, rule, &mut counters);
     counters.finish()
 }
 
 /// Every intermediate value of `simhash-doc` on one text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimhashDocExplanation {
+    /// How the tokens were cut: which of simhash-doc and simhash-doc-v2
+    /// this explains.
+    pub rule: TokenRule,
     /// The hashed tokens, in order, with repetitions.
     pub tokens: Vec<String>,
     /// Runs of word characters without a letter (numbers), not hashed.
@@ -333,7 +337,7 @@ struct SimhashDocExplanationJson<'a> {
 impl serde::Serialize for SimhashDocExplanation {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         SimhashDocExplanationJson {
-            scheme: crate::Scheme::SimhashDoc.id(),
+            scheme: self.rule.simhash_scheme().id(),
             tokens: &self.tokens,
             features: Features(self.distinct_features()),
             numeric: &self.numeric,
@@ -374,11 +378,12 @@ impl Sink for Collector {
     }
 }
 
-pub(crate) fn explain(text: &str) -> SimhashDocExplanation {
+pub(crate) fn explain(text: &str, rule: TokenRule) -> SimhashDocExplanation {
     let mut collector = Collector::default();
-    Scanner::default().scan(text, &mut collector);
+    Scanner::default().scan(text, rule, &mut collector);
     let counters = collector.counters.signed();
     SimhashDocExplanation {
+        rule,
         tokens: collector.tokens,
         numeric: collector.numeric,
         identifiers: collector.identifiers,
@@ -392,7 +397,7 @@ mod tests {
     use super::*;
 
     fn tokens(text: &str) -> Vec<String> {
-        explain(text).tokens
+        explain(text, TokenRule::V1).tokens
     }
 
     #[test]
@@ -441,7 +446,7 @@ mod tests {
     fn tokens_follow_the_word_rules() {
         assert_eq!(tokens("Hello, WORLD! it's 2024"), ["hello", "world", "it", "s"]);
         assert_eq!(tokens("abc123 123 3_4 a_b"), ["abc123", "a_b"]);
-        assert_eq!(explain("abc123 123 3_4").numeric, ["123", "3_4"]);
+        assert_eq!(explain("abc123 123 3_4", TokenRule::V1).numeric, ["123", "3_4"]);
         // Combining marks (Mn) stay in the token; NFKC composes them.
         assert_eq!(tokens("Cafe\u{301} CAFÉ"), ["café", "café"]);
         // Default ignorables are deleted, joining their neighbours.
@@ -458,6 +463,7 @@ mod tests {
     fn identifiers_are_dropped_whole() {
         let e = explain(
             "see https://example.org/a?b=1 or www.Example.com, mail me@x.org (doi:10.1000/xyz) 10.1234/abc. end.",
+            TokenRule::V1,
         );
         assert_eq!(e.tokens, ["see", "or", "mail", "end"]);
         assert_eq!(e.identifiers.len(), 5);
@@ -465,14 +471,14 @@ mod tests {
 
     #[test]
     fn empty_document_is_zero_and_ties_are_zero() {
-        assert_eq!(Buffers::default().fingerprint(""), SimhashDoc(0));
-        assert_eq!(Buffers::default().fingerprint("123 ... https://x.y"), SimhashDoc(0));
+        assert_eq!(Buffers::default().fingerprint("", TokenRule::V1), SimhashDoc(0));
+        assert_eq!(Buffers::default().fingerprint("123 ... https://x.y", TokenRule::V1), SimhashDoc(0));
         // One token: the simhash is its feature.
         let a = SimhashDoc(jenkins::hashlittle2(b"a", 0, 0).feature());
-        assert_eq!(Buffers::default().fingerprint("A"), a);
+        assert_eq!(Buffers::default().fingerprint("A", TokenRule::V1), a);
         // Two different tokens: bits where they disagree tie at 0.
         let b = jenkins::hashlittle2(b"b", 0, 0).feature();
-        assert_eq!(Buffers::default().fingerprint("a b"), SimhashDoc(a.0 & b));
+        assert_eq!(Buffers::default().fingerprint("a b", TokenRule::V1), SimhashDoc(a.0 & b));
     }
 
     #[test]

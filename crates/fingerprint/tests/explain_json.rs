@@ -3,7 +3,7 @@
 //! serde_json's `preserve_order` (which the CLI enables and the bindings
 //! do not).
 
-use priorart_fingerprint::{Scheme, explain, explain_simhash_doc};
+use priorart_fingerprint::{Scheme, TokenRule, explain, explain_simhash_doc};
 
 /// Where each of `keys` first appears in `json`, in order, or a panic.
 fn in_order(json: &str, keys: &[&str]) {
@@ -39,7 +39,7 @@ fn an_equality_explanation_is_written_in_its_documented_order() {
 
 #[test]
 fn a_simhash_doc_explanation_keeps_its_features_in_first_seen_order() {
-    let explanation = explain_simhash_doc("zebra apple mango apple");
+    let explanation = explain_simhash_doc("zebra apple mango apple", TokenRule::V1);
     let json = serde_json::to_string(&explanation).unwrap();
     in_order(
         &json,

@@ -1,20 +1,25 @@
-//! `vectors/simhash-doc.json`: the published test vectors of `simhash-doc`.
+//! `vectors/simhash-doc.json` and `vectors/simhash-doc-v2.json`: the
+//! published test vectors of `simhash-doc` and `simhash-doc-v2`.
 //!
-//! The inputs are listed here; the file holds them with priorart's answers
-//! (tokens, 64-bit hex, base32hex) and is checked in full. To regenerate it
-//! after a deliberate change of inputs (never of answers: a scheme is frozen
-//! once published), run
+//! The inputs are listed here, the same for both; each file holds them with
+//! priorart's answers (tokens, 64-bit hex, base32hex) and is checked in
+//! full. To regenerate them after a deliberate change of inputs (never of
+//! answers: a scheme is frozen once published), run
 //!
 //! ```sh
-//! PRIORART_REGENERATE_VECTORS=1 cargo test -p priorart-fingerprint --test simhash_doc
+//! PRIORART_REGENERATE_VECTORS=1 cargo test -p priorart-fingerprint --test integration simhash_doc
 //! ```
 
 use priorart_fingerprint::{
-    Fingerprint, Fingerprinter, Scheme, SimhashDoc, explain_simhash_doc, hashlittle2,
+    Fingerprint, Fingerprinter, Scheme, SimhashDoc, TokenRule, explain_simhash_doc, hashlittle2,
 };
 use serde::{Deserialize, Serialize};
 
-const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors/simhash-doc.json");
+/// The vector file of the scheme of `rule`.
+fn vectors_path(rule: TokenRule) -> String {
+    let scheme = rule.simhash_scheme();
+    format!("{}/../../vectors/{scheme}.json", env!("CARGO_MANIFEST_DIR"))
+}
 
 /// (name, input) of every case, in file order.
 fn inputs() -> Vec<(&'static str, String)> {
@@ -79,6 +84,16 @@ fn inputs() -> Vec<(&'static str, String)> {
         ("nbsp and other spaces", "one\u{A0}two\u{2009}three\u{3000}four\u{1680}five"),
         ("rtl and ltr marks", "abc\u{200F}def \u{202E}ghi\u{202C}"),
         ("line breaks", "line\none\r\nline\ttwo\u{2029}para"),
+        ("chinese sentence", "但它也常常保留了某些不再开发的软件包版本。"),
+        ("chinese with latin and digits", "Debian的apt工具在第3章介绍，Linux内核2.6版本"),
+        ("japanese sentence", "パッケージの依存関係を確認してください。コーヒーと人々"),
+        ("half-width katakana", "ｶﾀｶﾅ ﾃｷｽﾄ"),
+        ("thai marks", "นักเรียนไปโรงเรียน ภาษาไทย"),
+        ("lao", "ພາສາລາວ"),
+        ("khmer", "ភាសាខ្មែរ"),
+        ("myanmar", "မြန်မာဘာသာ"),
+        ("devanagari spacing marks", "हिंदी किताब पढ़ना"),
+        ("korean with hanja", "한국어 韓國語 텍스트"),
     ]
     .into_iter()
     .map(|(name, input)| (name, input.to_owned()))
@@ -137,7 +152,7 @@ struct Case {
     base32: String,
 }
 
-fn generate() -> Vectors {
+fn generate(rule: TokenRule) -> Vectors {
     let features = FEATURE_TOKENS
         .iter()
         .map(|token| {
@@ -154,7 +169,7 @@ fn generate() -> Vectors {
     let cases = inputs()
         .into_iter()
         .map(|(name, input)| {
-            let explanation = explain_simhash_doc(&input);
+            let explanation = explain_simhash_doc(&input, rule);
             let value = explanation.fingerprint;
             Case {
                 name: name.to_owned(),
@@ -165,37 +180,40 @@ fn generate() -> Vectors {
             }
         })
         .collect();
+    let scheme = rule.simhash_scheme();
     Vectors {
-        scheme: Scheme::SimhashDoc.id().to_owned(),
-        specification: "docs/simhash-doc.md".to_owned(),
+        scheme: scheme.id().to_owned(),
+        specification: format!("docs/{scheme}.md"),
         unicode_version: "17.0.0".to_owned(),
-        regenerate: "PRIORART_REGENERATE_VECTORS=1 cargo test -p priorart-fingerprint --test simhash_doc"
+        regenerate: "PRIORART_REGENERATE_VECTORS=1 cargo test -p priorart-fingerprint --test integration simhash_doc"
             .to_owned(),
         features,
         cases,
     }
 }
 
-fn published() -> Vectors {
-    let text = std::fs::read_to_string(VECTORS).expect("vectors/simhash-doc.json is in the repository");
+fn published(rule: TokenRule) -> Vectors {
+    let text = std::fs::read_to_string(vectors_path(rule)).expect("the vector file is in the repository");
     serde_json::from_str(&text).expect("the vector file is valid JSON")
 }
 
 #[test]
-fn vectors_match_the_published_file() {
-    if std::env::var_os("PRIORART_REGENERATE_VECTORS").is_some() {
-        let json = serde_json::to_string_pretty(&generate()).expect("vectors serialize");
-        std::fs::write(VECTORS, json + "\n").expect("vectors/simhash-doc.json is writable");
-        eprintln!("regenerated {VECTORS}");
-        return;
+fn vectors_match_the_published_files() {
+    for rule in TokenRule::ALL {
+        if std::env::var_os("PRIORART_REGENERATE_VECTORS").is_some() {
+            let json = serde_json::to_string_pretty(&generate(rule)).expect("vectors serialize");
+            std::fs::write(vectors_path(rule), json + "\n").expect("the vector file is writable");
+            eprintln!("regenerated {}", vectors_path(rule));
+            continue;
+        }
+        let (published, generated) = (published(rule), generate(rule));
+        assert_eq!(published.features, generated.features);
+        assert_eq!(published.cases.len(), generated.cases.len(), "inputs were added: regenerate");
+        for (want, got) in published.cases.iter().zip(&generated.cases) {
+            assert_eq!(want, got, "{rule}: case {:?}", want.name);
+        }
+        assert_eq!(published, generated);
     }
-    let (published, generated) = (published(), generate());
-    assert_eq!(published.features, generated.features);
-    assert_eq!(published.cases.len(), generated.cases.len(), "inputs were added: regenerate");
-    for (want, got) in published.cases.iter().zip(&generated.cases) {
-        assert_eq!(want, got, "case {:?}", want.name);
-    }
-    assert_eq!(published, generated);
 }
 
 /// The published values through every public entry point, not only the
@@ -203,22 +221,54 @@ fn vectors_match_the_published_file() {
 #[test]
 fn every_entry_point_agrees_with_the_vectors() {
     let mut fingerprinter = Fingerprinter::new();
-    for case in published().cases {
-        let value: SimhashDoc = case.base32.parse().expect("base32 parses");
-        assert_eq!(value.to_hex(), case.hex, "{}", case.name);
-        assert_eq!(priorart_fingerprint::simhash_doc(&case.input), value, "{}", case.name);
-        assert_eq!(priorart_fingerprint::simhash_doc_by_definition(&case.input), value, "{}", case.name);
-        let both = fingerprinter.fingerprint(&case.input, &[Scheme::MinhashEqualityV1, Scheme::SimhashDoc]);
-        assert_eq!(both[1], Fingerprint::SimhashDoc(value), "{}", case.name);
-        assert_eq!(both[1].to_string(), case.base32);
+    for rule in TokenRule::ALL {
+        let scheme = rule.simhash_scheme();
+        let simhash_doc = match rule {
+            TokenRule::V1 => priorart_fingerprint::simhash_doc,
+            TokenRule::V2 => priorart_fingerprint::simhash_doc_v2,
+        };
+        for case in published(rule).cases {
+            let value: SimhashDoc = case.base32.parse().expect("base32 parses");
+            assert_eq!(value.to_hex(), case.hex, "{}", case.name);
+            assert_eq!(simhash_doc(&case.input), value, "{}", case.name);
+            assert_eq!(fingerprinter.simhash_doc(&case.input, rule), value, "{}", case.name);
+            let literal = priorart_fingerprint::simhash_doc_by_definition(&case.input, rule);
+            assert_eq!(literal, value, "{}", case.name);
+            let both = fingerprinter.fingerprint(&case.input, &[Scheme::MinhashEqualityV1, scheme]);
+            assert_eq!(both[1], Fingerprint::SimhashDoc(value), "{}", case.name);
+            assert_eq!(both[1].to_string(), case.base32);
+        }
     }
+}
+
+/// The two schemes differ only where v2 cuts differently: on letters of
+/// scripts written without spaces and on spacing marks (all of which, in
+/// these inputs, are Indic, U+0900 to U+0DFF).
+#[test]
+fn the_schemes_differ_only_on_unspaced_scripts_and_spacing_marks() {
+    let (v1, v2) = (published(TokenRule::V1).cases, published(TokenRule::V2).cases);
+    let mut differ = 0;
+    for (one, two) in v1.iter().zip(&v2) {
+        let affected = one.input.chars().any(|c| {
+            priorart_fingerprint::is_unspaced(c) || matches!(c, '\u{0900}'..='\u{0DFF}')
+        });
+        if one.tokens != two.tokens {
+            assert!(affected, "{}: {:?} / {:?}", one.name, one.tokens, two.tokens);
+            differ += 1;
+        }
+        assert_eq!(one.hex == two.hex, one.tokens == two.tokens, "{}", one.name);
+    }
+    assert!(differ >= 15, "only {differ} cases tell the rules apart");
+    let find = |name: &str| v2.iter().find(|c| c.name == name).expect("case exists");
+    assert_eq!(find("chinese sentence").tokens[..3], ["但它", "它也", "也常"]);
+    assert_eq!(find("devanagari spacing marks").tokens, ["हिंदी", "किताब", "पढ़ना"]);
 }
 
 /// The weights are occurrence counts, the tie rule gives 0, and a simhash
 /// of one token is its feature: checked from the features alone.
 #[test]
 fn vectors_follow_the_counting_rules() {
-    let cases = published().cases;
+    let cases = published(TokenRule::V1).cases;
     let find = |name: &str| cases.iter().find(|c| c.name == name).expect("case exists");
     let feature = |token: &str| hashlittle2(token.as_bytes(), 0, 0).feature();
     assert_eq!(find("empty").hex, "0000000000000000");

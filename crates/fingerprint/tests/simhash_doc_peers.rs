@@ -33,7 +33,7 @@
 //! Peers are installed by `.ci/setup.d/simhash.sh`. Missing peers skip the
 //! test (recorded by `priorart_testkit::peers`), unless `PRIORART_REQUIRE_PEERS=1` (CI).
 
-use priorart_fingerprint::{explain_simhash_doc, hashlittle2};
+use priorart_fingerprint::{TokenRule, explain_simhash_doc, hashlittle2};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -75,7 +75,7 @@ fn vector_documents() -> Vec<(Vec<String>, u64)> {
         .as_array()
         .expect("cases")
         .iter()
-        .map(|case| explain_simhash_doc(case["input"].as_str().expect("input")))
+        .map(|case| explain_simhash_doc(case["input"].as_str().expect("input"), TokenRule::V1))
         .map(|explanation| (explanation.tokens, explanation.fingerprint.0))
         .collect()
 }

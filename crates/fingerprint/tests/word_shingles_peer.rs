@@ -114,7 +114,7 @@ fn word_shingles_are_pythons_lowercased_word_five_grams() {
     assert_eq!(answers.len(), pairs.len());
     let mut similar = 0;
     for ((a, b), answer) in pairs.iter().zip(answers) {
-        let (sa, sb) = (WordShingles::of(a, Shingling::Words), WordShingles::of(b, Shingling::Words));
+        let (sa, sb) = (WordShingles::of(a, Shingling::WordsV1), WordShingles::of(b, Shingling::WordsV1));
         let expected =
             (answer[0].as_u64().unwrap(), answer[1].as_u64().unwrap(), answer[2].as_f64().unwrap());
         assert_eq!((sa.len() as u64, sb.len() as u64), (expected.0, expected.1), "{a:?} / {b:?}");

@@ -3,10 +3,11 @@
 //! that every front end (the CLI, the Python package) indexes a text the
 //! same way. The shingling (how the text is cut into words) is the
 //! index's own ([`crate::Index::shingling`]): sketches of two shinglings
-//! cannot be compared.
+//! cannot be compared. Its token rule also says which simhash-doc the
+//! index holds (simhash-doc-v2, or simhash-doc for an index built before).
 
 use crate::segment::Entry;
-use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, Shingling, WordShingles};
+use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, Shingling, TokenRule, WordShingles};
 
 /// Shingle hashes kept per document (the smallest ones): the Jaccard
 /// similarity of two documents estimated from their sketches has a
@@ -21,16 +22,16 @@ pub fn sketch(shingles: &WordShingles, width: u32) -> Vec<u64> {
 }
 
 impl Entry {
-    /// The entry of a document from its text: simhash-doc, `X`
-    /// (minhash-equality-v1) and a sketch [`SKETCH_WIDTH`] hashes wide of
-    /// its shingles under `shingling`.
+    /// The entry of a document from its text: simhash-doc (of
+    /// `shingling`'s token rule), `X` (minhash-equality-v1) and a sketch
+    /// [`SKETCH_WIDTH`] hashes wide of its shingles under `shingling`.
     pub fn of_text(
         id: impl Into<String>,
         text: &str,
         shingling: Shingling,
         fingerprinter: &mut Fingerprinter,
     ) -> Entry {
-        let (x, simhash) = fingerprints(text, fingerprinter);
+        let (x, simhash) = fingerprints(text, shingling.token_rule(), fingerprinter);
         Entry::from_fingerprints(id, simhash, x, &WordShingles::of(text, shingling))
     }
 
@@ -47,10 +48,15 @@ impl Entry {
     }
 }
 
-/// `X` and simhash-doc of `text`, in one pass of the fingerprinter.
-pub(crate) fn fingerprints(text: &str, fingerprinter: &mut Fingerprinter) -> (Option<[u8; 32]>, u64) {
+/// `X` and the simhash-doc of `rule` of `text`, in one pass of the
+/// fingerprinter.
+pub(crate) fn fingerprints(
+    text: &str,
+    rule: TokenRule,
+    fingerprinter: &mut Fingerprinter,
+) -> (Option<[u8; 32]>, u64) {
     let (mut x, mut simhash) = (None, 0);
-    for found in fingerprinter.fingerprint(text, &[Scheme::MinhashEqualityV1, Scheme::SimhashDoc]) {
+    for found in fingerprinter.fingerprint(text, &[Scheme::MinhashEqualityV1, rule.simhash_scheme()]) {
         match found {
             Fingerprint::Equality(value) => x = Some(value.0),
             Fingerprint::SimhashDoc(value) => simhash = value.0,
@@ -67,11 +73,12 @@ mod tests {
     #[test]
     fn an_entry_of_text_holds_the_fingerprints_every_command_computes() {
         let text = "Tide mills ground the grain of European estuaries for eight centuries, \
-                    turning the sea's rise and fall into flour.";
+                    turning the sea's rise and fall into flour. 潮汐磨坊把海水的涨落变成面粉。";
         for shingling in Shingling::ALL {
             let entry = Entry::of_text("mills", text, shingling, &mut Fingerprinter::new());
             assert_eq!(entry.id, "mills");
-            assert_eq!(entry.simhash, priorart_fingerprint::simhash_doc(text).0);
+            let simhash = Fingerprinter::new().simhash_doc(text, shingling.token_rule());
+            assert_eq!(entry.simhash, simhash.0);
             assert_eq!(entry.x, Some(priorart_fingerprint::minhash_equality_v1(text).0));
             let sketch = entry.sketch.unwrap();
             assert_eq!(sketch, WordShingles::of(text, shingling).hashes());

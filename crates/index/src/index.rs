@@ -5,15 +5,23 @@
 //! same way. Queries see every listed segment.
 //!
 //! The manifest records how the sketches' shingles were cut into words
-//! (`shingles`: a [`Shingling`] name). A manifest without it was written
-//! before there was a choice, when every sketch was of simhash-doc tokens,
-//! so such an index stays [`Shingling::Tokens`]: a later default never
-//! changes how an existing index's sketches are read or added to.
+//! (`shingles`: a [`Shingling`] name), whose token rule is also that of
+//! the index's simhash-doc values. A later default never changes how an
+//! existing index's sketches and values are read or added to:
+//!
+//! - format `priorart-index/2` (written since simhash-doc-v2) names the
+//!   shingling as it is;
+//! - format `priorart-index/1` was written before scripts without spaces
+//!   were cut into bigrams, so its `words` and `tokens` are
+//!   [`Shingling::WordsV1`] and [`Shingling::TokensV1`] and its values
+//!   simhash-doc; without `shingles` it was written before there was a
+//!   choice, when every sketch was of simhash-doc tokens
+//!   ([`Shingling::TokensV1`]).
 
 use crate::layout::{DistanceTooLarge, Layout, MAX_DISTANCE};
 use crate::query::{Answer, Match, Query, rank};
 use crate::segment::{self, Entry, Segment, SegmentError, sketch_jaccard};
-use priorart_fingerprint::Shingling;
+use priorart_fingerprint::{Shingling, TokenRule};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -22,7 +30,9 @@ use std::path::{Path, PathBuf};
 const LISTED_DUPLICATES: usize = 5;
 
 const MANIFEST: &str = "manifest.json";
-const FORMAT: &str = "priorart-index/1";
+const FORMAT: &str = "priorart-index/2";
+/// The format of indexes built before simhash-doc-v2 (see the module).
+const FORMAT_V1: &str = "priorart-index/1";
 const MAX_MANIFEST_BYTES: u64 = 16 << 20;
 
 /// Why an index cannot be opened or changed.
@@ -300,7 +310,9 @@ impl Index {
     }
 
     /// How the sketches' texts were cut into words: a text's lookup or a
-    /// document added must be sketched the same way.
+    /// document added must be sketched the same way. Its token rule says
+    /// which simhash-doc the index's values are
+    /// ([`Shingling::token_rule`]).
     pub fn shingling(&self) -> Shingling {
         self.shingling
     }
@@ -419,10 +431,11 @@ impl Index {
 }
 
 fn shingling(dir: &Path, manifest: &Manifest) -> Result<Shingling, IndexError> {
-    manifest
+    let named = manifest
         .shingles
         .parse::<Shingling>()
-        .map_err(|err| IndexError::Manifest { path: dir.join(MANIFEST), detail: err.to_string() })
+        .map_err(|err| IndexError::Manifest { path: dir.join(MANIFEST), detail: err.to_string() })?;
+    Ok(if manifest.format == FORMAT_V1 { named.with_rule(TokenRule::V1) } else { named })
 }
 
 fn read_manifest(dir: &Path) -> Result<Manifest, IndexError> {
@@ -433,7 +446,7 @@ fn read_manifest(dir: &Path) -> Result<Manifest, IndexError> {
     let bytes = priorart_files::read_limited(&path, MAX_MANIFEST_BYTES)?;
     let bad = |detail: String| IndexError::Manifest { path: path.clone(), detail };
     let manifest: Manifest = serde_json::from_slice(&bytes).map_err(|err| bad(err.to_string()))?;
-    if manifest.format != FORMAT {
+    if manifest.format != FORMAT && manifest.format != FORMAT_V1 {
         return Err(bad(format!("format {:?}", manifest.format)));
     }
     if manifest.segments.iter().any(|name| !is_segment_name(name)) {

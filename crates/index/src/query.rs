@@ -43,10 +43,11 @@ pub struct Query {
 }
 
 impl Query {
-    /// A document's lookup: its simhash-doc, `X` and shingle sketch under
-    /// `shingling` (the index's: [`Index::shingling`]).
+    /// A document's lookup: its simhash-doc (of `shingling`'s token rule),
+    /// `X` and shingle sketch under `shingling` (the index's:
+    /// [`Index::shingling`]).
     pub fn of_text(text: &str, shingling: Shingling, fingerprinter: &mut Fingerprinter) -> Query {
-        let (x, simhash) = document::fingerprints(text, fingerprinter);
+        let (x, simhash) = document::fingerprints(text, shingling.token_rule(), fingerprinter);
         Query {
             simhash: Some(simhash),
             x,

@@ -39,15 +39,15 @@ fn an_index_written_by_the_previous_version_opens_answers_and_migrates() {
     let mut index = Index::open(&path).unwrap();
     assert_eq!(index.len(), 3);
     // Its manifest predates `shingles`: its sketches are of simhash-doc tokens.
-    assert_eq!(index.shingling(), Shingling::Tokens);
-    assert_eq!(Index::shingling_of(&path).unwrap(), Shingling::Tokens);
+    assert_eq!(index.shingling(), Shingling::TokensV1);
+    assert_eq!(Index::shingling_of(&path).unwrap(), Shingling::TokensV1);
     let mut fingerprinter = Fingerprinter::new();
     let ask = |index: &Index, text: &str, fingerprinter: &mut Fingerprinter| {
         index.query(&Query::of_text(text, index.shingling(), fingerprinter), 3).unwrap()
     };
     for (id, text) in v1_texts() {
         let held = index.with_ids(&[id.as_str()].into());
-        let expected = Entry::of_text(id.clone(), &text, Shingling::Tokens, &mut fingerprinter);
+        let expected = Entry::of_text(id.clone(), &text, Shingling::TokensV1, &mut fingerprinter);
         assert_eq!(held, [expected], "every document has its X and its sketch");
         let answer = ask(&index, &text, &mut fingerprinter);
         assert_eq!(answer.near[0].id, id);
@@ -249,4 +249,30 @@ fn new_documents_pair_with_the_index_never_the_index_with_itself() {
         assert!(survivors.contains(&n), "new text {n} survives");
     }
     assert!(!survivors.contains(&0), "an exact copy of the index does not");
+}
+
+/// An index of format 1 was built before simhash-doc-v2: its `words` are
+/// the v1 words and its values simhash-doc, so a Chinese text is looked
+/// up as it was indexed; a new index is of v2, where an edited Chinese
+/// copy is found.
+#[test]
+fn a_format_1_index_keeps_the_v1_token_rule_and_a_new_one_finds_edited_chinese() {
+    let text = "但它也常常保留了某些不再开发的软件包版本，因为用户仍然需要它们。\
+                稳定版本的软件包会得到安全更新，而测试版本则不断变化。"
+        .repeat(4);
+    let copy = text.replacen('某', "一", 1).replacen('安', "完", 1);
+    let mut fingerprinter = Fingerprinter::new();
+    let dir = tempfile::tempdir().unwrap();
+    let entries = [Entry::of_text("zh", &text, Shingling::Words, &mut fingerprinter)];
+    let index = Index::build(dir.path(), Layout::manku_16x28(), SKETCH_WIDTH, Shingling::Words, &entries).unwrap();
+    let answer = index.query(&Query::of_text(&copy, index.shingling(), &mut fingerprinter), 3).unwrap();
+    assert!(answer.near.first().is_some_and(|found| found.jaccard_estimate.unwrap() > 0.6), "{answer:?}");
+
+    let manifest = dir.path().join("manifest.json");
+    let written = std::fs::read_to_string(&manifest).unwrap();
+    assert!(written.contains("\"priorart-index/2\""));
+    std::fs::write(&manifest, written.replace("priorart-index/2", "priorart-index/1")).unwrap();
+    let old = Index::open(dir.path()).unwrap();
+    assert_eq!(old.shingling(), Shingling::WordsV1);
+    assert_eq!(Index::shingling_of(dir.path()).unwrap(), Shingling::WordsV1);
 }

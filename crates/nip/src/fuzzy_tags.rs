@@ -1,12 +1,17 @@
 //! The fuzzy discovery tags of docs/nip-ff-3-fuzzy.md: a content event's
-//! simhash-doc value and its lookup keys, in `B` tags that relays index,
+//! simhash-doc-v2 value and its lookup keys, in `B` tags that relays index,
 //! so that one REQ carrying a text's keys finds every event whose text is
 //! within [`FUZZY_DISTANCE`] bits of it on an unmodified relay.
 //!
 //! ```text
-//! ["B", "GCBI4TN2UN2P2", "simhash-doc"]     the value, once
+//! ["B", "GCBI4TN2UN2P2", "simhash-doc-v2"]  the value, once
 //! ["B", "6-00-83a7"]                         one key per table (28)
 //! ```
+//!
+//! Tags written before simhash-doc-v2 name `simhash-doc`; they are still
+//! read and checked against the content's simhash-doc. Both values share
+//! one key space: on text without Chinese, Japanese, Thai… or spacing
+//! marks they are equal, so old and new events find each other.
 //!
 //! A key is `<k>-<table>-<hex>`: the distance its layout guarantees
 //! (`Layout::for_distance(6)`: the 64 bits in 8 bytes, one table per pair
@@ -16,17 +21,17 @@
 //! trusted: a reader recomputes the value from the content.
 
 use nostr::prelude::{Event, Tag, Tags};
-use priorart_fingerprint::SimhashDoc;
+use priorart_fingerprint::{Fingerprinter, Scheme, SimhashDoc, TokenRule};
 use priorart_fingerprint::layout::{Layout, TableKeys};
 use std::sync::OnceLock;
 
 /// The tag name: `B` (no NIP uses `b` or `B`).
 pub const FUZZY_TAG: &str = "B";
-/// The scheme named in the value tag.
-pub const FUZZY_SCHEME: &str = "simhash-doc";
+/// The scheme named in the value tag written.
+pub const FUZZY_SCHEME: Scheme = Scheme::SimhashDocV2;
 /// The distance the keys guarantee: two values within it share a key.
 pub const FUZZY_DISTANCE: u32 = 6;
-/// Texts of fewer whitespace-separated words carry no fuzzy tags (their
+/// Texts of fewer words ([`long_enough`]) carry no fuzzy tags (their
 /// values move too much under small edits to be worth the bytes).
 pub const FUZZY_MIN_WORDS: usize = 100;
 /// Most `B` tags read from one event (the value and 28 keys fit well).
@@ -42,17 +47,17 @@ pub enum FuzzyTagError {
         /// How many there are.
         count: usize,
     },
-    /// A `B` tag that is neither `["B", value, "simhash-doc"]` nor `["B", key]`.
-    #[error("a B tag has {strings} strings: expected [\"B\", value, \"simhash-doc\"] or [\"B\", key]")]
+    /// A `B` tag that is neither `["B", value, scheme]` nor `["B", key]`.
+    #[error("a B tag has {strings} strings: expected [\"B\", value, \"simhash-doc-v2\"] or [\"B\", key]")]
     BadShape {
         /// Strings in the tag, its name included.
         strings: usize,
     },
     /// A value tag of another scheme.
-    #[error("the B value tag names scheme {0:?}, not simhash-doc")]
+    #[error("the B value tag names scheme {0:?}, not simhash-doc-v2 or simhash-doc")]
     WrongScheme(String),
     /// Keys without a value tag.
-    #[error("B keys without a [\"B\", value, \"simhash-doc\"] tag")]
+    #[error("B keys without a [\"B\", value, \"simhash-doc-v2\"] tag")]
     ValueMissing,
     /// Two value tags.
     #[error("more than one B value tag")]
@@ -116,27 +121,34 @@ pub fn fuzzy_keys(value: SimhashDoc) -> Vec<String> {
 }
 
 /// Whether a text is long enough to carry fuzzy tags (and to be looked up
-/// by them by default): at least [`FUZZY_MIN_WORDS`] words.
+/// by them by default): at least [`FUZZY_MIN_WORDS`] words, two letters of
+/// Chinese, Japanese, Thai… counting as one
+/// ([`priorart_fingerprint::count_words`]).
 pub fn long_enough(text: &str) -> bool {
-    text.split_whitespace().take(FUZZY_MIN_WORDS).count() >= FUZZY_MIN_WORDS
+    priorart_fingerprint::count_words(text, FUZZY_MIN_WORDS) >= FUZZY_MIN_WORDS
 }
 
 /// A simhash-doc value and its keys, as `B` tags carry them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FuzzyTags {
-    /// The simhash-doc value.
+    /// The value.
     pub value: SimhashDoc,
+    /// Its token rule: simhash-doc-v2's for tags written now, simhash-doc's
+    /// for tags written before.
+    pub rule: TokenRule,
 }
 
 impl FuzzyTags {
-    /// The tags of `text`'s simhash-doc value.
+    /// The tags of `text`'s simhash-doc-v2 value.
     pub fn of_text(text: &str) -> FuzzyTags {
-        FuzzyTags { value: priorart_fingerprint::simhash_doc(text) }
+        let rule = TokenRule::V2;
+        FuzzyTags { value: Fingerprinter::new().simhash_doc(text, rule), rule }
     }
 
     /// The tags, the value first, then the keys in table order.
     pub fn to_tags(&self) -> Vec<Tag> {
-        let value = [FUZZY_TAG.to_owned(), self.value.to_string(), FUZZY_SCHEME.to_owned()];
+        let scheme = self.rule.simhash_scheme().id().to_owned();
+        let value = [FUZZY_TAG.to_owned(), self.value.to_string(), scheme];
         let keys = fuzzy_keys(self.value).into_iter().map(|key| [FUZZY_TAG.to_owned(), key]);
         std::iter::once(Tag::parse(value).expect("a named tag"))
             .chain(keys.map(|key| Tag::parse(key).expect("a named tag")))
@@ -161,17 +173,21 @@ impl FuzzyTags {
         let (mut value, mut keys) = (None, Vec::new());
         for tag in fuzzy {
             match tag {
-                [_, text, scheme] if scheme == FUZZY_SCHEME => {
-                    if value.replace(parse_value(text)?).is_some() {
+                [_, text, scheme] => {
+                    let rule = scheme
+                        .parse::<Scheme>()
+                        .ok()
+                        .and_then(Scheme::token_rule)
+                        .ok_or_else(|| FuzzyTagError::WrongScheme(cut(scheme)))?;
+                    if value.replace((parse_value(text)?, rule)).is_some() {
                         return Err(FuzzyTagError::ValueRepeated);
                     }
                 }
-                [_, _, scheme] => return Err(FuzzyTagError::WrongScheme(cut(scheme))),
                 [_, key] => keys.push(key.as_str()),
                 other => return Err(FuzzyTagError::BadShape { strings: other.len() }),
             }
         }
-        let value = value.ok_or(FuzzyTagError::ValueMissing)?;
+        let (value, rule) = value.ok_or(FuzzyTagError::ValueMissing)?;
         let expected = fuzzy_keys(value);
         let mut seen = vec![false; expected.len()];
         for key in keys {
@@ -184,7 +200,7 @@ impl FuzzyTags {
             }
         }
         match seen.iter().filter(|&&present| !present).count() {
-            0 => Ok(Some(FuzzyTags { value })),
+            0 => Ok(Some(FuzzyTags { value, rule })),
             missing => Err(FuzzyTagError::KeysMissing { missing }),
         }
     }
@@ -216,7 +232,7 @@ pub fn check_fuzzy_tags(event: &Event) -> FuzzyTagCheck {
     if let Some(why) = crate::readable::unreadable(&event.content) {
         return FuzzyTagCheck::CannotCheck(why);
     }
-    let value = priorart_fingerprint::simhash_doc(&event.content);
+    let value = Fingerprinter::new().simhash_doc(&event.content, tags.rule);
     if value == tags.value { FuzzyTagCheck::Matches } else { FuzzyTagCheck::DoesNotMatch(value) }
 }
 

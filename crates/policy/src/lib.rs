@@ -61,7 +61,7 @@ pub use priorart_nip::nostr;
 
 use flood::FloodWindow;
 use nostr::prelude::{Event, PublicKey};
-use priorart_fingerprint::{EqualityFingerprint, Fingerprinter};
+use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, TokenRule};
 use priorart_nip::check::{XCheck, check_x};
 use priorart_nip::fuzzy_tags::{FuzzyTagCheck, check_fuzzy_tags};
 use priorart_nip::{ALGORITHM, ATTESTATION_KIND, NIP03_KIND, PROOF_KIND, Verdict};
@@ -223,11 +223,11 @@ impl Policy {
         let rules = &self.config.flood;
         if !rules.enabled
             || !rules.kinds.contains(&event.kind.as_u16())
-            || event.content.split_whitespace().take(rules.min_words).count() < rules.min_words
+            || priorart_fingerprint::count_words(&event.content, rules.min_words) < rules.min_words
         {
             return Decision::accept();
         }
-        let simhash = self.fingerprinter.simhash_doc(&event.content);
+        let simhash = self.fingerprinter.simhash_doc(&event.content, TokenRule::V2);
         let seen =
             self.flood.observe(simhash, event.pubkey.to_bytes(), received_at, rules.distance, rules.authors);
         if seen.events > rules.events && seen.authors >= rules.authors {

@@ -15,13 +15,14 @@ use super::answer::{CONTENT_KINDS, Found, RelayAnswer, UncheckedAnswer, merge};
 use super::report::{CheckReport, EventSeen, RankedProof, RefusedProof, RelaySummary, UnverifiedProof};
 use crate::fuzzy_tags::{FUZZY_DISTANCE, FuzzyTagCheck, check_fuzzy_tags, fuzzy_keys};
 use nostr::prelude::{Filter, Kind, SingleLetterTag};
-use priorart_fingerprint::{EqualityFingerprint, Shingling, SimhashDoc, WordShingles};
+use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, Shingling, SimhashDoc, TokenRule, WordShingles};
 use priorart_ots::{HeaderSource, Network};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
 
-/// The word 5-grams a near copy is confirmed by: simhash-doc's tokens, as
-/// docs/nip-ff-3-fuzzy.md specifies (its thresholds were measured with them).
+/// The word 5-grams a near copy is confirmed by: simhash-doc-v2's tokens,
+/// as docs/nip-ff-3-fuzzy.md specifies (its thresholds were measured with
+/// them).
 const SHINGLING: Shingling = Shingling::Tokens;
 
 /// The word 5-gram Jaccard a candidate needs by default. Measured on the
@@ -51,6 +52,9 @@ reason_names!(NearQueryError {
 #[derive(Debug, Clone)]
 pub struct NearQuery {
     value: SimhashDoc,
+    /// The text's simhash-doc (v1) value, when it differs from `value`:
+    /// its keys find the events tagged before simhash-doc-v2.
+    v1_value: Option<SimhashDoc>,
     shingles: WordShingles,
     k: u32,
     min_jaccard: f64,
@@ -67,18 +71,28 @@ impl NearQuery {
         if !(0.0..=1.0).contains(&min_jaccard) {
             return Err(NearQueryError::BadJaccard(min_jaccard));
         }
-        let value = priorart_fingerprint::simhash_doc(text);
-        Ok(NearQuery { value, shingles: WordShingles::of(text, SHINGLING), k, min_jaccard })
+        let mut fingerprinter = Fingerprinter::new();
+        let value = fingerprinter.simhash_doc(text, TokenRule::V2);
+        let v1_value = Some(fingerprinter.simhash_doc(text, TokenRule::V1)).filter(|&v1| v1 != value);
+        Ok(NearQuery { value, v1_value, shingles: WordShingles::of(text, SHINGLING), k, min_jaccard })
     }
 
-    /// The text's simhash-doc value.
+    /// The text's simhash-doc-v2 value.
     pub fn value(&self) -> SimhashDoc {
         self.value
     }
 
-    /// The text's lookup keys.
+    /// The text's lookup keys: those of its simhash-doc-v2 value, then
+    /// (for text that simhash-doc cuts differently) those of its
+    /// simhash-doc value that are not among them, so that events tagged
+    /// before simhash-doc-v2 are found too.
     pub fn keys(&self) -> Vec<String> {
-        fuzzy_keys(self.value)
+        let mut keys = fuzzy_keys(self.value);
+        if let Some(v1_value) = self.v1_value {
+            let v2: HashSet<String> = keys.iter().cloned().collect();
+            keys.extend(fuzzy_keys(v1_value).into_iter().filter(|key| !v2.contains(key)));
+        }
+        keys
     }
 
     /// The content events carrying one of the text's keys: the REQ that
@@ -149,7 +163,7 @@ impl NearQuery {
         if listed.contains(found.event.id.to_hex().as_str()) {
             return Err(NotReported::ListedByX);
         }
-        let value = priorart_fingerprint::simhash_doc(content);
+        let value = Fingerprinter::new().simhash_doc(content, TokenRule::V2);
         let distance = value.distance(self.value);
         if distance > self.k {
             return Err(NotReported::TooFar);

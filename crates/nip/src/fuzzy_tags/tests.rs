@@ -11,7 +11,7 @@ fn text(words: usize, seed: usize) -> String {
 }
 
 fn tags_of(value: SimhashDoc) -> Tags {
-    Tags::from_list(FuzzyTags { value }.to_tags())
+    Tags::from_list(FuzzyTags { value, rule: TokenRule::V2 }.to_tags())
 }
 
 /// `tags` with `edit` applied to their string lists.
@@ -58,13 +58,17 @@ fn values_within_six_bits_share_a_key_and_farther_ones_may_not() {
 
 #[test]
 fn tags_round_trip_in_any_order() {
-    let value = priorart_fingerprint::simhash_doc(&text(150, 1));
+    let value = priorart_fingerprint::simhash_doc_v2(&text(150, 1));
     let tags = tags_of(value);
     assert_eq!(tags.len(), 1 + FUZZY_TABLES);
-    assert_eq!(tags.first().unwrap().as_slice(), ["B", &value.to_string(), "simhash-doc"]);
-    assert_eq!(FuzzyTags::parse(&tags), Ok(Some(FuzzyTags { value })));
+    assert_eq!(tags.first().unwrap().as_slice(), ["B", &value.to_string(), "simhash-doc-v2"]);
+    let v2 = FuzzyTags { value, rule: TokenRule::V2 };
+    assert_eq!(FuzzyTags::parse(&tags), Ok(Some(v2.clone())));
     let reversed = edited(&tags, |lists| lists.reverse());
-    assert_eq!(FuzzyTags::parse(&reversed), Ok(Some(FuzzyTags { value })));
+    assert_eq!(FuzzyTags::parse(&reversed), Ok(Some(v2)));
+    // Tags written before simhash-doc-v2 name simhash-doc.
+    let v1 = edited(&tags, |lists| lists[0][2] = "simhash-doc".into());
+    assert_eq!(FuzzyTags::parse(&v1), Ok(Some(FuzzyTags { value, rule: TokenRule::V1 })));
     let others = Tags::from_list(vec![Tag::parse(["t", "essay"]).unwrap()]);
     assert_eq!(FuzzyTags::parse(&others), Ok(None));
     // 29 tags in about 570 bytes of JSON.
@@ -124,8 +128,8 @@ fn a_lying_tag_is_told_from_the_content() {
         .tags(FuzzyTags::of_text(&honest).to_tags())
         .finalize(&keys)
         .unwrap();
-    let own = priorart_fingerprint::simhash_doc(&other);
-    assert_ne!(own, priorart_fingerprint::simhash_doc(&honest));
+    let own = priorart_fingerprint::simhash_doc_v2(&other);
+    assert_ne!(own, priorart_fingerprint::simhash_doc_v2(&honest));
     assert_eq!(check_fuzzy_tags(&lying), FuzzyTagCheck::DoesNotMatch(own));
     let encrypted = EventBuilder::new(Kind::TextNote, "c2VjcmV0IG1lc3NhZ2U=?iv=MTIzNDU2Nzg5MDEyMzQ1Ng==")
         .tags(FuzzyTags::of_text(&honest).to_tags())
@@ -146,4 +150,28 @@ fn a_lying_tag_is_told_from_the_content() {
 fn the_table_count_is_the_layouts() {
     assert_eq!(tables().0.tables.len(), FUZZY_TABLES);
     assert_eq!(tables().0.max_distance, FUZZY_DISTANCE);
+}
+
+/// An event tagged before simhash-doc-v2 (`simhash-doc`) is checked
+/// against its content's simhash-doc, and a Japanese text, which the two
+/// schemes cut differently, is told apart under each.
+#[test]
+fn tags_of_either_scheme_are_checked_by_their_own_rule() {
+    let keys = Keys::parse(&"11".repeat(32)).unwrap();
+    let japanese = "パッケージの依存関係を確認してから、新しいバージョンをインストールしてください。".repeat(3);
+    let rules = [TokenRule::V1, TokenRule::V2];
+    let values = rules.map(|rule| priorart_fingerprint::Fingerprinter::new().simhash_doc(&japanese, rule));
+    assert_ne!(values[0], values[1]);
+    for (rule, value) in rules.into_iter().zip(values) {
+        let tagged = EventBuilder::new(Kind::TextNote, &japanese)
+            .tags(FuzzyTags { value, rule }.to_tags())
+            .finalize(&keys)
+            .unwrap();
+        assert_eq!(check_fuzzy_tags(&tagged), FuzzyTagCheck::Matches, "{rule}");
+        let swapped = EventBuilder::new(Kind::TextNote, &japanese)
+            .tags(FuzzyTags { value, rule: if rule == TokenRule::V1 { TokenRule::V2 } else { TokenRule::V1 } }.to_tags())
+            .finalize(&keys)
+            .unwrap();
+        assert!(matches!(check_fuzzy_tags(&swapped), FuzzyTagCheck::DoesNotMatch(_)), "{rule}");
+    }
 }
