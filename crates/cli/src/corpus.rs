@@ -9,7 +9,9 @@ use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use priorart_dedup::{Catalog, Kept, Place, Reread, RereadError};
 use priorart_extract::{Format, Limits};
-use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, Shingling, SimhashDoc, TokenRule, WordShingles};
+use priorart_fingerprint::{
+    Fingerprint, Fingerprinter, Scheme, Shingling, SimhashDoc, TokenRule, WordShingles,
+};
 use priorart_jsonl::{Batch, Line, LineReader, Record, RecordError, RecordShape};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -183,7 +185,8 @@ pub fn fingerprint_all(
     shingling: Shingling,
     sink: impl FnMut(Vec<Fingerprinted>) -> Result<()>,
 ) -> Result<Summary> {
-    let wanted = Wanted { x: with_x, rule: shingling.token_rule(), shingles: Some(shingling), unique_ids: true };
+    let wanted =
+        Wanted { x: with_x, rule: shingling.token_rule(), shingles: Some(shingling), unique_ids: true };
     read_all(args, wanted, sink)
 }
 

@@ -44,7 +44,9 @@ fn dropped_by_extraction(word: &str) -> bool {
 
 fn dropped_by_simhash_doc(word: &str) -> bool {
     let text = format!("before {word} after");
-    !priorart_fingerprint::explain_simhash_doc(&text, priorart_fingerprint::TokenRule::V2).identifiers.is_empty()
+    !priorart_fingerprint::explain_simhash_doc(&text, priorart_fingerprint::TokenRule::V2)
+        .identifiers
+        .is_empty()
 }
 
 #[test]

@@ -76,7 +76,11 @@ fn fingerprints(text: &str) -> [u64; 3] {
             .enumerate()
             .fold(0u64, |value, (bit, &sum)| if sum > 0.0 { value | 1 << bit } else { value })
     });
-    assert_eq!(values[0], simhash_doc_v2(text).0, "the spec's weighting recomputed differs from the library's");
+    assert_eq!(
+        values[0],
+        simhash_doc_v2(text).0,
+        "the spec's weighting recomputed differs from the library's"
+    );
     values
 }
 

@@ -4,8 +4,8 @@
 //! every input the fuzzer found interesting.
 
 use priorart_fingerprint::{
-    EqualityFingerprint, Fingerprinter, Scheme, SimhashDoc, decode_json_string, explain, explain_simhash_doc,
-    TokenRule, simhash_doc_by_definition,
+    EqualityFingerprint, Fingerprinter, Scheme, SimhashDoc, TokenRule, decode_json_string, explain,
+    explain_simhash_doc, simhash_doc_by_definition,
 };
 use std::cell::RefCell;
 

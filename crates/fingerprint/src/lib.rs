@@ -84,7 +84,9 @@ pub use explain::{Bucket, Explanation, MAX_LISTED_TOKENS};
 pub use jenkins::{Lookup3, hashlittle2};
 pub use json_string::decode_json_string;
 pub use scheme::{Scheme, UnknownScheme};
-pub use segment::{Piece, TokenRule, UnknownTokenRule, count_words, is_combining_mark, is_unspaced, v2_pieces};
+pub use segment::{
+    Piece, TokenRule, UnknownTokenRule, count_words, is_combining_mark, is_unspaced, v2_pieces,
+};
 pub use shingles::{SHINGLE_WORDS, Shingling, UnknownShingling, WordShingles};
 pub use simhash_doc::{
     BASE32_LEN, Band, CLOSE_SIMILARITY, InvalidSimhashDoc, LOOKUP_DISTANCE, LOOSE_SIMILARITY, SimhashDoc,
@@ -214,8 +216,12 @@ impl Fingerprinter {
 
     /// The fingerprints of `text` under each of `schemes`, in that order.
     pub fn fingerprint(&mut self, text: &str, schemes: &[Scheme]) -> Vec<Fingerprint> {
-        if let Some(simhashes) = schemes.iter().map(|scheme| scheme.token_rule()).collect::<Option<Vec<_>>>() {
-            return simhashes.into_iter().map(|rule| Fingerprint::SimhashDoc(self.simhash_doc(text, rule))).collect();
+        if let Some(simhashes) = schemes.iter().map(|scheme| scheme.token_rule()).collect::<Option<Vec<_>>>()
+        {
+            return simhashes
+                .into_iter()
+                .map(|rule| Fingerprint::SimhashDoc(self.simhash_doc(text, rule)))
+                .collect();
         }
         let (minima, _) = self.equality_minima(Input::Text(text)).expect("text always folds");
         self.finish(minima, schemes, text)

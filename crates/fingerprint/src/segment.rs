@@ -90,7 +90,10 @@ impl FromStr for TokenRule {
     type Err = UnknownTokenRule;
 
     fn from_str(name: &str) -> Result<Self, Self::Err> {
-        TokenRule::ALL.into_iter().find(|rule| rule.name() == name).ok_or_else(|| UnknownTokenRule(name.into()))
+        TokenRule::ALL
+            .into_iter()
+            .find(|rule| rule.name() == name)
+            .ok_or_else(|| UnknownTokenRule(name.into()))
     }
 }
 

@@ -51,7 +51,8 @@ pub enum Shingling {
 
 impl Shingling {
     /// Every shingling, the default first.
-    pub const ALL: [Shingling; 4] = [Shingling::Words, Shingling::Tokens, Shingling::WordsV1, Shingling::TokensV1];
+    pub const ALL: [Shingling; 4] =
+        [Shingling::Words, Shingling::Tokens, Shingling::WordsV1, Shingling::TokensV1];
 
     /// Its name on the command line and in an index's manifest.
     pub const fn name(self) -> &'static str {

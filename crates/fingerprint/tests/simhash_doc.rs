@@ -185,8 +185,9 @@ fn generate(rule: TokenRule) -> Vectors {
         scheme: scheme.id().to_owned(),
         specification: format!("docs/{scheme}.md"),
         unicode_version: "17.0.0".to_owned(),
-        regenerate: "PRIORART_REGENERATE_VECTORS=1 cargo test -p priorart-fingerprint --test integration simhash_doc"
-            .to_owned(),
+        regenerate:
+            "PRIORART_REGENERATE_VECTORS=1 cargo test -p priorart-fingerprint --test integration simhash_doc"
+                .to_owned(),
         features,
         cases,
     }
@@ -249,9 +250,10 @@ fn the_schemes_differ_only_on_unspaced_scripts_and_spacing_marks() {
     let (v1, v2) = (published(TokenRule::V1).cases, published(TokenRule::V2).cases);
     let mut differ = 0;
     for (one, two) in v1.iter().zip(&v2) {
-        let affected = one.input.chars().any(|c| {
-            priorart_fingerprint::is_unspaced(c) || matches!(c, '\u{0900}'..='\u{0DFF}')
-        });
+        let affected = one
+            .input
+            .chars()
+            .any(|c| priorart_fingerprint::is_unspaced(c) || matches!(c, '\u{0900}'..='\u{0DFF}'));
         if one.tokens != two.tokens {
             assert!(affected, "{}: {:?} / {:?}", one.name, one.tokens, two.tokens);
             differ += 1;

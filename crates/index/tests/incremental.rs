@@ -264,7 +264,8 @@ fn a_format_1_index_keeps_the_v1_token_rule_and_a_new_one_finds_edited_chinese()
     let mut fingerprinter = Fingerprinter::new();
     let dir = tempfile::tempdir().unwrap();
     let entries = [Entry::of_text("zh", &text, Shingling::Words, &mut fingerprinter)];
-    let index = Index::build(dir.path(), Layout::manku_16x28(), SKETCH_WIDTH, Shingling::Words, &entries).unwrap();
+    let index =
+        Index::build(dir.path(), Layout::manku_16x28(), SKETCH_WIDTH, Shingling::Words, &entries).unwrap();
     let answer = index.query(&Query::of_text(&copy, index.shingling(), &mut fingerprinter), 3).unwrap();
     assert!(answer.near.first().is_some_and(|found| found.jaccard_estimate.unwrap() > 0.6), "{answer:?}");
 

@@ -21,8 +21,8 @@
 //! trusted: a reader recomputes the value from the content.
 
 use nostr::prelude::{Event, Tag, Tags};
-use priorart_fingerprint::{Fingerprinter, Scheme, SimhashDoc, TokenRule};
 use priorart_fingerprint::layout::{Layout, TableKeys};
+use priorart_fingerprint::{Fingerprinter, Scheme, SimhashDoc, TokenRule};
 use std::sync::OnceLock;
 
 /// The tag name: `B` (no NIP uses `b` or `B`).

@@ -15,7 +15,9 @@ use super::answer::{CONTENT_KINDS, Found, RelayAnswer, UncheckedAnswer, merge};
 use super::report::{CheckReport, EventSeen, RankedProof, RefusedProof, RelaySummary, UnverifiedProof};
 use crate::fuzzy_tags::{FUZZY_DISTANCE, FuzzyTagCheck, check_fuzzy_tags, fuzzy_keys};
 use nostr::prelude::{Filter, Kind, SingleLetterTag};
-use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, Shingling, SimhashDoc, TokenRule, WordShingles};
+use priorart_fingerprint::{
+    EqualityFingerprint, Fingerprinter, Shingling, SimhashDoc, TokenRule, WordShingles,
+};
 use priorart_ots::{HeaderSource, Network};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};

@@ -158,7 +158,8 @@ fn the_table_count_is_the_layouts() {
 #[test]
 fn tags_of_either_scheme_are_checked_by_their_own_rule() {
     let keys = Keys::parse(&"11".repeat(32)).unwrap();
-    let japanese = "パッケージの依存関係を確認してから、新しいバージョンをインストールしてください。".repeat(3);
+    let japanese =
+        "パッケージの依存関係を確認してから、新しいバージョンをインストールしてください。".repeat(3);
     let rules = [TokenRule::V1, TokenRule::V2];
     let values = rules.map(|rule| priorart_fingerprint::Fingerprinter::new().simhash_doc(&japanese, rule));
     assert_ne!(values[0], values[1]);
@@ -169,7 +170,10 @@ fn tags_of_either_scheme_are_checked_by_their_own_rule() {
             .unwrap();
         assert_eq!(check_fuzzy_tags(&tagged), FuzzyTagCheck::Matches, "{rule}");
         let swapped = EventBuilder::new(Kind::TextNote, &japanese)
-            .tags(FuzzyTags { value, rule: if rule == TokenRule::V1 { TokenRule::V2 } else { TokenRule::V1 } }.to_tags())
+            .tags(
+                FuzzyTags { value, rule: if rule == TokenRule::V1 { TokenRule::V2 } else { TokenRule::V1 } }
+                    .to_tags(),
+            )
             .finalize(&keys)
             .unwrap();
         assert!(matches!(check_fuzzy_tags(&swapped), FuzzyTagCheck::DoesNotMatch(_)), "{rule}");
