@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds a text-alignment evaluation corpus in PAN's layout from real documents.
 
-    scripts/pan-eval-build.py DOCS.jsonl OUT [--pairs 100] [--seed 1]
+    scripts/pan-eval-build.py DOCS.jsonl OUT [--pairs 100] [--seed 1] [--script latin|cjk]
 
 DOCS.jsonl holds one {"id": ..., "text": ...} per line (the Debian corpus of
 scripts/corpus/build.sh, or bindings/python/tests/data/debian-copyright.jsonl).
@@ -19,7 +19,13 @@ at line breaks and in an order of their own, after one obfuscation:
   05-deletion         each word deleted with probability --delete
   06-mixed            all three at once, at half those rates
 
-Obfuscated passages are their words joined by single spaces. Written:
+Obfuscated passages are their words joined by single spaces. With
+`--script cjk` the documents are Chinese and Japanese (most of their letters
+ideographs or kana), a "word" is one such character (or a run of other
+non-space characters), passages are 80 to 600 of them (a Chinese or Japanese
+word is about two characters), replacements are characters drawn from the
+documents, and obfuscated passages are joined without spaces between CJK
+characters, as such text is written. Written:
 OUT/susp/suspicious-documentNNNNN.txt, OUT/src/source-documentNNNNN.txt,
 OUT/pairs ("SUSP SRC" per line), OUT/CATEGORY/SUSP-SRC.xml (the truth:
 `feature name="plagiarism"` with this_/source_ offsets and lengths in
@@ -37,6 +43,10 @@ import sys
 from xml.sax.saxutils import quoteattr
 
 WORD = re.compile(r"\S+")
+CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+CJK_CHARACTER = re.compile(f"[{CJK}]")
+# A CJK character, or a run of other non-space characters.
+CJK_WORD = re.compile(f"[{CJK}]|[^\\s{CJK}]+")
 LOWER_WORDS = re.compile(r"\w+")
 # Replacement words: runs of letters (not paths or code, which would insert
 # many words for one).
@@ -50,14 +60,52 @@ def english_enough(text):
     return len(words) >= 300 and sum(word in ENGLISH_HINTS for word in words) / len(words) >= 0.12
 
 
-def load_documents(path, limit, rng, min_chars, max_chars):
-    """A uniform sample (reservoir) of at most `limit` English documents of
-    a usable length, with line ends made "\\n"."""
+def cjk_enough(text):
+    return len(CJK_CHARACTER.findall(text)) >= 0.3 * len(text)
+
+
+class Script:
+    """What a word is, for one kind of text."""
+
+    def __init__(self, name):
+        self.cjk = name == "cjk"
+        self.word = CJK_WORD if self.cjk else WORD
+        self.usable = cjk_enough if self.cjk else english_enough
+        self.lengths = (80, 600) if self.cjk else (40, 300)
+
+    def words(self, text):
+        return self.word.findall(text)
+
+    def join(self, words):
+        if not self.cjk:
+            return " ".join(words)
+        out = []
+        for word in words:
+            if out and not (CJK_CHARACTER.fullmatch(word) and CJK_CHARACTER.fullmatch(out[-1])):
+                out.append(" ")
+            out.append(word)
+        return "".join(out)
+
+    def five_grams(self, text):
+        if self.cjk:
+            characters = CJK_CHARACTER.findall(text)
+            return {tuple(characters[i : i + 5]) for i in range(len(characters) - 4)}
+        return five_grams(text)
+
+    def vocabulary(self, documents):
+        pattern = CJK_CHARACTER if self.cjk else LETTERS
+        return sorted({w for text in documents[:200] for w in pattern.findall(text)})
+
+
+def load_documents(path, limit, rng, min_chars, max_chars, usable):
+    """A uniform sample (reservoir) of at most `limit` usable documents
+    (English ones, or Chinese and Japanese ones) of a usable length, with
+    line ends made "\\n"."""
     sample, seen = [], 0
     with open(path, encoding="utf-8") as lines:
         for line in lines:
             text = json.loads(line)["text"].replace("\r\n", "\n").replace("\r", "\n")
-            if not (min_chars <= len(text) <= max_chars) or not english_enough(text):
+            if not (min_chars <= len(text) <= max_chars) or not usable(text):
                 continue
             seen += 1
             if len(sample) < limit:
@@ -88,10 +136,10 @@ def delete(words, rng, probability):
     return kept or words[:1]
 
 
-def obfuscate(category, passage, rng, settings, vocabulary):
+def obfuscate(category, passage, rng, settings, vocabulary, script):
     if category == "02-no-obfuscation":
         return passage
-    words = passage.split()
+    words = script.words(passage)
     if category == "03-shuffle":
         words = shuffle(words, rng, settings.shuffle_window)
     elif category == "04-replacement":
@@ -102,7 +150,7 @@ def obfuscate(category, passage, rng, settings, vocabulary):
         words = shuffle(words, rng, settings.shuffle_window / 2)
         words = replace(words, rng, settings.replace / 2, vocabulary)
         words = delete(words, rng, settings.delete / 2)
-    return " ".join(words)
+    return script.join(words)
 
 
 def repeated_words(spans, source):
@@ -116,18 +164,22 @@ def repeated_words(spans, source):
     return [counts[gram] > 1 for gram in grams]
 
 
-def pick_passages(source, rng, count):
+def pick_passages(source, rng, count, script):
     """Up to `count` disjoint word ranges of the source, as (start, end)
-    character offsets, each 40 to 300 words long, whose text does not occur
-    elsewhere in the source (no word 8-gram of it repeats there): a
-    detector that finds the other copy would be right, yet scored wrong."""
-    spans = [m.span() for m in WORD.finditer(source)]
+    character offsets, each 40 to 300 words long (80 to 600 characters of
+    CJK), whose text does not occur elsewhere in the source (no word 8-gram
+    of it repeats there): a detector that finds the other copy would be
+    right, yet scored wrong."""
+    spans = [m.span() for m in script.word.finditer(source)]
     repeated = repeated_words(spans, source)
     chosen, taken = [], []
+    shortest, longest = script.lengths
+    if len(spans) // 2 < shortest:
+        return chosen
     for _ in range(count * 10):
         if len(chosen) == count:
             break
-        length = rng.randint(40, min(300, len(spans) // 2))
+        length = rng.randint(shortest, min(longest, len(spans) // 2))
         first = rng.randrange(0, len(spans) - length)
         last = first + length - 1
         if any(first <= t_last and t_first <= last for t_first, t_last in taken) or any(repeated[first : last + 1]):
@@ -189,13 +241,18 @@ def main():
     parser.add_argument("--delete", type=float, default=0.2)
     parser.add_argument("--min-chars", type=int, default=3000)
     parser.add_argument("--max-chars", type=int, default=40000)
+    parser.add_argument("--script", choices=["latin", "cjk"], default="latin",
+                        help="English documents (words between spaces) or Chinese and Japanese ones")
     settings = parser.parse_args()
+    script = Script(settings.script)
     rng = random.Random(settings.seed)
     needed = 2 * settings.pairs * len(CATEGORIES)
-    documents = load_documents(settings.docs, max(needed * 2, 400), rng, settings.min_chars, settings.max_chars)
+    documents = load_documents(
+        settings.docs, max(needed * 2, 400), rng, settings.min_chars, settings.max_chars, script.usable
+    )
     if len(documents) < 4:
         sys.exit(f"{settings.docs}: only {len(documents)} usable documents")
-    vocabulary = sorted({w for text in documents[:200] for w in LETTERS.findall(text)})
+    vocabulary = script.vocabulary(documents)
     for directory in ["susp", "src"] + CATEGORIES:
         os.makedirs(os.path.join(settings.out, directory), exist_ok=True)
     pairs, number, skipped = [], 0, 0
@@ -203,7 +260,7 @@ def main():
         made = 0
         while made < settings.pairs:
             host, source = rng.sample(documents, 2)
-            if five_grams(host) & five_grams(source):
+            if script.five_grams(host) & script.five_grams(source):
                 skipped += 1
                 if skipped > 100 * needed:
                     sys.exit("too few unrelated documents")
@@ -215,13 +272,15 @@ def main():
             if category == "01-no-plagiarism":
                 suspicious = host
             else:
-                spans = pick_passages(source, rng, rng.randint(1, 3))
+                spans = pick_passages(source, rng, rng.randint(1, 3), script)
                 if not spans:
                     number -= 1
                     made -= 1
                     continue
                 rng.shuffle(spans)
-                texts = [obfuscate(category, source[start:end], rng, settings, vocabulary) for start, end in spans]
+                texts = [
+                    obfuscate(category, source[start:end], rng, settings, vocabulary, script) for start, end in spans
+                ]
                 suspicious, where = insert(host, texts, rng)
                 cases = [(w, (start, end - start)) for w, (start, end) in zip(where, spans)]
             write(os.path.join(settings.out, "susp", susp), suspicious)

@@ -20,7 +20,10 @@ export { init };
 export { EventError, ExtractionError, InputError, PriorartError, SignedEventError };
 
 /** The fingerprint schemes, the first the default (the NIP's `X`). */
-export const SCHEMES = Object.freeze(["minhash-equality-v1", "simhash-equality-v2", "simhash-doc"]);
+export const SCHEMES = Object.freeze(["minhash-equality-v1", "simhash-equality-v2", "simhash-doc", "simhash-doc-v2"]);
+
+/** The simhash-doc schemes, the first `simhashDoc`'s default. */
+const SIMHASH_DOC_SCHEMES = Object.freeze(["simhash-doc-v2", "simhash-doc"]);
 
 const ERROR_CLASSES = { InputError, ExtractionError, EventError, SignedEventError };
 
@@ -143,9 +146,19 @@ export function explain(input, options) {
   return JSON.parse(call(() => wasm().explain(text(input, "text"), name)));
 }
 
-/** The `simhash-doc` of `text`: `{ base32hex, value }` (13 characters, a 64-bit `bigint`). */
-export function simhashDoc(input) {
-  const value = call(() => wasm().simhashDocValue(text(input, "text")));
+/**
+ * The simhash-doc value of `text`: `{ base32hex, value }` (13 characters, a
+ * 64-bit `bigint`), of `simhash-doc-v2` unless `{ scheme: "simhash-doc" }`
+ * (the frozen first rule: a clause of Chinese, Japanese, Thai… is one token).
+ */
+export function simhashDoc(input, options) {
+  const given = optionsOf(options, "simhashDoc's options").scheme;
+  const name = given === undefined ? SIMHASH_DOC_SCHEMES[0] : scheme(given);
+  if (!SIMHASH_DOC_SCHEMES.includes(name)) {
+    throw new InputError(`scheme ${name} is not a simhash-doc scheme: expected ${SIMHASH_DOC_SCHEMES.join(" or ")}`, "not_a_simhash_doc_scheme");
+  }
+  text(input, "text");
+  const value = call(() => wasm().simhashDocValue(input, name));
   return { base32hex: wasm().simhashDocText(value), value };
 }
 
@@ -433,8 +446,9 @@ export function discoveryFilter(x) {
 /**
  * The fuzzy discovery query for `text` (docs/nip-ff-3-fuzzy.md): the REQ
  * filter of the content events carrying one of the text's `B` keys, which
- * finds every tagged text within 6 bits of its simhash-doc, as
- * `priorart check --fuzzy` sends it.
+ * finds every tagged text within 6 bits of its simhash-doc-v2 (and, for text
+ * simhash-doc cuts otherwise, within 6 bits of its simhash-doc: events tagged
+ * before v2), as `priorart check --fuzzy` sends it.
  */
 export function fuzzyDiscoveryFilter(input) {
   return JSON.parse(call(() => wasm().fuzzyDiscoveryFilter(text(input, "text"))));
@@ -572,9 +586,10 @@ function event(json) {
 /**
  * The unsigned content event (kind 1 note by default, 30023 article with
  * `d`, ...) of `text` by `pubkey` (hex), with its `X` tag and (unless
- * `fuzzyTags` is false) the fuzzy discovery `B` tags of a text of 100 words
- * or more: what `window.nostr.signEvent` takes. Without `pubkey`, the
- * template a NIP-07 signer completes (no `pubkey`, no `id`). `createdAt`:
+ * `fuzzyTags` is false) the fuzzy discovery `B` tags (its simhash-doc-v2
+ * value and keys) of a text of 100 words or more (two letters of Chinese,
+ * Japanese, Thai… counting as one): what `window.nostr.signEvent` takes.
+ * Without `pubkey`, the template a NIP-07 signer completes (no `pubkey`, no `id`). `createdAt`:
  * whole seconds (default: now). Refused before signing when the signed
  * event would be larger than priorart's readers take (`event_too_large`).
  */

@@ -25,8 +25,10 @@ export function init(options?: {
 export type ModuleSource = string | URL | Response | BufferSource | WebAssembly.Module;
 
 /** The fingerprint schemes; the first is the default (the NIP's `X`). */
-export const SCHEMES: readonly ["minhash-equality-v1", "simhash-equality-v2", "simhash-doc"];
+export const SCHEMES: readonly ["minhash-equality-v1", "simhash-equality-v2", "simhash-doc", "simhash-doc-v2"];
 export type Scheme = (typeof SCHEMES)[number];
+/** The simhash-doc schemes: `simhash-doc-v2` (Chinese, Japanese, Thai… as character bigrams; the default) and the frozen `simhash-doc`. */
+export type SimhashDocScheme = "simhash-doc-v2" | "simhash-doc";
 
 /** Every error this package throws; `reason` is the library's stable snake_case name; messages are at most 500 characters, inputs quoted up to 80. */
 export class PriorartError extends Error {
@@ -41,7 +43,7 @@ export class EventError extends PriorartError {}
 /** What a signer returned is not the event asked for (`signed_event_bad_signature`, ...). */
 export class SignedEventError extends PriorartError {}
 
-/** The fingerprint of `text`: 64 hex digits (equality schemes) or 13 base32hex characters (simhash-doc). */
+/** The fingerprint of `text`: 64 hex digits (equality schemes) or 13 base32hex characters (simhash-doc-v2, simhash-doc). */
 export function fingerprint(text: string, options?: { scheme?: Scheme }): string;
 
 /** A fingerprinter for a list of schemes; its buffers are shared with every other of the same list. */
@@ -54,7 +56,7 @@ export class Fingerprinter {
 }
 
 /** Every intermediate value: the object of `priorart fingerprint --explain --json` (without `file`, `input`). */
-export function explain(text: string, options: { scheme: "simhash-doc" }): SimhashDocExplanation;
+export function explain(text: string, options: { scheme: SimhashDocScheme }): SimhashDocExplanation;
 export function explain(text: string, options?: { scheme?: "minhash-equality-v1" | "simhash-equality-v2" }): EqualityExplanation;
 export function explain(text: string, options?: { scheme?: Scheme }): EqualityExplanation | SimhashDocExplanation;
 /** `explain` under an equality scheme (GUIDE.md, `--explain --json`). */
@@ -72,9 +74,9 @@ export interface EqualityExplanation {
   fallback: boolean;
   fingerprint: string;
 }
-/** `explain` under `simhash-doc` (GUIDE.md, `--explain --json`). */
+/** `explain` under `simhash-doc-v2` or `simhash-doc` (GUIDE.md, `--explain --json`). */
 export interface SimhashDocExplanation {
-  scheme: "simhash-doc";
+  scheme: SimhashDocScheme;
   tokens: string[];
   /** Each feature and its 64-bit hash (16 hex digits). */
   features: Record<string, string>;
@@ -95,7 +97,8 @@ export interface SimhashDoc {
 /** A simhash-doc value: a bigint, its base32hex or hex text, or `simhashDoc`'s result. */
 export type SimhashDocLike = bigint | string | SimhashDoc;
 
-export function simhashDoc(text: string): SimhashDoc;
+/** The simhash-doc value of `text`: `simhash-doc-v2`'s unless `{ scheme: "simhash-doc" }`. */
+export function simhashDoc(text: string, options?: { scheme?: SimhashDocScheme }): SimhashDoc;
 /** Differing bits (0 to 64). */
 export function hamming(a: SimhashDocLike, b: SimhashDocLike): number;
 /** `1 - hamming(a, b) / 64`. */
@@ -486,8 +489,9 @@ export interface ContentEventOptions {
    */
   pubkey?: string;
   /**
-   * The fuzzy discovery `B` tags (docs/nip-ff-3-fuzzy.md) on a text of 100
-   * words or more; default true.
+   * The fuzzy discovery `B` tags (docs/nip-ff-3-fuzzy.md: the simhash-doc-v2
+   * value and its keys) on a text of 100 words or more (two letters of
+   * Chinese, Japanese, Thai… counting as one); default true.
    */
   fuzzyTags?: boolean;
 }

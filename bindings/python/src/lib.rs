@@ -7,7 +7,7 @@
 use priorart_align::report::Named;
 use priorart_dedup::{Candidates, DedupError, Document as DedupDocument, Settings, TextCollection};
 use priorart_extract::{ArchiveRecords, ExtractError, Format, Limits};
-use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, Shingling, SimhashDoc};
+use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, Shingling, SimhashDoc, TokenRule};
 use priorart_index::{Answer, Entry, Layout, Match, MemoryIndex, Query, SKETCH_WIDTH, TableKeys};
 use priorart_nip::check::{DEFAULT_MIN_JACCARD, NearQuery, UncheckedAnswer};
 use priorart_nip::fuzzy_tags::FUZZY_DISTANCE;
@@ -95,6 +95,23 @@ fn os_error(py: Python<'_>, err: &std::io::Error, path: &Path, action: &str) -> 
 fn scheme(py: Python<'_>, name: &str) -> PyResult<Scheme> {
     name.parse().map_err(|err: priorart_fingerprint::UnknownScheme| {
         with_reason::<InputError>(py, err.reason(), err.to_string())
+    })
+}
+
+/// The token rule of the simhash-doc scheme named `name` (`simhash-doc-v2`
+/// or `simhash-doc`); an equality scheme is refused, naming the argument.
+fn simhash_rule(py: Python<'_>, name: &str) -> PyResult<TokenRule> {
+    let scheme = self::scheme(py, name)?;
+    scheme.token_rule().ok_or_else(|| {
+        with_reason::<InputError>(
+            py,
+            "not_a_simhash_doc_scheme",
+            format!(
+                "scheme={name:?} is not a simhash-doc scheme: expected {} or {}",
+                Scheme::SimhashDocV2,
+                Scheme::SimhashDoc
+            ),
+        )
     })
 }
 
@@ -242,15 +259,22 @@ fn explain_json(py: Python<'_>, text: PyBackedStr, scheme: &str) -> PyResult<Str
         // Serialized as such (not through a `Value`, whose members this
         // build would sort): the CLI's member order.
         Some(explanation) => serde_json::to_string(&explanation).expect("an explanation serializes"),
-        None => serde_json::to_string(&priorart_fingerprint::explain_simhash_doc(&text))
-            .expect("an explanation serializes"),
+        None => {
+            let rule =
+                scheme.token_rule().expect("every scheme without an equality explanation is a simhash-doc");
+            serde_json::to_string(&priorart_fingerprint::explain_simhash_doc(&text, rule))
+                .expect("an explanation serializes")
+        }
     }))
 }
 
-/// The `simhash-doc` of `text` as an unsigned 64-bit int.
+/// The simhash-doc value of `text` under `scheme` (`simhash-doc-v2` or
+/// `simhash-doc`) as an unsigned 64-bit int.
 #[pyfunction]
-fn simhash_doc(py: Python<'_>, text: PyBackedStr) -> u64 {
-    py.detach(|| Fingerprinter::new().simhash_doc(&text).0)
+#[pyo3(signature = (text, scheme="simhash-doc-v2"))]
+fn simhash_doc(py: Python<'_>, text: PyBackedStr, scheme: &str) -> PyResult<u64> {
+    let rule = simhash_rule(py, scheme)?;
+    Ok(py.detach(|| Fingerprinter::new().simhash_doc(&text, rule).0))
 }
 
 /// The 13-character base32hex form of a `simhash-doc` value.
@@ -299,42 +323,47 @@ fn fingerprint_many(
     Ok((0..schemes.len()).map(|column| rows.iter().map(|row| row[column].to_string()).collect()).collect())
 }
 
-/// `simhash-doc` values of many texts on all cores.
+/// Simhash-doc values (of `scheme`) of many texts on all cores.
 fn simhash_docs(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
     threads: Option<&Bound<'_, PyAny>>,
     progress: Option<&Bound<'_, PyAny>>,
+    scheme: &str,
 ) -> PyResult<Vec<u64>> {
+    let rule = simhash_rule(py, scheme)?;
     let threads = thread_count(py, threads)?;
     in_batches(texts, threads, progress, "fingerprinting", |batch| {
-        batch.par_iter().map_init(Fingerprinter::new, |f, text| f.simhash_doc(text).0).collect()
+        batch.par_iter().map_init(Fingerprinter::new, |f, text| f.simhash_doc(text, rule).0).collect()
     })
 }
 
-/// `simhash-doc` values of many texts on all cores, as a list of ints.
+/// Simhash-doc values (of `scheme`) of many texts on all cores, as a list
+/// of ints.
 #[pyfunction]
-#[pyo3(signature = (texts, threads=None, progress=None))]
+#[pyo3(signature = (texts, threads=None, progress=None, scheme="simhash-doc-v2"))]
 fn simhash_doc_many(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
     threads: Option<&Bound<'_, PyAny>>,
     progress: Option<&Bound<'_, PyAny>>,
+    scheme: &str,
 ) -> PyResult<Vec<u64>> {
-    simhash_docs(py, texts, threads, progress)
+    simhash_docs(py, texts, threads, progress, scheme)
 }
 
-/// `simhash-doc` values of many texts on all cores, as native-endian
-/// 8-byte integers (numpy reads them without a copy).
+/// Simhash-doc values (of `scheme`) of many texts on all cores, as
+/// native-endian 8-byte integers (numpy reads them without a copy).
 #[pyfunction]
-#[pyo3(signature = (texts, threads=None, progress=None))]
+#[pyo3(signature = (texts, threads=None, progress=None, scheme="simhash-doc-v2"))]
 fn simhash_doc_many_bytes<'py>(
     py: Python<'py>,
     texts: &Bound<'py, PyAny>,
     threads: Option<&Bound<'_, PyAny>>,
     progress: Option<&Bound<'_, PyAny>>,
+    scheme: &str,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let values = simhash_docs(py, texts, threads, progress)?;
+    let values = simhash_docs(py, texts, threads, progress, scheme)?;
     let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_ne_bytes()).collect();
     Ok(PyBytes::new(py, &bytes))
 }
@@ -490,8 +519,10 @@ impl Index {
 #[pymethods]
 impl Index {
     /// `shingles`: how texts are cut into words for the sketches' word
-    /// 5-grams, "words" (lowercased `\w+` runs) or "tokens" (simhash-doc's
-    /// tokens); an index opened keeps its own.
+    /// 5-grams, "words" (lowercased `\w+` runs) or "tokens" (simhash-doc-v2's
+    /// tokens), or "words-v1" or "tokens-v1" (as indexes built before
+    /// simhash-doc-v2, whose simhash-doc values are v1); an index opened
+    /// keeps its own.
     #[new]
     #[pyo3(signature = (layout="manku-16x28", shingles="words"))]
     fn new(py: Python<'_>, layout: &str, shingles: &str) -> PyResult<Self> {
@@ -573,6 +604,12 @@ impl Index {
     #[getter]
     fn layout(&self, py: Python<'_>) -> String {
         self.with_state(py, |state| state.pending.layout().name.clone())
+    }
+
+    /// The shingling's name ("words", "tokens", "words-v1", "tokens-v1").
+    #[getter]
+    fn shingles(&self, py: Python<'_>) -> String {
+        self.with_state(py, |state| state.pending.shingling().name().to_owned())
     }
 
     fn __len__(&self, py: Python<'_>) -> usize {
@@ -1286,7 +1323,8 @@ fn dedup_against_jsonl(
                     .map_init(Fingerprinter::new, |f, (id, text)| {
                         (
                             id.clone(),
-                            f.simhash_doc(text).0,
+                            // The index's simhash-doc: v2, or v1 for an index built before it.
+                            f.simhash_doc(text, shingling.token_rule()).0,
                             priorart_fingerprint::WordShingles::of(text, shingling),
                         )
                     })
@@ -1366,7 +1404,8 @@ fn dedup_against_jsonl(
     ))
 }
 
-/// The shingling named `shingles` ("words" or "tokens").
+/// The shingling named `shingles` ("words", "tokens", "words-v1" or
+/// "tokens-v1").
 fn shingling_of(py: Python<'_>, shingles: &str) -> PyResult<Shingling> {
     shingles.parse::<Shingling>().map_err(|err| with_reason::<InputError>(py, err.reason(), err.to_string()))
 }

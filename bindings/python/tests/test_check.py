@@ -93,3 +93,19 @@ def test_near_copies_are_asked_for_and_reported(headers):
         priorart.check(x, answers, header_source=headers, near={"text": text, "key_answers": "[not json"})
     assert error.value.reason == "invalid_answers"
 
+
+def test_near_copies_of_chinese_are_asked_for_by_both_simhash_docs():
+    """A text simhash-doc cuts otherwise than simhash-doc-v2 (Chinese) is
+    looked up by the keys of both values: events tagged before v2 carry
+    the keys of its simhash-doc value."""
+    text = "但它也常常保留了某些不再开发的软件包版本，因为用户仍然需要它们。" * 4
+    v2, v1 = (priorart.simhash_doc(text, scheme) for scheme in priorart.SIMHASH_DOC_SCHEMES)
+    assert v1 != v2
+    keys = priorart.near_copies_filter(text)["#B"]
+    assert len(keys) == len(set(keys)) and 28 < len(keys) <= 56
+    assert all(key.startswith("6-") for key in keys)
+    # Text simhash-doc cuts as v2 does has one value: its 28 keys alone.
+    english = "Tidal mills ground grain in the estuaries of Europe for eight centuries. " * 10
+    assert priorart.simhash_doc(english) == priorart.simhash_doc(english, "simhash-doc")
+    assert len(priorart.near_copies_filter(english)["#B"]) == 28
+

@@ -139,3 +139,44 @@ def test_memory_stays_flat_when_the_input_doubles(tmp_path):
                                 text=True).stdout) for n in (10_000, 20_000)]
     # 10,000 more texts are about 36 MB: a run that held them would grow by that.
     assert peaks[1] - peaks[0] < 12_000, peaks
+
+
+#: Chinese written without spaces, its near copies and another text: the v1
+#: shinglings (and simhash-doc) take each clause whole, the others cut it
+#: into character bigrams (and simhash-doc-v2).
+CHINESE = "但它也常常保留了某些不再开发的软件包版本，因为用户仍然需要它们。潮汐磨坊把海水的涨落变成面粉，供附近的村庄使用。"
+CHINESE_TEXTS = {
+    "zh": CHINESE,
+    "zh-edited": CHINESE.replace("某", "一", 1),
+    "zh-longer": CHINESE + "磨坊的水池在旧地图上仍然可以看到。",
+    "zh-same": CHINESE,
+    "en": "Tidal mills ground grain in the estuaries of Europe for eight centuries.",
+}
+
+
+@pytest.mark.parametrize("shingles", ["words", "tokens", "words-v1", "tokens-v1"])
+@pytest.mark.parametrize("candidates", ["minhash", "simhash"])
+def test_chinese_pairs_equal_the_clis_under_every_shingling(cli, tmp_path, shingles, candidates):
+    path = tmp_path / "zh.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "text": t}, ensure_ascii=False) + "\n"
+                            for i, t in CHINESE_TEXTS.items()), encoding="utf-8")
+    out = tmp_path / "dups"
+    subprocess.run([cli, "dedup", "--jsonl", "--id-field", "id", "--shingles", shingles, "--candidates", candidates,
+                    "--min-jaccard", "0.3", "--out", str(out), str(path)], check=True, capture_output=True)
+    pairs, clusters = ([json.loads(line) for line in (out / name).read_text().splitlines()]
+                       for name in ("pairs.jsonl", "clusters.jsonl"))
+    found = priorart.dedup(list(CHINESE_TEXTS.values()), list(CHINESE_TEXTS), shingles=shingles,
+                           candidates=candidates, min_jaccard=0.3)
+    assert [pair.to_json() for pair in found.pairs] == pairs
+    assert [cluster.to_json() for cluster in found.clusters] == clusters
+    assert ("zh", "zh-same") in {(p.a, p.b) for p in found.pairs}
+    scheme = "simhash-doc" if shingles.endswith("-v1") else "simhash-doc-v2"
+    for pair in found.pairs:
+        a, b = (priorart.simhash_doc(CHINESE_TEXTS[name], scheme) for name in (pair.a, pair.b))
+        assert pair.hamming == priorart.hamming(a, b), pair
+    jaccard = {(p.a, p.b): p.jaccard for p in found.pairs}
+    if shingles.endswith("-v1"):
+        # A clause is one word: one changed character leaves no 5-gram shared.
+        assert ("zh", "zh-edited") not in jaccard
+    elif candidates == "minhash":
+        assert jaccard[("zh", "zh-edited")] >= 0.3

@@ -112,3 +112,40 @@ def test_near_pairs_are_the_clis_simhash_pairs(cli, tmp_path, records):
     found = priorart.near_pairs(priorart.simhash_doc_many([r["text"] for r in records]), k=4)
     assert expected and [pair.to_json(ids) for pair in found] == expected
     assert found[0].to_json() == {"a": found[0].a, "b": found[0].b, "hamming": found[0].distance}
+
+
+#: Chinese without spaces: simhash-doc-v2 and simhash-doc differ on it.
+CHINESE = "但它也常常保留了某些不再开发的软件包版本，因为用户仍然需要它们。潮汐磨坊把海水的涨落变成面粉，供附近的村庄使用。"
+
+
+@pytest.mark.parametrize(("shingles", "scheme"), [("words", "simhash-doc-v2"), ("words-v1", "simhash-doc")])
+def test_against_an_index_the_texts_have_its_shinglings_simhash_doc(cli, tmp_path, shingles, scheme):
+    """The new texts' simhash-doc values are of the index's token rule (v2,
+    or v1 for an index built before v2): the pairs' distances are those of
+    that scheme, and equal the CLI's."""
+    indexed = [{"id": "zh", "text": CHINESE}, {"id": "en", "text": "Tidal mills ground grain for eight centuries."}]
+    new = [{"id": "zh-copy", "text": CHINESE + " 一"}, {"id": "zh-same", "text": CHINESE},
+           {"id": "other", "text": "Salt marshes flood twice a day, and the tide mills stood beside them."}]
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    first.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in indexed), encoding="utf-8")
+    second.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in new), encoding="utf-8")
+    index = tmp_path / "zh.idx"
+    subprocess.run([cli, "index", "build", str(index), "--shingles", shingles, "--jsonl", "--id-field", "id",
+                    str(first)], check=True, capture_output=True)
+    assert priorart.Index.open(index).shingles == shingles
+    out = tmp_path / "dups"
+    subprocess.run([cli, "dedup", "--jsonl", "--id-field", "id", "--against", str(index), "--min-jaccard", "0.3",
+                    "--out", str(out), str(second)], check=True, capture_output=True)
+    pairs, clusters, survivors = (read_jsonl(out / name) for name in
+                                  ("pairs.jsonl", "clusters.jsonl", "survivors.jsonl"))
+    found = priorart.dedup([r["text"] for r in new], [r["id"] for r in new], against=index, min_jaccard=0.3)
+    assert [pair.to_json() for pair in found.pairs] == pairs
+    assert [cluster.to_json() for cluster in found.clusters] == clusters
+    assert [{"id": s} for s in found.survivors] == survivors
+    texts = {r["id"]: r["text"] for r in indexed + new}
+    assert ("zh", "zh-same") in {(p.a, p.b) for p in found.pairs}
+    for pair in found.pairs:
+        value = lambda name: priorart.simhash_doc(texts[name], scheme)  # noqa: E731
+        assert pair.hamming == priorart.hamming(value(pair.a), value(pair.b)), pair
+    for cluster in found.clusters:
+        assert cluster.simhash_doc == priorart.simhash_doc_text(priorart.simhash_doc(texts[cluster.representative], scheme))

@@ -94,7 +94,8 @@ def test_layout_shape_gives_ints():
 def test_explain_has_one_return_type_per_function():
     text = "The quick brown fox jumps over the lazy dog, twice: the quick brown fox!"
     assert isinstance(priorart.explain_simhash_doc(text), priorart.results.SimhashDocExplanation)
-    assert priorart.explain_simhash_doc(text) == priorart.explain(text, "simhash-doc")
+    assert priorart.explain_simhash_doc(text) == priorart.explain(text, "simhash-doc-v2")
+    assert priorart.explain_simhash_doc(text, "simhash-doc") == priorart.explain(text, "simhash-doc")
     for scheme in priorart.EQUALITY_SCHEMES:
         assert priorart.explain_equality(text, scheme) == priorart.explain(text, scheme)
     with pytest.raises(InputError) as caught:

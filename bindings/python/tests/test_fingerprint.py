@@ -13,6 +13,10 @@ from conftest import DATA, VECTORS
 
 EQUALITY = json.loads((VECTORS / "equality-vectors.json").read_text(encoding="utf-8"))["cases"]
 SIMHASH_DOC = json.loads((VECTORS / "simhash-doc.json").read_text(encoding="utf-8"))["cases"]
+SIMHASH_DOC_V2 = json.loads((VECTORS / "simhash-doc-v2.json").read_text(encoding="utf-8"))["cases"]
+#: Chinese written without spaces: simhash-doc hashes each clause whole,
+#: simhash-doc-v2 cuts it into character bigrams.
+CHINESE = "但它也常常保留了某些不再开发的软件包版本，因为用户仍然需要它们。潮汐磨坊把海水的涨落变成面粉。"
 
 
 def test_every_equality_vector_of_both_schemes():
@@ -29,22 +33,79 @@ def test_every_equality_vector_in_one_batch():
     assert simhash == [case["simhash-equality-v2"] for case in EQUALITY]
 
 
-def test_every_simhash_doc_vector():
-    assert len(SIMHASH_DOC) >= 50
-    for case in SIMHASH_DOC:
-        value = priorart.simhash_doc(case["input"])
+@pytest.mark.parametrize(("scheme", "cases"), [("simhash-doc", SIMHASH_DOC), ("simhash-doc-v2", SIMHASH_DOC_V2)])
+def test_every_simhash_doc_vector(scheme, cases):
+    assert len(cases) >= 50
+    default = scheme == "simhash-doc-v2"
+    for case in cases:
+        value = priorart.simhash_doc(case["input"], scheme=scheme)
         assert value == int(case["hex"], 16), case["name"]
         assert 0 <= value < 2**64
-        assert priorart.fingerprint(case["input"], "simhash-doc") == case["base32"], case["name"]
+        if default:
+            assert priorart.simhash_doc(case["input"]) == value, case["name"]
+        assert priorart.fingerprint(case["input"], scheme) == case["base32"], case["name"]
         assert priorart.simhash_doc_text(value) == case["base32"]
         assert priorart.simhash_doc_value(case["base32"]) == value
         assert priorart.simhash_doc_value(case["hex"]) == value
-    expected = [int(case["hex"], 16) for case in SIMHASH_DOC]
-    values = priorart.simhash_doc_many(case["input"] for case in SIMHASH_DOC)
+        explained = priorart.explain_simhash_doc(case["input"], scheme=scheme)
+        assert (explained.scheme, explained.fingerprint) == (scheme, case["base32"]), case["name"]
+    expected = [int(case["hex"], 16) for case in cases]
+    values = priorart.simhash_doc_many((case["input"] for case in cases), scheme=scheme)
     assert type(values) is list and values == expected
-    array = priorart.simhash_doc_array(case["input"] for case in SIMHASH_DOC)
+    array = priorart.simhash_doc_array((case["input"] for case in cases), scheme=scheme)
     assert isinstance(array, numpy.ndarray) and array.dtype == numpy.uint64
     assert array.tolist() == expected
+    if default:
+        assert priorart.simhash_doc_many(case["input"] for case in cases) == expected
+        assert priorart.simhash_doc_array(case["input"] for case in cases).tolist() == expected
+    (column,) = priorart.fingerprint_many([case["input"] for case in cases], [scheme])
+    assert column == [case["base32"] for case in cases]
+
+
+def test_the_two_simhash_doc_vectors_differ_only_on_unspaced_scripts():
+    v1 = {case["input"]: case["base32"] for case in SIMHASH_DOC}
+    shared = [case for case in SIMHASH_DOC_V2 if case["input"] in v1]
+    assert shared, "the two files share inputs"
+    differing = [case["name"] for case in shared if case["base32"] != v1[case["input"]]]
+    assert differing, "some inputs (Chinese, Japanese, Thai...) have another value in v2"
+    assert len(differing) < len(shared), "text without those scripts has the same value"
+
+
+def test_simhash_doc_of_chinese_is_the_clis_simhash_doc_v2(cli):
+    from_cli = {
+        scheme: subprocess.run(
+            [cli, "fingerprint", "--scheme", scheme, "-"], input=CHINESE, check=True, capture_output=True, text=True
+        ).stdout.split()[0]
+        for scheme in ("simhash-doc-v2", "simhash-doc")
+    }
+    assert from_cli["simhash-doc-v2"] != from_cli["simhash-doc"]
+    assert priorart.simhash_doc_text(priorart.simhash_doc(CHINESE)) == from_cli["simhash-doc-v2"]
+    assert priorart.simhash_doc_text(priorart.simhash_doc(CHINESE, scheme="simhash-doc")) == from_cli["simhash-doc"]
+    assert priorart.simhash_doc(CHINESE, "simhash-doc-v2") == priorart.simhash_doc(CHINESE)
+    assert priorart.fingerprint(CHINESE, "simhash-doc-v2") == from_cli["simhash-doc-v2"]
+    assert priorart.fingerprint(CHINESE, "simhash-doc") == from_cli["simhash-doc"]
+    assert priorart.explain(CHINESE, "simhash-doc-v2").fingerprint == from_cli["simhash-doc-v2"]
+    assert priorart.explain_simhash_doc(CHINESE).scheme == "simhash-doc-v2"
+    assert priorart.explain_simhash_doc(CHINESE, "simhash-doc").fingerprint == from_cli["simhash-doc"]
+
+
+def test_simhash_doc_refuses_the_equality_schemes():
+    for call in (
+        lambda: priorart.simhash_doc("text", "minhash-equality-v1"),
+        lambda: priorart.simhash_doc_many(["text"], scheme="simhash-equality-v2"),
+        lambda: priorart.simhash_doc_array(["text"], scheme="minhash-equality-v1"),
+        lambda: priorart.explain_simhash_doc("text", "minhash-equality-v1"),
+    ):
+        with pytest.raises(priorart.InputError) as caught:
+            call()
+        assert caught.value.reason == "not_a_simhash_doc_scheme"
+        assert "equality" in str(caught.value)
+    with pytest.raises(priorart.InputError) as caught:
+        priorart.simhash_doc("text", "simhash-doc-v3")
+    assert caught.value.reason == "unknown_scheme"
+    assert "simhash-doc-v3" in str(caught.value)
+    assert set(priorart.SIMHASH_DOC_SCHEMES) <= set(priorart.SCHEMES)
+    assert priorart.SCHEMES == priorart.EQUALITY_SCHEMES + ("simhash-doc", "simhash-doc-v2")
 
 
 def test_hamming_and_similarity_take_ints_and_text():
@@ -84,17 +145,19 @@ def test_explain_agrees_with_the_fingerprint():
         explanation.fingerprint = "changed"
     legacy = priorart.explain(text, "simhash-equality-v2")
     assert legacy.fingerprint == priorart.fingerprint(text, "simhash-equality-v2")
-    doc = priorart.explain(text, "simhash-doc")
-    assert isinstance(doc, priorart.results.SimhashDocExplanation)
-    assert doc.fingerprint == priorart.fingerprint(text, "simhash-doc")
-    assert int(doc.hex, 16) == priorart.simhash_doc(text)
-    assert len(doc.counters) == 64
+    for scheme in priorart.SIMHASH_DOC_SCHEMES:
+        doc = priorart.explain(text, scheme)
+        assert isinstance(doc, priorart.results.SimhashDocExplanation)
+        assert doc.scheme == scheme
+        assert doc.fingerprint == priorart.fingerprint(text, scheme)
+        assert int(doc.hex, 16) == priorart.simhash_doc(text, scheme)
+        assert len(doc.counters) == 64
     assert priorart.explain("").empty
 
 
-@pytest.mark.parametrize("scheme", ["minhash-equality-v1", "simhash-doc"])
+@pytest.mark.parametrize("scheme", ["minhash-equality-v1", "simhash-doc", "simhash-doc-v2"])
 def test_explain_is_the_clis_explain_json(cli, tmp_path, scheme):
-    text = "Café society: naïve résumés, 3 ships and https://example.org/x in ΣΊΣΥΦΟΣ's harbour."
+    text = "Café society: naïve résumés, 3 ships and https://example.org/x in ΣΊΣΥΦΟΣ's harbour. " + CHINESE
     path = tmp_path / "doc.txt"
     path.write_text(text, encoding="utf-8")
     out = subprocess.run(
@@ -112,15 +175,16 @@ def test_explain_is_the_clis_explain_json(cli, tmp_path, scheme):
 def test_fingerprints_equal_the_clis_on_the_corpus_sample(cli):
     records = [json.loads(line) for line in (DATA / "debian-copyright.jsonl").read_text(encoding="utf-8").splitlines()]
     out = subprocess.run(
-        [cli, "fingerprint", "--jsonl", "--scheme", "minhash-equality-v1,simhash-doc",
+        [cli, "fingerprint", "--jsonl", "--scheme", "minhash-equality-v1,simhash-doc,simhash-doc-v2",
          str(DATA / "debian-copyright.jsonl")],
         check=True, capture_output=True, text=True,
     ).stdout.splitlines()
     from_cli = [json.loads(line) for line in out]
     texts = [r["text"] for r in records]
-    x, doc = priorart.fingerprint_many(texts, ["minhash-equality-v1", "simhash-doc"])
+    x, doc, doc_v2 = priorart.fingerprint_many(texts, ["minhash-equality-v1", "simhash-doc", "simhash-doc-v2"])
     assert x == [r["minhash-equality-v1"] for r in from_cli]
     assert doc == [r["simhash-doc"] for r in from_cli]
+    assert doc_v2 == [r["simhash-doc-v2"] for r in from_cli]
 
 
 def corpus_texts():

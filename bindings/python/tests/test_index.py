@@ -125,3 +125,41 @@ def test_an_index_is_the_clis(cli, tmp_path):
         assert {m.id: m.to_json() for m in mine if m.id in cli_near} == cli_near
         assert {m.id for m in mine if m.same_x} == set(answer["same_x"])
         assert {m.id for m in from_cli_build.query(text)} == {m.id for m in mine}
+
+
+#: Chinese written without spaces, and a copy with one character changed:
+#: simhash-doc-v2 (bigrams) and simhash-doc (a clause per token) differ on them.
+CHINESE = "但它也常常保留了某些不再开发的软件包版本，因为用户仍然需要它们。潮汐磨坊把海水的涨落变成面粉，供附近的村庄使用。"
+CHINESE_EDITED = CHINESE.replace("某", "一", 1)
+
+
+@pytest.mark.parametrize(
+    ("shingles", "scheme"),
+    [("words", "simhash-doc-v2"), ("tokens", "simhash-doc-v2"), ("words-v1", "simhash-doc"), ("tokens-v1", "simhash-doc")],
+)
+def test_an_index_holds_the_simhash_doc_of_its_shinglings_rule(cli, tmp_path, shingles, scheme):
+    assert priorart.simhash_doc(CHINESE) != priorart.simhash_doc(CHINESE, "simhash-doc")
+    index = priorart.Index(shingles=shingles)
+    assert index.shingles == shingles
+    index.insert("zh", CHINESE)
+    index.insert("en", "Tidal mills ground grain in the estuaries of Europe for eight centuries.")
+    (me,) = [m for m in index.query(CHINESE) if m.id == "zh"]
+    assert me.simhash_doc == priorart.simhash_doc(CHINESE, scheme)
+    assert me.distance == 0
+    # A value is found by distance in the index's scheme.
+    assert "zh" in {m.id for m in index.query(priorart.simhash_doc(CHINESE, scheme), k=0)}
+    edited = [m for m in index.query(CHINESE_EDITED, k=3) if m.id == "zh"]
+    distance = priorart.hamming(priorart.simhash_doc(CHINESE_EDITED, scheme), priorart.simhash_doc(CHINESE, scheme))
+    assert [m.distance for m in edited] == ([distance] if distance <= 3 else [])
+    saved = tmp_path / "zh.idx"
+    index.save(saved)
+    assert priorart.Index.open(saved).shingles == shingles
+    # The CLI answers from it as Python does.
+    path = tmp_path / "query.txt"
+    path.write_text(CHINESE, encoding="utf-8")
+    answer = json.loads(subprocess.run([cli, "index", "query", "--json", str(saved), str(path)], check=True,
+                                       capture_output=True, text=True).stdout)
+    assert {n["id"]: n["distance"] for n in answer["near"]} == {"zh": 0}
+    with pytest.raises(priorart.InputError) as caught:
+        priorart.Index(shingles="bigrams")
+    assert caught.value.reason == "unknown_shingling"

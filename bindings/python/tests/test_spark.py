@@ -79,7 +79,7 @@ def test_fingerprint_columns_are_the_batch_apis(sample):
     for record, expected_x, expected_doc in zip(records, x, doc):
         row = rows[record["id"]]
         assert row["minhash_equality_v1"] == expected_x
-        assert pspark.to_unsigned(row["simhash_doc"]) == int(expected_doc)
+        assert pspark.to_unsigned(row["simhash_doc_v2"]) == int(expected_doc)
 
 
 def test_pairs_equal_brute_force_on_a_real_corpus(sample, k=3):
@@ -261,7 +261,7 @@ def test_unsigned_values_are_exact_through_pandas(spark):
         spark.createDataFrame([(str(n), t) for n, t in enumerate(texts)], "id string, text string"),
         schemes=["simhash-doc"])
     table = pspark.to_pandas(frame.orderBy(frame["id"].cast("int")))
-    expected = priorart.simhash_doc_many(texts[:-1])
+    expected = priorart.simhash_doc_many(texts[:-1], scheme="simhash-doc")
     assert any(value >= 2**63 for value in expected), "the sample has values with the top bit set"
     assert str(table["simhash_doc"].dtype) == "UInt64"
     assert [int(v) for v in table["simhash_doc"][:-1]] == expected
@@ -276,3 +276,49 @@ def test_a_local_driver_gets_half_the_memory_within_bounds():
     assert pspark.local_driver_memory(gib) == "1g"
     assert pspark.local_driver_memory(256 * gib) == "16g"
     assert pspark.local_driver_memory() in {f"{n}g" for n in range(1, 17)}
+
+
+#: Chinese without spaces (simhash-doc-v2 and simhash-doc differ on it),
+#: near copies of it, and an English text.
+CHINESE = "但它也常常保留了某些不再开发的软件包版本，因为用户仍然需要它们。潮汐磨坊把海水的涨落变成面粉，供附近的村庄使用。"
+CHINESE_TEXTS = [
+    ("zh", CHINESE),
+    ("zh-edited", CHINESE.replace("某", "一", 1)),
+    ("zh-same", CHINESE),
+    ("zh-longer", CHINESE + "磨坊的水池在旧地图上仍然可以看到。"),
+    ("en", "Tidal mills ground grain in the estuaries of Europe for eight centuries."),
+]
+#: The same with English words around: near copies under the v1 shinglings too.
+_ENGLISH = (" A dam held the rising tide in a pond, and at low water the miller opened the sluice so that the "
+            "falling water turned the wheel for a few hours twice a day.")
+CHINESE_TEXTS += [("mixed", CHINESE + _ENGLISH), ("mixed-edited", CHINESE.replace("某", "一", 1) + _ENGLISH)]
+
+
+def test_chinese_under_both_simhash_docs_and_every_shingling(spark, cli, tmp_path):
+    frame = spark.createDataFrame(CHINESE_TEXTS, "id string, text string")
+    columns = pspark.fingerprint_columns(frame, schemes=["simhash-doc-v2", "simhash-doc"])
+    rows = {row["id"]: row for row in pspark.to_pandas(columns).to_dict("records")}
+    texts = [t for _, t in CHINESE_TEXTS]
+    for scheme in ("simhash-doc-v2", "simhash-doc"):
+        expected = priorart.simhash_doc_many(texts, scheme=scheme)
+        assert [int(rows[i][pspark.column_name(scheme)]) for i, _ in CHINESE_TEXTS] == expected
+    assert rows["zh"]["simhash_doc_v2"] != rows["zh"]["simhash_doc"]
+    path = tmp_path / "zh.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "text": t}, ensure_ascii=False) + "\n" for i, t in CHINESE_TEXTS),
+                    encoding="utf-8")
+    for shingles in ("words", "words-v1"):
+        out = tmp_path / f"dups-{shingles}"
+        subprocess.run([cli, "dedup", "--jsonl", "--id-field", "id", "--shingles", shingles, "--min-jaccard", "0.3",
+                        "--out", str(out), str(path)], check=True, capture_output=True)
+        expected = set()
+        for line in (out / "pairs.jsonl").read_text().splitlines():
+            pair = json.loads(line)
+            expected.add((*sorted((pair["a"], pair["b"])), pair["hamming"], pair["jaccard"]))
+        assert ("zh", "zh-same", 0, 1.0) in expected
+        # A pair at a distance: its hamming is of the shingling's simhash-doc.
+        (mixed,) = [pair for pair in expected if pair[:2] == ("mixed", "mixed-edited")]
+        scheme = "simhash-doc" if shingles == "words-v1" else "simhash-doc-v2"
+        values = priorart.simhash_doc_many([CHINESE + _ENGLISH, CHINESE.replace("某", "一", 1) + _ENGLISH], scheme=scheme)
+        assert mixed[2] == priorart.hamming(*values) > 0
+        found = {tuple(row) for row in pspark.verified_pairs(frame, 0.3, shingles).collect()}
+        assert found == expected, shingles

@@ -23,7 +23,7 @@ def test_a_generator_gives_the_list_answer_with_progress():
     # 40,000 texts are three batches of at most 16,384.
     assert [rows for _, rows, _ in calls] == [16_384, 32_768, 40_000]
     assert {phase for phase, _, _ in calls} == {"fingerprinting"}
-    columns = priorart.fingerprint_many(iter(texts(100)), ["simhash-doc", "minhash-equality-v1"])
+    columns = priorart.fingerprint_many(iter(texts(100)), ["simhash-doc-v2", "minhash-equality-v1"])
     assert columns[0] == [priorart.simhash_doc_text(v) for v in expected[:100]]
 
 
@@ -33,7 +33,7 @@ def test_pyarrow_arrays_are_accepted_directly():
     expected = priorart.simhash_doc_many(some)
     assert priorart.simhash_doc_many(pa.array(some)) == expected
     assert priorart.simhash_doc_many(pa.chunked_array([some[:300], some[300:]])) == expected
-    assert priorart.fingerprint_many(pa.array(some), ["simhash-doc"])[0] == [
+    assert priorart.fingerprint_many(pa.array(some), ["simhash-doc-v2"])[0] == [
         priorart.simhash_doc_text(v) for v in expected]
     with pytest.raises(TypeError, match=r"texts\[1\] is NoneType"):
         priorart.simhash_doc_many(pa.array(["a", None, "c"]))

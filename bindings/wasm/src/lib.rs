@@ -21,7 +21,7 @@
 
 #![forbid(unsafe_code)]
 
-use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, Scheme, SimhashDoc};
+use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, Scheme, SimhashDoc, TokenRule};
 use priorart_nip::check::{DEFAULT_MIN_JACCARD, NearQuery, RelayAnswer, UncheckedAnswer};
 use priorart_nip::fuzzy_tags::FUZZY_DISTANCE;
 use priorart_nip::nip46::SignRequest;
@@ -155,15 +155,39 @@ pub fn explain(text: JsValue, scheme: JsValue) -> Result<String, JsValue> {
     // members, and the package would write them in another order than the CLI.
     let json = match priorart_fingerprint::explain(&text, scheme) {
         Some(explanation) => serde_json::to_string(&explanation),
-        None => serde_json::to_string(&priorart_fingerprint::explain_simhash_doc(&text)),
+        None => {
+            let rule =
+                scheme.token_rule().expect("every scheme without an equality explanation is a simhash-doc");
+            serde_json::to_string(&priorart_fingerprint::explain_simhash_doc(&text, rule))
+        }
     };
     Ok(json.expect("an explanation serializes"))
 }
 
-/// The `simhash-doc` value of `text`.
+/// The simhash-doc value of `text` under `scheme` (`simhash-doc-v2` or
+/// `simhash-doc`; `undefined` is `simhash-doc-v2`). Any other scheme is
+/// refused, named: an unknown one (`unknown_scheme`) or an equality one
+/// (`not_a_simhash_doc_scheme`).
 #[wasm_bindgen(js_name = simhashDocValue)]
-pub fn simhash_doc_value(text: JsValue) -> Result<u64, JsValue> {
-    Ok(Fingerprinter::new().simhash_doc(&string(&text, "text")?).0)
+pub fn simhash_doc_value(text: JsValue, scheme: JsValue) -> Result<u64, JsValue> {
+    let text = string(&text, "text")?;
+    let rule = match optional_string(&scheme, "scheme")? {
+        None => TokenRule::V2,
+        Some(name) => {
+            let scheme = self::scheme(&name)?;
+            scheme.token_rule().ok_or_else(|| {
+                input_error(
+                    "not_a_simhash_doc_scheme",
+                    &format!(
+                        "scheme {scheme} is not a simhash-doc scheme: expected {} or {}",
+                        Scheme::SimhashDocV2,
+                        Scheme::SimhashDoc
+                    ),
+                )
+            })?
+        }
+    };
+    Ok(Fingerprinter::new().simhash_doc(&text, rule).0)
 }
 
 /// A `simhash-doc` value from its base32hex or hex text.

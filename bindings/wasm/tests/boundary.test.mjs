@@ -25,6 +25,7 @@ import {
   init,
   memoryHeaders,
   relayAnswer,
+  simhashDoc,
   verifyEvent,
   verifyProofEvent,
 } from "../index.js";
@@ -64,6 +65,11 @@ test("a number (or any non-string) where a string belongs is refused, naming the
   await refused(() => extractDocument("text", { format: 5 }), InputError, "format", "not_a_string");
   await refused(() => explain(TEXT, { scheme: 5 }), InputError, "scheme", "unknown_scheme");
   await refused(() => fingerprint(TEXT, { scheme: 5 }), InputError, "scheme", "unknown_scheme");
+  await refused(() => simhashDoc(TEXT, { scheme: 5 }), InputError, "scheme", "unknown_scheme");
+  await refused(() => simhashDoc(TEXT, { scheme: "simhash-doc-v3" }), InputError, "simhash-doc-v3", "unknown_scheme");
+  await refused(() => simhashDoc(TEXT, { scheme: "minhash-equality-v1" }), InputError, "minhash-equality-v1", "not_a_simhash_doc_scheme");
+  await refused(() => simhashDoc(TEXT, "simhash-doc"), InputError, "options", "invalid_options");
+  await refused(() => simhashDoc(5), InputError, "text", "not_a_string");
   await refused(() => fingerprint(TEXT, null), InputError, "options", "invalid_options");
   await refused(() => fingerprint(null), InputError, "text", "not_a_string");
   await refused(() => discoveryFilter({}), InputError, "x", "not_a_string");

@@ -17,6 +17,7 @@ import { ROOT, cli, scratch } from "./helpers.mjs";
 
 const equality = JSON.parse(readFileSync(join(ROOT, "vectors/equality-vectors.json"), "utf8")).cases;
 const simhashVectors = JSON.parse(readFileSync(join(ROOT, "vectors/simhash-doc.json"), "utf8")).cases;
+const simhashV2Vectors = JSON.parse(readFileSync(join(ROOT, "vectors/simhash-doc-v2.json"), "utf8")).cases;
 
 test("every equality vector, both schemes, one call at a time and with a kept fingerprinter", () => {
   assert.ok(equality.length >= 3000, `${equality.length} cases`);
@@ -33,12 +34,44 @@ test("every equality vector, both schemes, one call at a time and with a kept fi
 
 test("every simhash-doc vector: base32hex, bigint, fingerprint", () => {
   assert.ok(simhashVectors.length > 10);
+  const kept = new Fingerprinter(["simhash-doc", "simhash-doc-v2"]);
   for (const vector of simhashVectors) {
-    const value = simhashDoc(vector.input);
+    const value = simhashDoc(vector.input, { scheme: "simhash-doc" });
     assert.equal(value.base32hex, vector.base32, vector.name);
     assert.equal(value.value, BigInt(`0x${vector.hex}`), vector.name);
     assert.equal(fingerprint(vector.input, { scheme: "simhash-doc" }), vector.base32, vector.name);
+    assert.equal(kept.of(vector.input)[0], vector.base32, vector.name);
   }
+  kept.free();
+});
+
+test("every simhash-doc-v2 vector: simhashDoc's default, base32hex, bigint, fingerprint", () => {
+  assert.ok(simhashV2Vectors.length > 10);
+  const kept = new Fingerprinter(["simhash-doc", "simhash-doc-v2"]);
+  const v1 = new Map(simhashVectors.map((vector) => [vector.input, vector.base32]));
+  let differ = 0;
+  for (const vector of simhashV2Vectors) {
+    for (const value of [simhashDoc(vector.input), simhashDoc(vector.input, { scheme: "simhash-doc-v2" }), simhashDoc(vector.input, {})]) {
+      assert.equal(value.base32hex, vector.base32, vector.name);
+      assert.equal(value.value, BigInt(`0x${vector.hex}`), vector.name);
+    }
+    assert.equal(fingerprint(vector.input, { scheme: "simhash-doc-v2" }), vector.base32, vector.name);
+    assert.equal(kept.of(vector.input)[1], vector.base32, vector.name);
+    if (v1.has(vector.input) && v1.get(vector.input) !== vector.base32) differ++;
+  }
+  kept.free();
+  assert.ok(differ > 0, "some vectors (Chinese, Japanese, Thai…) differ between simhash-doc and simhash-doc-v2");
+});
+
+test("simhashDoc of Chinese text is the CLI's simhash-doc-v2 by default, its simhash-doc when asked", () => {
+  const text = "但它也常常保留了某些不再开发的软件包版本，因为用户仍然需要它们。潮汐磨坊把海水的涨落变成面粉。";
+  const [v2, v1] = ["simhash-doc-v2", "simhash-doc"].map((scheme) => cli(["fingerprint", "--scheme", scheme, "-"], { input: text }).split(/\s+/)[0]);
+  assert.notEqual(v1, v2);
+  assert.equal(simhashDoc(text).base32hex, v2);
+  assert.equal(simhashDoc(text, { scheme: "simhash-doc" }).base32hex, v1);
+  // One changed character moves v2 a few bits; v1 (one token per clause) much further.
+  const edited = text.replace("某", "一");
+  assert.ok(hamming(simhashDoc(text), simhashDoc(edited)) < hamming(simhashDoc(text, { scheme: "simhash-doc" }), simhashDoc(edited, { scheme: "simhash-doc" })));
 });
 
 test("hamming and similarity take bigints, base32hex, hex and simhashDoc results", () => {
@@ -67,6 +100,7 @@ test("explain is the CLI's --explain --json, for every scheme", () => {
     "Hello, World! Ünïcödé façade — testing the résumé of 42 things at https://example.org/x.",
     "",
     "a an the",
+    "潮汐磨坊把海水的涨落变成面粉。東京の港では、潮の満ち引きで石臼を回していた。โรงสีน้ำขึ้นน้ำลง",
     readFileSync(join(ROOT, "README.md"), "utf8").slice(0, 5000),
   ];
   texts.forEach((text, i) => {

@@ -32,7 +32,7 @@ function generator(seed) {
 
 const HUGE = "a".repeat(2_000_000);
 const NUMBERS = [0, -0, 1, -1, 5, 7, 1.5, -1.5, 255, 256, 65535, 65536, 70000, 2 ** 31, 2 ** 32, 2 ** 53, Date.now(), NaN, Infinity, -Infinity, Number.MAX_VALUE, Number.MIN_VALUE];
-const STRINGS = ["", " ", "1", "-1", "a", "é", "\u0000", "\uFEFF", "\uD800", "mainnet", "regtest", "simhash-doc", "minhash-equality-v1", "html", "epub", X, X.toUpperCase(), PUBKEY, TEXT, "0".repeat(160), "null", "{}", "[]", JSON.stringify(EVENTS[0])];
+const STRINGS = ["", " ", "1", "-1", "a", "é", "\u0000", "\uFEFF", "\uD800", "mainnet", "regtest", "simhash-doc", "simhash-doc-v2", "minhash-equality-v1", "html", "epub", X, X.toUpperCase(), PUBKEY, TEXT, "0".repeat(160), "null", "{}", "[]", JSON.stringify(EVENTS[0])];
 const NAMES = ["d", "title", "kind", "text", "x", "createdAt", "pubkey", "fuzzyTags", "network", "content", "scheme", "format", "name", "headerAt", "tipHeight", "confirmed", "fetch", "core", "extractor", "url", "ending", "events", "timeoutMs", "value", "length", "toString", "toJSON"];
 
 function fuzzer(random) {
@@ -75,7 +75,7 @@ function fuzzer(random) {
       () => priorart.fingerprint(maybe(TEXT), options({ scheme: "simhash-doc" })),
       () => new priorart.Fingerprinter(maybe(["minhash-equality-v1"])).of(maybe(TEXT)),
       () => priorart.explain(maybe(TEXT), options({ scheme: "minhash-equality-v1" })),
-      () => priorart.simhashDoc(maybe(TEXT)),
+      () => priorart.simhashDoc(maybe(TEXT), random() < 0.5 ? undefined : options({ scheme: "simhash-doc" })),
       () => priorart.hamming(maybe(1n), maybe("0000000000000")),
       () => priorart.similarity(value(), value()),
       () => priorart.discoveryFilter(maybe(X)),

@@ -36,7 +36,7 @@ for (const file of JSON.parse(process.argv[2])) {
 `,
   );
   const got = execFileSync(process.execPath, ["x.mjs", JSON.stringify(documents)], { cwd: user, encoding: "utf8" }).trim().split("\n");
-  const expected = cli(["fingerprint", "--scheme", "minhash-equality-v1,simhash-doc", ...documents])
+  const expected = cli(["fingerprint", "--scheme", "minhash-equality-v1,simhash-doc-v2", ...documents])
     .trim()
     .split("\n")
     .map((line) => line.split(/\s+/).slice(0, 2).join(" "));

@@ -19,13 +19,25 @@ const CLIENT = `import { Relay, SimplePool, finalizeEvent, generateSecretKey, ve
 import type { Event, EventTemplate, Filter } from "nostr-tools";
 import {
   attestation, cachedHeaders, check, checkSigned, contentEvent, discoveryFilter, esploraHeaders,
-  fingerprint, fuzzyDiscoveryFilter, init, memoryHeaders, nearCopiesProofFilter, relayAnswer, verifyProofEvent,
+  explain, fingerprint, fuzzyDiscoveryFilter, hamming, init, memoryHeaders, nearCopiesProofFilter, relayAnswer,
+  simhashDoc, verifyProofEvent, SCHEMES,
 } from "priorart";
-import type { CheckReport, CheckStatus, DiscoveryFilter, EventToSign, RelayAnswer, VerifyReason, VerifyReport } from "priorart";
+import type {
+  CheckReport, CheckStatus, DiscoveryFilter, EventToSign, RelayAnswer, Scheme, SimhashDocExplanation, SimhashDocScheme,
+  VerifyReason, VerifyReport,
+} from "priorart";
 
 export async function client(relay: Relay, pool: SimplePool, text: string): Promise<string> {
   await init();
   const x = fingerprint(text);
+  // simhash-doc-v2 by default; the frozen simhash-doc when asked.
+  const schemes: SimhashDocScheme[] = ["simhash-doc-v2", "simhash-doc"];
+  const values = schemes.map((scheme) => simhashDoc(text, { scheme }));
+  const moved: number = hamming(simhashDoc(text), values[1] ?? 0n);
+  const explained: SimhashDocExplanation = explain(text, { scheme: "simhash-doc-v2" });
+  const every: readonly Scheme[] = SCHEMES;
+  const v2: Scheme = "simhash-doc-v2";
+  void [moved, explained.scheme, every.includes(v2), fingerprint(text, { scheme: v2 })];
   const filter: Filter = discoveryFilter(x);
   const ours: DiscoveryFilter = fuzzyDiscoveryFilter(text);
   const sub = relay.subscribe([discoveryFilter(x), ours], { onevent(event: Event) { void event; } });
@@ -67,8 +79,8 @@ export async function client(relay: Relay, pool: SimplePool, text: string): Prom
 const REPORTS = (verify, checks, explained) => `import type { CheckReport, EqualityExplanation, SimhashDocExplanation, VerifyReport } from "priorart";
 export const verifyReports: VerifyReport[] = ${JSON.stringify(verify, null, 1)};
 export const checkReports: CheckReport[] = ${JSON.stringify(checks, null, 1)};
-export const equality: EqualityExplanation[] = ${JSON.stringify(explained.slice(0, -1), null, 1)};
-export const simhashDoc: SimhashDocExplanation = ${JSON.stringify(explained.at(-1), null, 1)};
+export const equality: EqualityExplanation[] = ${JSON.stringify(explained.slice(0, 2), null, 1)};
+export const simhashDoc: SimhashDocExplanation[] = ${JSON.stringify(explained.slice(2), null, 1)};
 `;
 
 test("a client against nostr-tools' own types, and real reports as the declared types, compile with tsc --strict", { timeout: 120_000 }, async (t) => {
@@ -109,7 +121,12 @@ test("a client against nostr-tools' own types, and real reports as the declared 
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "client.ts"), CLIENT);
   const sample = "Section 4.2 of RFC-1234: tidal mills ground grain on the estuary, said mill_keeper42.";
-  const explained = [explain(sample), explain("", { scheme: "simhash-equality-v2" }), explain(sample, { scheme: "simhash-doc" })];
+  const explained = [
+    explain(sample),
+    explain("", { scheme: "simhash-equality-v2" }),
+    explain(sample, { scheme: "simhash-doc" }),
+    explain(`${sample} 潮汐磨坊把海水的涨落变成面粉。`, { scheme: "simhash-doc-v2" }),
+  ];
   writeFileSync(join(dir, "reports.ts"), REPORTS(verify, checks, explained));
   writeFileSync(
     join(dir, "tsconfig.json"),

@@ -37,8 +37,10 @@ pub struct Args {
     #[arg(long, conflicts_with = "json")]
     pan: bool,
     /// How texts are cut into words for the overlap's 5-grams: words
-    /// (lowercased \w+ runs, as other dedup tools) or tokens (simhash-doc's
-    /// tokens: numbers and identifiers dropped).
+    /// (lowercased \w+ runs, as other dedup tools) or tokens (simhash-doc-v2's
+    /// tokens: numbers and identifiers dropped); Chinese, Japanese, Thai… as
+    /// character bigrams. words-v1 and tokens-v1 cut them as before
+    /// simhash-doc-v2 (and compare simhash-doc values).
     #[arg(long, value_name = "SHINGLING", default_value_t = Shingling::default())]
     shingles: Shingling,
 }

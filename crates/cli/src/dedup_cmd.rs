@@ -86,8 +86,9 @@ pub struct Args {
     pub(crate) min_jaccard: f64,
     /// How texts are cut into words for their 5-grams: words (lowercased
     /// \w+ runs, as other dedup tools and ground truths; the default) or
-    /// tokens (simhash-doc's tokens: numbers and identifiers dropped). With
-    /// --against, the index's.
+    /// tokens (simhash-doc-v2's tokens: numbers and identifiers dropped);
+    /// Chinese, Japanese, Thai… as character bigrams (words-v1, tokens-v1:
+    /// as before simhash-doc-v2). With --against, the index's.
     #[arg(long, value_name = "SHINGLING")]
     pub(crate) shingles: Option<Shingling>,
     /// Also pair the documents with those of this index (`priorart index

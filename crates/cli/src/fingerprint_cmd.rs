@@ -20,8 +20,9 @@ use std::process::ExitCode;
 pub struct Args {
     /// Files to fingerprint (`-` or none: standard input).
     files: Vec<String>,
-    /// Comma-separated scheme identifiers: minhash-equality-v1,
-    /// simhash-equality-v2, simhash-doc.
+    /// Comma-separated scheme identifiers: minhash-equality-v1 (NIP-FF-3's
+    /// X), simhash-equality-v2 (legacy X), simhash-doc-v2 (similarity),
+    /// simhash-doc (similarity as before simhash-doc-v2).
     #[arg(long, value_delimiter = ',', default_value = "minhash-equality-v1")]
     scheme: Vec<Scheme>,
     /// Input is JSON Lines: fingerprint the string member `--field` of each

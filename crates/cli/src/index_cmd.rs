@@ -71,8 +71,10 @@ struct BuildArgs {
     #[arg(long, default_value = "manku-16x28")]
     layout: String,
     /// How texts are cut into words for the sketches' word 5-grams: words
-    /// (lowercased \w+ runs, as other dedup tools) or tokens (simhash-doc's
-    /// tokens: numbers and identifiers dropped). Recorded in the index:
+    /// (lowercased \w+ runs, as other dedup tools) or tokens (simhash-doc-v2's
+    /// tokens: numbers and identifiers dropped); Chinese, Japanese, Thai… as
+    /// character bigrams. words-v1 and tokens-v1 (and simhash-doc values)
+    /// build an index as before simhash-doc-v2. Recorded in the index:
     /// `add`, `query` and `dedup --against` use the index's.
     #[arg(long, value_name = "SHINGLING", default_value_t = Shingling::default())]
     shingles: Shingling,

@@ -216,12 +216,9 @@ impl Fingerprinter {
 
     /// The fingerprints of `text` under each of `schemes`, in that order.
     pub fn fingerprint(&mut self, text: &str, schemes: &[Scheme]) -> Vec<Fingerprint> {
-        if let Some(simhashes) = schemes.iter().map(|scheme| scheme.token_rule()).collect::<Option<Vec<_>>>()
-        {
-            return simhashes
-                .into_iter()
-                .map(|rule| Fingerprint::SimhashDoc(self.simhash_doc(text, rule)))
-                .collect();
+        if schemes.iter().all(|scheme| scheme.token_rule().is_some()) {
+            // Only simhash-doc schemes: no equality pass.
+            return self.finish(None, schemes, text);
         }
         let (minima, _) = self.equality_minima(Input::Text(text)).expect("text always folds");
         self.finish(minima, schemes, text)

@@ -199,6 +199,11 @@ impl<S: Sink> Sink for Segmenter<'_, S> {
         }
     }
 
+    #[inline(always)]
+    fn ascii_token(&mut self, padded: &[u8], len: usize) {
+        self.inner.padded_token(padded, len);
+    }
+
     fn numeric(&mut self, run: &[u8]) {
         if is_wide(run) {
             self.recut(run, false);

@@ -49,6 +49,13 @@ pub(crate) trait Sink {
     fn padded_token(&mut self, padded: &[u8], len: usize) {
         self.token(&padded[..len]);
     }
+    /// [`Sink::padded_token`] of a token the scanner knows is ASCII (no
+    /// byte of it is non-ASCII in its block's masks): a token rule passes
+    /// it on without looking at its bytes.
+    #[inline(always)]
+    fn ascii_token(&mut self, padded: &[u8], len: usize) {
+        self.padded_token(padded, len);
+    }
     /// A run of word characters without a letter (a number), dropped.
     fn numeric(&mut self, _run: &[u8]) {}
     /// A whitespace-delimited chunk dropped as a URL or identifier.
@@ -467,10 +474,12 @@ impl Pass<'_, '_> {
     fn tokens(&self, base: usize, masks: &Masks, from: u32, to: u32, sink: &mut impl Sink) {
         for (start, end) in runs(masks.word & bits(from, to)) {
             let (at, len) = (base + start as usize, (end - start) as usize);
-            if masks.letter & bits(start, end) != 0 {
-                sink.padded_token(&self.padded[at..], len);
-            } else {
+            if masks.letter & bits(start, end) == 0 {
                 sink.numeric(&self.padded[at..at + len]);
+            } else if masks.non_ascii & bits(start, end) == 0 {
+                sink.ascii_token(&self.padded[at..], len);
+            } else {
+                sink.padded_token(&self.padded[at..], len);
             }
         }
     }

@@ -1,5 +1,5 @@
 """priorart from Python: content fingerprints (NIP-FF-3 ``minhash-equality-v1``,
-``simhash-doc``), document extraction, OpenTimestamps and NIP-FF-3
+``simhash-doc-v2``, ``simhash-doc``), document extraction, OpenTimestamps and NIP-FF-3
 verification.
 
 Every answer is computed by priorart's Rust crates, the same code as the
@@ -61,6 +61,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EQUALITY_SCHEMES",
     "SCHEMES",
+    "SIMHASH_DOC_SCHEMES",
     "check",
     "dedup",
     "DedupCluster",
@@ -103,8 +104,14 @@ __all__ = [
 
 #: The equality schemes (a 64-hex-digit ``X``).
 EQUALITY_SCHEMES = ("minhash-equality-v1", "simhash-equality-v2")
+#: The simhash-doc schemes (a 64-bit value, 13 base32hex characters), the
+#: default first: ``simhash-doc-v2`` cuts Chinese, Japanese, Thai, Lao,
+#: Khmer and Myanmar letters into character bigrams (equal to
+#: ``simhash-doc`` on text without them); ``simhash-doc`` is the frozen
+#: first rule (a clause of those scripts is one token).
+SIMHASH_DOC_SCHEMES = ("simhash-doc-v2", "simhash-doc")
 #: Every scheme identifier :func:`fingerprint` accepts.
-SCHEMES = EQUALITY_SCHEMES + ("simhash-doc",)
+SCHEMES = EQUALITY_SCHEMES + ("simhash-doc", "simhash-doc-v2")
 
 #: Where block headers come from (keyword arguments as the CLI's options:
 #: ``esplora``, ``bitcoin_rpc``, ``rpc_cookie``, ``rpc_user``,
@@ -123,7 +130,8 @@ SimhashLike = Union[int, str]
 def fingerprint(text: str, scheme: str = "minhash-equality-v1") -> str:
     """The fingerprint of ``text`` under ``scheme``, in its wire form: 64
     lowercase hex digits for the equality schemes (NIP-FF-3's ``X`` for
-    ``minhash-equality-v1``), 13 base32hex characters for ``simhash-doc``.
+    ``minhash-equality-v1``), 13 base32hex characters for ``simhash-doc-v2``
+    and ``simhash-doc``.
 
     Raises :class:`InputError` (reason ``unknown_scheme``) for an unknown
     scheme."""
@@ -131,7 +139,7 @@ def fingerprint(text: str, scheme: str = "minhash-equality-v1") -> str:
 
 
 @overload
-def explain(text: str, scheme: Literal["simhash-doc"]) -> SimhashDocExplanation: ...
+def explain(text: str, scheme: Literal["simhash-doc-v2", "simhash-doc"]) -> SimhashDocExplanation: ...
 
 
 @overload
@@ -150,12 +158,12 @@ def explain(text: str, scheme: str = "minhash-equality-v1") -> Explained:
     and ``input``): an :class:`~priorart.results.Explanation` (canonical
     text, tokens, kept tokens, bucket minima, descriptor) for the equality
     schemes, a :class:`~priorart.results.SimhashDocExplanation` (tokens,
-    features, counters) for ``simhash-doc``. The type follows the scheme
+    features, counters) for ``simhash-doc-v2`` and ``simhash-doc``. The type follows the scheme
     (the overloads say which for a literal scheme); for one return type
     whatever the argument: :func:`explain_equality` and
     :func:`explain_simhash_doc`."""
     value = json.loads(_priorart.explain_json(text, scheme))
-    if value["scheme"] == "simhash-doc":
+    if value["scheme"] in SIMHASH_DOC_SCHEMES:
         return SimhashDocExplanation.from_json(value)
     return Explanation.from_json(value)
 
@@ -169,20 +177,40 @@ def explain_equality(text: str, scheme: str = "minhash-equality-v1") -> Explanat
     return Explanation.from_json(json.loads(_priorart.explain_json(text, scheme)))
 
 
-def explain_simhash_doc(text: str) -> SimhashDocExplanation:
-    """:func:`explain` for ``simhash-doc``: always a
-    :class:`~priorart.results.SimhashDocExplanation`."""
-    return SimhashDocExplanation.from_json(json.loads(_priorart.explain_json(text, "simhash-doc")))
+def explain_simhash_doc(text: str, scheme: str = "simhash-doc-v2") -> SimhashDocExplanation:
+    """:func:`explain` for a simhash-doc scheme (``simhash-doc-v2``, the
+    default, or ``simhash-doc``): always a
+    :class:`~priorart.results.SimhashDocExplanation`. Any other scheme is an
+    :class:`InputError` (reason ``not_a_simhash_doc_scheme``)."""
+    _simhash_doc_scheme(scheme)
+    return SimhashDocExplanation.from_json(json.loads(_priorart.explain_json(text, scheme)))
 
 
-def simhash_doc(text: str) -> int:
-    """The ``simhash-doc`` of ``text`` as an unsigned 64-bit int."""
-    return _priorart.simhash_doc(text)
+def _simhash_doc_scheme(scheme: str) -> None:
+    """Refuses a scheme that is not a simhash-doc scheme, as the extension
+    does (an unknown name is ``unknown_scheme``)."""
+    if scheme in EQUALITY_SCHEMES:
+        raise _input_error(
+            "not_a_simhash_doc_scheme",
+            f"scheme={scheme!r} is not a simhash-doc scheme: expected simhash-doc-v2 or simhash-doc",
+        )
+
+
+def simhash_doc(text: str, scheme: str = "simhash-doc-v2") -> int:
+    """The simhash-doc value of ``text`` as an unsigned 64-bit int: of
+    ``simhash-doc-v2`` by default (Chinese, Japanese, Thai... cut into
+    character bigrams, what ``priorart fingerprint --scheme
+    simhash-doc-v2`` prints in base32hex), or of ``simhash-doc`` (the frozen
+    first rule; the same value on text without those scripts). Any other
+    scheme is an :class:`InputError` (reason ``not_a_simhash_doc_scheme``,
+    or ``unknown_scheme``)."""
+    return _priorart.simhash_doc(text, scheme)
 
 
 def simhash_doc_text(value: SimhashLike) -> str:
-    """The 13-character base32hex form of a ``simhash-doc`` value (what
-    ``fingerprint(text, "simhash-doc")`` returns)."""
+    """The 13-character base32hex form of a simhash-doc value (what
+    ``fingerprint(text, "simhash-doc-v2")`` returns for
+    ``simhash_doc(text)``)."""
     return _priorart.simhash_doc_text(value)
 
 
@@ -229,23 +257,32 @@ def fingerprint_many(
 
 
 def simhash_doc_many(
-    texts: Iterable[str], threads: Optional[int] = None, progress: Optional[Progress] = None
+    texts: Iterable[str],
+    threads: Optional[int] = None,
+    progress: Optional[Progress] = None,
+    *,
+    scheme: str = "simhash-doc-v2",
 ) -> List[int]:
-    """The ``simhash-doc`` values of many texts, as a list of ints, computed
-    on ``threads`` cores (all by default) with the GIL released, streamed
-    as :func:`fingerprint_many` streams its texts. For a numpy array without
-    a copy: :func:`simhash_doc_array`."""
-    return _priorart.simhash_doc_many(_rows(texts), threads, progress)
+    """The simhash-doc values (of ``scheme``, as :func:`simhash_doc`) of
+    many texts, as a list of ints, computed on ``threads`` cores (all by
+    default) with the GIL released, streamed as :func:`fingerprint_many`
+    streams its texts. For a numpy array without a copy:
+    :func:`simhash_doc_array`."""
+    return _priorart.simhash_doc_many(_rows(texts), threads, progress, scheme)
 
 
 def simhash_doc_array(
-    texts: Iterable[str], threads: Optional[int] = None, progress: Optional[Progress] = None
+    texts: Iterable[str],
+    threads: Optional[int] = None,
+    progress: Optional[Progress] = None,
+    *,
+    scheme: str = "simhash-doc-v2",
 ) -> "numpy.ndarray":
     """:func:`simhash_doc_many` as a ``numpy.ndarray`` of ``uint64`` (read
     from the extension's buffer without a copy). Needs numpy
     (``pip install priorart[numpy]``)."""
     numpy = _numpy("simhash_doc_array")
-    raw = _priorart.simhash_doc_many_bytes(_rows(texts), threads, progress)
+    raw = _priorart.simhash_doc_many_bytes(_rows(texts), threads, progress, scheme)
     return numpy.frombuffer(raw, dtype=numpy.uint64)
 
 
@@ -330,8 +367,11 @@ def dedup(
     0.3 up) or within simhash-doc distance ``k`` (``"simhash"``); each is
     kept when the exact Jaccard similarity of the two texts' word 5-grams
     is at least ``min_jaccard``. ``shingles``: ``"words"`` (lowercased
-    ``\\w+`` runs, the default) or ``"tokens"`` (simhash-doc's tokens), as
-    the CLI's ``--shingles``.
+    ``\\w+`` runs, the default) or ``"tokens"`` (simhash-doc-v2's tokens),
+    as the CLI's ``--shingles`` (both cut Chinese, Japanese, Thai... into
+    character bigrams, and the simhash-doc values are ``simhash-doc-v2``'s);
+    ``"words-v1"`` and ``"tokens-v1"`` are the rules before simhash-doc-v2
+    (with ``simhash-doc`` values).
 
     ``texts`` is any iterable of ``str`` (a list, a generator, a pandas
     Series, a pyarrow ``Array`` or ``ChunkedArray`` of strings), read once,
@@ -586,8 +626,11 @@ class Index:
         k <= N, more tables) or ``pigeonhole-B-T``. ``shingles`` says how
         texts are cut into words for the sketches' word 5-grams: ``words``
         (lowercased ``\\w+`` runs, as other dedup tools) or ``tokens``
-        (``simhash-doc``'s tokens); an index opened keeps its own. A
-        document inserted as a ``simhash-doc`` value has no sketch: its
+        (``simhash-doc-v2``'s tokens), both with the texts'
+        ``simhash-doc-v2`` values in the tables; ``words-v1`` and
+        ``tokens-v1`` are the rules of indexes built before simhash-doc-v2
+        (``simhash-doc`` values); an index opened keeps its own. A
+        document inserted as a simhash-doc value has no sketch: its
         matches have no Jaccard estimate (``None``)."""
         self._index = _priorart.Index(layout, shingles)
 
@@ -601,15 +644,17 @@ class Index:
         return index
 
     def insert(self, id: str, document: Union[str, int]) -> None:
-        """Adds a document under ``id``: a text (``str``: its
-        ``simhash-doc``, ``X`` and shingle sketch are kept) or a
-        ``simhash-doc`` value (``int``: found by distance alone). An ``id``
-        already in the index is an :class:`InputError` (``duplicate_ids``)."""
+        """Adds a document under ``id``: a text (``str``: its simhash-doc
+        value, ``X`` and shingle sketch are kept) or a simhash-doc value
+        (``int``: found by distance alone; of the index's scheme,
+        ``simhash-doc-v2`` unless :attr:`shingles` is a v1 shingling). An
+        ``id`` already in the index is an :class:`InputError`
+        (``duplicate_ids``)."""
         self._index.insert(id, document)
 
     def query(self, document: Union[str, int], k: int = 3) -> List[IndexMatch]:
         """The documents within Hamming distance ``k`` of a text or
-        ``simhash-doc`` value, most similar first (by Jaccard estimate for
+        simhash-doc value (as :meth:`insert` takes them), most similar first (by Jaccard estimate for
         a text), then nearest; for a text, also those with the same ``X``.
         ``k`` beyond the layout's distance is an :class:`InputError`."""
         return [IndexMatch(*hit) for hit in self._index.query(document, k)]
@@ -625,6 +670,13 @@ class Index:
     def layout(self) -> str:
         """The table layout's name."""
         return self._index.layout
+
+    @property
+    def shingles(self) -> str:
+        """The shingling's name: ``words`` or ``tokens`` (the index holds
+        ``simhash-doc-v2`` values), ``words-v1`` or ``tokens-v1`` (an index
+        built before simhash-doc-v2: ``simhash-doc`` values)."""
+        return self._index.shingles
 
     def __len__(self) -> int:
         return len(self._index)
@@ -679,9 +731,11 @@ def check(
 
 def near_copies_filter(text: str) -> Dict[str, Any]:
     """The REQ filter of the near copies of ``text`` (docs/nip-ff-3-fuzzy.md):
-    the content events carrying one of its 28 ``B`` keys, which finds every
-    tagged text within 6 simhash-doc bits, as ``priorart check --fuzzy``
-    sends it."""
+    the content events carrying one of its ``B`` keys (the 28 of its
+    ``simhash-doc-v2`` value and, for text ``simhash-doc`` cuts otherwise,
+    those of its ``simhash-doc`` value, which events tagged before v2
+    carry), which finds every tagged text within 6 bits, as ``priorart
+    check --fuzzy`` sends it."""
     return json.loads(_priorart.near_copies_filter_json(text))
 
 

@@ -133,9 +133,12 @@ class Explanation(_Json):
 
 @_record
 class SimhashDocExplanation(_Json):
-    """Every intermediate value of a ``simhash-doc``: the hashed tokens, each
-    distinct token's feature (16 hex digits), the numbers and identifiers
-    left out, the 64 counters (index = bit number) and the result."""
+    """Every intermediate value of a simhash-doc value: the hashed tokens,
+    each distinct token's feature (16 hex digits), the numbers and
+    identifiers left out, the 64 counters (index = bit number) and the
+    result. ``scheme`` says whose: ``"simhash-doc-v2"`` (Chinese, Japanese,
+    Thai... cut into character bigrams) or ``"simhash-doc"`` (the frozen
+    first rule)."""
 
     scheme: str
     tokens: Tuple[str, ...]

@@ -10,8 +10,9 @@ the ``priorart`` command. Spark only moves rows:
   by the Rust extractor; a record or file that cannot be read is a row with
   ``error_reason`` and ``error``, never a failed job.
 - :func:`fingerprint_columns`: ``minhash_equality_v1`` (string) and
-  ``simhash_doc`` (long: the unsigned 64 bits as a signed long) columns.
-- :func:`near_duplicates`: every pair of documents within simhash-doc
+  ``simhash_doc_v2`` (long: the unsigned 64 bits as a signed long) columns
+  (``simhash_doc`` for the frozen ``simhash-doc``, when asked).
+- :func:`near_duplicates`: every pair of documents within simhash-doc-v2
   Hamming distance ``k``, found as the lsh-interop spec's Manku lookup run
   as a join: identical fingerprints are collapsed first, each distinct
   fingerprint emits one key per permuted table (keys computed by the index
@@ -93,6 +94,17 @@ DOCUMENT_SCHEMA = T.StructType(
 #: table key in one task; a larger key is split into salted blocks.
 DEFAULT_MAX_BUCKET = 10_000
 
+#: The column of the simhash-doc values :func:`dedup` pairs documents by.
+_SIMHASH = "simhash_doc_v2"
+
+
+def _simhash_scheme_of(shingles: str) -> str:
+    """The simhash-doc scheme of a shingling's token rule, as ``priorart
+    dedup`` pairs them: ``simhash-doc`` for the shinglings of indexes built
+    before simhash-doc-v2 (``words-v1``, ``tokens-v1``), ``simhash-doc-v2``
+    for the others (an unknown name is refused by the extension)."""
+    return "simhash-doc" if shingles in ("words-v1", "tokens-v1") else "simhash-doc-v2"
+
 
 def column_name(scheme: str) -> str:
     """The DataFrame column of a scheme: ``minhash-equality-v1`` →
@@ -101,14 +113,14 @@ def column_name(scheme: str) -> str:
 
 
 def to_unsigned(value: int) -> int:
-    """A ``simhash_doc`` column value (signed long) as the unsigned 64-bit
-    value :func:`priorart.simhash_doc` returns."""
+    """A ``simhash_doc_v2`` (or ``simhash_doc``) column value (signed long)
+    as the unsigned 64-bit value :func:`priorart.simhash_doc` returns."""
     return value & 0xFFFF_FFFF_FFFF_FFFF
 
 
-def to_pandas(df: DataFrame, unsigned: Sequence[str] = ("simhash_doc",)) -> "pandas.DataFrame":
+def to_pandas(df: DataFrame, unsigned: Sequence[str] = ("simhash_doc_v2", "simhash_doc")) -> "pandas.DataFrame":
     """``df`` as a pandas DataFrame with the ``unsigned`` columns (signed
-    longs holding 64 bits, as ``simhash_doc``) as exact unsigned values:
+    longs holding 64 bits, as ``simhash_doc_v2``) as exact unsigned values:
     pandas' nullable ``UInt64``. ``toPandas()`` gives them as signed, and
     as ``float64`` (53 bits: not the value) as soon as one is null. Through
     Arrow (``DataFrame.toArrow``), a bit-for-bit cast."""
@@ -173,21 +185,23 @@ read_web_archives = read_documents
 def fingerprint_columns(
     df: DataFrame,
     text_col: str = "text",
-    schemes: Sequence[str] = ("minhash-equality-v1", "simhash-doc"),
+    schemes: Sequence[str] = ("minhash-equality-v1", "simhash-doc-v2"),
     threads: Optional[int] = 1,
 ) -> DataFrame:
     """``df`` with one column per scheme (named by :func:`column_name`),
     computed by the batch API over Arrow batches: strings for the equality
-    schemes, a long for ``simhash-doc`` (its 64 bits; see
-    :func:`to_unsigned`). Null texts get null fingerprints. ``threads``
-    per task: 1 by default, since Spark already runs a task per core."""
+    schemes, a long for ``simhash-doc-v2`` and ``simhash-doc`` (its 64
+    bits; see :func:`to_unsigned`). Null texts get null fingerprints.
+    ``threads`` per task: 1 by default, since Spark already runs a task
+    per core."""
     schemes = list(schemes)
     unknown = [s for s in schemes if s not in priorart.SCHEMES]
     if unknown:
         raise priorart.InputError(f"unknown schemes: {', '.join(unknown)}")
-    equality = [s for s in schemes if s != "simhash-doc"]
+    equality = [s for s in schemes if s not in priorart.SIMHASH_DOC_SCHEMES]
+    simhashes = [s for s in schemes if s in priorart.SIMHASH_DOC_SCHEMES]
     fields = [
-        T.StructField(column_name(s), T.LongType() if s == "simhash-doc" else T.StringType(), True)
+        T.StructField(column_name(s), T.LongType() if s in simhashes else T.StringType(), True)
         for s in schemes
     ]
     schema = T.StructType(df.schema.fields + fields)
@@ -204,11 +218,11 @@ def fingerprint_columns(
                 for scheme, column in zip(equality, values):
                     it = iter(column)
                     columns[scheme] = pa.array([next(it) if p else None for p in present], pa.string())
-            if "simhash-doc" in schemes:
+            for scheme in simhashes:
                 full = np.zeros(len(texts), dtype=np.uint64)
                 if given:
-                    full[present] = priorart.simhash_doc_array(given, threads)
-                columns["simhash-doc"] = pa.array(full.view(np.int64), mask=~present)
+                    full[present] = priorart.simhash_doc_array(given, threads, scheme=scheme)
+                columns[scheme] = pa.array(full.view(np.int64), mask=~present)
             yield pa.RecordBatch.from_arrays(list(batch.columns) + [columns[s] for s in schemes], names=names)
 
     return df.mapInArrow(batches, schema)
@@ -293,10 +307,11 @@ def near_duplicates(
     df: DataFrame,
     k: int = 3,
     id_col: str = "id",
-    simhash_col: str = "simhash_doc",
+    simhash_col: str = "simhash_doc_v2",
     max_bucket: int = DEFAULT_MAX_BUCKET,
 ) -> DataFrame:
-    """Every pair of documents whose ``simhash-doc`` values differ in at
+    """Every pair of documents whose simhash-doc values (the column
+    ``simhash_col``: ``simhash-doc-v2``'s by default) differ in at
     most ``k`` bits, as ``(a, b, hamming)`` with ``a < b`` (ids), each pair
     once: the pairs of :func:`fingerprint_pairs` on the distinct
     fingerprints, expanded to the documents holding them, plus the pairs of
@@ -440,15 +455,15 @@ def dedup(
     texts = documents.where(F.col("text").isNotNull()).select("id", "text")
     # Four stages read the fingerprints: computed once.
     fingerprints = stage("fingerprint", fingerprint_columns(texts).drop("text").cache())
-    distinct = stage("distinct fingerprints", fingerprints.select(F.col("simhash_doc").alias("fp")).distinct())
+    distinct = stage("distinct fingerprints", fingerprints.select(F.col(_SIMHASH).alias("fp")).distinct())
     fp_pairs = stage("16-table join", fingerprint_pairs(distinct, k, max_bucket))
     pairs = stage(
-        "pairs (expanded to documents)", _expand(_documents(fingerprints, "id", "simhash_doc"), fp_pairs)
+        "pairs (expanded to documents)", _expand(_documents(fingerprints, "id", _SIMHASH), fp_pairs)
     )
     components = stage(
         "connected components", clusters(fp_pairs, "fp_a", "fp_b").withColumnRenamed("id", "fp")
     )
-    docs = fingerprints.select("id", F.col("simhash_doc").alias("fp"))
+    docs = fingerprints.select("id", F.col(_SIMHASH).alias("fp"))
     labelled = docs.join(components, "fp", "left").select(
         "id", F.coalesce(F.col("representative"), F.col("fp")).alias("component")
     )
@@ -464,7 +479,9 @@ def dedup(
 
 
 #: Rows of :func:`verified_pairs`' band keys: a document, its simhash-doc
-#: (signed long) and one ``(band, key)`` of its MinHash LSH signature.
+#: value of the shingling's token rule (signed long; ``simhash-doc-v2``
+#: but for the v1 shinglings, as ``priorart dedup``) and one ``(band, key)``
+#: of its MinHash LSH signature.
 _BAND_SCHEMA = T.StructType(
     [
         T.StructField("id", T.StringType(), False),
@@ -485,6 +502,8 @@ _PAIR_SCHEMA = T.StructType(
 
 
 def _band_rows(min_jaccard: float, shingles: str) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    scheme = _simhash_scheme_of(shingles)
+
     def rows(iterator: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in iterator:
             ids = batch.column(0).to_pylist()
@@ -492,7 +511,7 @@ def _band_rows(min_jaccard: float, shingles: str) -> Callable[[Iterator[pa.Recor
             bands, raw, blank = priorart._priorart.dedup_band_keys(texts, min_jaccard, shingles, 1)
             kept = ~np.array(blank, dtype=bool)
             keys = np.frombuffer(raw, dtype=np.uint32).reshape(len(texts), bands)[kept]
-            simhashes = priorart.simhash_doc_array(texts, 1).view(np.int64)[kept]
+            simhashes = priorart.simhash_doc_array(texts, 1, scheme=scheme).view(np.int64)[kept]
             kept_ids = np.array(ids, dtype=object)[kept]
             yield pa.RecordBatch.from_arrays(
                 [
@@ -537,7 +556,8 @@ def verified_pairs(
     in ``documents``: ``a, b, hamming, jaccard`` with ``a < b`` by id (Spark
     has no input order), ``jaccard`` the exact Jaccard similarity of the
     two texts' word 5-grams (cut by ``shingles``, ``"words"`` or
-    ``"tokens"``), at least ``min_jaccard`` (about 0.3 or more: below it
+    ``"tokens"``, or ``"words-v1"`` or ``"tokens-v1"`` as before
+    simhash-doc-v2), at least ``min_jaccard`` (about 0.3 or more: below it
     MinHash bands pair nearly everything).
 
     Distributed, no step on the driver: each document's band keys (the

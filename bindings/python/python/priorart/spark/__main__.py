@@ -65,10 +65,11 @@ def main(argv: Optional[List[str]] = None) -> int:
                        "within -k, unverified")
     dedup.add_argument("--min-jaccard", type=float, default=0.8,
                        help="smallest Jaccard similarity of word 5-grams of a kept pair (default 0.8)")
-    dedup.add_argument("--shingles", choices=["words", "tokens"], default="words",
-                       help="how texts are cut into words for their 5-grams (default words)")
+    dedup.add_argument("--shingles", choices=["words", "tokens", "words-v1", "tokens-v1"], default="words",
+                       help="how texts are cut into words for their 5-grams (default words; the -v1 "
+                       "shinglings cut Chinese, Japanese, Thai... as before simhash-doc-v2)")
     dedup.add_argument("-k", "--k", type=int, default=3,
-                       help="with --candidates simhash: largest simhash-doc distance of a pair (default 3)")
+                       help="with --candidates simhash: largest simhash-doc-v2 distance of a pair (default 3)")
     dedup.add_argument("--master", help="Spark master, e.g. local[2] (default: spark-submit's or Spark's)")
     dedup.add_argument("--format", choices=["parquet", "jsonl"], default="parquet")
     dedup.add_argument("--id-field", default="id", help="JSONL member or Parquet column holding the id (default id)")
