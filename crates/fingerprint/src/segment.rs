@@ -262,65 +262,77 @@ impl<S: Sink> Segmenter<'_, S> {
     }
 }
 
-/// A piece of a run of word characters under [`TokenRule::V2`], as a byte
-/// range of the run.
+/// A piece of a run of word characters, as a byte range of the run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Piece {
     /// A stretch of characters of spaced scripts (with their marks): one
     /// word if it holds a letter (simhash-doc drops numbers).
     Spaced(Range<usize>),
-    /// Two neighbouring unspaced letters (each with the marks after it),
-    /// or one alone in its stretch.
+    /// Unspaced letters: one with the marks after it
+    /// ([`unspaced_characters`]), or two neighbouring ones, or one alone in
+    /// its stretch ([`v2_pieces`]).
     Unspaced(Range<usize>),
 }
 
 /// Calls `each` with the pieces of `run` (characters that are letters,
-/// marks, numbers or connectors) in order: each stretch of unspaced
-/// letters ([`is_unspaced`]) as the overlapping bigrams of its letters, a
-/// mark belonging to the letter before it, and every other stretch whole.
-/// simhash-doc-v2's cut, shared with the passage aligner so that both see
-/// the same words.
-pub fn v2_pieces(run: &str, mut each: impl FnMut(Piece)) {
-    let mut stretch = Stretch::None;
+/// marks, numbers or connectors) in order: every unspaced letter
+/// ([`is_unspaced`]) with the marks that follow it, and every stretch of
+/// other characters whole. The passage aligner's words: measured on
+/// Chinese and Japanese passages (BENCHMARKS.md), seeds of neighbouring
+/// characters survive shuffled and replaced characters that break bigrams.
+pub fn unspaced_characters(run: &str, mut each: impl FnMut(Piece)) {
+    // The piece being read: where it starts and whether it is unspaced.
+    let mut current: Option<(usize, bool)> = None;
     for (at, c) in run.char_indices() {
-        stretch = match (stretch, is_unspaced(c)) {
-            (Stretch::None, false) => Stretch::Spaced { start: at },
-            (Stretch::None, true) => Stretch::Unspaced { previous: None, unit: at },
-            (Stretch::Spaced { start }, false) => Stretch::Spaced { start },
-            (Stretch::Spaced { start }, true) => {
-                each(Piece::Spaced(start..at));
-                Stretch::Unspaced { previous: None, unit: at }
+        let unspaced = is_unspaced(c);
+        current = match current {
+            Some(piece) if is_mark(c) => Some(piece),
+            Some((start, false)) if !unspaced => Some((start, false)),
+            Some((start, kind)) => {
+                each(piece(kind, start..at));
+                Some((at, unspaced))
             }
-            (Stretch::Unspaced { previous, unit }, true) => {
-                if let Some(previous) = previous {
-                    each(Piece::Unspaced(previous..at));
-                }
-                Stretch::Unspaced { previous: Some(unit), unit: at }
-            }
-            (unspaced @ Stretch::Unspaced { .. }, false) if is_mark(c) => unspaced,
-            (Stretch::Unspaced { previous, unit }, false) => {
-                each(Piece::Unspaced(previous.unwrap_or(unit)..at));
-                Stretch::Spaced { start: at }
-            }
+            None => Some((at, unspaced)),
         };
     }
-    match stretch {
-        Stretch::None => {}
-        Stretch::Spaced { start } => each(Piece::Spaced(start..run.len())),
-        Stretch::Unspaced { previous, unit } => each(Piece::Unspaced(previous.unwrap_or(unit)..run.len())),
+    if let Some((start, kind)) = current {
+        each(piece(kind, start..run.len()));
     }
 }
 
-/// Where [`v2_pieces`] is in a run.
-#[derive(Debug, Clone, Copy)]
-enum Stretch {
-    /// At the start.
-    None,
-    /// In spaced characters since `start`.
-    Spaced { start: usize },
-    /// In unspaced letters: the character (with its marks) that starts at
-    /// `unit`, after the one at `previous` if there is one.
-    Unspaced { previous: Option<usize>, unit: usize },
+fn piece(unspaced: bool, range: Range<usize>) -> Piece {
+    if unspaced { Piece::Unspaced(range) } else { Piece::Spaced(range) }
+}
+
+/// Calls `each` with the pieces of `run` as simhash-doc-v2 cuts it: each
+/// stretch of unspaced letters as the overlapping bigrams of its
+/// characters ([`unspaced_characters`]; the character itself when it is
+/// alone), every other stretch whole.
+pub fn v2_pieces(run: &str, mut each: impl FnMut(Piece)) {
+    // The last character of the unspaced stretch being read, and whether
+    // it went into a bigram already.
+    let mut last: Option<(Range<usize>, bool)> = None;
+    let alone = |last: &mut Option<(Range<usize>, bool)>, each: &mut dyn FnMut(Piece)| {
+        if let Some((character, false)) = last.take() {
+            each(Piece::Unspaced(character));
+        }
+    };
+    unspaced_characters(run, |piece| match piece {
+        Piece::Unspaced(character) => {
+            last = Some(match last.take() {
+                Some((previous, _)) => {
+                    each(Piece::Unspaced(previous.start..character.end));
+                    (character, true)
+                }
+                None => (character, false),
+            });
+        }
+        spaced @ Piece::Spaced(_) => {
+            alone(&mut last, &mut each);
+            each(spaced);
+        }
+    });
+    alone(&mut last, &mut each);
 }
 
 /// Whether `c` is a combining mark (General_Category M: Mn, Mc, Me): part
