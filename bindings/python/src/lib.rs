@@ -212,12 +212,14 @@ fn in_range(py: Python<'_>, name: &str, value: &Bound<'_, PyAny>, min: u32, max:
     }
 }
 
-/// The largest Hamming distance between two 64-bit values.
-const MAX_DISTANCE: u32 = 64;
+/// The largest `k` a lookup serves (index queries, near pairs, dedup
+/// candidates): the largest distance a table layout finds every pair
+/// within, the fingerprint crate's own bound.
+const MAX_DISTANCE: u32 = priorart_fingerprint::layout::MAX_DISTANCE;
 /// The most worker threads a call may ask for.
 const MAX_THREADS: u32 = 1 << 16;
 
-/// A `k` argument: a Hamming distance, 0 to 64 (3 when not given).
+/// A `k` argument: a Hamming distance, 0 to [`MAX_DISTANCE`] (3 when not given).
 fn distance(py: Python<'_>, k: Option<&Bound<'_, PyAny>>) -> PyResult<u32> {
     k.map_or(Ok(3), |k| in_range(py, "k", k, 0, MAX_DISTANCE))
 }
@@ -1491,6 +1493,12 @@ fn _priorart(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("ExtractionError", py.get_type::<ExtractionError>())?;
     module.add("ProofError", py.get_type::<ProofError>())?;
     module.add("MAX_PROOF_BYTES", priorart_ots::MAX_PROOF_BYTES)?;
+    // The constants the Python side names, from the crates that own them.
+    module.add("MAX_DISTANCE", MAX_DISTANCE)?;
+    let ids = |schemes: &mut dyn Iterator<Item = Scheme>| schemes.map(Scheme::id).collect::<Vec<_>>();
+    module.add("SCHEMES", ids(&mut Scheme::ALL.into_iter()))?;
+    let simhash_schemes = TokenRule::ALL.map(TokenRule::simhash_scheme);
+    module.add("SIMHASH_DOC_SCHEMES", ids(&mut simhash_schemes.into_iter()))?;
     module.add_class::<HeaderSourceOptions>()?;
     module.add_function(wrap_pyfunction!(fingerprint, module)?)?;
     module.add_function(wrap_pyfunction!(passages_json, module)?)?;

@@ -101,3 +101,18 @@ def test_explain_has_one_return_type_per_function():
     with pytest.raises(InputError) as caught:
         priorart.explain_equality(text, "simhash-doc")
     assert caught.value.reason == "not_an_equality_scheme"
+
+
+def test_the_constants_are_the_crates_own():
+    """Scheme lists and the largest k come from the Rust crates, so they
+    cannot drift from what the functions accept (issue 35, item 2)."""
+    assert priorart.SCHEMES == ("minhash-equality-v1", "simhash-equality-v2", "simhash-doc", "simhash-doc-v2")
+    assert priorart.SIMHASH_DOC_SCHEMES[0] == "simhash-doc-v2"
+    assert set(priorart.EQUALITY_SCHEMES) | set(priorart.SIMHASH_DOC_SCHEMES) == set(priorart.SCHEMES)
+    for scheme in priorart.SCHEMES:
+        priorart.fingerprint("one two three", scheme)
+    values = [0, (1 << priorart.MAX_DISTANCE) - 1]
+    assert [pair.distance for pair in priorart.near_pairs(values, k=priorart.MAX_DISTANCE)] == [priorart.MAX_DISTANCE]
+    with pytest.raises(InputError) as refused:
+        priorart.near_pairs(values, k=priorart.MAX_DISTANCE + 1)
+    assert refused.value.reason == "out_of_range"

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EQUALITY_SCHEMES",
+    "MAX_DISTANCE",
     "SCHEMES",
     "SIMHASH_DOC_SCHEMES",
     "check",
@@ -102,16 +103,21 @@ __all__ = [
     "web_archive_records",
 ]
 
-#: The equality schemes (a 64-hex-digit ``X``).
-EQUALITY_SCHEMES = ("minhash-equality-v1", "simhash-equality-v2")
+#: Every scheme identifier :func:`fingerprint` accepts (the fingerprint
+#: crate's list).
+SCHEMES = tuple(_priorart.SCHEMES)
 #: The simhash-doc schemes (a 64-bit value, 13 base32hex characters), the
 #: default first: ``simhash-doc-v2`` cuts Chinese, Japanese, Thai, Lao,
 #: Khmer and Myanmar letters into character bigrams (equal to
 #: ``simhash-doc`` on text without them); ``simhash-doc`` is the frozen
 #: first rule (a clause of those scripts is one token).
-SIMHASH_DOC_SCHEMES = ("simhash-doc-v2", "simhash-doc")
-#: Every scheme identifier :func:`fingerprint` accepts.
-SCHEMES = EQUALITY_SCHEMES + ("simhash-doc", "simhash-doc-v2")
+SIMHASH_DOC_SCHEMES = tuple(_priorart.SIMHASH_DOC_SCHEMES)
+#: The equality schemes (a 64-hex-digit ``X``).
+EQUALITY_SCHEMES = tuple(scheme for scheme in SCHEMES if scheme not in SIMHASH_DOC_SCHEMES)
+#: The largest ``k`` a lookup serves (index queries, :func:`near_pairs`,
+#: dedup's candidates): the largest distance whose table layout finds
+#: every pair (the index crate's bound).
+MAX_DISTANCE: int = _priorart.MAX_DISTANCE
 
 #: Where block headers come from (keyword arguments as the CLI's options:
 #: ``esplora``, ``bitcoin_rpc``, ``rpc_cookie``, ``rpc_user``,
@@ -323,7 +329,7 @@ def near_pairs(
     array) within Hamming distance ``k``, each once, sorted by position:
     :class:`~priorart.results.NearPair` ``(a, b, distance)`` with ``a < b``
     indexes into ``values``. The layout is the cheapest exact one for ``k``
-    (the spec's for k <= 3) unless named; a ``k`` outside 0..64 or beyond
+    (the spec's for k <= 3) unless named; a ``k`` outside 0..MAX_DISTANCE or beyond
     the named layout's distance is an :class:`InputError`. Runs on all
     cores (GIL released), each table sorted once and joined with itself:
     all pairs within k = 3 of ten million values take seconds. For a

@@ -9,6 +9,9 @@ _Record = Tuple[Optional[str], Optional[str], Optional[int], Optional[str], Opti
 _IndexHit = Tuple[str, int, int, Optional[float], bool]
 
 MAX_PROOF_BYTES: int
+MAX_DISTANCE: int
+SCHEMES: List[str]
+SIMHASH_DOC_SCHEMES: List[str]
 
 class InputError(ValueError):
     """Bad input; ``reason`` names the typed reason."""

@@ -269,8 +269,8 @@ def fingerprint_pairs(fingerprints: DataFrame, k: int = 3, max_bucket: int = DEF
     joined block by block (each group with each other, ``s(s+1)/2`` tasks
     of at most ``2 * max_bucket`` rows), so one key never lands whole in
     one task."""
-    if k < 0 or k > 64:
-        raise priorart.InputError(f"k={k}: expected 0 to 64")
+    if k < 0 or k > priorart.MAX_DISTANCE:
+        raise priorart.InputError(f"k={k}: expected 0 to {priorart.MAX_DISTANCE}")
     if max_bucket < 1:
         raise priorart.InputError("max_bucket must be at least 1")
     layout = f"k={k}"
