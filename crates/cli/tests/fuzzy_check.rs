@@ -171,3 +171,58 @@ fn an_edited_copy_finds_the_tagged_original_and_its_proof_ranked_by_block() {
         "{text}"
     );
 }
+
+/// Part of manpages-ja's services(5) (Debian's manpages-ja 0.5): Japanese,
+/// written without spaces between words.
+const JAPANESE: &str = include_str!("data/ja-manpage.txt");
+
+/// Every 40th kana or ideograph replaced (2.5 %): a light edit.
+fn japanese_copy() -> String {
+    let mut letters = 0;
+    JAPANESE
+        .chars()
+        .map(|c| {
+            if !priorart_fingerprint::is_unspaced(c) {
+                return c;
+            }
+            letters += 1;
+            if letters % 40 == 0 { 'ア' } else { c }
+        })
+        .collect()
+}
+
+#[test]
+fn an_edited_japanese_copy_finds_the_tagged_original() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = |name: &str| dir.path().join(name);
+    let relay = RelayProcess::priorart(&path("db"));
+    let key = path("alice.key");
+    stdout(priorart().args(["key", "generate"]).arg(&key));
+    std::fs::write(path("post.md"), JAPANESE).expect("writes");
+    std::fs::write(path("copy.md"), japanese_copy()).expect("writes");
+
+    // Two kana or ideographs count as one word: the note is long enough
+    // for fuzzy tags, which name simhash-doc-v2.
+    let note = stdout(priorart().args(["event", "--kind", "1", "--key-file"]).arg(&key).arg(path("post.md")));
+    let event: Value = serde_json::from_str(&note).expect("JSON");
+    assert_eq!(fuzzy_tags(&event), 29, "{event}");
+    let value_tag = event["tags"].as_array().unwrap().iter().find(|t| t[0] == "B" && t.get(2).is_some());
+    assert_eq!(value_tag.expect("a value tag")[2], "simhash-doc-v2");
+    let events = write_lines(dir.path(), "events.jsonl", &[note.trim().to_owned()]);
+    stdout(priorart().args(["publish", "--relay", &relay.url]).arg(events));
+
+    let out = priorart()
+        .args(["check", "--json", "--relay", &relay.url, "--network", "regtest"])
+        .arg(path("copy.md"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let fuzzy = &report["fuzzy"];
+    // The keys of both values: events tagged before simhash-doc-v2 are asked for too.
+    assert!(fuzzy["keys"].as_u64().expect("keys") > 28, "{fuzzy}");
+    let near = &fuzzy["near_copies"][0];
+    assert_eq!(near["event_id"], event["id"], "{fuzzy}");
+    assert!(near["jaccard"].as_f64().expect("jaccard") >= 0.5, "{near}");
+    assert_eq!(near["fuzzy_tags"], "matches", "{near}");
+}
