@@ -36,32 +36,82 @@ size of the key REQ, `["REQ","fuzzy",{"kinds":[...],"#B":[28 keys]}]`
 candidates per lookup (content events returned for the keys), and the wall
 time of one `check` (three REQs, to one relay on 127.0.0.1).
 
-  scripts/bench-fuzzy.py [CORPUS_DIR] [PRIORART_BINARY] [SAMPLE] [PUBLISHED]
+  scripts/bench-fuzzy.py [--only PREFIXES] [--edit words|auto] [CORPUS_DIR] [PRIORART_BINARY] [SAMPLE] [PUBLISHED]
 
 PUBLISHED (default: every document) publishes only that many corpus documents,
 the SAMPLE originals and distractors drawn at random (seeded), for a quicker run.
+
+--only PREFIXES (comma-separated) keeps only the corpus documents whose id
+starts with one of them, published and sampled alike: e.g. Japanese notes,
+`--only man:ja,handbook:ja-JP,kernel:translations/ja_JP` (issue 32).
+--edit auto makes the second copy of a document written mostly without spaces
+(Chinese, Japanese, Thai: those characters at least 0.3 of its letters) by
+replacing 2.5% of those characters (at least one) by characters of the same
+class (Han, hiragana, katakana, Thai) drawn from the published documents, and
+samples such documents when they have at least 200 of those characters; a
+whitespace word there is a whole clause, so "5% of the words" would be a much
+heavier edit. For such texts the Jaccard of the precision columns is computed
+on character 5-grams (lower-cased, every run of non-word characters one space)
+instead of word 5-grams, for the same reason. The default, --edit words,
+replaces words in every document, as before.
 """
 import base64, itertools, json, os, random, re, shutil, statistics, subprocess, sys, tempfile, time
 from concurrent.futures import ThreadPoolExecutor
 
-corpus = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("PRIORART_CORPUS", "/tmp/priorart-corpus")
-binary = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else "target/release/priorart")
-sample_size = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
+
+def take_option(argv, name):
+    """Remove `name VALUE` or `name=VALUE` from argv; return VALUE, or None."""
+    for i, arg in enumerate(argv):
+        if arg.startswith(name + "="):
+            del argv[i]
+            return arg[len(name) + 1:]
+        if arg == name and i + 1 < len(argv):
+            value = argv[i + 1]
+            del argv[i:i + 2]
+            return value
+    return None
+
+
+argv = sys.argv[1:]
+only = take_option(argv, "--only")
+edit_mode = take_option(argv, "--edit") or "words"
+if edit_mode not in ("words", "auto"):
+    sys.exit("--edit is words or auto")
+corpus = argv[0] if len(argv) > 0 else os.environ.get("PRIORART_CORPUS", "/tmp/priorart-corpus")
+binary = os.path.abspath(argv[1] if len(argv) > 1 else "target/release/priorart")
+sample_size = int(argv[2]) if len(argv) > 2 else 1000
 # How many corpus documents are published (the originals among them); default all.
-published_size = int(sys.argv[4]) if len(sys.argv) > 4 else None
+published_size = int(argv[3]) if len(argv) > 3 else None
 MAX_TEXT_BYTES = 400_000  # an event's JSON must stay under the relay's 512 KiB
 FOOTER = "\n\nPosted by someone. All rights reserved."
 WORKERS = 2
 KS = [3, 4, 5, 6]
 JS = [0.3, 0.4, 0.5, 0.6, 0.7]
 WORD = re.compile(r"\w+")
+# --edit auto: characters of scripts written without spaces, by class (a replacement keeps the class).
+UNSPACED = {"han": "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f", "hiragana": "\u3041-\u309f",
+            "katakana": "\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f", "thai": "\u0e01-\u0e5b"}
+UNSPACED_RE = {name: re.compile(f"[{chars}]") for name, chars in UNSPACED.items()}
+ANY_UNSPACED = re.compile("[" + "".join(UNSPACED.values()) + "]")
+LETTER = re.compile(r"[^\W\d_]")
+CHAR_RATE = 0.025
+REPLACED = "5% words" if edit_mode == "words" else "5% words or 2.5% chars"
 
 
 def shingles(text):
+    if unspaced(text):
+        return char_shingles(text)
     words = WORD.findall(text.lower())
     if len(words) < 5:
         return {" ".join(words)} if words else set()
     return {" ".join(words[i:i + 5]) for i in range(len(words) - 4)}
+
+
+def char_shingles(text):
+    """Character 5-grams of the lower-cased text, every run of non-word characters one space (--edit auto,
+    for texts mostly of an unspaced script, where a `\\w+` word is a whole clause)."""
+    norm = re.sub(r"[\W_]+", " ", text.lower()).strip()
+    return {norm[i:i + 5] for i in range(len(norm) - 4)} if len(norm) >= 5 else {norm}
 
 
 def jaccard(a, b):
@@ -110,6 +160,50 @@ LAYOUTS = [("manku-16x28 (the draft's)", 3, manku_keys, 16, 28),
            ("pigeonhole-10-4", 6, pigeonhole_keys(10, 4), 210, 25)]
 
 
+def unspaced(text):
+    """Whether --edit auto edits this text by characters: mostly a script written without spaces."""
+    return edit_mode == "auto" and len(ANY_UNSPACED.findall(text)) >= 0.3 * max(1, len(LETTER.findall(text)))
+
+
+def long_enough(text):
+    """An original: more than 100 words, or (--edit auto) 200 characters of an unspaced script."""
+    if unspaced(text):
+        return len(ANY_UNSPACED.findall(text)) >= 200
+    return len(text.split()) > 100
+
+
+def alphabet_of(docs):
+    """Every occurrence of each unspaced class's characters in the documents (frequency-weighted)."""
+    if edit_mode != "auto":
+        return {}
+    return {name: "".join("".join(pattern.findall(d["text"])) for d in docs) for name, pattern in UNSPACED_RE.items()}
+
+
+def replace_characters(rng, text, alphabet):
+    """CHAR_RATE of the unspaced script's characters (at least one) replaced by others of their class."""
+    chars = list(text)
+    positions = [(i, name) for i, ch in enumerate(chars) for name, pattern in UNSPACED_RE.items() if pattern.match(ch)]
+    for i, name in rng.sample(positions, max(1, round(len(positions) * CHAR_RATE))):
+        for _ in range(100):  # another character of the class, if the published documents have one
+            choice = rng.choice(alphabet[name])
+            if choice != chars[i]:
+                chars[i] = choice
+                break
+    return "".join(chars)
+
+
+def found_at_defaults(rows, event_id):
+    """The share of check results (i, edit, report, ...) that find original i by X or at k = 6, J = 0.5
+    (event_id: event id -> document index)."""
+    hits = 0
+    for i, _, report, *_ in rows:
+        exact = {event_id.get(c["event_id"]) for c in report["content_events"]}
+        near = {event_id.get(c["event_id"]) for c in report["fuzzy"]["near_copies"]
+                if c["distance"] <= 6 and c["jaccard"] >= 0.5}
+        hits += i in exact or i in near
+    return hits / len(rows) if rows else float("nan")
+
+
 def run(args, **kw):
     return subprocess.run([binary, *args], check=True, capture_output=True, text=True, **kw)
 
@@ -128,12 +222,15 @@ def start_relay(db):
 def main():
     docs = [json.loads(line) for line in open(os.path.join(corpus, "docs.jsonl"))]
     docs = [d for d in docs if len(d["text"].encode()) <= MAX_TEXT_BYTES and d["text"].strip()]
+    if only:
+        docs = [d for d in docs if str(d["id"]).startswith(tuple(only.split(",")))]
     rng = random.Random(23)
     if published_size is not None and published_size < len(docs):
         docs = [docs[i] for i in sorted(rng.sample(range(len(docs)), published_size))]
-    long_docs = [i for i, d in enumerate(docs) if len(d["text"].split()) > 100]
+    long_docs = [i for i, d in enumerate(docs) if long_enough(d["text"])]
     sample = rng.sample(long_docs, min(sample_size, len(long_docs)))
-    vocabulary = [w for i in rng.sample(range(len(docs)), 2000) for w in docs[i]["text"].split()[:200]]
+    vocabulary = [w for i in rng.sample(range(len(docs)), min(2000, len(docs))) for w in docs[i]["text"].split()[:200]]
+    alphabet = alphabet_of(docs)
     work = tempfile.mkdtemp(prefix="bench-fuzzy-")
     relay = None
     try:
@@ -176,10 +273,13 @@ def main():
         copies, copy_texts = [], {}
         for n, i in enumerate(sample):
             text = docs[i]["text"]
-            words = text.split()
-            changed = set(rng.sample(range(len(words)), max(1, round(len(words) * 0.05))))
-            edited = " ".join(rng.choice(vocabulary) if j in changed else w for j, w in enumerate(words))
-            for edit, copy in (("footer", text + FOOTER), ("5% words", edited)):
+            if unspaced(text):
+                edited = replace_characters(rng, text, alphabet)
+            else:
+                words = text.split()
+                changed = set(rng.sample(range(len(words)), max(1, round(len(words) * 0.05))))
+                edited = " ".join(rng.choice(vocabulary) if j in changed else w for j, w in enumerate(words))
+            for edit, copy in (("footer", text + FOOTER), (REPLACED, edited)):
                 path = os.path.join(work, f"copy-{n}-{edit[0]}.txt")
                 with open(path, "w") as f:
                     f.write(copy)
@@ -222,12 +322,22 @@ def main():
     def verifies(original, edit, reported, j):
         return reported == original or jaccard(copy_sets[original, edit], reported_set(reported)) >= j
 
-    print(f"Originals: {len(sample):,} documents of more than 100 words, drawn from {len(docs):,} corpus documents "
+    kept = f" whose id starts with {only.replace(',', ', ')}" if only else ""
+    length = " (or 200 Han, kana or Thai characters)" if edit_mode == "auto" else ""
+    print(f"Originals: {len(sample):,} documents of more than 100 words{length}, drawn from {len(docs):,} corpus documents{kept} "
           f"of at most {MAX_TEXT_BYTES:,} bytes, all published as kind 1 notes ({stored:,} stored, {tagged:,} "
           f"with B tags); 2 copies each, never published.\n")
+    untagged = [i for i in sample if i not in values]
+    if untagged:
+        tagged_rows = [r for r in results if r[0] in values]
+        recalls = ", ".join(f"{edit} {found_at_defaults([r for r in tagged_rows if r[1] == edit], event_id):.3f}"
+                            for edit in ("footer", REPLACED))
+        print(f"{len(untagged):,} of the {len(sample):,} originals have no B tags (`priorart event` tags texts of at "
+              f"least 100 whitespace-separated words): `check --fuzzy` cannot find them, only by X. Recall at k = 6, "
+              f"J = 0.5 of the copies of the {len(sample) - len(untagged):,} others: {recalls}.\n")
     print("| edit | k | J | recall (X or near) | by X alone | reported near copies | precision: verifies | precision: the original or J ≥ 0.8 with it |")
     print("|---|---|---|---|---|---|---|---|")
-    for edit in ("footer", "5% words"):
+    for edit in ("footer", REPLACED):
         rows = [r for r in results if r[1] == edit]
         for k in KS:
             for j in JS:
@@ -251,7 +361,7 @@ def main():
     print("Recall at k = 6, J = 0.5 (the defaults), by document length:\n")
     print("| edit | 101–500 words | 501–5,000 | over 5,000 |")
     print("|---|---|---|---|")
-    for edit in ("footer", "5% words"):
+    for edit in ("footer", REPLACED):
         cells = []
         for low, high in ((101, 500), (501, 5000), (5001, 10**9)):
             rows = [r for r in results if r[1] == edit and low <= words(r[0]) <= high]
@@ -279,24 +389,24 @@ def main():
           "each copy as a lookup; candidates = stored events sharing a key with the copy; recall = the original "
           "within the layout's exact distance, before the Jaccard check; tag bytes estimated as the value tag and "
           "one `[\"B\",\"k-tt-<hex>\"]` per table):\n")
-    print("| layout | exact for k ≤ | tables | key bits | B tag bytes | candidates median / mean / p95 | recall footer | recall 5% words |")
+    print(f"| layout | exact for k ≤ | tables | key bits | B tag bytes | candidates median / mean / p95 | recall footer | recall {REPLACED} |")
     print("|---|---|---|---|---|---|---|---|")
     for name, k, keys_of, tables, bits in LAYOUTS:
         buckets = {}
         for i, v in values.items():
             for key in keys_of(v):
                 buckets.setdefault(key, []).append(i)
-        counts, hits = [], {"footer": [], "5% words": []}
+        counts, hits = [], {"footer": [], REPLACED: []}
         for i, edit, _, _, _, v in results:
             found = set()
-            for key in keys_of(v):
+            for key in keys_of(v) if v is not None else ():  # a copy too short for B tags looks nothing up
                 found.update(buckets.get(key, ()))
             counts.append(len(found))
-            hits[edit].append(i in values and bin(values[i] ^ v).count("1") <= k)
+            hits[edit].append(v is not None and i in values and bin(values[i] ^ v).count("1") <= k)
         tag = 36 + tables * (len(f'["B","{k}-00-{"0" * ((bits + 3) // 4)}"]') + 1)
         print(f"| {name} | {k} | {tables} | {bits} | {tag} | {statistics.median(counts):.0f} / "
               f"{statistics.mean(counts):.1f} / {q(counts, 0.95)} | "
-              f"{statistics.mean(hits['footer']):.3f} | {statistics.mean(hits['5% words']):.3f} |")
+              f"{statistics.mean(hits['footer']):.3f} | {statistics.mean(hits[REPLACED]):.3f} |")
     print()
     print(f"- `check --fuzzy` wall time per copy (3 REQs, one relay on 127.0.0.1, {WORKERS} at once): "
           f"median {statistics.median(seconds):.3f} s, p95 {q(seconds, 0.95):.3f} s.")
