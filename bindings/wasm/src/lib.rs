@@ -3,7 +3,7 @@
 //! answer comes from the workspace's crates (fingerprint, ots, nip); document
 //! extraction is a module of its own (`extract/`). This file
 //! only converts arguments, results and errors. The package's JavaScript
-//! (`index.js`) wraps it: options objects, `bigint`s, typed error
+//! (`api.js`, loaded by `index.js` and `browser.js`) wraps it: options objects, `bigint`s, typed error
 //! classes, and the rounds that fetch block headers through an async
 //! interface (see [`HeaderRounds`]).
 //!

@@ -6,7 +6,7 @@
 //! languages without the CLI.
 //!
 //! Exit codes (`EXIT_CODES`, printed by `priorart --help`): 0 success, 1 bad
-//! input or a negative verdict, 2 usage error, 3 unverified.
+//! input or a negative verdict, 2 usage error, 3 unverified, 130 interrupted.
 
 #![forbid(unsafe_code)]
 

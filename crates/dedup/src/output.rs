@@ -1,5 +1,5 @@
 //! The two files `dedup` writes, as bytes: `pairs.jsonl` and
-//! `clusters.jsonl` (their formats are stable; docs/GUIDE.md).
+//! `clusters.jsonl` (their formats are stable; GUIDE.md).
 
 use crate::catalog::{Catalog, Kept, Sketches};
 use crate::{Outcome, VerifiedPair, standard_error};
