@@ -150,6 +150,20 @@ fn a_flood_of_near_identical_texts_from_many_keys_is_shadow_rejected() {
 }
 
 #[test]
+fn a_flood_of_japanese_spam_is_seen_though_it_has_no_spaces() {
+    // Without spaces it was one word of the 8 the rule needs, so it was
+    // never tracked: two kana or ideographs now count as one word.
+    let rules = "[flood]\nevents = 4\nauthors = 3\nseconds = 60\n";
+    let mut policy = policy(rules, MemoryHeaders::default());
+    let spam = "新しいコインを今すぐ買ってください。価格は千倍になります。リンクはプロフィールにあります。";
+    let decisions: Vec<Action> = (0..8u8)
+        .map(|n| policy.decide(&note(&keys(n + 1), &format!("{spam}{n}"), &[]), NOW + u64::from(n)).action)
+        .collect();
+    assert_eq!(&decisions[..4], [Action::Accept; 4]);
+    assert_eq!(&decisions[4..], [Action::ShadowReject; 4]);
+}
+
+#[test]
 fn one_author_repeating_itself_is_not_a_flood_of_many_keys() {
     let mut policy = policy("[flood]\nevents = 2\nauthors = 2\n", MemoryHeaders::default());
     let text = "The same long announcement posted again and again by one single account today";
