@@ -28,7 +28,10 @@
 //!    weakly, the places of its source that repeat some of its phrases).
 //!
 //! Pure: no I/O, threads or global state. [`report`] writes what every
-//! front end prints: the JSON document and PAN's XML.
+//! front end prints: the JSON document and PAN's XML. [`Winnowing`] picks
+//! a few hashes of a text's content words, so that a collection's
+//! documents sharing passages are found without aligning every pair
+//! (`priorart dedup --passages`).
 
 #![forbid(unsafe_code)]
 
@@ -41,12 +44,14 @@ pub mod report;
 mod seeds;
 mod select;
 mod stopwords;
+mod winnow;
 mod words;
 
 pub use seeds::MAX_SEED_WORDS;
 use serde::Serialize;
 use std::ops::Range;
 use stopwords::Stopwords;
+pub use winnow::{MAX_WINDOW, Mark, Winnowing};
 
 /// The largest text [`Aligner::align`] takes, in bytes: 64 MiB. Memory is
 /// about 16 bytes per word of the first text, 50 per word of the second,
@@ -269,6 +274,12 @@ fn check(params: &Params) -> Result<(), AlignError> {
         return bad(format!("max_text_bytes is {}, more than {MAX_TEXT_BYTES}", params.max_text_bytes));
     }
     Ok(())
+}
+
+/// The number of words in `text`: its alphanumeric runs, stopwords
+/// included (how long a passage is, in the words a reader counts).
+pub fn word_count(text: &str) -> usize {
+    words::count(text)
 }
 
 /// The passages `a` and `b` share, with [`Params::default`].
