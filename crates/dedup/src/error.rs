@@ -58,6 +58,9 @@ pub enum DedupError {
     /// Sorted runs could not be written to or read from a temporary file.
     #[error("cannot write or read sorted records in a temporary file: {0}")]
     SortRuns(#[source] std::io::Error),
+    /// The results could not be written as they were found.
+    #[error("cannot write the results: {0}")]
+    Output(#[source] std::io::Error),
     /// A passage search's setting is out of its range.
     #[error("{0}")]
     PassageSettings(String),
@@ -94,4 +97,5 @@ reason_names!(DedupError {
     RepeatedId => "repeated_id",
     SortRuns => "sort_runs",
     PassageSettings => "passage_settings",
+    Output => "output",
 });
