@@ -118,6 +118,13 @@ pub struct Args {
     #[arg(long, requires = "passages", value_name = "HASHES",
           default_value_t = priorart_dedup::passages::PassageSettings::DEFAULT_MIN_MARKS)]
     pub(crate) min_marks: u32,
+    /// With --passages: the smallest share of one side's content words
+    /// found on the other side in runs of three (0 to 1): two texts sharing
+    /// many words but few runs of them (a translation, a template filled
+    /// in) share no passage.
+    #[arg(long, requires = "passages", value_name = "SHARE",
+          default_value_t = priorart_dedup::passages::PassageSettings::DEFAULT_MIN_COVERAGE)]
+    pub(crate) min_coverage: f64,
     /// Output directory (created).
     #[arg(long)]
     pub(crate) out: PathBuf,

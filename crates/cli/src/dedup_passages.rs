@@ -27,6 +27,7 @@ impl Run<'_> {
         let args = self.args;
         let settings = PassageSettings::new(args.min_words, args.boilerplate)
             .and_then(|settings| settings.with_min_marks(args.min_marks))
+            .and_then(|settings| settings.with_min_coverage(args.min_coverage))
             .map_err(|err| exit::UsageError(err.to_string()))?;
         let mut catalog: Catalog<Places> = Catalog::new();
         let mut postings = Postings::new(&settings);

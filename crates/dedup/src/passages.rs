@@ -11,8 +11,9 @@
 //! Candidates: the runs merged, a hash at a time. A hash held by more than
 //! [`PassageSettings::boilerplate`] documents is boilerplate (a license, a
 //! header, navigation): it makes no pair, and runs of such hashes in their
-//! first document are reported once each ([`Boilerplate`]: how many
-//! documents, an example and where). The other hashes held by two
+//! first document as long as a reported passage are reported once each
+//! ([`Boilerplate`]: how many documents, an example and where). The other
+//! hashes held by two
 //! documents or more give every pair of their documents, themselves
 //! sorted on disk; pairs sharing at least [`PassageSettings::min_marks`]
 //! hashes are the candidates.
@@ -51,6 +52,9 @@ pub struct PassageSettings {
     /// Fewest words (stopwords included) on both sides of a reported
     /// passage.
     pub min_words: usize,
+    /// Smallest share of one side's content words found in the other in
+    /// runs of `k` ([`Winnowing::coverage`]) of a reported passage.
+    pub min_coverage: f64,
     /// Bytes of text pass 2 holds at once.
     pub working_set: u64,
     /// Bytes of records each sort holds before writing a run to disk.
@@ -70,6 +74,10 @@ impl PassageSettings {
     /// Documents sharing 3 marks or more are aligned by default
     /// (BENCHMARKS.md).
     pub const DEFAULT_MIN_MARKS: u32 = 3;
+    /// A reported passage has at least this share of one side's content
+    /// words in runs of 3 found on the other side by default
+    /// (BENCHMARKS.md).
+    pub const DEFAULT_MIN_COVERAGE: f64 = 0.65;
     /// Sort buffers of 256 MiB by default.
     pub const DEFAULT_SORT_MEMORY: u64 = 256 << 20;
 
@@ -92,10 +100,22 @@ impl PassageSettings {
             min_marks: PassageSettings::DEFAULT_MIN_MARKS,
             boilerplate,
             min_words,
+            min_coverage: PassageSettings::DEFAULT_MIN_COVERAGE,
             working_set: DEFAULT_WORKING_SET,
             sort_memory: PassageSettings::DEFAULT_SORT_MEMORY,
             temp_dir: None,
         })
+    }
+
+    /// The same settings with another smallest coverage (0 to 1).
+    pub fn with_min_coverage(mut self, min_coverage: f64) -> Result<PassageSettings, DedupError> {
+        if !(0.0..=1.0).contains(&min_coverage) {
+            return Err(DedupError::PassageSettings(format!(
+                "the coverage must be 0 to 1, not {min_coverage}"
+            )));
+        }
+        self.min_coverage = min_coverage;
+        Ok(self)
     }
 
     /// The same settings with another number of shared marks (at least 1).
@@ -245,7 +265,7 @@ pub fn find_passages(
             Err(_) => Checked::Refused,
             Ok(passages) => {
                 let passages: Vec<Passage> =
-                    passages.into_iter().filter(|passage| keep(passage, a, b, settings.min_words)).collect();
+                    passages.into_iter().filter(|passage| keep(passage, a, b, settings)).collect();
                 if passages.is_empty() {
                     return None;
                 }
@@ -333,16 +353,23 @@ impl Prepared {
     }
 }
 
-/// Whether a passage is reported: long enough on both sides, and not
-/// mostly boilerplate on either.
-fn keep(passage: &Passage, a: &Prepared, b: &Prepared, min_words: usize) -> bool {
-    let long_enough = |text: &str, span: &Span| priorart_align::word_count(&text[span.bytes()]) >= min_words;
+/// Whether a passage is reported: long enough on both sides, not mostly
+/// boilerplate on either, and one side found in the other in runs of
+/// words (two texts sharing many words but few runs, as a translation and
+/// its original or two pages of one template do, share no passage). One
+/// side is enough: the aligner may stretch a copy's source side over the
+/// repetitive text around it.
+fn keep(passage: &Passage, a: &Prepared, b: &Prepared, settings: &PassageSettings) -> bool {
+    let (a_text, b_text) = (&a.text[passage.a.bytes()], &b.text[passage.b.bytes()]);
+    let long_enough = |text: &str| priorart_align::word_count(text) >= settings.min_words;
     let mostly_boilerplate =
         |side: &Prepared, span: &Span| 2 * side.boilerplate_bytes(span) > span.byte_length;
-    long_enough(&a.text, &passage.a)
-        && long_enough(&b.text, &passage.b)
+    let covered = |x: &str, y: &str| settings.winnowing.coverage(x, y) >= settings.min_coverage;
+    long_enough(a_text)
+        && long_enough(b_text)
         && !mostly_boilerplate(a, &passage.a)
         && !mostly_boilerplate(b, &passage.b)
+        && (covered(a_text, b_text) || covered(b_text, a_text))
 }
 
 /// A `passages.jsonl` line.
@@ -466,8 +493,9 @@ fn candidates(
 }
 
 /// Boilerplate hashes grouped into passages: consecutive ones in the same
-/// example document, at most two windows apart, are one passage; its
-/// place is found by winnowing the example again.
+/// example document, at most two windows apart, are one passage, reported
+/// when it has the settings' fewest words; its place is found by winnowing
+/// the example again.
 fn boilerplate(
     catalog: &Catalog<Places>,
     mut marks: Vec<BoilerplateMark>,
@@ -511,6 +539,10 @@ fn boilerplate(
                     });
                 };
                 let range = start.start as usize..last.end as usize;
+                // A phrase many documents use is not a passage.
+                if priorart_align::word_count(&text[range.clone()]) < settings.min_words {
+                    continue;
+                }
                 reported.push(Boilerplate {
                     documents: group.iter().map(|mark| mark.documents).max().unwrap_or(0),
                     marks: group.len() as u32,
