@@ -36,7 +36,7 @@ use crate::runs::Runs;
 use crate::verify::{Reread, each_pair};
 use crate::{Control, DEFAULT_WORKING_SET, Phase, Place};
 use priorart_align::report::Shared;
-use priorart_align::{Aligner, Mark, Params, Passage, Span, Winnowing};
+use priorart_align::{Aligner, CutText, Mark, Params, Passage, Span, Winnowing};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -258,10 +258,11 @@ pub fn find_passages(
         hashes
     };
     let aligner = Aligner::new(Params::default()).expect("the default parameters are in range");
-    let prepare = |text: String| Prepared::new(text, &settings.winnowing, &boilerplate_hashes);
+    let prepare = |text: String| Prepared::new(text, &aligner, &settings.winnowing, &boilerplate_hashes);
     let check = |index: usize, a: &Prepared, b: &Prepared| {
         let (first, second, marks) = candidates[index];
-        Some(match aligner.align(&a.text, &b.text) {
+        let (Some(a_cut), Some(b_cut)) = (&a.cut, &b.cut) else { return Some(Checked::Refused) };
+        Some(match aligner.align_cut(a_cut, b_cut) {
             Err(_) => Checked::Refused,
             Ok(passages) => {
                 let passages: Vec<Passage> =
@@ -270,7 +271,7 @@ pub fn find_passages(
                     return None;
                 }
                 let pair = PassagePair { a: first, b: second, marks, passages };
-                let line = pair_line(catalog, &pair, &a.text, &b.text);
+                let line = pair_line(catalog, &pair, a.text(), b.text());
                 Checked::Found(Found { pair, line })
             }
         })
@@ -315,15 +316,16 @@ enum Checked {
     Refused,
 }
 
-/// A text read back, and the byte ranges its boilerplate marks cover
-/// (sorted, disjoint).
+/// A text read back, cut into the aligner's words once for all its pairs
+/// (none when the aligner refuses it: too large), and the byte ranges its
+/// boilerplate marks cover (sorted, disjoint).
 struct Prepared {
-    text: String,
+    cut: Option<CutText>,
     boilerplate: Vec<(u32, u32)>,
 }
 
 impl Prepared {
-    fn new(text: String, winnowing: &Winnowing, boilerplate_hashes: &[u64]) -> Prepared {
+    fn new(text: String, aligner: &Aligner, winnowing: &Winnowing, boilerplate_hashes: &[u64]) -> Prepared {
         let mut covered: Vec<(u32, u32)> = Vec::new();
         if !boilerplate_hashes.is_empty() {
             // The aligner refuses what winnowing refuses (too large).
@@ -337,7 +339,12 @@ impl Prepared {
                 }
             }
         }
-        Prepared { text, boilerplate: covered }
+        Prepared { cut: aligner.cut(text).ok(), boilerplate: covered }
+    }
+
+    /// The text (empty when it was refused: its pairs are not aligned).
+    fn text(&self) -> &str {
+        self.cut.as_ref().map_or("", CutText::text)
     }
 
     /// Bytes of `span` its boilerplate marks cover.
@@ -360,7 +367,7 @@ impl Prepared {
 /// side is enough: the aligner may stretch a copy's source side over the
 /// repetitive text around it.
 fn keep(passage: &Passage, a: &Prepared, b: &Prepared, settings: &PassageSettings) -> bool {
-    let (a_text, b_text) = (&a.text[passage.a.bytes()], &b.text[passage.b.bytes()]);
+    let (a_text, b_text) = (&a.text()[passage.a.bytes()], &b.text()[passage.b.bytes()]);
     let long_enough = |text: &str| priorart_align::word_count(text) >= settings.min_words;
     let mostly_boilerplate =
         |side: &Prepared, span: &Span| 2 * side.boilerplate_bytes(span) > span.byte_length;
