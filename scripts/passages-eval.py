@@ -12,7 +12,9 @@ id before `:`). --cases of them are hosts: each gets one passage of 60 to
 half the passages verbatim ("exact"), half with 10 % of their words
 replaced by random corpus words ("replaced"). No document is both a host
 and a source, nor used twice. Passages whose text occurs elsewhere in the
-source (a repeated word 8-gram) are not picked. Writes DIR/docs.jsonl
+source (a repeated word 8-gram) or in any other document of the sample (a
+shared word 8-gram: licenses, translators' credits, templates) are not
+picked. Writes DIR/docs.jsonl
 ({"id", "text"}) and DIR/truth.jsonl (one case per line: host, source,
 their character offsets and lengths, kind).
 
@@ -107,6 +109,29 @@ def pick_passage(source, rng):
     return None
 
 
+def eight_grams(text):
+    words = WORD.findall(text.lower())
+    return {hash(tuple(words[i : i + 8])) for i in range(len(words) - 7)}
+
+
+def unique_passages(texts, proposals):
+    """The proposals whose passage shares no word 8-gram with any document
+    but its source: a passage that is also elsewhere (a license, a
+    translation's credits, a template) would be rightly reported with the
+    other documents, and its planted pair rightly set apart as
+    boilerplate, yet scored as missed."""
+    wanted = {}
+    for number, (_, source, start, end) in enumerate(proposals):
+        for gram in eight_grams(texts[source][start:end]):
+            wanted.setdefault(gram, set()).add(number)
+    holders = defaultdict(int)
+    for text in texts.values():
+        for gram in eight_grams(text) & wanted.keys():
+            holders[gram] += 1
+    common = {number for gram, count in holders.items() if count > 1 for number in wanted[gram]}
+    return [proposal for number, proposal in enumerate(proposals) if number not in common]
+
+
 def build(args, rng):
     corpus = os.path.join(os.environ.get("PRIORART_CORPUS", "/tmp/priorart-corpus"), "docs.jsonl")
     documents = sample_documents(corpus, args.documents, rng)
@@ -115,9 +140,11 @@ def build(args, rng):
     ids = [document_id for document_id, _ in documents]
     order = ids[:]
     rng.shuffle(order)
-    used, cases = set(), []
+    # Four times the cases proposed, each document in one at most; those whose
+    # passage is elsewhere in the corpus dropped; the first --cases kept.
+    used, proposals = set(), []
     for host in order:
-        if len(cases) == args.cases:
+        if len(proposals) == 4 * args.cases:
             break
         if host in used:
             continue
@@ -128,26 +155,29 @@ def build(args, rng):
             picked = pick_passage(texts[source], rng)
             if picked is None:
                 continue
-            kind = "exact" if len(cases) % 2 == 0 else "replaced"
-            passage = texts[source][picked[0] : picked[1]]
-            if kind == "replaced":
-                passage = " ".join(BUILD.replace(passage.split(), rng, 0.1, vocabulary))
-            text, [(offset, length)] = BUILD.insert(texts[host], [passage], rng)
-            texts[host] = text
             used.update((host, source))
-            cases.append(
-                {
-                    "host": host,
-                    "source": source,
-                    "kind": kind,
-                    "host_offset": offset,
-                    "host_length": length,
-                    "source_offset": picked[0],
-                    "source_length": picked[1] - picked[0],
-                    "words": len(WORD.findall(passage)),
-                }
-            )
+            proposals.append((host, source, picked[0], picked[1]))
             break
+    cases = []
+    for host, source, start, end in unique_passages(texts, proposals)[: args.cases]:
+        kind = "exact" if len(cases) % 2 == 0 else "replaced"
+        passage = texts[source][start:end]
+        if kind == "replaced":
+            passage = " ".join(BUILD.replace(passage.split(), rng, 0.1, vocabulary))
+        text, [(offset, length)] = BUILD.insert(texts[host], [passage], rng)
+        texts[host] = text
+        cases.append(
+            {
+                "host": host,
+                "source": source,
+                "kind": kind,
+                "host_offset": offset,
+                "host_length": length,
+                "source_offset": start,
+                "source_length": end - start,
+                "words": len(WORD.findall(passage)),
+            }
+        )
     os.makedirs(args.work, exist_ok=True)
     with open(os.path.join(args.work, "docs.jsonl"), "w", encoding="utf-8") as out:
         for document_id in ids:

@@ -69,6 +69,8 @@ impl Run<'_> {
         // OUT (removed if the run stops) that becomes PASSAGES at the end.
         let pairs_file = tempfile::Builder::new()
             .prefix(".passages.jsonl.")
+            // As the files `files::replace_all` writes: 0666 less the umask.
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
             .tempfile_in(&args.out)
             .with_context(|| format!("cannot write in {}", args.out.display()))?;
         let mut pairs_out = BufWriter::with_capacity(1 << 20, pairs_file);
@@ -82,6 +84,7 @@ impl Run<'_> {
         bars.finish();
         let outcome = outcome?;
         let pairs_file = pairs_out.into_inner().map_err(|err| err.into_error())?;
+        pairs_file.as_file().sync_all().context("cannot write the pairs")?;
         let boilerplate: String =
             outcome.boilerplate.iter().map(|found| boilerplate_line(&catalog, found)).collect();
         let mut files = vec![(self.outputs[1].clone(), boilerplate.into_bytes())];

@@ -66,13 +66,20 @@ pub(crate) fn by_rereading(
     Ok(verified)
 }
 
+/// The most pairs whose results are handed over at once: what checks
+/// return (a passage search's lines) is held until then, so this bounds
+/// it, not the pairs of a round.
+const PAIRS_PER_CALL: usize = 4096;
+
 /// Pairs by index: the documents of pair `i` and the number of pairs.
 pub(crate) type Pairs<'a> = (&'a (dyn Fn(usize) -> (u32, u32) + Sync), usize);
 
 /// Calls `check` once for every pair of `pairs` on what `prepare` made of
 /// its two texts (in the pair's order), re-reading the documents in place
 /// order a working set at a time (see the module's documentation); what
-/// each round's checks return goes to `found`, in a fixed order.
+/// the checks return goes to `found` at most [`PAIRS_PER_CALL`] pairs at a
+/// time (the pairs inside a round's chunk, then those of each batch
+/// streamed past it), in a fixed order.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn each_pair<T: Send + Sync, R: Send>(
     catalog: &Catalog<Places>,
@@ -102,7 +109,7 @@ pub(crate) fn each_pair<T: Send + Sync, R: Send>(
         control.check()?;
         let chunk = reader.chunk(ranked[start].0 as usize, held_bytes);
         let end = start + ranked[start..].partition_point(|pair| (pair.0 as usize) < chunk.end);
-        found(round.verify(&ranked[start..end], chunk.end as u32)?)?;
+        round.verify(&ranked[start..end], chunk.end as u32, &mut found)?;
         start = end;
     }
     control.check()
@@ -215,8 +222,13 @@ struct Round<'a, T, R> {
 
 impl<T: Send + Sync, R: Send> Round<'_, T, R> {
     /// Checks `pairs` (their earlier ranks in the chunk, which ends at
-    /// rank `end`).
-    fn verify(&self, pairs: &[Ranked], end: u32) -> Result<Vec<R>, DedupError> {
+    /// rank `end`), handing what they return to `found` a batch at a time.
+    fn verify(
+        &self,
+        pairs: &[Ranked],
+        end: u32,
+        found: &mut impl FnMut(Vec<R>) -> Result<(), DedupError>,
+    ) -> Result<(), DedupError> {
         let mut held_ranks: Vec<u32> =
             pairs.iter().flat_map(|&(x, y, _, _)| std::iter::once(x).chain((y < end).then_some(y))).collect();
         held_ranks.sort_unstable();
@@ -227,10 +239,13 @@ impl<T: Send + Sync, R: Send> Round<'_, T, R> {
         }
         let held_of = |rank: u32| &held[held_ranks.binary_search(&rank).expect("a held rank")];
         let (inside, mut later): (Vec<Ranked>, Vec<Ranked>) = pairs.iter().partition(|pair| pair.1 < end);
-        let mut verified: Vec<R> = inside
-            .par_iter()
-            .filter_map(|&(x, y, index, swapped)| self.check(index, swapped, held_of(x), held_of(y)))
-            .collect();
+        for part in inside.chunks(PAIRS_PER_CALL) {
+            found(
+                part.par_iter()
+                    .filter_map(|&(x, y, index, swapped)| self.check(index, swapped, held_of(x), held_of(y)))
+                    .collect(),
+            )?;
+        }
         self.reader.control.progress.advance(inside.len() as u64);
         later.sort_unstable_by_key(|pair| pair.1);
         let mut partners: Vec<u32> = later.iter().map(|pair| pair.1).collect();
@@ -241,14 +256,20 @@ impl<T: Send + Sync, R: Send> Round<'_, T, R> {
             let last = *batch.last().expect("batches are not empty");
             let here = rest.partition_point(|pair| pair.1 <= last);
             let (now, after) = rest.split_at(here);
-            verified.par_extend(now.par_iter().filter_map(|&(x, y, index, swapped)| {
-                let position = batch.binary_search(&y).expect("a streamed rank");
-                self.check(index, swapped, held_of(x), &streamed[position])
-            }));
+            for part in now.chunks(PAIRS_PER_CALL) {
+                found(
+                    part.par_iter()
+                        .filter_map(|&(x, y, index, swapped)| {
+                            let position = batch.binary_search(&y).expect("a streamed rank");
+                            self.check(index, swapped, held_of(x), &streamed[position])
+                        })
+                        .collect(),
+                )?;
+            }
             self.reader.control.progress.advance(now.len() as u64);
             rest = after;
         }
-        Ok(verified)
+        Ok(())
     }
 
     /// The check of pair `index` on what is held of its earlier rank `x`
