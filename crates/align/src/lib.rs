@@ -28,7 +28,10 @@
 //!    weakly, the places of its source that repeat some of its phrases).
 //!
 //! Pure: no I/O, threads or global state. [`report`] writes what every
-//! front end prints: the JSON document and PAN's XML.
+//! front end prints: the JSON document and PAN's XML. [`Winnowing`] picks
+//! a few hashes of a text's content words, so that a collection's
+//! documents sharing passages are found without aligning every pair
+//! (`priorart dedup --passages`).
 
 #![forbid(unsafe_code)]
 
@@ -41,12 +44,14 @@ pub mod report;
 mod seeds;
 mod select;
 mod stopwords;
+mod winnow;
 mod words;
 
 pub use seeds::MAX_SEED_WORDS;
 use serde::Serialize;
 use std::ops::Range;
 use stopwords::Stopwords;
+pub use winnow::{MAX_WINDOW, Mark, Winnowing};
 
 /// The largest text [`Aligner::align`] takes, in bytes: 64 MiB. Memory is
 /// about 16 bytes per word of the first text, 50 per word of the second,
@@ -203,6 +208,20 @@ pub struct Passage {
     pub seeds: usize,
 }
 
+/// A text and its content words ([`Aligner::cut`]).
+#[derive(Debug, Clone)]
+pub struct CutText {
+    text: String,
+    words: Vec<words::Word>,
+}
+
+impl CutText {
+    /// The text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
 /// Finds passages with one set of [`Params`]; holds the stopword table, so
 /// a front end aligning many pairs builds one.
 #[derive(Debug, Clone)]
@@ -227,30 +246,61 @@ impl Aligner {
     /// The passages `a` and `b` share, in the order they come in `a`
     /// (then in `b`). Two unrelated texts share none.
     pub fn align(&self, a: &str, b: &str) -> Result<Vec<Passage>, AlignError> {
-        for (side, text) in [(Side::A, a), (Side::B, b)] {
-            if text.len() > self.params.max_text_bytes {
-                return Err(AlignError::TextTooLarge {
-                    side,
-                    bytes: text.len(),
-                    limit: self.params.max_text_bytes,
-                });
-            }
-        }
-        let width = self.params.seed_words;
+        self.check_size(Side::A, a)?;
+        self.check_size(Side::B, b)?;
         let is_stopword = |hash| self.stopwords.contains(hash);
         let b_words = words::content_words(b, is_stopword);
         let a_words = words::content_words(a, is_stopword);
+        self.align_words(a, &a_words, b, &b_words)
+    }
+
+    /// `text` cut into its content words once, to be aligned with many
+    /// others by [`Aligner::align_cut`] (cutting is half the work of an
+    /// alignment). A text over the size limit is refused (named as the
+    /// first text).
+    pub fn cut(&self, text: String) -> Result<CutText, AlignError> {
+        self.check_size(Side::A, &text)?;
+        let words = words::content_words(&text, |hash| self.stopwords.contains(hash));
+        Ok(CutText { text, words })
+    }
+
+    /// [`Aligner::align`] of two texts cut by this aligner's
+    /// [`Aligner::cut`] (or one with the same stopwords): the same
+    /// passages.
+    pub fn align_cut(&self, a: &CutText, b: &CutText) -> Result<Vec<Passage>, AlignError> {
+        self.align_words(&a.text, &a.words, &b.text, &b.words)
+    }
+
+    fn check_size(&self, side: Side, text: &str) -> Result<(), AlignError> {
+        if text.len() > self.params.max_text_bytes {
+            return Err(AlignError::TextTooLarge {
+                side,
+                bytes: text.len(),
+                limit: self.params.max_text_bytes,
+            });
+        }
+        Ok(())
+    }
+
+    fn align_words(
+        &self,
+        a: &str,
+        a_words: &[words::Word],
+        b: &str,
+        b_words: &[words::Word],
+    ) -> Result<Vec<Passage>, AlignError> {
+        let width = self.params.seed_words;
         if a_words.len() < width || b_words.len() < width {
             return Ok(Vec::new());
         }
-        let source = seeds::SourceKeys::new(&b_words, width, self.params.max_key_occurrences);
-        let seeds = source.seeds(&a_words, width, self.params.max_seeds)?;
+        let source = seeds::SourceKeys::new(b_words, width, self.params.max_key_occurrences);
+        let seeds = source.seeds(a_words, width, self.params.max_seeds)?;
         drop(source);
         let seeds = cluster::supported(seeds, self.params.max_gap, self.params.max_shift);
         let found = cluster::groups(seeds, width as u32, self.params.max_gap, self.params.max_shift);
         let found = found.into_iter().filter(|group| group.seeds >= self.params.min_seeds).collect();
-        let kept = select::passages(found, &a_words, &b_words, &self.params);
-        Ok(offsets::passages(a, b, &a_words, &b_words, &kept))
+        let kept = select::passages(found, a_words, b_words, &self.params);
+        Ok(offsets::passages(a, b, a_words, b_words, &kept))
     }
 }
 
@@ -269,6 +319,12 @@ fn check(params: &Params) -> Result<(), AlignError> {
         return bad(format!("max_text_bytes is {}, more than {MAX_TEXT_BYTES}", params.max_text_bytes));
     }
     Ok(())
+}
+
+/// The number of words in `text`: its alphanumeric runs, stopwords
+/// included (how long a passage is, in the words a reader counts).
+pub fn word_count(text: &str) -> usize {
+    words::count(text)
 }
 
 /// The passages `a` and `b` share, with [`Params::default`].

@@ -43,22 +43,12 @@ fn document<'t>(a: Named<'t>, b: Named<'t>, passages: &'t [Passage]) -> Document
         chars: named.text.chars().count(),
         bytes: named.text.len(),
     };
-    let side = |named: Named<'t>, span: &crate::Span| Side {
-        char_offset: span.char_offset,
-        char_length: span.char_length,
-        byte_offset: span.byte_offset,
-        byte_length: span.byte_length,
-        text: &named.text[span.bytes()],
-    };
     Document {
         format: FORMAT,
         offsets: OFFSETS,
         a: text(a),
         b: text(b),
-        passages: passages
-            .iter()
-            .map(|p| Shared { a: side(a, &p.a), b: side(b, &p.b), similarity: p.similarity, seeds: p.seeds })
-            .collect(),
+        passages: passages.iter().map(|passage| Shared::of(a.text, b.text, passage)).collect(),
     }
 }
 
@@ -79,15 +69,38 @@ struct Text<'t> {
     bytes: usize,
 }
 
-#[derive(Serialize)]
-struct Shared<'t> {
+/// One passage as the `priorart-passages/1` document writes it (its
+/// `passages` members): where it is and its text in each text, its
+/// similarity and seeds. `dedup --passages` writes these too, so both
+/// read alike.
+#[derive(Debug, Serialize)]
+pub struct Shared<'t> {
     a: Side<'t>,
     b: Side<'t>,
     similarity: f64,
     seeds: usize,
 }
 
-#[derive(Serialize)]
+impl<'t> Shared<'t> {
+    /// `passage`, found between `a` and `b`, with its text on each side.
+    pub fn of(a: &'t str, b: &'t str, passage: &Passage) -> Shared<'t> {
+        let side = |text: &'t str, span: &crate::Span| Side {
+            char_offset: span.char_offset,
+            char_length: span.char_length,
+            byte_offset: span.byte_offset,
+            byte_length: span.byte_length,
+            text: &text[span.bytes()],
+        };
+        Shared {
+            a: side(a, &passage.a),
+            b: side(b, &passage.b),
+            similarity: passage.similarity,
+            seeds: passage.seeds,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
 struct Side<'t> {
     char_offset: usize,
     char_length: usize,

@@ -21,7 +21,7 @@ pub(crate) struct Seed {
 
 /// The key of `words` (at most [`MAX_SEED_WORDS`]): their hashes sorted and
 /// mixed, so that the order of the words does not matter.
-fn key(words: &[Word]) -> u64 {
+pub(crate) fn key(words: &[Word]) -> u64 {
     let mut hashes = [0u64; MAX_SEED_WORDS];
     for (slot, word) in hashes.iter_mut().zip(words) {
         *slot = word.hash;

@@ -130,6 +130,13 @@ pub(crate) fn content_words(text: &str, is_stopword: impl Fn(u64) -> bool) -> Ve
     words
 }
 
+/// The number of words of `text`, stopwords included.
+pub(crate) fn count(text: &str) -> usize {
+    let mut count = 0;
+    for_each_word(text, |_, _, _| count += 1);
+    count
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,6 +151,7 @@ mod tests {
         assert_eq!(words(""), Vec::<&str>::new());
         assert_eq!(words("…"), Vec::<&str>::new());
         assert_eq!(words("漢字 テスト"), ["漢", "字", "テ", "ス", "ト"]);
+        assert_eq!(count("Héllo, wörld! 42x  _a-b"), 5);
     }
 
     #[test]

@@ -278,3 +278,27 @@ fn passages_pasted_from_a_repetitive_source_are_marked_where_they_are_in_it() {
         passages.iter().map(|p| planted.iter().map(|t| overlap(&p.a.chars(), t)).sum::<usize>()).sum();
     assert!(inside_a as f64 >= 0.95 * marked_a as f64, "{passages:?}");
 }
+
+#[test]
+fn texts_cut_once_align_as_the_texts_do() {
+    let aligner = Aligner::new(Params::default()).unwrap();
+    for seed in 0..20 {
+        let source = prose(seed, 800);
+        let borrowed: String = source.split(' ').skip(200).take(150).collect::<Vec<_>>().join(" ");
+        let host = format!(
+            "{}\n{}\n{}",
+            prose(seed + 100, 300),
+            replace_words(&borrowed, 9),
+            prose(seed + 200, 300)
+        );
+        let cut = |text: &str| aligner.cut(text.to_owned()).unwrap();
+        let (a, b) = (cut(&host), cut(&source));
+        assert_eq!(a.text(), host);
+        let expected = aligner.align(&host, &source).unwrap();
+        assert!(!expected.is_empty());
+        assert_eq!(aligner.align_cut(&a, &b).unwrap(), expected);
+        assert_eq!(aligner.align_cut(&b, &a).unwrap(), aligner.align(&source, &host).unwrap());
+    }
+    let limited = Aligner::new(Params { max_text_bytes: 10, ..Params::default() }).unwrap();
+    assert!(matches!(limited.cut("eleven bytes".into()), Err(AlignError::TextTooLarge { bytes: 12, .. })));
+}

@@ -7,6 +7,7 @@
 use crate::input::{self, DocumentArgs};
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
+use priorart_align::{AlignError, Mark, Winnowing};
 use priorart_dedup::{Catalog, Kept, Place, Reread, RereadError};
 use priorart_extract::{Format, Limits};
 use priorart_fingerprint::{
@@ -74,6 +75,9 @@ pub struct Fingerprinted {
     pub place: Place,
     /// The length of its text.
     pub text_bytes: usize,
+    /// Its winnowing marks, when asked for (else none), or why there are
+    /// none (a text over the aligner's limit).
+    pub marks: Result<Vec<Mark>, AlignError>,
 }
 
 /// A document waiting for its fingerprints.
@@ -84,7 +88,7 @@ struct Pending {
 }
 
 /// What is computed and checked per document besides simhash-doc.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Wanted {
     /// Its `X`.
     pub x: WithX,
@@ -98,6 +102,8 @@ pub struct Wanted {
     /// that itself, on the ids it keeps anyway: a map of every id and
     /// where it was is several times their size.
     pub unique_ids: bool,
+    /// Its winnowing marks (`dedup --passages`), by these settings.
+    pub marks: Option<Winnowing>,
 }
 
 /// Whether documents get their `X` besides simhash-doc and shingles.
@@ -185,8 +191,13 @@ pub fn fingerprint_all(
     shingling: Shingling,
     sink: impl FnMut(Vec<Fingerprinted>) -> Result<()>,
 ) -> Result<Summary> {
-    let wanted =
-        Wanted { x: with_x, rule: shingling.token_rule(), shingles: Some(shingling), unique_ids: true };
+    let wanted = Wanted {
+        x: with_x,
+        rule: shingling.token_rule(),
+        shingles: Some(shingling),
+        unique_ids: true,
+        marks: None,
+    };
     read_all(args, wanted, sink)
 }
 
@@ -209,7 +220,7 @@ pub fn read_all(
         let batch: Vec<Fingerprinted> = std::mem::take(pending)
             .into_par_iter()
             .map_init(Fingerprinter::new, |fingerprinter, pending| {
-                fingerprint(fingerprinter, pending, wanted)
+                fingerprint(fingerprinter, pending, &wanted)
             })
             .collect();
         progress.inc(batch.len() as u64);
@@ -355,7 +366,7 @@ pub fn refuse_repeated_ids<K: Kept>(catalog: &Catalog<K>, origin: impl Fn(u32) -
     Err(repeated_ids(&first, &others, count))
 }
 
-fn fingerprint(fingerprinter: &mut Fingerprinter, pending: Pending, wanted: Wanted) -> Fingerprinted {
+fn fingerprint(fingerprinter: &mut Fingerprinter, pending: Pending, wanted: &Wanted) -> Fingerprinted {
     let simhash_scheme = wanted.rule.simhash_scheme();
     let with_x = [Scheme::MinhashEqualityV1, simhash_scheme];
     let schemes: &[Scheme] = match wanted.x {
@@ -374,6 +385,10 @@ fn fingerprint(fingerprinter: &mut Fingerprinter, pending: Pending, wanted: Want
         Some(shingling) => WordShingles::of(&pending.text, shingling),
         None => WordShingles::default(),
     };
+    let marks = match &wanted.marks {
+        Some(winnowing) => winnowing.marks(&pending.text),
+        None => Ok(Vec::new()),
+    };
     Fingerprinted {
         id: pending.id,
         simhash,
@@ -381,6 +396,7 @@ fn fingerprint(fingerprinter: &mut Fingerprinter, pending: Pending, wanted: Want
         shingles,
         place: pending.place,
         text_bytes: pending.text.len(),
+        marks,
     }
 }
 

@@ -98,6 +98,34 @@ pub struct Args {
     /// Add the survivors to the --against index (one new segment).
     #[arg(long, requires = "against")]
     pub(crate) add: bool,
+    /// Find the pairs of documents that share passages (partial copies: a
+    /// paragraph pasted into another text), with the passages, instead of
+    /// whole near-duplicates: OUT/passages.jsonl and OUT/boilerplate.jsonl.
+    #[arg(long, conflicts_with_all = ["against", "candidates", "min_jaccard", "shingles"])]
+    pub(crate) passages: bool,
+    /// With --passages: the fewest words (stopwords included) on both sides
+    /// of a reported passage.
+    #[arg(long, requires = "passages", value_name = "N",
+          default_value_t = priorart_dedup::passages::PassageSettings::DEFAULT_MIN_WORDS)]
+    pub(crate) min_words: usize,
+    /// With --passages: a winnowing hash held by more documents than this
+    /// is boilerplate (a license, a header): it makes no pair, and the
+    /// passage it is in is reported once in OUT/boilerplate.jsonl.
+    #[arg(long, requires = "passages", value_name = "DOCUMENTS",
+          default_value_t = priorart_dedup::passages::PassageSettings::DEFAULT_BOILERPLATE)]
+    pub(crate) boilerplate: u32,
+    /// With --passages: the fewest winnowing hashes two documents share to
+    /// be aligned.
+    #[arg(long, requires = "passages", value_name = "HASHES",
+          default_value_t = priorart_dedup::passages::PassageSettings::DEFAULT_MIN_MARKS)]
+    pub(crate) min_marks: u32,
+    /// With --passages: the smallest share of one side's content words
+    /// found on the other side in runs of three (0 to 1): two texts sharing
+    /// many words but few runs of them (a translation, a template filled
+    /// in) share no passage.
+    #[arg(long, requires = "passages", value_name = "SHARE",
+          default_value_t = priorart_dedup::passages::PassageSettings::DEFAULT_MIN_COVERAGE)]
+    pub(crate) min_coverage: f64,
     /// Output directory (created).
     #[arg(long)]
     pub(crate) out: PathBuf,
@@ -113,10 +141,24 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if let Some(index) = &args.against {
         return crate::dedup_against::run(&args, index, settings.layout());
     }
+    let reads_stdin = args.corpus.inputs.iter().any(|name| name == input::STDIN);
+    if args.passages && reads_stdin {
+        bail!(UsageError(
+            "--passages reads its inputs twice (the candidates' texts again to align them): standard input \
+             cannot be read twice; save it to a file"
+                .into()
+        ));
+    }
     let stop = interrupt_flag()?;
-    let outputs = [args.out.join(PAIRS), args.out.join(CLUSTERS)];
+    let outputs = if args.passages {
+        [args.out.join(crate::dedup_passages::PASSAGES), args.out.join(crate::dedup_passages::BOILERPLATE)]
+    } else {
+        [args.out.join(PAIRS), args.out.join(CLUSTERS)]
+    };
     let run = Run { args: &args, settings: &settings, stop: &stop, outputs: &outputs };
-    let result = if args.corpus.inputs.iter().any(|name| name == input::STDIN) {
+    let result = if args.passages {
+        run.passages()
+    } else if reads_stdin {
         if args.candidates == Some(Candidates::Minhash) {
             note!("priorart: standard input cannot be read twice: candidates by simhash-doc (-k {})", args.k);
         }
@@ -151,11 +193,12 @@ pub(crate) const PAIRS: &str = "pairs.jsonl";
 /// The clusters file of an output directory.
 pub(crate) const CLUSTERS: &str = "clusters.jsonl";
 
-struct Run<'a> {
-    args: &'a Args,
+/// One run: what it was asked, its stop flag and its two output files.
+pub(crate) struct Run<'a> {
+    pub(crate) args: &'a Args,
     settings: &'a Settings,
     stop: &'a AtomicBool,
-    outputs: &'a [PathBuf; 2],
+    pub(crate) outputs: &'a [PathBuf; 2],
 }
 
 impl Run<'_> {
@@ -167,13 +210,13 @@ impl Run<'_> {
             Some(lsh) => Catalog::with_band_keys(lsh, None)?,
             None => Catalog::new(),
         };
-        let wanted =
-            Wanted {
-                x: WithX::No,
-                rule: self.settings.shingling.token_rule(),
-                shingles: lsh.map(|_| self.settings.shingling),
-                unique_ids: false,
-            };
+        let wanted = Wanted {
+            x: WithX::No,
+            rule: self.settings.shingling.token_rule(),
+            shingles: lsh.map(|_| self.settings.shingling),
+            unique_ids: false,
+            marks: None,
+        };
         let started = Instant::now();
         let read = corpus::read_all(&self.args.corpus, wanted, |batch| {
             self.check()?;
@@ -210,6 +253,7 @@ impl Run<'_> {
             rule: self.settings.shingling.token_rule(),
             shingles: Some(self.settings.shingling),
             unique_ids: false,
+            marks: None,
         };
         let read = corpus::read_all(&self.args.corpus, wanted, |batch| {
             self.check()?;
@@ -230,17 +274,17 @@ impl Run<'_> {
         self.write(&catalog, &outcome, Some(catalog.kept()), &read)
     }
 
-    fn check(&self) -> Result<(), DedupError> {
+    pub(crate) fn check(&self) -> Result<(), DedupError> {
         if self.stop.load(Ordering::Relaxed) { Err(DedupError::Interrupted) } else { Ok(()) }
     }
 
-    fn control<'b>(&'b self, bars: &'b Bars) -> Control<'b> {
+    pub(crate) fn control<'b>(&'b self, bars: &'b Bars) -> Control<'b> {
         Control { progress: bars, stop: self.stop }
     }
 
     /// Refuses a run with nothing to deduplicate, with an input missing
     /// while earlier results exist, or with an id given twice.
-    fn check_inputs<K: Kept>(
+    pub(crate) fn check_inputs<K: Kept>(
         &self,
         catalog: &Catalog<K>,
         read: &corpus::Summary,

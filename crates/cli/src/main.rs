@@ -31,6 +31,7 @@ mod args;
 mod compare_passages;
 mod corpus;
 mod dedup_against;
+mod dedup_passages;
 mod exit;
 mod input;
 mod lookup;

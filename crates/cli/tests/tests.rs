@@ -13,6 +13,7 @@ mod serve_common;
 mod compare;
 mod compare_passages;
 mod dedup_against;
+mod dedup_passages;
 mod dedup_scale;
 mod extract;
 mod fingerprint;

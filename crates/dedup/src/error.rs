@@ -55,6 +55,15 @@ pub enum DedupError {
         /// Its length.
         bytes: u64,
     },
+    /// Sorted runs could not be written to or read from a temporary file.
+    #[error("cannot write or read sorted records in a temporary file: {0}")]
+    SortRuns(#[source] std::io::Error),
+    /// The results could not be written as they were found.
+    #[error("cannot write the results: {0}")]
+    Output(#[source] std::io::Error),
+    /// A passage search's setting is out of its range.
+    #[error("{0}")]
+    PassageSettings(String),
     /// An id given to two documents (each needs its own).
     #[error("the id {id:?} names two documents (numbers {first} and {second}, from 0){}: each document needs its own id", more(*count))]
     RepeatedId {
@@ -86,4 +95,7 @@ reason_names!(DedupError {
     Spill => "spill",
     TextTooLong => "text_too_long",
     RepeatedId => "repeated_id",
+    SortRuns => "sort_runs",
+    PassageSettings => "passage_settings",
+    Output => "output",
 });

@@ -53,6 +53,8 @@ mod catalog;
 mod error;
 pub mod minhash;
 pub mod output;
+pub mod passages;
+mod runs;
 mod texts;
 mod verify;
 

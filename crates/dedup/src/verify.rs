@@ -1,5 +1,7 @@
 //! Pass 2 with places: the candidate documents re-read in the order of
-//! their places, a bounded working set at a time.
+//! their places, a bounded working set at a time. The schedule
+//! (`each_pair`) is shared: `dedup` compares word shingles, the passage
+//! search aligns the texts.
 //!
 //! The candidate documents are ranked by place, and each pair is verified
 //! in the round of its earlier document. A round holds the shingles of a
@@ -15,7 +17,7 @@
 use crate::catalog::{Catalog, Places};
 use crate::error::DedupError;
 use crate::{Control, Phase, Settings};
-use priorart_fingerprint::{Shingling, WordShingles};
+use priorart_fingerprint::WordShingles;
 use priorart_index::{Pair, VerifiedPair};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -30,8 +32,9 @@ pub trait Reread: Sync {
     fn texts(&self, places: &[crate::Place]) -> Result<Vec<String>, RereadError>;
 }
 
-/// Candidate pairs by rank: `(earlier rank, later rank, candidate index)`.
-type Ranked = (u32, u32, u32);
+/// Candidate pairs by rank: `(earlier rank, later rank, pair index,
+/// whether the pair's first document is the later rank)`.
+type Ranked = (u32, u32, u32, bool);
 
 pub(crate) fn by_rereading(
     catalog: &Catalog<Places>,
@@ -40,35 +43,81 @@ pub(crate) fn by_rereading(
     reread: &dyn Reread,
     control: Control<'_>,
 ) -> Result<Vec<VerifiedPair>, DedupError> {
-    control.progress.phase(Phase::Verifying, candidates.len() as u64);
-    let documents = in_place_order(catalog, candidates);
-    let ranked = ranked_pairs(catalog.len(), &documents, candidates);
+    let pair = |index: usize| (candidates[index].a, candidates[index].b);
+    let shingling = settings.shingling;
+    let mut verified = Vec::new();
+    each_pair(
+        catalog,
+        (&pair, candidates.len()),
+        settings.working_set,
+        reread,
+        control,
+        |text| WordShingles::of(&text, shingling),
+        |index, x: &WordShingles, y: &WordShingles| {
+            let Pair { a, b, distance } = candidates[index];
+            let jaccard = x.jaccard(y);
+            (jaccard >= settings.min_jaccard).then_some(VerifiedPair { a, b, distance, jaccard })
+        },
+        |found| {
+            verified.extend(found);
+            Ok(())
+        },
+    )?;
+    Ok(verified)
+}
+
+/// The most pairs whose results are handed over at once: what checks
+/// return (a passage search's lines) is held until then, so this bounds
+/// it, not the pairs of a round.
+const PAIRS_PER_CALL: usize = 4096;
+
+/// Pairs by index: the documents of pair `i` and the number of pairs.
+pub(crate) type Pairs<'a> = (&'a (dyn Fn(usize) -> (u32, u32) + Sync), usize);
+
+/// Calls `check` once for every pair of `pairs` on what `prepare` made of
+/// its two texts (in the pair's order), re-reading the documents in place
+/// order a working set at a time (see the module's documentation); what
+/// the checks return goes to `found` at most [`PAIRS_PER_CALL`] pairs at a
+/// time (the pairs inside a round's chunk, then those of each batch
+/// streamed past it), in a fixed order.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn each_pair<T: Send + Sync, R: Send>(
+    catalog: &Catalog<Places>,
+    pairs: Pairs<'_>,
+    working_set: u64,
+    reread: &dyn Reread,
+    control: Control<'_>,
+    prepare: impl Fn(String) -> T + Sync,
+    check: impl Fn(usize, &T, &T) -> Option<R> + Sync,
+    mut found: impl FnMut(Vec<R>) -> Result<(), DedupError>,
+) -> Result<(), DedupError> {
+    control.progress.phase(Phase::Verifying, pairs.1 as u64);
+    let documents = in_place_order(catalog, pairs);
+    let ranked = ranked_pairs(catalog.len(), &documents, pairs);
     let reader = Reader {
         catalog,
         documents: &documents,
         reread,
-        stream_bytes: (settings.working_set / 4).max(1),
-        shingling: settings.shingling,
+        stream_bytes: (working_set / 4).max(1),
+        prepare: &prepare,
         control,
     };
-    let held_bytes = (settings.working_set * 3 / 4).max(1);
-    let round = Round { reader: &reader, candidates, min: settings.min_jaccard };
-    let mut verified = Vec::new();
+    let held_bytes = (working_set * 3 / 4).max(1);
+    let round = Round { reader: &reader, check: &check };
     let mut start = 0;
     while start < ranked.len() {
         control.check()?;
         let chunk = reader.chunk(ranked[start].0 as usize, held_bytes);
         let end = start + ranked[start..].partition_point(|pair| (pair.0 as usize) < chunk.end);
-        verified.extend(round.verify(&ranked[start..end], chunk.end as u32)?);
+        round.verify(&ranked[start..end], chunk.end as u32, &mut found)?;
         start = end;
     }
-    control.check()?;
-    Ok(verified)
+    control.check()
 }
 
-/// The documents of the candidate pairs, each once, in place order.
-fn in_place_order(catalog: &Catalog<Places>, candidates: &[Pair]) -> Vec<u32> {
-    let mut documents: Vec<u32> = candidates.iter().flat_map(|pair| [pair.a, pair.b]).collect();
+/// The documents of the pairs, each once, in place order.
+fn in_place_order(catalog: &Catalog<Places>, (pair, count): Pairs<'_>) -> Vec<u32> {
+    let mut documents: Vec<u32> = (0..count).flat_map(|index| <[u32; 2]>::from(pair(index))).collect();
     documents.par_sort_unstable();
     documents.dedup();
     let places = catalog.kept();
@@ -77,35 +126,35 @@ fn in_place_order(catalog: &Catalog<Places>, candidates: &[Pair]) -> Vec<u32> {
 }
 
 /// The pairs by the ranks of their documents, sorted.
-fn ranked_pairs(count: usize, documents: &[u32], candidates: &[Pair]) -> Vec<Ranked> {
+fn ranked_pairs(count: usize, documents: &[u32], (pair, pairs): Pairs<'_>) -> Vec<Ranked> {
     let mut rank = vec![u32::MAX; count];
     for (position, &number) in (0u32..).zip(documents) {
         rank[number as usize] = position;
     }
-    let mut ranked: Vec<Ranked> = (0u32..)
-        .zip(candidates)
-        .map(|(index, pair)| {
-            let (x, y) = (rank[pair.a as usize], rank[pair.b as usize]);
-            (x.min(y), x.max(y), index)
+    let mut ranked: Vec<Ranked> = (0..pairs)
+        .map(|index| {
+            let (a, b) = pair(index);
+            let (x, y) = (rank[a as usize], rank[b as usize]);
+            (x.min(y), x.max(y), index as u32, x > y)
         })
         .collect();
     ranked.par_sort_unstable();
     ranked
 }
 
-/// Reads ranked documents back and shingles them.
-struct Reader<'a> {
+/// Reads ranked documents back and prepares them.
+struct Reader<'a, T> {
     catalog: &'a Catalog<Places>,
     documents: &'a [u32],
     reread: &'a dyn Reread,
-    /// How the texts read back are cut into words.
-    shingling: Shingling,
+    /// What is held of each text read back.
+    prepare: &'a (dyn Fn(String) -> T + Sync),
     /// Text bytes read at once.
     stream_bytes: u64,
     control: Control<'a>,
 }
 
-impl Reader<'_> {
+impl<T: Send> Reader<'_, T> {
     fn text_bytes(&self, rank: u32) -> u64 {
         u64::from(self.catalog.kept().text_bytes(self.documents[rank as usize]))
     }
@@ -139,8 +188,8 @@ impl Reader<'_> {
         batches
     }
 
-    /// The shingles of one batch of ranks, read in rank order.
-    fn shingles(&self, ranks: &[u32]) -> Result<Vec<WordShingles>, DedupError> {
+    /// One batch of ranks, read in rank order and prepared.
+    fn prepared(&self, ranks: &[u32]) -> Result<Vec<T>, DedupError> {
         self.control.check()?;
         let places = self.catalog.kept();
         let numbers: Vec<u32> = ranks.iter().map(|&rank| self.documents[rank as usize]).collect();
@@ -161,58 +210,71 @@ impl Reader<'_> {
                 });
             }
         }
-        Ok(texts.par_iter().map(|text| WordShingles::of(text, self.shingling)).collect())
+        Ok(texts.into_par_iter().map(self.prepare).collect())
     }
 }
 
 /// One round's work: the pairs whose earlier document is in a chunk.
-struct Round<'a> {
-    reader: &'a Reader<'a>,
-    candidates: &'a [Pair],
-    min: f64,
+struct Round<'a, T, R> {
+    reader: &'a Reader<'a, T>,
+    check: &'a (dyn Fn(usize, &T, &T) -> Option<R> + Sync),
 }
 
-impl Round<'_> {
-    /// Verifies `pairs` (their earlier ranks in the chunk, which ends at
-    /// rank `end`).
-    fn verify(&self, pairs: &[Ranked], end: u32) -> Result<Vec<VerifiedPair>, DedupError> {
+impl<T: Send + Sync, R: Send> Round<'_, T, R> {
+    /// Checks `pairs` (their earlier ranks in the chunk, which ends at
+    /// rank `end`), handing what they return to `found` a batch at a time.
+    fn verify(
+        &self,
+        pairs: &[Ranked],
+        end: u32,
+        found: &mut impl FnMut(Vec<R>) -> Result<(), DedupError>,
+    ) -> Result<(), DedupError> {
         let mut held_ranks: Vec<u32> =
-            pairs.iter().flat_map(|&(x, y, _)| std::iter::once(x).chain((y < end).then_some(y))).collect();
+            pairs.iter().flat_map(|&(x, y, _, _)| std::iter::once(x).chain((y < end).then_some(y))).collect();
         held_ranks.sort_unstable();
         held_ranks.dedup();
-        let mut held: Vec<WordShingles> = Vec::with_capacity(held_ranks.len());
+        let mut held: Vec<T> = Vec::with_capacity(held_ranks.len());
         for batch in self.reader.batches(&held_ranks) {
-            held.extend(self.reader.shingles(batch)?);
+            held.extend(self.reader.prepared(batch)?);
         }
         let held_of = |rank: u32| &held[held_ranks.binary_search(&rank).expect("a held rank")];
         let (inside, mut later): (Vec<Ranked>, Vec<Ranked>) = pairs.iter().partition(|pair| pair.1 < end);
-        let mut verified: Vec<VerifiedPair> = inside
-            .par_iter()
-            .filter_map(|&(x, y, index)| self.check(index, held_of(x), held_of(y)))
-            .collect();
+        for part in inside.chunks(PAIRS_PER_CALL) {
+            found(
+                part.par_iter()
+                    .filter_map(|&(x, y, index, swapped)| self.check(index, swapped, held_of(x), held_of(y)))
+                    .collect(),
+            )?;
+        }
         self.reader.control.progress.advance(inside.len() as u64);
         later.sort_unstable_by_key(|pair| pair.1);
         let mut partners: Vec<u32> = later.iter().map(|pair| pair.1).collect();
         partners.dedup();
         let mut rest = &later[..];
         for batch in self.reader.batches(&partners) {
-            let streamed = self.reader.shingles(batch)?;
+            let streamed = self.reader.prepared(batch)?;
             let last = *batch.last().expect("batches are not empty");
             let here = rest.partition_point(|pair| pair.1 <= last);
             let (now, after) = rest.split_at(here);
-            verified.par_extend(now.par_iter().filter_map(|&(x, y, index)| {
-                let position = batch.binary_search(&y).expect("a streamed rank");
-                self.check(index, held_of(x), &streamed[position])
-            }));
+            for part in now.chunks(PAIRS_PER_CALL) {
+                found(
+                    part.par_iter()
+                        .filter_map(|&(x, y, index, swapped)| {
+                            let position = batch.binary_search(&y).expect("a streamed rank");
+                            self.check(index, swapped, held_of(x), &streamed[position])
+                        })
+                        .collect(),
+                )?;
+            }
             self.reader.control.progress.advance(now.len() as u64);
             rest = after;
         }
-        Ok(verified)
+        Ok(())
     }
 
-    fn check(&self, index: u32, x: &WordShingles, y: &WordShingles) -> Option<VerifiedPair> {
-        let Pair { a, b, distance } = self.candidates[index as usize];
-        let jaccard = x.jaccard(y);
-        (jaccard >= self.min).then_some(VerifiedPair { a, b, distance, jaccard })
+    /// The check of pair `index` on what is held of its earlier rank `x`
+    /// and its later `y`, in the pair's order.
+    fn check(&self, index: u32, swapped: bool, x: &T, y: &T) -> Option<R> {
+        if swapped { (self.check)(index as usize, y, x) } else { (self.check)(index as usize, x, y) }
     }
 }

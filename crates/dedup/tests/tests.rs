@@ -2,6 +2,7 @@
 //! `tests/` must be declared here (`every_test_file_is_a_module` checks).
 
 mod dedup;
+mod passages;
 
 #[test]
 fn every_test_file_is_a_module() {

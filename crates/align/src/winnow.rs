@@ -1,0 +1,256 @@
+//! Winnowing (Schleimer, Wilkerson and Aiken, SIGMOD 2003, the algorithm
+//! behind MOSS): a few hashes per document such that any passage two
+//! documents share is very likely to share one of them, so a collection's
+//! candidate pairs are found by joining hashes instead of aligning every
+//! pair.
+//!
+//! A document's k-grams are its runs of [`Winnowing::k`] consecutive
+//! content words (the aligner's words: [`crate::Aligner`] cuts and folds
+//! them the same way, stopwords left out), each hashed *sorted*, as the
+//! aligner's seeds are, so words shuffled inside a k-gram keep its hash.
+//! Of every window of [`Winnowing::w`] consecutive k-gram hashes the
+//! smallest is kept (the rightmost of equals), once per position. The
+//! guarantee: two texts sharing a run of at least `w + k - 1` content
+//! words share a kept hash; a passage with a word replaced every so often
+//! still shares the hashes of its unchanged stretches. About `2 / (w + 1)`
+//! of the k-grams are kept.
+
+use crate::stopwords::Stopwords;
+use crate::{AlignError, MAX_SEED_WORDS, MAX_TEXT_BYTES, Side, seeds, words};
+use std::collections::VecDeque;
+
+/// The most words per window.
+pub const MAX_WINDOW: usize = 1024;
+
+/// A kept hash and where its k-gram is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mark {
+    /// The k-gram's hash (its words sorted, so their order does not count).
+    pub hash: u64,
+    /// The index of its first word among the document's content words.
+    pub word: u32,
+    /// The byte offset of its first word.
+    pub start: u32,
+    /// The byte offset just past its last word.
+    pub end: u32,
+}
+
+/// How documents are winnowed.
+#[derive(Debug, Clone)]
+pub struct Winnowing {
+    k: usize,
+    w: usize,
+    stopwords: Stopwords,
+}
+
+impl Winnowing {
+    /// Content words per k-gram: 3, measured with [`Winnowing::DEFAULT_W`]
+    /// on passages with one word in ten replaced (BENCHMARKS.md).
+    pub const DEFAULT_K: usize = 3;
+    /// Hashes per window: 4, so any shared run of 6 content words shares a
+    /// kept hash, and about 2 in 5 k-grams are kept.
+    pub const DEFAULT_W: usize = 4;
+
+    /// Winnowing of `k`-grams (1 to [`MAX_SEED_WORDS`]) in windows of `w`
+    /// hashes (1 to [`MAX_WINDOW`]), English stopwords left out when
+    /// `english_stopwords`.
+    pub fn new(k: usize, w: usize, english_stopwords: bool) -> Result<Winnowing, AlignError> {
+        if !(1..=MAX_SEED_WORDS).contains(&k) {
+            return Err(AlignError::BadParameter(format!("k is {k}, not 1 to {MAX_SEED_WORDS}")));
+        }
+        if !(1..=MAX_WINDOW).contains(&w) {
+            return Err(AlignError::BadParameter(format!("w is {w}, not 1 to {MAX_WINDOW}")));
+        }
+        let stopwords = if english_stopwords { Stopwords::english() } else { Stopwords::none() };
+        Ok(Winnowing { k, w, stopwords })
+    }
+
+    /// Content words per k-gram.
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// Hashes per window.
+    pub fn w(&self) -> usize {
+        self.w
+    }
+
+    /// The shortest run of shared content words sure to share a mark:
+    /// `w + k - 1`.
+    pub fn guarantee(&self) -> usize {
+        self.w + self.k - 1
+    }
+
+    /// The marks of `text`, in text order, each position once. A text of
+    /// fewer than `k` content words has none; one of fewer than `w`
+    /// k-grams keeps its smallest hash. Texts over [`MAX_TEXT_BYTES`] are
+    /// refused, as the aligner refuses them.
+    pub fn marks(&self, text: &str) -> Result<Vec<Mark>, AlignError> {
+        if text.len() > MAX_TEXT_BYTES {
+            return Err(AlignError::TextTooLarge { side: Side::A, bytes: text.len(), limit: MAX_TEXT_BYTES });
+        }
+        let content = words::content_words(text, |hash| self.stopwords.contains(hash));
+        if content.len() < self.k {
+            return Ok(Vec::new());
+        }
+        let hashes: Vec<u64> = content.windows(self.k).map(seeds::key).collect();
+        let mark = |at: usize| Mark {
+            hash: hashes[at],
+            word: at as u32,
+            start: content[at].start,
+            end: content[at + self.k - 1].end,
+        };
+        let w = self.w.min(hashes.len());
+        let mut kept = Vec::with_capacity(2 * hashes.len() / (w + 1) + 1);
+        // Positions whose hashes increase from front to back: the front is
+        // the smallest of the current window (the rightmost of equals, as
+        // a later equal hash evicts an earlier one).
+        let mut window: VecDeque<usize> = VecDeque::with_capacity(w);
+        let mut last = None;
+        for at in 0..hashes.len() {
+            while window.back().is_some_and(|&back| hashes[back] >= hashes[at]) {
+                window.pop_back();
+            }
+            window.push_back(at);
+            if window.front().is_some_and(|&front| front + w <= at) {
+                window.pop_front();
+            }
+            if at + 1 >= w {
+                let smallest = *window.front().expect("the window holds `at`");
+                if last != Some(smallest) {
+                    kept.push(mark(smallest));
+                    last = Some(smallest);
+                }
+            }
+        }
+        Ok(kept)
+    }
+}
+
+impl Winnowing {
+    /// The share of `a`'s content words that lie in a k-gram whose key
+    /// (its words sorted) is also a k-gram of `b`: how much of `a` is
+    /// found in `b` in runs of `k` content words, in any order inside a
+    /// run. 1 for a verbatim copy, about 1 − 3r/2 with a fraction `r` of
+    /// `b`'s words replaced at random; low for two texts that share many
+    /// words (numbers, code, names) but few runs of them (a translation, a
+    /// template filled in). 0 when `a` has fewer than `k` content words.
+    pub fn coverage(&self, a: &str, b: &str) -> f64 {
+        let is_stopword = |hash| self.stopwords.contains(hash);
+        let (a, b) = (words::content_words(a, is_stopword), words::content_words(b, is_stopword));
+        if a.len() < self.k || b.len() < self.k {
+            return 0.0;
+        }
+        let mut keys: Vec<u64> = b.windows(self.k).map(seeds::key).collect();
+        keys.sort_unstable();
+        let (mut covered, mut reach) = (0usize, 0usize);
+        for (at, gram) in a.windows(self.k).enumerate() {
+            if keys.binary_search(&seeds::key(gram)).is_ok() {
+                covered += at + self.k - reach.max(at);
+                reach = at + self.k;
+            }
+        }
+        covered as f64 / a.len() as f64
+    }
+}
+
+impl Default for Winnowing {
+    fn default() -> Winnowing {
+        Winnowing::new(Winnowing::DEFAULT_K, Winnowing::DEFAULT_W, true).expect("the defaults are in range")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The marks by brute force: the rightmost minimum of every window.
+    fn brute(hashes: &[u64], w: usize) -> Vec<usize> {
+        let w = w.min(hashes.len());
+        let mut kept: Vec<usize> = Vec::new();
+        for start in 0..=hashes.len() - w {
+            let window = &hashes[start..start + w];
+            let smallest = *window.iter().min().expect("not empty");
+            let at = start + window.iter().rposition(|&hash| hash == smallest).expect("found");
+            if kept.last() != Some(&at) {
+                kept.push(at);
+            }
+        }
+        kept
+    }
+
+    fn text(words: &[usize]) -> String {
+        words.iter().map(|word| format!("w{word}")).collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn marks_are_the_rightmost_minimum_of_every_window() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        for _ in 0..200 {
+            let (k, w) = (rng.usize(1..=4), rng.usize(1..=9));
+            // Few distinct words, so equal hashes (ties) are common.
+            let words: Vec<usize> = (0..rng.usize(k..60)).map(|_| rng.usize(0..6)).collect();
+            let text = text(&words);
+            let winnowing = Winnowing::new(k, w, false).unwrap();
+            let content = words::content_words(&text, |_| false);
+            let hashes: Vec<u64> = content.windows(k).map(seeds::key).collect();
+            let found: Vec<usize> = winnowing.marks(&text).unwrap().iter().map(|m| m.word as usize).collect();
+            assert_eq!(found, brute(&hashes, w), "k={k} w={w} {text}");
+        }
+    }
+
+    #[test]
+    fn a_shared_run_of_w_plus_k_minus_1_words_shares_a_mark() {
+        let mut rng = fastrand::Rng::with_seed(11);
+        let winnowing = Winnowing::new(3, 4, false).unwrap();
+        for _ in 0..200 {
+            let shared: Vec<usize> = (0..winnowing.guarantee()).map(|_| rng.usize(0..1_000_000)).collect();
+            let noise = |rng: &mut fastrand::Rng| -> Vec<usize> {
+                (0..rng.usize(0..30)).map(|_| rng.usize(1_000_000..2_000_000)).collect()
+            };
+            let a = [noise(&mut rng), shared.clone(), noise(&mut rng)].concat();
+            let b = [noise(&mut rng), shared, noise(&mut rng)].concat();
+            let hashes = |words: &[usize]| -> Vec<u64> {
+                winnowing.marks(&text(words)).unwrap().iter().map(|m| m.hash).collect()
+            };
+            let (a, b) = (hashes(&a), hashes(&b));
+            assert!(a.iter().any(|hash| b.contains(hash)));
+        }
+    }
+
+    #[test]
+    fn marks_locate_their_words_and_ignore_order_case_and_stopwords() {
+        let winnowing = Winnowing::new(2, 1, true).unwrap();
+        let text = "Alpha the beta, gamma";
+        let marks = winnowing.marks(text).unwrap();
+        assert_eq!(marks.len(), 2);
+        assert_eq!(&text[marks[0].start as usize..marks[0].end as usize], "Alpha the beta");
+        assert_eq!(&text[marks[1].start as usize..marks[1].end as usize], "beta, gamma");
+        let reordered = winnowing.marks("BETA alpha").unwrap();
+        assert_eq!(reordered[0].hash, marks[0].hash);
+        assert!(winnowing.marks("the of and alpha").unwrap().is_empty());
+    }
+
+    #[test]
+    fn coverage_counts_the_words_in_shared_k_grams() {
+        let winnowing = Winnowing::new(3, 4, false).unwrap();
+        let a = text(&(0..20).collect::<Vec<_>>());
+        assert_eq!(winnowing.coverage(&a, &a), 1.0);
+        // Word 10 replaced: the k-grams holding it are lost, its
+        // neighbours are still covered by others.
+        let replaced = a.replace("w10 ", "x10 ");
+        assert_eq!(winnowing.coverage(&a, &replaced), 19.0 / 20.0);
+        // The same words in another order share no k-gram.
+        let shuffled = text(&(0..20).map(|n| (n * 7) % 20).collect::<Vec<_>>());
+        assert_eq!(winnowing.coverage(&a, &shuffled), 0.0);
+        assert_eq!(winnowing.coverage("w1 w2", &a), 0.0);
+    }
+
+    #[test]
+    fn parameters_out_of_range_are_refused() {
+        assert!(Winnowing::new(0, 4, true).is_err());
+        assert!(Winnowing::new(MAX_SEED_WORDS + 1, 4, true).is_err());
+        assert!(Winnowing::new(3, 0, true).is_err());
+        assert!(Winnowing::new(3, MAX_WINDOW + 1, true).is_err());
+    }
+}

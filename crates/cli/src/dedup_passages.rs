@@ -1,0 +1,132 @@
+//! `priorart dedup --passages`: every pair of documents that share a
+//! passage (a partial copy), with the passages, and the boilerplate set
+//! apart. The search is `priorart_dedup::passages` (winnowing postings
+//! sorted on disk, candidate pairs counted on disk, the candidates
+//! re-read and aligned); this reads the inputs (`corpus`, marks computed
+//! on all cores), shows progress, and writes the pairs as they are found
+//! to a temporary file that takes its name only when the run is complete.
+
+use crate::corpus::{self, Rereader, Wanted, WithX};
+use crate::dedup_cmd::{Bars, Run};
+use crate::exit;
+use anyhow::{Context, Result};
+use priorart_dedup::passages::{PassageSettings, Postings, boilerplate_line, find_passages};
+use priorart_dedup::{Catalog, DedupError, Places};
+use priorart_fingerprint::TokenRule;
+use std::io::{BufWriter, Write};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// The pairs file of a passage search's output directory.
+pub(crate) const PASSAGES: &str = "passages.jsonl";
+/// Its boilerplate file.
+pub(crate) const BOILERPLATE: &str = "boilerplate.jsonl";
+
+impl Run<'_> {
+    /// Two passes: marks first, then the candidates read again and aligned.
+    pub(crate) fn passages(&self) -> Result<ExitCode> {
+        let args = self.args;
+        let settings = PassageSettings::new(args.min_words, args.boilerplate)
+            .and_then(|settings| settings.with_min_marks(args.min_marks))
+            .and_then(|settings| settings.with_min_coverage(args.min_coverage))
+            .map_err(|err| exit::UsageError(err.to_string()))?;
+        let mut catalog: Catalog<Places> = Catalog::new();
+        let mut postings = Postings::new(&settings);
+        let wanted = Wanted {
+            x: WithX::No,
+            rule: TokenRule::V2,
+            shingles: None,
+            unique_ids: false,
+            marks: Some(settings.winnowing.clone()),
+        };
+        let started = Instant::now();
+        let mut unmarked = 0usize;
+        let read = corpus::read_all(&args.corpus, wanted, |batch| {
+            self.check()?;
+            for document in batch {
+                let number = u32::try_from(catalog.len()).map_err(|_| DedupError::TooManyDocuments)?;
+                catalog.push(&document.id, document.simhash.0, document.place, document.text_bytes, &[])?;
+                match &document.marks {
+                    Ok(marks) => postings.add(number, marks)?,
+                    Err(err) => {
+                        note!("priorart: {}: not searched for passages: {err}", document.id);
+                        unmarked += 1;
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        note!(
+            "priorart: winnowing ({}, {}): {:.1} s",
+            crate::counted(catalog.len() as u64, "document"),
+            crate::counted(postings.len(), "winnowing mark"),
+            started.elapsed().as_secs_f64()
+        );
+        let rereader = Rereader::new(&args.corpus, &read.inputs);
+        self.check_inputs(&catalog, &read, |number| rereader.origin(catalog.kept().place(number)))?;
+        std::fs::create_dir_all(&args.out)
+            .with_context(|| format!("cannot create {}", args.out.display()))?;
+        let earlier = self.outputs.iter().any(|path| path.exists());
+        // Pairs are written as they are found, under a temporary name in
+        // OUT (removed if the run stops) that becomes PASSAGES at the end.
+        let pairs_file = tempfile::Builder::new()
+            .prefix(".passages.jsonl.")
+            // As the files `files::replace_all` writes: 0666 less the umask.
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+            .tempfile_in(&args.out)
+            .with_context(|| format!("cannot write in {}", args.out.display()))?;
+        let mut pairs_out = BufWriter::with_capacity(1 << 20, pairs_file);
+        let bars = Bars::default();
+        let outcome = find_passages(&catalog, postings, &settings, &rereader, self.control(&bars), |round| {
+            for found in round {
+                pairs_out.write_all(found.line.as_bytes()).map_err(DedupError::Output)?;
+            }
+            Ok(())
+        });
+        bars.finish();
+        let outcome = outcome?;
+        let pairs_file = pairs_out.into_inner().map_err(|err| err.into_error())?;
+        pairs_file.as_file().sync_all().context("cannot write the pairs")?;
+        let boilerplate: String =
+            outcome.boilerplate.iter().map(|found| boilerplate_line(&catalog, found)).collect();
+        let mut files = vec![(self.outputs[1].clone(), boilerplate.into_bytes())];
+        if args.corpus.skip_unreadable {
+            files.push((args.out.join(corpus::SKIPPED), read.unreadable_lines()));
+        }
+        // The last moment to stop with nothing written.
+        self.check()?;
+        pairs_file
+            .persist(&self.outputs[0])
+            .with_context(|| format!("cannot write {}", self.outputs[0].display()))?;
+        priorart_files::replace_all(&files)?;
+        note!(
+            "priorart: {} ({} skipped{}), {} sharing {} winnowing hashes or more, {} sharing passages of {} words \
+             or more ({}){}, {} (hashes in more than {})",
+            crate::counted(catalog.len() as u64, "document"),
+            read.skipped(),
+            if unmarked > 0 { format!(", {unmarked} too large to search") } else { String::new() },
+            crate::counted(outcome.candidates as u64, "candidate pair"),
+            settings.min_marks,
+            crate::counted(outcome.pairs as u64, "pair"),
+            settings.min_words,
+            crate::counted(outcome.passages as u64, "passage"),
+            if outcome.unaligned > 0 {
+                format!(", {} the aligner refused (too large or too repetitive)", outcome.unaligned)
+            } else {
+                String::new()
+            },
+            crate::counted(outcome.boilerplate.len() as u64, "boilerplate passage"),
+            crate::counted(u64::from(settings.boilerplate), "document"),
+        );
+        let verb = if earlier { "replaced the earlier results in" } else { "wrote" };
+        note!("priorart: {verb} {} and {}", self.outputs[0].display(), self.outputs[1].display());
+        if args.corpus.skip_unreadable && !read.unreadable.is_empty() {
+            note!(
+                "priorart: {} skipped, listed in {}",
+                crate::counted(read.unreadable.len() as u64, "unreadable input"),
+                args.out.join(corpus::SKIPPED).display()
+            );
+        }
+        Ok(ExitCode::from(if read.had_errors() { exit::BAD_INPUT } else { exit::OK }))
+    }
+}

@@ -1,0 +1,614 @@
+//! Partial copies: every pair of documents of a collection that share a
+//! passage, with the passages, found without aligning every pair
+//! (`priorart dedup --passages`, and the Python package).
+//!
+//! Pass 1 (the front end reads its inputs): each document's winnowing
+//! marks ([`Winnowing`], Schleimer et al. 2003: a few hashes of its
+//! content-word k-grams such that a shared run of `w + k - 1` content
+//! words shares one) go to [`Postings`], one `(hash, document, word)`
+//! record per distinct hash, sorted on disk in runs of bounded size.
+//!
+//! Candidates: the runs merged, a hash at a time. A hash held by more than
+//! [`PassageSettings::boilerplate`] documents is boilerplate (a license, a
+//! header, navigation): it makes no pair, and runs of such hashes in their
+//! first document as long as a reported passage are reported once each
+//! ([`Boilerplate`]: how many documents, an example and where). The other
+//! hashes held by two
+//! documents or more give every pair of their documents, themselves
+//! sorted on disk; pairs sharing at least [`PassageSettings::min_marks`]
+//! hashes are the candidates.
+//!
+//! Pass 2 re-reads the candidates' documents in place order, a working set
+//! at a time (as `dedup`'s verification), and aligns each pair with the
+//! PAN aligner ([`Aligner::align`]): a pair is reported with its passages
+//! of at least [`PassageSettings::min_words`] words on both sides, less
+//! those mostly covered by boilerplate hashes.
+//!
+//! Memory: the catalog (about 60 bytes a document and its id), the sort
+//! buffers ([`PassageSettings::sort_memory`]), the candidates (12 bytes
+//! each), the boilerplate hashes (24 bytes each) and the working set, not
+//! the texts; the disk holds the postings (16 bytes per mark, about 2 in
+//! 5 content words by default) and the pairs (8 bytes per shared mark).
+
+use crate::catalog::{Catalog, Places};
+use crate::error::DedupError;
+use crate::runs::Runs;
+use crate::verify::{Reread, each_pair};
+use crate::{Control, Phase, Place};
+use priorart_align::report::Shared;
+use priorart_align::{Aligner, CutText, Mark, Params, Passage, Span, Winnowing};
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// What a passage search is asked for.
+#[derive(Debug, Clone)]
+pub struct PassageSettings {
+    /// How documents are winnowed.
+    pub winnowing: Winnowing,
+    /// Fewest marks two documents share to be aligned.
+    pub min_marks: u32,
+    /// A hash held by more documents than this is boilerplate.
+    pub boilerplate: u32,
+    /// Fewest words (stopwords included) on both sides of a reported
+    /// passage.
+    pub min_words: usize,
+    /// Smallest share of one side's content words found in the other in
+    /// runs of `k` ([`Winnowing::coverage`]) of a reported passage.
+    pub min_coverage: f64,
+    /// Bytes of text pass 2 holds at once.
+    pub working_set: u64,
+    /// Bytes of records each sort holds before writing a run to disk.
+    pub sort_memory: u64,
+    /// Where sorted runs are written (the system's temporary directory
+    /// when `None`).
+    pub temp_dir: Option<PathBuf>,
+}
+
+impl PassageSettings {
+    /// Reported passages have at least 50 words on each side by default:
+    /// a paragraph (BENCHMARKS.md measures 60 to 300).
+    pub const DEFAULT_MIN_WORDS: usize = 50;
+    /// Hashes held by more than 32 documents are boilerplate by default
+    /// (BENCHMARKS.md).
+    pub const DEFAULT_BOILERPLATE: u32 = 32;
+    /// Documents sharing 5 marks or more are aligned by default: on the
+    /// Debian corpus 42 % fewer candidates than 3, and the same planted
+    /// pairs but for 0.4 % (BENCHMARKS.md).
+    pub const DEFAULT_MIN_MARKS: u32 = 5;
+    /// A reported passage has at least this share of one side's content
+    /// words in runs of 3 found on the other side by default
+    /// (BENCHMARKS.md).
+    pub const DEFAULT_MIN_COVERAGE: f64 = 0.65;
+    /// Sort buffers of 128 MiB by default (two are alive at once: the
+    /// postings' and the pairs').
+    pub const DEFAULT_SORT_MEMORY: u64 = 128 << 20;
+    /// Pass 2 holds 128 MiB of text by default: each text held is also
+    /// cut into its words (16 bytes each, about twice the text), and the
+    /// lines of a round's pairs are held until it ends.
+    pub const DEFAULT_WORKING_SET: u64 = 128 << 20;
+
+    /// The defaults with passages of at least `min_words` words and
+    /// boilerplate past `boilerplate` documents, checked: at least one word
+    /// and two documents.
+    pub fn new(min_words: usize, boilerplate: u32) -> Result<PassageSettings, DedupError> {
+        if min_words == 0 {
+            return Err(DedupError::PassageSettings(
+                "the fewest words of a passage must be at least 1".into(),
+            ));
+        }
+        if boilerplate < 2 {
+            return Err(DedupError::PassageSettings(format!(
+                "the boilerplate threshold must be at least 2 documents, not {boilerplate}"
+            )));
+        }
+        Ok(PassageSettings {
+            winnowing: Winnowing::default(),
+            min_marks: PassageSettings::DEFAULT_MIN_MARKS,
+            boilerplate,
+            min_words,
+            min_coverage: PassageSettings::DEFAULT_MIN_COVERAGE,
+            working_set: PassageSettings::DEFAULT_WORKING_SET,
+            sort_memory: PassageSettings::DEFAULT_SORT_MEMORY,
+            temp_dir: None,
+        })
+    }
+
+    /// The same settings with another smallest coverage (0 to 1).
+    pub fn with_min_coverage(mut self, min_coverage: f64) -> Result<PassageSettings, DedupError> {
+        if !(0.0..=1.0).contains(&min_coverage) {
+            return Err(DedupError::PassageSettings(format!(
+                "the coverage must be 0 to 1, not {min_coverage}"
+            )));
+        }
+        self.min_coverage = min_coverage;
+        Ok(self)
+    }
+
+    /// The same settings with another number of shared marks (at least 1).
+    pub fn with_min_marks(mut self, min_marks: u32) -> Result<PassageSettings, DedupError> {
+        if min_marks == 0 {
+            return Err(DedupError::PassageSettings("the fewest shared marks must be at least 1".into()));
+        }
+        self.min_marks = min_marks;
+        Ok(self)
+    }
+}
+
+impl Default for PassageSettings {
+    fn default() -> PassageSettings {
+        PassageSettings::new(PassageSettings::DEFAULT_MIN_WORDS, PassageSettings::DEFAULT_BOILERPLATE)
+            .expect("the defaults are in range")
+    }
+}
+
+/// Pass 1's marks, sorted on disk: one `(hash, document, word)` record per
+/// distinct hash of each document.
+pub struct Postings {
+    runs: Runs<(u64, u32, u32)>,
+    distinct: Vec<(u64, u32)>,
+}
+
+impl Postings {
+    /// No postings yet, sorted as `settings` say.
+    pub fn new(settings: &PassageSettings) -> Postings {
+        Postings { runs: Runs::new(settings.sort_memory, settings.temp_dir.as_deref()), distinct: Vec::new() }
+    }
+
+    /// Adds the marks of document `number` ([`Winnowing::marks`] of its
+    /// text): each hash once, at its first word.
+    pub fn add(&mut self, number: u32, marks: &[Mark]) -> Result<(), DedupError> {
+        self.distinct.clear();
+        self.distinct.extend(marks.iter().map(|mark| (mark.hash, mark.word)));
+        self.distinct.sort_unstable();
+        self.distinct.dedup_by_key(|(hash, _)| *hash);
+        for &(hash, word) in &self.distinct {
+            self.runs.push((hash, number, word))?;
+        }
+        Ok(())
+    }
+
+    /// Records added.
+    pub fn len(&self) -> u64 {
+        self.runs.len()
+    }
+
+    /// Whether none was added.
+    pub fn is_empty(&self) -> bool {
+        self.runs.len() == 0
+    }
+}
+
+/// Two documents and the passages they share.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PassagePair {
+    /// The earlier document's number.
+    pub a: u32,
+    /// The later's.
+    pub b: u32,
+    /// Winnowing marks they share.
+    pub marks: u32,
+    /// Their passages of at least the settings' words, not boilerplate,
+    /// in the order they come in `a` (offsets into `a` and `b`'s texts).
+    pub passages: Vec<Passage>,
+}
+
+/// A passage many documents share, reported once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Boilerplate {
+    /// The most documents holding one of its hashes (each more than the
+    /// boilerplate threshold).
+    pub documents: u32,
+    /// Its boilerplate hashes.
+    pub marks: u32,
+    /// The first document holding it (by number).
+    pub example: u32,
+    /// Where it is in the example.
+    pub span: Span,
+    /// Its text in the example, at most [`SNIPPET_CHARS`] characters.
+    pub snippet: String,
+}
+
+/// The most characters of a boilerplate passage's text reported.
+pub const SNIPPET_CHARS: usize = 400;
+
+/// What a search found, besides the pairs handed over as they were found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PassageOutcome {
+    /// Postings read back (marks of all documents).
+    pub postings: u64,
+    /// Pairs sharing at least the settings' marks, aligned.
+    pub candidates: usize,
+    /// Pairs reported.
+    pub pairs: usize,
+    /// Passages in them.
+    pub passages: usize,
+    /// Pairs the aligner refused (a text over its size limit, or too
+    /// repetitive), left out.
+    pub unaligned: usize,
+    /// The boilerplate passages, by example document and position.
+    pub boilerplate: Vec<Boilerplate>,
+}
+
+/// A pair found, with its `passages.jsonl` line.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// The pair.
+    pub pair: PassagePair,
+    /// `{"a", "b", "marks", "passages"}`, the passages as `compare
+    /// --passages --json` writes them (`priorart-passages/1`), ending in a
+    /// newline.
+    pub line: String,
+}
+
+/// Every pair of the catalog's documents that share passages, handed to
+/// `found` a round at a time (in a fixed order: the same inputs give the
+/// same lines), and the boilerplate. `postings` holds the marks of every
+/// document of `catalog` (by its numbers), texts come back through
+/// `reread`.
+pub fn find_passages(
+    catalog: &Catalog<Places>,
+    postings: Postings,
+    settings: &PassageSettings,
+    reread: &dyn Reread,
+    control: Control<'_>,
+    mut found: impl FnMut(Vec<Found>) -> Result<(), DedupError>,
+) -> Result<PassageOutcome, DedupError> {
+    control.check()?;
+    control.progress.phase(Phase::Candidates, 0);
+    let records = postings.len();
+    let shared = shared_hashes(postings, settings, control)?;
+    let candidates = candidates(shared.pairs, settings.min_marks, control)?;
+    let boilerplate_hashes: Vec<u64> = {
+        let mut hashes: Vec<u64> = shared.boilerplate.iter().map(|mark| mark.hash).collect();
+        hashes.sort_unstable();
+        hashes
+    };
+    let aligner = Aligner::new(Params::default()).expect("the default parameters are in range");
+    let prepare = |text: String| Prepared::new(text, &aligner, &settings.winnowing, &boilerplate_hashes);
+    let check = |index: usize, a: &Prepared, b: &Prepared| {
+        let (first, second, marks) = candidates[index];
+        let (Some(a_cut), Some(b_cut)) = (&a.cut, &b.cut) else { return Some(Checked::Refused) };
+        Some(match aligner.align_cut(a_cut, b_cut) {
+            Err(_) => Checked::Refused,
+            Ok(passages) => {
+                let passages: Vec<Passage> =
+                    passages.into_iter().filter(|passage| keep(passage, a, b, settings)).collect();
+                if passages.is_empty() {
+                    return None;
+                }
+                let pair = PassagePair { a: first, b: second, marks, passages };
+                let line = pair_line(catalog, &pair, a.text(), b.text());
+                Checked::Found(Found { pair, line })
+            }
+        })
+    };
+    let (mut pairs, mut passages, mut unaligned) = (0, 0, 0);
+    let pair_of = |index: usize| (candidates[index].0, candidates[index].1);
+    each_pair(
+        catalog,
+        (&pair_of, candidates.len()),
+        settings.working_set,
+        reread,
+        control,
+        prepare,
+        check,
+        |round| {
+            let mut kept = Vec::with_capacity(round.len());
+            for checked in round {
+                match checked {
+                    Checked::Found(pair) => kept.push(pair),
+                    Checked::Refused => unaligned += 1,
+                }
+            }
+            pairs += kept.len();
+            passages += kept.iter().map(|found| found.pair.passages.len()).sum::<usize>();
+            found(kept)
+        },
+    )?;
+    let boilerplate = boilerplate(catalog, shared.boilerplate, settings, reread, control)?;
+    Ok(PassageOutcome {
+        postings: records,
+        candidates: candidates.len(),
+        pairs,
+        passages,
+        unaligned,
+        boilerplate,
+    })
+}
+
+/// What an aligned pair gave.
+enum Checked {
+    Found(Found),
+    Refused,
+}
+
+/// A text read back, cut into the aligner's words once for all its pairs
+/// (none when the aligner refuses it: too large), and the byte ranges its
+/// boilerplate marks cover (sorted, disjoint).
+struct Prepared {
+    cut: Option<CutText>,
+    boilerplate: Vec<(u32, u32)>,
+}
+
+impl Prepared {
+    fn new(text: String, aligner: &Aligner, winnowing: &Winnowing, boilerplate_hashes: &[u64]) -> Prepared {
+        let mut covered: Vec<(u32, u32)> = Vec::new();
+        if !boilerplate_hashes.is_empty() {
+            // The aligner refuses what winnowing refuses (too large).
+            for mark in winnowing.marks(&text).unwrap_or_default() {
+                if boilerplate_hashes.binary_search(&mark.hash).is_err() {
+                    continue;
+                }
+                match covered.last_mut() {
+                    Some(last) if mark.start <= last.1 => last.1 = last.1.max(mark.end),
+                    _ => covered.push((mark.start, mark.end)),
+                }
+            }
+        }
+        Prepared { cut: aligner.cut(text).ok(), boilerplate: covered }
+    }
+
+    /// The text (empty when it was refused: its pairs are not aligned).
+    fn text(&self) -> &str {
+        self.cut.as_ref().map_or("", CutText::text)
+    }
+
+    /// Bytes of `span` its boilerplate marks cover.
+    fn boilerplate_bytes(&self, span: &Span) -> usize {
+        let range = span.bytes();
+        self.boilerplate
+            .iter()
+            .map(|&(start, end)| {
+                let (start, end) = (start as usize, end as usize);
+                end.min(range.end).saturating_sub(start.max(range.start))
+            })
+            .sum()
+    }
+}
+
+/// Whether a passage is reported: long enough on both sides, not mostly
+/// boilerplate on either, and one side found in the other in runs of
+/// words (two texts sharing many words but few runs, as a translation and
+/// its original or two pages of one template do, share no passage). One
+/// side is enough: the aligner may stretch a copy's source side over the
+/// repetitive text around it.
+fn keep(passage: &Passage, a: &Prepared, b: &Prepared, settings: &PassageSettings) -> bool {
+    let (a_text, b_text) = (&a.text()[passage.a.bytes()], &b.text()[passage.b.bytes()]);
+    let long_enough = |text: &str| priorart_align::word_count(text) >= settings.min_words;
+    let mostly_boilerplate =
+        |side: &Prepared, span: &Span| 2 * side.boilerplate_bytes(span) > span.byte_length;
+    let covered = |x: &str, y: &str| settings.winnowing.coverage(x, y) >= settings.min_coverage;
+    long_enough(a_text)
+        && long_enough(b_text)
+        && !mostly_boilerplate(a, &passage.a)
+        && !mostly_boilerplate(b, &passage.b)
+        && (covered(a_text, b_text) || covered(b_text, a_text))
+}
+
+/// A `passages.jsonl` line.
+fn pair_line(catalog: &Catalog<Places>, pair: &PassagePair, a: &str, b: &str) -> String {
+    #[derive(Serialize)]
+    struct Line<'t> {
+        a: &'t str,
+        b: &'t str,
+        marks: u32,
+        passages: Vec<Shared<'t>>,
+    }
+    let ids = catalog.ids();
+    let line = Line {
+        a: ids.get(pair.a),
+        b: ids.get(pair.b),
+        marks: pair.marks,
+        passages: pair.passages.iter().map(|passage| Shared::of(a, b, passage)).collect(),
+    };
+    let mut text = serde_json::to_string(&line).expect("a passages line serializes");
+    text.push('\n');
+    text
+}
+
+/// A boilerplate hash: how many documents hold it, and where the first
+/// holds it.
+#[derive(Debug, Clone, Copy)]
+struct BoilerplateMark {
+    hash: u64,
+    documents: u32,
+    example: u32,
+    word: u32,
+}
+
+/// The merged postings, split: pairs of documents sharing a hash (one
+/// record per shared hash, on disk) and the boilerplate hashes.
+struct SharedHashes {
+    pairs: Runs<(u32, u32)>,
+    boilerplate: Vec<BoilerplateMark>,
+}
+
+/// Records between two checks of the stop flag.
+const CHECK_EVERY: u64 = 1 << 20;
+
+fn shared_hashes(
+    postings: Postings,
+    settings: &PassageSettings,
+    control: Control<'_>,
+) -> Result<SharedHashes, DedupError> {
+    let mut pairs = Runs::new(settings.sort_memory, settings.temp_dir.as_deref());
+    let mut boilerplate = Vec::new();
+    let limit = settings.boilerplate as usize;
+    // The current hash's documents (at most `limit + 1` kept) and count.
+    let mut holders: Vec<(u32, u32)> = Vec::with_capacity(limit + 1);
+    let mut current: Option<(u64, u32)> = None;
+    let mut flush = |hash: u64, count: u32, holders: &mut Vec<(u32, u32)>| -> Result<(), DedupError> {
+        if count as usize > limit {
+            let (example, word) = holders[0];
+            boilerplate.push(BoilerplateMark { hash, documents: count, example, word });
+        } else {
+            for (at, &(first, _)) in holders.iter().enumerate() {
+                for &(second, _) in &holders[at + 1..] {
+                    pairs.push((first, second))?;
+                }
+            }
+        }
+        holders.clear();
+        Ok(())
+    };
+    for (read, record) in (1u64..).zip(postings.runs.merged()?) {
+        let (hash, document, word) = record?;
+        if read % CHECK_EVERY == 0 {
+            control.check()?;
+        }
+        match current {
+            Some((held, ref mut count)) if held == hash => *count += 1,
+            _ => {
+                if let Some((held, count)) = current {
+                    flush(held, count, &mut holders)?;
+                }
+                current = Some((hash, 1));
+            }
+        }
+        if holders.len() <= limit {
+            holders.push((document, word));
+        }
+    }
+    if let Some((held, count)) = current {
+        flush(held, count, &mut holders)?;
+    }
+    Ok(SharedHashes { pairs, boilerplate })
+}
+
+/// The pairs sharing at least `min_marks` hashes: `(a, b, shared)`, sorted.
+fn candidates(
+    pairs: Runs<(u32, u32)>,
+    min_marks: u32,
+    control: Control<'_>,
+) -> Result<Vec<(u32, u32, u32)>, DedupError> {
+    let mut kept = Vec::new();
+    let mut current: Option<((u32, u32), u32)> = None;
+    for (read, record) in (1u64..).zip(pairs.merged()?) {
+        let pair = record?;
+        if read % CHECK_EVERY == 0 {
+            control.check()?;
+        }
+        match &mut current {
+            Some((held, count)) if *held == pair => *count += 1,
+            _ => {
+                if let Some((held, count)) = current.filter(|&(_, count)| count >= min_marks) {
+                    kept.push((held.0, held.1, count));
+                }
+                current = Some((pair, 1));
+            }
+        }
+    }
+    if let Some((held, count)) = current.filter(|&(_, count)| count >= min_marks) {
+        kept.push((held.0, held.1, count));
+    }
+    control.check()?;
+    Ok(kept)
+}
+
+/// Boilerplate hashes grouped into passages: consecutive ones in the same
+/// example document, at most two windows apart, are one passage, reported
+/// when it has the settings' fewest words; its place is found by winnowing
+/// the example again.
+fn boilerplate(
+    catalog: &Catalog<Places>,
+    mut marks: Vec<BoilerplateMark>,
+    settings: &PassageSettings,
+    reread: &dyn Reread,
+    control: Control<'_>,
+) -> Result<Vec<Boilerplate>, DedupError> {
+    marks.sort_unstable_by_key(|mark| (mark.example, mark.word));
+    let gap = (2 * settings.winnowing.w() + settings.winnowing.k()) as u32;
+    let groups: Vec<&[BoilerplateMark]> =
+        marks.chunk_by(|x, y| x.example == y.example && y.word - x.word <= gap).collect();
+    let mut examples: Vec<u32> = groups.iter().map(|group| group[0].example).collect();
+    examples.dedup();
+    let places = catalog.kept();
+    examples.sort_unstable_by_key(|&number| places.place(number).order());
+    let mut reported = Vec::with_capacity(groups.len());
+    let mut batch_start = 0;
+    while batch_start < examples.len() {
+        control.check()?;
+        let mut bytes = 0;
+        let mut end = batch_start;
+        while end < examples.len() && (end == batch_start || bytes < settings.working_set) {
+            bytes += u64::from(places.text_bytes(examples[end]));
+            end += 1;
+        }
+        let batch = &examples[batch_start..end];
+        let at: Vec<Place> = batch.iter().map(|&number| places.place(number)).collect();
+        let texts = reread.texts(&at).map_err(DedupError::Reread)?;
+        for (&number, text) in batch.iter().zip(&texts) {
+            let found = settings.winnowing.marks(text).unwrap_or_default();
+            let of = |word: u32| found.binary_search_by_key(&word, |mark| mark.word).ok().map(|at| found[at]);
+            let first = groups.partition_point(|group| group[0].example < number);
+            for group in groups[first..].iter().take_while(|group| group[0].example == number) {
+                let (Some(start), Some(last)) =
+                    (of(group[0].word), of(group.last().expect("groups are not empty").word))
+                else {
+                    return Err(DedupError::Changed {
+                        id: catalog.ids().get(number).to_owned(),
+                        first: u64::from(places.text_bytes(number)),
+                        again: text.len() as u64,
+                    });
+                };
+                let range = start.start as usize..last.end as usize;
+                // A phrase many documents use is not a passage.
+                if priorart_align::word_count(&text[range.clone()]) < settings.min_words {
+                    continue;
+                }
+                reported.push(Boilerplate {
+                    documents: group.iter().map(|mark| mark.documents).max().unwrap_or(0),
+                    marks: group.len() as u32,
+                    example: number,
+                    span: span_of(text, range.clone()),
+                    snippet: text[range].chars().take(SNIPPET_CHARS).collect(),
+                });
+            }
+        }
+        batch_start = end;
+    }
+    reported.sort_unstable_by_key(|found| (found.example, found.span.byte_offset));
+    Ok(reported)
+}
+
+/// The span of a byte range of `text`.
+fn span_of(text: &str, range: std::ops::Range<usize>) -> Span {
+    let char_offset = text[..range.start].chars().count();
+    Span {
+        char_offset,
+        char_length: text[range.clone()].chars().count(),
+        byte_offset: range.start,
+        byte_length: range.len(),
+    }
+}
+
+/// A `boilerplate.jsonl` line: `{"documents", "marks", "example",
+/// "char_offset", "char_length", "byte_offset", "byte_length", "text"}`
+/// (the text at most [`SNIPPET_CHARS`] characters), ending in a newline.
+pub fn boilerplate_line(catalog: &Catalog<Places>, found: &Boilerplate) -> String {
+    #[derive(Serialize)]
+    struct Line<'t> {
+        documents: u32,
+        marks: u32,
+        example: &'t str,
+        char_offset: usize,
+        char_length: usize,
+        byte_offset: usize,
+        byte_length: usize,
+        text: &'t str,
+    }
+    let span = &found.span;
+    let line = Line {
+        documents: found.documents,
+        marks: found.marks,
+        example: catalog.ids().get(found.example),
+        char_offset: span.char_offset,
+        char_length: span.char_length,
+        byte_offset: span.byte_offset,
+        byte_length: span.byte_length,
+        text: &found.snippet,
+    };
+    let mut text = serde_json::to_string(&line).expect("a boilerplate line serializes");
+    text.push('\n');
+    text
+}

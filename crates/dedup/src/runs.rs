@@ -1,0 +1,211 @@
+//! An external sort of fixed-size records: pushed into a buffer of bounded
+//! size, each full buffer sorted on all cores and written to a temporary
+//! file (a *run*), then every run merged back in order, one buffered reader
+//! per run. Memory is the buffer and the readers' buffers, however many
+//! records pass through; the disk holds each record once.
+
+use crate::error::DedupError;
+use rayon::prelude::*;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+/// A record of a run: ordered, and written as [`Record::BYTES`] bytes.
+pub(crate) trait Record: Copy + Ord + Send + Sync {
+    /// Its size on disk.
+    const BYTES: usize;
+    /// Appends its bytes to `to`.
+    fn write(&self, to: &mut Vec<u8>);
+    /// Reads it from exactly [`Record::BYTES`] bytes.
+    fn read(from: &[u8]) -> Self;
+}
+
+/// A pair of document numbers, the smaller first.
+impl Record for (u32, u32) {
+    const BYTES: usize = 8;
+
+    fn write(&self, to: &mut Vec<u8>) {
+        to.extend_from_slice(&self.0.to_le_bytes());
+        to.extend_from_slice(&self.1.to_le_bytes());
+    }
+
+    fn read(from: &[u8]) -> Self {
+        let word = |at: usize| u32::from_le_bytes(from[at..at + 4].try_into().expect("four bytes"));
+        (word(0), word(4))
+    }
+}
+
+/// A hash, a document number and a word position.
+impl Record for (u64, u32, u32) {
+    const BYTES: usize = 16;
+
+    fn write(&self, to: &mut Vec<u8>) {
+        to.extend_from_slice(&self.0.to_le_bytes());
+        to.extend_from_slice(&self.1.to_le_bytes());
+        to.extend_from_slice(&self.2.to_le_bytes());
+    }
+
+    fn read(from: &[u8]) -> Self {
+        let word = |at: usize| u32::from_le_bytes(from[at..at + 4].try_into().expect("four bytes"));
+        (u64::from_le_bytes(from[..8].try_into().expect("eight bytes")), word(8), word(12))
+    }
+}
+
+/// Bytes each run's reader buffers while merging.
+const READ_BUFFER: usize = 256 << 10;
+
+/// Records being sorted: the buffer, and the runs written so far.
+pub(crate) struct Runs<R: Record> {
+    buffer: Vec<R>,
+    capacity: usize,
+    files: Vec<File>,
+    temp_dir: Option<PathBuf>,
+    records: u64,
+}
+
+impl<R: Record> Runs<R> {
+    /// Runs of at most `memory` bytes of records each (at least one
+    /// record), written in `temp_dir` (the system's when `None`).
+    pub(crate) fn new(memory: u64, temp_dir: Option<&Path>) -> Runs<R> {
+        let capacity = usize::try_from(memory / size_of::<R>() as u64).unwrap_or(usize::MAX).max(1);
+        Runs {
+            buffer: Vec::new(),
+            capacity,
+            files: Vec::new(),
+            temp_dir: temp_dir.map(Path::to_owned),
+            records: 0,
+        }
+    }
+
+    /// Adds a record.
+    pub(crate) fn push(&mut self, record: R) -> Result<(), DedupError> {
+        if self.buffer.len() == self.capacity {
+            self.spill()?;
+        }
+        if self.buffer.capacity() == 0 {
+            self.buffer.reserve_exact(self.capacity.min(1 << 16));
+        }
+        self.buffer.push(record);
+        self.records += 1;
+        Ok(())
+    }
+
+    /// Records pushed so far.
+    pub(crate) fn len(&self) -> u64 {
+        self.records
+    }
+
+    fn spill(&mut self) -> Result<(), DedupError> {
+        self.buffer.par_sort_unstable();
+        let file = match &self.temp_dir {
+            Some(dir) => tempfile::tempfile_in(dir),
+            None => tempfile::tempfile(),
+        }
+        .map_err(DedupError::SortRuns)?;
+        let mut writer = BufWriter::with_capacity(1 << 20, file);
+        let mut bytes = Vec::with_capacity(R::BYTES * 4096);
+        for chunk in self.buffer.chunks(4096) {
+            bytes.clear();
+            chunk.iter().for_each(|record| record.write(&mut bytes));
+            writer.write_all(&bytes).map_err(DedupError::SortRuns)?;
+        }
+        let mut file = writer.into_inner().map_err(|err| DedupError::SortRuns(err.into_error()))?;
+        file.seek(SeekFrom::Start(0)).map_err(DedupError::SortRuns)?;
+        self.files.push(file);
+        self.buffer.clear();
+        Ok(())
+    }
+
+    /// Every record pushed, in order (equal records each as often as
+    /// pushed).
+    pub(crate) fn merged(mut self) -> Result<Merged<R>, DedupError> {
+        if self.files.is_empty() {
+            self.buffer.par_sort_unstable();
+            return Ok(Merged {
+                readers: Vec::new(),
+                heap: BinaryHeap::new(),
+                memory: self.buffer.into_iter(),
+            });
+        }
+        if !self.buffer.is_empty() {
+            self.spill()?;
+        }
+        self.buffer = Vec::new();
+        let mut readers: Vec<BufReader<File>> =
+            self.files.into_iter().map(|file| BufReader::with_capacity(READ_BUFFER, file)).collect();
+        let mut heap = BinaryHeap::with_capacity(readers.len());
+        for (run, reader) in readers.iter_mut().enumerate() {
+            if let Some(record) = next_record(reader)? {
+                heap.push(Reverse((record, run)));
+            }
+        }
+        Ok(Merged { readers, heap, memory: Vec::new().into_iter() })
+    }
+}
+
+/// The next record of a run, or `None` at its end.
+fn next_record<R: Record>(reader: &mut BufReader<File>) -> Result<Option<R>, DedupError> {
+    let mut bytes = [0u8; 16];
+    let bytes = &mut bytes[..R::BYTES];
+    match reader.read_exact(bytes) {
+        Ok(()) => Ok(Some(R::read(bytes))),
+        Err(err) if err.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
+        Err(err) => Err(DedupError::SortRuns(err)),
+    }
+}
+
+/// The records of [`Runs`] in order: from the runs on disk, or from memory
+/// when none was written.
+pub(crate) struct Merged<R: Record> {
+    readers: Vec<BufReader<File>>,
+    heap: BinaryHeap<Reverse<(R, usize)>>,
+    memory: std::vec::IntoIter<R>,
+}
+
+impl<R: Record> Iterator for Merged<R> {
+    type Item = Result<R, DedupError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.readers.is_empty() {
+            return self.memory.next().map(Ok);
+        }
+        let Reverse((record, run)) = self.heap.pop()?;
+        match next_record(&mut self.readers[run]) {
+            Ok(Some(next)) => self.heap.push(Reverse((next, run))),
+            Ok(None) => {}
+            Err(err) => return Some(Err(err)),
+        }
+        Some(Ok(record))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_come_back_sorted_from_memory_and_from_many_runs() {
+        let mut rng = fastrand::Rng::with_seed(3);
+        let records: Vec<(u64, u32, u32)> =
+            (0..10_000).map(|_| (rng.u64(0..500), rng.u32(0..50), rng.u32(..))).collect();
+        let mut expected = records.clone();
+        expected.sort_unstable();
+        for memory in [1 << 30, 16 * 700, 16 * 64] {
+            let mut runs = Runs::new(memory, None);
+            records.iter().try_for_each(|&record| runs.push(record)).unwrap();
+            assert_eq!(runs.len(), 10_000);
+            let merged: Vec<_> = runs.merged().unwrap().collect::<Result<_, _>>().unwrap();
+            assert_eq!(merged, expected, "memory {memory}");
+        }
+    }
+
+    #[test]
+    fn pairs_round_trip_through_their_bytes() {
+        let mut bytes = Vec::new();
+        (7u32, u32::MAX).write(&mut bytes);
+        assert_eq!(bytes.len(), <(u32, u32)>::BYTES);
+        assert_eq!(<(u32, u32)>::read(&bytes), (7, u32::MAX));
+    }
+}

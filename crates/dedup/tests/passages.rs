@@ -1,0 +1,204 @@
+//! The passage search against what was planted: passages copied from one
+//! document into another, verbatim or with words replaced, are found with
+//! their places on both sides, whatever the sort memory and working set;
+//! unrelated documents are not paired; a passage planted in more documents
+//! than the boilerplate threshold is reported once, as boilerplate; a stop
+//! request ends the run.
+
+use priorart_dedup::passages::{Found, PassageSettings, Postings, boilerplate_line, find_passages};
+use priorart_dedup::{Catalog, Control, DedupError, Place, Places, Quiet, Reread, RereadError};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Random words from a vocabulary of 5,000.
+fn words(rng: &mut fastrand::Rng, vocabulary: &[String], count: usize) -> Vec<String> {
+    (0..count).map(|_| vocabulary[rng.usize(..vocabulary.len())].clone()).collect()
+}
+
+/// A copied passage: the documents and the byte ranges in each.
+#[derive(Debug)]
+struct Planted {
+    source: usize,
+    host: usize,
+    in_source: std::ops::Range<usize>,
+    in_host: std::ops::Range<usize>,
+}
+
+/// The byte range of words `from..to` of `words` joined by spaces.
+fn byte_range(words: &[String], from: usize, to: usize) -> std::ops::Range<usize> {
+    let start: usize = words[..from].iter().map(|word| word.len() + 1).sum();
+    let length: usize = words[from..to].iter().map(|word| word.len() + 1).sum::<usize>() - 1;
+    start..start + length
+}
+
+/// 60 documents of 400 to 800 random words; 10 passages of 80 to 200 words
+/// copied from one document into another (every other one with one word
+/// in ten replaced); and a 120-word "license" at the end of the last 40.
+fn collection(seed: u64) -> (Vec<String>, Vec<Planted>, String) {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let vocabulary: Vec<String> = (0..5000)
+        .map(|_| (0..rng.usize(3..10)).map(|_| rng.alphabetic().to_ascii_lowercase()).collect())
+        .collect();
+    let mut documents: Vec<Vec<String>> = (0..60)
+        .map(|_| {
+            let n = rng.usize(400..800);
+            words(&mut rng, &vocabulary, n)
+        })
+        .collect();
+    let license = words(&mut rng, &vocabulary, 120);
+    for document in &mut documents[20..] {
+        document.extend(license.iter().cloned());
+    }
+    let mut copies = Vec::new();
+    for copy in 0..10 {
+        let (source, host) = (copy * 2, copy * 2 + 1);
+        let length = rng.usize(80..=200);
+        let from = rng.usize(..300);
+        let mut passage: Vec<String> = documents[source][from..from + length].to_vec();
+        if copy % 2 == 1 {
+            for word in passage.iter_mut().step_by(10) {
+                *word = vocabulary[rng.usize(..vocabulary.len())].clone();
+            }
+        }
+        let at = rng.usize(..200);
+        let in_source = byte_range(&documents[source], from, from + length);
+        documents[host].splice(at..at, passage);
+        copies.push(Planted {
+            source,
+            host,
+            in_source,
+            in_host: byte_range(&documents[host], at, at + length),
+        });
+    }
+    (documents.iter().map(|words| words.join(" ")).collect(), copies, license.join(" "))
+}
+
+struct MemoryTexts(HashMap<u64, String>);
+
+impl Reread for MemoryTexts {
+    fn texts(&self, places: &[Place]) -> Result<Vec<String>, RereadError> {
+        assert!(places.windows(2).all(|pair| pair[0].order() < pair[1].order()), "reads go forward");
+        places
+            .iter()
+            .map(|place| self.0.get(&place.offset).cloned().ok_or_else(|| "no such place".into()))
+            .collect()
+    }
+}
+
+/// Pass 1 over `texts`: the catalog, the postings and a reader.
+fn pass_one(texts: &[String], settings: &PassageSettings) -> (Catalog<Places>, Postings, MemoryTexts) {
+    let mut catalog: Catalog<Places> = Catalog::new();
+    let mut postings = Postings::new(settings);
+    let mut stored = HashMap::new();
+    for (number, text) in texts.iter().enumerate() {
+        // Places in another order than the documents'.
+        let place = Place { input: 0, offset: ((number * 7919) % 100_003) as u64, extent: 0 };
+        catalog.push(&format!("doc-{number}"), 0, place, text.len(), &[]).unwrap();
+        postings.add(number as u32, &settings.winnowing.marks(text).unwrap()).unwrap();
+        stored.insert(place.offset, text.clone());
+    }
+    (catalog, postings, MemoryTexts(stored))
+}
+
+fn quiet(stop: &AtomicBool) -> Control<'_> {
+    Control { progress: &Quiet, stop }
+}
+
+fn overlap(x: &std::ops::Range<usize>, y: &std::ops::Range<usize>) -> usize {
+    x.end.min(y.end).saturating_sub(x.start.max(y.start))
+}
+
+#[test]
+fn planted_passages_are_found_in_both_documents_with_any_memory() {
+    let (texts, planted, license) = collection(5);
+    let mut answers = Vec::new();
+    for (sort_memory, working_set) in [(256 << 20, 256 << 20), (16 * 300, 3_000)] {
+        let settings = PassageSettings { sort_memory, working_set, ..PassageSettings::default() };
+        let (catalog, postings, reader) = pass_one(&texts, &settings);
+        let stop = AtomicBool::new(false);
+        let mut found: Vec<Found> = Vec::new();
+        let outcome = find_passages(&catalog, postings, &settings, &reader, quiet(&stop), |round| {
+            found.extend(round);
+            Ok(())
+        })
+        .unwrap();
+        let pairs: Vec<(u32, u32)> = found.iter().map(|found| (found.pair.a, found.pair.b)).collect();
+        let expected: Vec<(u32, u32)> =
+            planted.iter().map(|copy| (copy.source as u32, copy.host as u32)).collect();
+        let mut sorted = pairs.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, expected, "exactly the planted pairs, not the license's");
+        for copy in &planted {
+            let found = found.iter().find(|found| found.pair.a == copy.source as u32).unwrap();
+            let [passage] = found.pair.passages[..] else { panic!("one passage: {:?}", found.pair) };
+            let (a, b) = (passage.a.bytes(), passage.b.bytes());
+            assert!(overlap(&a, &copy.in_source) * 10 >= copy.in_source.len() * 9, "{copy:?} {a:?}");
+            assert!(overlap(&b, &copy.in_host) * 10 >= copy.in_host.len() * 9, "{copy:?} {b:?}");
+            assert!(
+                found
+                    .line
+                    .starts_with(&format!("{{\"a\":\"doc-{}\",\"b\":\"doc-{}\",", copy.source, copy.host))
+            );
+            let line: serde_json::Value = serde_json::from_str(&found.line).unwrap();
+            let text = line["passages"][0]["b"]["text"].as_str().unwrap();
+            assert_eq!(text, &texts[copy.host][b.clone()]);
+        }
+        assert_eq!(outcome.pairs, planted.len());
+        let [boilerplate] = &outcome.boilerplate[..] else {
+            panic!("one boilerplate: {:?}", outcome.boilerplate)
+        };
+        assert_eq!(boilerplate.documents, 40);
+        assert_eq!(boilerplate.example, 20);
+        let example = &texts[20][boilerplate.span.bytes()];
+        assert!(license.contains(example) && example.len() * 10 >= license.len() * 9, "{example}");
+        let line: serde_json::Value = serde_json::from_str(&boilerplate_line(&catalog, boilerplate)).unwrap();
+        assert_eq!((line["documents"].as_u64(), line["example"].as_str()), (Some(40), Some("doc-20")));
+        answers.push(found.into_iter().map(|found| found.line).collect::<Vec<_>>());
+    }
+    assert_eq!(answers[0].iter().collect::<std::collections::BTreeSet<_>>(), answers[1].iter().collect());
+}
+
+#[test]
+fn below_the_boilerplate_threshold_a_shared_passage_makes_pairs() {
+    let (texts, planted, _) = collection(6);
+    // 40 documents hold the license: under a threshold of 64 they pair.
+    let settings = PassageSettings::new(50, 64).unwrap();
+    let (catalog, postings, reader) = pass_one(&texts, &settings);
+    let stop = AtomicBool::new(false);
+    let mut pairs = 0;
+    let outcome = find_passages(&catalog, postings, &settings, &reader, quiet(&stop), |round| {
+        pairs += round.len();
+        Ok(())
+    })
+    .unwrap();
+    assert!(outcome.boilerplate.is_empty());
+    assert_eq!(pairs, 40 * 39 / 2 + planted.len() - planted.iter().filter(|copy| copy.source >= 20).count());
+}
+
+/// Sets the stop flag once verification has made progress.
+struct StopAfterProgress<'a>(&'a AtomicBool);
+
+impl priorart_dedup::Progress for StopAfterProgress<'_> {
+    fn phase(&self, _: priorart_dedup::Phase, _: u64) {}
+    fn advance(&self, _: u64) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn a_stop_request_ends_the_search() {
+    let (texts, _, _) = collection(7);
+    let settings = PassageSettings { working_set: 2_000, ..PassageSettings::default() };
+    let (catalog, postings, reader) = pass_one(&texts, &settings);
+    let stop = AtomicBool::new(false);
+    let control = Control { progress: &StopAfterProgress(&stop), stop: &stop };
+    let err = find_passages(&catalog, postings, &settings, &reader, control, |_| Ok(())).unwrap_err();
+    assert!(matches!(err, DedupError::Interrupted), "{err}");
+}
+
+#[test]
+fn passage_settings_are_checked() {
+    assert_eq!(PassageSettings::new(0, 32).unwrap_err().reason(), "passage_settings");
+    assert_eq!(PassageSettings::new(50, 1).unwrap_err().reason(), "passage_settings");
+    assert_eq!(PassageSettings::default().with_min_marks(0).unwrap_err().reason(), "passage_settings");
+}
