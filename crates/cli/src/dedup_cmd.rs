@@ -38,6 +38,7 @@ Examples:
   priorart dedup corpus/*.html --out dups
   priorart dedup --jsonl docs.jsonl --id-field id -k 3 --min-jaccard 0.9 --out dups
   priorart dedup --jsonl new.jsonl --id-field id --against archive.idx --add --out dups
+  priorart dedup --passages --jsonl essays.jsonl --id-field id --out copied
 
 Memory does not grow with the texts: the inputs are read twice, first for fingerprints, then
 only the candidate documents, a working set at a time. Candidates are documents that share a
@@ -55,6 +56,16 @@ With --against INDEX, the documents are paired with each other and with INDEX's 
 \"exact\". OUT/survivors.jsonl ({\"id\"} per line) lists the documents that are no near copy of
 INDEX or of an earlier document; --add adds them to INDEX. The new documents' shingles are held in
 memory on this path.
+
+With --passages, partial copies instead: every pair of documents sharing a passage of --min-words
+words or more (a paragraph pasted into another text, verbatim or with words replaced), in
+OUT/passages.jsonl ({\"a\", \"b\", \"marks\", \"passages\"} per pair, each passage as `compare
+--passages --json` writes it: offsets and text in both documents, similarity, seeds), found by
+winnowing (hashes of three content words, the smallest of every four) and verified by aligning
+the candidates, each read again. A hash held by more than --boilerplate documents makes no pair;
+the passages made of such hashes are listed once each in OUT/boilerplate.jsonl ({\"documents\",
+\"marks\", \"example\", offsets in the example, \"text\"}). Memory: sort buffers and a working set;
+the hashes (16 bytes per mark) and the pairs sharing them are sorted in temporary files.
 
 An input named twice (or two names of one file) is read once; an id given to two documents
 (--id-field) is an error; empty texts are skipped and counted. A run that read no document, that
