@@ -19,15 +19,17 @@
 //! hashes are the candidates.
 //!
 //! Pass 2 re-reads the candidates' documents in place order, a working set
-//! at a time (as `dedup`'s verification), and aligns each pair with the
-//! PAN aligner ([`Aligner::align`]): a pair is reported with its passages
+//! at a time (as `dedup`'s verification), and aligns each pair whose
+//! shared marks come close together somewhere with the PAN aligner
+//! ([`Aligner::align`]): a pair is reported with its passages
 //! of at least [`PassageSettings::min_words`] words on both sides, less
 //! those mostly covered by boilerplate hashes.
 //!
 //! Memory: the catalog (about 60 bytes a document and its id), the sort
 //! buffers ([`PassageSettings::sort_memory`]), the candidates (12 bytes
-//! each), the boilerplate hashes (24 bytes each) and the working set, not
-//! the texts; the disk holds the postings (16 bytes per mark, about 2 in
+//! each), the boilerplate hashes (24 bytes each) and the working set (its
+//! texts with their words and marks, about three times the text), not the
+//! collection's texts; the disk holds the postings (16 bytes per mark, about 2 in
 //! 5 content words by default) and the pairs (8 bytes per shared mark).
 
 use crate::catalog::{Catalog, Places};
@@ -268,6 +270,9 @@ pub fn find_passages(
     let check = |index: usize, a: &Prepared, b: &Prepared| {
         let (first, second, marks) = candidates[index];
         let (Some(a_cut), Some(b_cut)) = (&a.cut, &b.cut) else { return Some(Checked::Refused) };
+        if !a.shares_nearby_marks(b) {
+            return None;
+        }
         Some(match aligner.align_cut(a_cut, b_cut) {
             Err(_) => Checked::Refused,
             Ok(passages) => {
@@ -316,6 +321,13 @@ pub fn find_passages(
     })
 }
 
+/// Shared marks a candidate needs close together to be aligned: a
+/// passage of 50 words (about 25 content words) shares about 9 verbatim,
+/// 5 with one word in ten replaced.
+const NEARBY_MARKS: usize = 3;
+/// How close, in content words of the first document.
+const NEARBY_WORDS: u32 = 64;
+
 /// What an aligned pair gave.
 enum Checked {
     Found(Found),
@@ -328,24 +340,52 @@ enum Checked {
 struct Prepared {
     cut: Option<CutText>,
     boilerplate: Vec<(u32, u32)>,
+    /// Its other marks, `(hash, word)`, sorted.
+    marks: Vec<(u64, u32)>,
 }
 
 impl Prepared {
     fn new(text: String, aligner: &Aligner, winnowing: &Winnowing, boilerplate_hashes: &[u64]) -> Prepared {
         let mut covered: Vec<(u32, u32)> = Vec::new();
-        if !boilerplate_hashes.is_empty() {
-            // The aligner refuses what winnowing refuses (too large).
-            for mark in winnowing.marks(&text).unwrap_or_default() {
-                if boilerplate_hashes.binary_search(&mark.hash).is_err() {
-                    continue;
+        let mut marks = Vec::new();
+        // The aligner refuses what winnowing refuses (too large).
+        for mark in winnowing.marks(&text).unwrap_or_default() {
+            if boilerplate_hashes.binary_search(&mark.hash).is_err() {
+                marks.push((mark.hash, mark.word));
+                continue;
+            }
+            match covered.last_mut() {
+                Some(last) if mark.start <= last.1 => last.1 = last.1.max(mark.end),
+                _ => covered.push((mark.start, mark.end)),
+            }
+        }
+        marks.sort_unstable();
+        Prepared { cut: aligner.cut(text).ok(), boilerplate: covered, marks }
+    }
+
+    /// Whether `self` shares [`NEARBY_MARKS`] marks with `other` within
+    /// [`NEARBY_WORDS`] content words of its own: a shared passage has
+    /// them; documents that share only scattered phrases need not be
+    /// aligned.
+    fn shares_nearby_marks(&self, other: &Prepared) -> bool {
+        let (mut mine, mut theirs) = (self.marks.iter().peekable(), other.marks.iter().peekable());
+        let mut words = Vec::new();
+        while let (Some(&&(x, word)), Some(&&(y, _))) = (mine.peek(), theirs.peek()) {
+            match x.cmp(&y) {
+                std::cmp::Ordering::Less => {
+                    mine.next();
                 }
-                match covered.last_mut() {
-                    Some(last) if mark.start <= last.1 => last.1 = last.1.max(mark.end),
-                    _ => covered.push((mark.start, mark.end)),
+                std::cmp::Ordering::Greater => {
+                    theirs.next();
+                }
+                std::cmp::Ordering::Equal => {
+                    words.push(word);
+                    mine.next();
                 }
             }
         }
-        Prepared { cut: aligner.cut(text).ok(), boilerplate: covered }
+        words.sort_unstable();
+        words.windows(NEARBY_MARKS).any(|run| run[NEARBY_MARKS - 1] - run[0] <= NEARBY_WORDS)
     }
 
     /// The text (empty when it was refused: its pairs are not aligned).
