@@ -862,7 +862,7 @@ impl HeaderSourceOptions {
 }
 
 fn header_config_error(py: Python<'_>, err: &HeaderConfigError) -> PyErr {
-    let message = error_chain(err);
+    let message = priorart_reason::error_chain(err);
     if err.is_usage() {
         with_reason::<InputError>(py, err.reason(), message)
     } else {
@@ -870,18 +870,6 @@ fn header_config_error(py: Python<'_>, err: &HeaderConfigError) -> PyErr {
         let _ = err.value(py).setattr("reason", "password_file");
         err
     }
-}
-
-/// An error and its causes on one line.
-fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut cause = err.source();
-    while let Some(inner) = cause {
-        text.push_str(": ");
-        text.push_str(&inner.to_string());
-        cause = inner.source();
-    }
-    text
 }
 
 impl HeaderSourceOptions {
