@@ -147,19 +147,7 @@ impl Sketches {
 
 /// The size of the union of two sorted, distinct lists.
 fn union_size(x: &[u64], y: &[u64]) -> usize {
-    let (mut i, mut j, mut common) = (0, 0, 0);
-    while i < x.len() && j < y.len() {
-        match x[i].cmp(&y[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                common += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    x.len() + y.len() - common
+    x.len() + y.len() - priorart_fingerprint::shared_hashes(x, y)
 }
 
 impl Kept for Sketches {

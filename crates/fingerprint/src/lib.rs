@@ -88,7 +88,7 @@ pub use segment::{
     Piece, TokenRule, UnknownTokenRule, count_words, is_combining_mark, is_unspaced, unspaced_characters,
     v2_pieces,
 };
-pub use shingles::{SHINGLE_WORDS, Shingling, UnknownShingling, WordShingles};
+pub use shingles::{SHINGLE_WORDS, Shingling, UnknownShingling, WordShingles, shared_hashes};
 pub use simhash_doc::{
     BASE32_LEN, Band, CLOSE_SIMILARITY, InvalidSimhashDoc, LOOKUP_DISTANCE, LOOSE_SIMILARITY, SimhashDoc,
     SimhashDocExplanation,

@@ -154,21 +154,29 @@ impl WordShingles {
 
     /// |A ∩ B| / |A ∪ B|; two empty sets are identical (1.0).
     pub fn jaccard(&self, other: &WordShingles) -> f64 {
-        let (mut i, mut j, mut common) = (0, 0, 0usize);
-        while i < self.hashes.len() && j < other.hashes.len() {
-            match self.hashes[i].cmp(&other.hashes[j]) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => {
-                    common += 1;
-                    i += 1;
-                    j += 1;
-                }
-            }
-        }
+        let common = shared_hashes(&self.hashes, &other.hashes);
         let union = self.hashes.len() + other.hashes.len() - common;
         if union == 0 { 1.0 } else { common as f64 / union as f64 }
     }
+}
+
+/// How many hashes two sorted lists of distinct hashes share: the
+/// intersection of two shingle sets, or of two sketches of them, in one
+/// merge pass.
+pub fn shared_hashes(a: &[u64], b: &[u64]) -> usize {
+    let (mut i, mut j, mut common) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    common
 }
 
 /// One 64-bit hash per word (lookup3, as simhash-doc hashes tokens).
