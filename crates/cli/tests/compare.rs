@@ -153,16 +153,17 @@ fn empty_texts_get_no_similarity_verdict() {
 /// (debian-handbook 11, zh-CN, "Advanced Administration").
 const CHINESE: &str = include_str!("data/zh-handbook.txt");
 
-/// A light edit of Chinese text: every 40th ideograph replaced (2.5 %).
-fn every_fortieth_ideograph_replaced(text: &str) -> String {
-    let mut ideographs = 0;
+/// A light edit of text in a script written without spaces: every 40th
+/// unspaced letter (ideograph, kana…) replaced by `by` (2.5 %).
+pub(crate) fn every_fortieth_unspaced_letter_replaced(text: &str, by: char) -> String {
+    let mut letters = 0;
     text.chars()
         .map(|c| {
-            if !('\u{4E00}'..='\u{9FFF}').contains(&c) {
+            if !priorart_fingerprint::is_unspaced(c) {
                 return c;
             }
-            ideographs += 1;
-            if ideographs % 40 == 0 { '某' } else { c }
+            letters += 1;
+            if letters % 40 == 0 { by } else { c }
         })
         .collect()
 }
@@ -171,7 +172,7 @@ fn every_fortieth_ideograph_replaced(text: &str) -> String {
 fn an_edited_chinese_copy_is_near_where_the_v1_words_lost_it() {
     let dir = tempfile::tempdir().expect("temp dir");
     let original = write(dir.path(), "original.txt", CHINESE);
-    let copy = write(dir.path(), "copy.txt", &every_fortieth_ideograph_replaced(CHINESE));
+    let copy = write(dir.path(), "copy.txt", &every_fortieth_unspaced_letter_replaced(CHINESE, '某'));
     let report = compare_json(&original, &copy);
     let overlap = report["overlap"]["value"].as_f64().expect("an overlap");
     assert!(overlap > 0.6, "{report}");

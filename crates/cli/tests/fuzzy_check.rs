@@ -176,21 +176,6 @@ fn an_edited_copy_finds_the_tagged_original_and_its_proof_ranked_by_block() {
 /// written without spaces between words.
 const JAPANESE: &str = include_str!("data/ja-manpage.txt");
 
-/// Every 40th kana or ideograph replaced (2.5 %): a light edit.
-fn japanese_copy() -> String {
-    let mut letters = 0;
-    JAPANESE
-        .chars()
-        .map(|c| {
-            if !priorart_fingerprint::is_unspaced(c) {
-                return c;
-            }
-            letters += 1;
-            if letters % 40 == 0 { 'ア' } else { c }
-        })
-        .collect()
-}
-
 #[test]
 fn an_edited_japanese_copy_finds_the_tagged_original() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -199,7 +184,8 @@ fn an_edited_japanese_copy_finds_the_tagged_original() {
     let key = path("alice.key");
     stdout(priorart().args(["key", "generate"]).arg(&key));
     std::fs::write(path("post.md"), JAPANESE).expect("writes");
-    std::fs::write(path("copy.md"), japanese_copy()).expect("writes");
+    std::fs::write(path("copy.md"), crate::compare::every_fortieth_unspaced_letter_replaced(JAPANESE, 'ア'))
+        .expect("writes");
 
     // Two kana or ideographs count as one word: the note is long enough
     // for fuzzy tags, which name simhash-doc-v2.

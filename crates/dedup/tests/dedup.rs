@@ -306,8 +306,9 @@ fn a_document_that_changed_since_pass_one_ends_the_run() {
     assert_eq!(err.reason(), "reread");
 }
 
-/// Sets the stop flag once verification has made progress.
-struct StopAfterProgress<'a>(&'a AtomicBool);
+/// Sets the stop flag once verification has made progress (shared with
+/// the passage search's tests).
+pub(crate) struct StopAfterProgress<'a>(pub(crate) &'a AtomicBool);
 
 impl priorart_dedup::Progress for StopAfterProgress<'_> {
     fn phase(&self, _: priorart_dedup::Phase, _: u64) {}

@@ -5,10 +5,11 @@
 //! than the boilerplate threshold is reported once, as boilerplate; a stop
 //! request ends the run.
 
+use crate::dedup::StopAfterProgress;
 use priorart_dedup::passages::{Found, PassageSettings, Postings, boilerplate_line, find_passages};
 use priorart_dedup::{Catalog, Control, DedupError, Place, Places, Quiet, Reread, RereadError};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 /// Random words from a vocabulary of 5,000.
 fn words(rng: &mut fastrand::Rng, vocabulary: &[String], count: usize) -> Vec<String> {
@@ -173,16 +174,6 @@ fn below_the_boilerplate_threshold_a_shared_passage_makes_pairs() {
     .unwrap();
     assert!(outcome.boilerplate.is_empty());
     assert_eq!(pairs, 40 * 39 / 2 + planted.len() - planted.iter().filter(|copy| copy.source >= 20).count());
-}
-
-/// Sets the stop flag once verification has made progress.
-struct StopAfterProgress<'a>(&'a AtomicBool);
-
-impl priorart_dedup::Progress for StopAfterProgress<'_> {
-    fn phase(&self, _: priorart_dedup::Phase, _: u64) {}
-    fn advance(&self, _: u64) {
-        self.0.store(true, Ordering::Relaxed);
-    }
 }
 
 #[test]
