@@ -260,32 +260,21 @@ pub fn find_passages(
     let records = postings.len();
     let shared = shared_hashes(postings, settings, control)?;
     let candidates = candidates(shared.pairs, settings.min_marks, control)?;
-    let boilerplate_hashes: Vec<u64> = {
-        let mut hashes: Vec<u64> = shared.boilerplate.iter().map(|mark| mark.hash).collect();
-        hashes.sort_unstable();
-        hashes
-    };
-    let aligner = Aligner::new(Params::default()).expect("the default parameters are in range");
-    let prepare = |text: String| Prepared::new(text, &aligner, &settings.winnowing, &boilerplate_hashes);
-    let check = |index: usize, a: &Prepared, b: &Prepared| {
+    let boilerplate_hashes: Vec<u64> = shared.boilerplate.iter().map(|mark| mark.hash).collect();
+    let checker = PairChecker::new(settings, boilerplate_hashes);
+    let prepare = |text: String| checker.prepare(text);
+    let check = |index: usize, a: &PreparedText, b: &PreparedText| {
         let (first, second, marks) = candidates[index];
-        let (Some(a_cut), Some(b_cut)) = (&a.cut, &b.cut) else { return Some(Checked::Refused) };
-        if !a.shares_nearby_marks(b) {
-            return None;
-        }
-        Some(match aligner.align_cut(a_cut, b_cut) {
-            Err(_) => Checked::Refused,
-            Ok(passages) => {
-                let passages: Vec<Passage> =
-                    passages.into_iter().filter(|passage| keep(passage, a, b, settings)).collect();
-                if passages.is_empty() {
-                    return None;
-                }
+        match checker.check(a, b) {
+            PairCheck::Unrelated => None,
+            PairCheck::Refused => Some(Checked::Refused),
+            PairCheck::Passages(passages) => {
+                let ids = catalog.ids();
+                let line = pair_line([ids.get(first), ids.get(second)], marks, &passages, a.text(), b.text());
                 let pair = PassagePair { a: first, b: second, marks, passages };
-                let line = pair_line(catalog, &pair, a.text(), b.text());
-                Checked::Found(Found { pair, line })
+                Some(Checked::Found(Found { pair, line }))
             }
-        })
+        }
     };
     let (mut pairs, mut passages, mut unaligned) = (0, 0, 0);
     let pair_of = |index: usize| (candidates[index].0, candidates[index].1);
@@ -334,18 +323,80 @@ enum Checked {
     Refused,
 }
 
+/// How every candidate pair of a search is checked: both texts prepared
+/// once ([`PairChecker::prepare`]), then aligned when they share marks
+/// close together, their passages kept when long enough, not boilerplate
+/// and found in runs of words. Public so that a front end that finds its
+/// candidates itself (the Python package's Spark job) checks them exactly
+/// as [`find_passages`] does.
+pub struct PairChecker {
+    aligner: Aligner,
+    settings: PassageSettings,
+    /// The boilerplate hashes, sorted.
+    boilerplate: Vec<u64>,
+}
+
+/// What [`PairChecker::check`] found for two texts.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PairCheck {
+    /// No shared passage.
+    Unrelated,
+    /// The aligner refused one of the texts (too large or too repetitive).
+    Refused,
+    /// Their passages, in the order they come in the first text.
+    Passages(Vec<Passage>),
+}
+
+impl PairChecker {
+    /// The checker of a search with `settings` whose boilerplate hashes
+    /// (held by more than [`PassageSettings::boilerplate`] documents) are
+    /// `boilerplate_hashes`.
+    pub fn new(settings: &PassageSettings, mut boilerplate_hashes: Vec<u64>) -> PairChecker {
+        boilerplate_hashes.sort_unstable();
+        boilerplate_hashes.dedup();
+        let aligner = Aligner::new(Params::default()).expect("the default parameters are in range");
+        PairChecker { aligner, settings: settings.clone(), boilerplate: boilerplate_hashes }
+    }
+
+    /// A text cut and winnowed once for all its pairs.
+    pub fn prepare(&self, text: String) -> PreparedText {
+        PreparedText::new(text, &self.aligner, &self.settings.winnowing, &self.boilerplate)
+    }
+
+    /// The passages `a` and `b` share, as [`find_passages`] reports them.
+    pub fn check(&self, a: &PreparedText, b: &PreparedText) -> PairCheck {
+        let (Some(a_cut), Some(b_cut)) = (&a.cut, &b.cut) else { return PairCheck::Refused };
+        if !a.shares_nearby_marks(b) {
+            return PairCheck::Unrelated;
+        }
+        match self.aligner.align_cut(a_cut, b_cut) {
+            Err(_) => PairCheck::Refused,
+            Ok(passages) => {
+                let passages: Vec<Passage> =
+                    passages.into_iter().filter(|passage| keep(passage, a, b, &self.settings)).collect();
+                if passages.is_empty() { PairCheck::Unrelated } else { PairCheck::Passages(passages) }
+            }
+        }
+    }
+}
+
 /// A text read back, cut into the aligner's words once for all its pairs
 /// (none when the aligner refuses it: too large), and the byte ranges its
 /// boilerplate marks cover (sorted, disjoint).
-struct Prepared {
+pub struct PreparedText {
     cut: Option<CutText>,
     boilerplate: Vec<(u32, u32)>,
     /// Its other marks, `(hash, word)`, sorted.
     marks: Vec<(u64, u32)>,
 }
 
-impl Prepared {
-    fn new(text: String, aligner: &Aligner, winnowing: &Winnowing, boilerplate_hashes: &[u64]) -> Prepared {
+impl PreparedText {
+    fn new(
+        text: String,
+        aligner: &Aligner,
+        winnowing: &Winnowing,
+        boilerplate_hashes: &[u64],
+    ) -> PreparedText {
         let mut covered: Vec<(u32, u32)> = Vec::new();
         let mut marks = Vec::new();
         // The aligner refuses what winnowing refuses (too large).
@@ -360,14 +411,14 @@ impl Prepared {
             }
         }
         marks.sort_unstable();
-        Prepared { cut: aligner.cut(text).ok(), boilerplate: covered, marks }
+        PreparedText { cut: aligner.cut(text).ok(), boilerplate: covered, marks }
     }
 
     /// Whether `self` shares [`NEARBY_MARKS`] marks with `other` within
     /// [`NEARBY_WORDS`] content words of its own: a shared passage has
     /// them; documents that share only scattered phrases need not be
     /// aligned.
-    fn shares_nearby_marks(&self, other: &Prepared) -> bool {
+    fn shares_nearby_marks(&self, other: &PreparedText) -> bool {
         let (mut mine, mut theirs) = (self.marks.iter().peekable(), other.marks.iter().peekable());
         let mut words = Vec::new();
         while let (Some(&&(x, word)), Some(&&(y, _))) = (mine.peek(), theirs.peek()) {
@@ -389,7 +440,7 @@ impl Prepared {
     }
 
     /// The text (empty when it was refused: its pairs are not aligned).
-    fn text(&self) -> &str {
+    pub fn text(&self) -> &str {
         self.cut.as_ref().map_or("", CutText::text)
     }
 
@@ -412,11 +463,11 @@ impl Prepared {
 /// its original or two pages of one template do, share no passage). One
 /// side is enough: the aligner may stretch a copy's source side over the
 /// repetitive text around it.
-fn keep(passage: &Passage, a: &Prepared, b: &Prepared, settings: &PassageSettings) -> bool {
+fn keep(passage: &Passage, a: &PreparedText, b: &PreparedText, settings: &PassageSettings) -> bool {
     let (a_text, b_text) = (&a.text()[passage.a.bytes()], &b.text()[passage.b.bytes()]);
     let long_enough = |text: &str| priorart_align::word_count(text) >= settings.min_words;
     let mostly_boilerplate =
-        |side: &Prepared, span: &Span| 2 * side.boilerplate_bytes(span) > span.byte_length;
+        |side: &PreparedText, span: &Span| 2 * side.boilerplate_bytes(span) > span.byte_length;
     let covered = |x: &str, y: &str| settings.winnowing.coverage(x, y) >= settings.min_coverage;
     long_enough(a_text)
         && long_enough(b_text)
@@ -425,8 +476,10 @@ fn keep(passage: &Passage, a: &Prepared, b: &Prepared, settings: &PassageSetting
         && (covered(a_text, b_text) || covered(b_text, a_text))
 }
 
-/// A `passages.jsonl` line.
-fn pair_line(catalog: &Catalog<Places>, pair: &PassagePair, a: &str, b: &str) -> String {
+/// A `passages.jsonl` line: `{"a", "b", "marks", "passages"}` for the
+/// documents of ids `ids` and texts `a` and `b`, the passages as `compare
+/// --passages --json` writes them, ending in a newline.
+pub fn pair_line(ids: [&str; 2], marks: u32, passages: &[Passage], a: &str, b: &str) -> String {
     #[derive(Serialize)]
     struct Line<'t> {
         a: &'t str,
@@ -434,12 +487,11 @@ fn pair_line(catalog: &Catalog<Places>, pair: &PassagePair, a: &str, b: &str) ->
         marks: u32,
         passages: Vec<Shared<'t>>,
     }
-    let ids = catalog.ids();
     let line = Line {
-        a: ids.get(pair.a),
-        b: ids.get(pair.b),
-        marks: pair.marks,
-        passages: pair.passages.iter().map(|passage| Shared::of(a, b, passage)).collect(),
+        a: ids[0],
+        b: ids[1],
+        marks,
+        passages: passages.iter().map(|passage| Shared::of(a, b, passage)).collect(),
     };
     let mut text = serde_json::to_string(&line).expect("a passages line serializes");
     text.push('\n');
