@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, fields
-from typing import Any, Dict, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, NamedTuple, Optional, Sequence, Tuple, TypeVar, Union
 
 __all__ = [
     "Attestation",
@@ -50,7 +50,14 @@ __all__ = [
     "WebArchiveRecord",
 ]
 
-if sys.version_info >= (3, 10):
+if TYPE_CHECKING:  # type checkers see a frozen dataclass (PEP 681)
+    from typing_extensions import dataclass_transform
+
+    _T = TypeVar("_T")
+
+    @dataclass_transform(frozen_default=True)
+    def _record(cls: type[_T]) -> type[_T]: ...
+elif sys.version_info >= (3, 10):
     _record = dataclass(frozen=True, slots=True)
 else:  # slots=True arrived in 3.10
     _record = dataclass(frozen=True)
@@ -65,6 +72,11 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: _plain(item) for key, item in value.items()}
     return value
+
+
+def _lists_as_tuples(value: Dict[str, Any]) -> Dict[str, Any]:
+    """A JSON object's members, its arrays as tuples (a record's sequences)."""
+    return {key: tuple(item) if isinstance(item, list) else item for key, item in value.items()}
 
 
 class _Json:
@@ -908,7 +920,7 @@ class CheckReport(_Json):
             refused=tuple(with_report(RefusedProof, r) for r in value["refused"]),
             set_aside=tuple(value["set_aside"]),
             content_events=tuple(
-                ContentEventSeen(**{k: tuple(v) if isinstance(v, list) else v for k, v in c.items()})
+                ContentEventSeen(**_lists_as_tuples(c))
                 for c in value["content_events"]
             ),
             index=value.get("index"),
