@@ -353,6 +353,7 @@ def _expand(docs: DataFrame, pairs: DataFrame) -> DataFrame:
 def _edge_signature(edges: DataFrame) -> tuple:
     # Edges are distinct, so count and XOR of their hashes change when the set does.
     row = edges.agg(F.count(F.lit(1)).alias("n"), F.bit_xor(F.xxhash64("u", "v")).alias("h")).first()
+    assert row is not None, "an aggregate without grouping has one row"
     return (row["n"], row["h"])
 
 

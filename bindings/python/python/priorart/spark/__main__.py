@@ -18,7 +18,7 @@ import json
 import os
 import sys
 import time
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 
 def _expand(inputs: List[str]) -> List[str]:
@@ -102,7 +102,6 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     from . import (
         DEFAULT_MAX_BUCKET,
-        dedup as run_dedup,
         exact_groups,
         fingerprint_columns,
         read_documents,
@@ -110,6 +109,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         verified_clusters,
         verified_pairs,
     )
+    from . import dedup as run_dedup
 
     started = time.perf_counter()
     spark = spark_session(args.master, args.shuffle_partitions, args.driver_memory)
@@ -126,7 +126,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             )
         )
     documents = documents.cache()
-    timings = {} if args.timings else None
+    timings: Optional[Dict[str, float]] = {} if args.timings else None
     if timings is not None:
         began = time.perf_counter()
         documents.count()
