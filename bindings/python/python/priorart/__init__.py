@@ -28,6 +28,7 @@ from typing import (
     TYPE_CHECKING,
     Any,
     Callable,
+    Dict,
     Iterable,
     Iterator,
     List,
@@ -58,45 +59,55 @@ from .results import (
 if TYPE_CHECKING:
     import numpy
 
+# The public names; also what dir(priorart) lists (`__dir__` below).
 __all__ = [
-    "EQUALITY_SCHEMES",
-    "MAX_DISTANCE",
-    "SCHEMES",
-    "SIMHASH_DOC_SCHEMES",
-    "check",
-    "dedup",
+    "CheckReport",
     "DedupCluster",
     "DedupPair",
     "DedupResult",
-    "near_copies_filter",
-    "near_copies_proof_filter",
+    "EQUALITY_SCHEMES",
+    "Explained",
+    "Explanation",
     "ExtractionError",
     "HeaderSource",
     "Index",
     "IndexMatch",
     "InputError",
+    "MAX_DISTANCE",
     "NearPair",
-    "Passage",
     "PDF_TIME_LIMIT",
+    "Passage",
+    "Progress",
     "ProofError",
+    "SCHEMES",
+    "SIMHASH_DOC_SCHEMES",
+    "SimhashDocExplanation",
+    "SimhashLike",
     "WebArchiveRecord",
+    "check",
+    "dedup",
     "explain",
     "explain_equality",
     "explain_simhash_doc",
     "extract",
     "fingerprint",
     "fingerprint_many",
-    "passages",
     "hamming",
     "layout_shape",
+    "near_copies_filter",
+    "near_copies_proof_filter",
     "near_pairs",
     "near_pairs_array",
-    "similarity",
+    "nip",
+    "ots",
+    "passages",
+    "results",
     "simhash_doc",
     "simhash_doc_array",
     "simhash_doc_many",
     "simhash_doc_text",
     "simhash_doc_value",
+    "similarity",
     "table_keys",
     "table_keys_many",
     "warc_records",
@@ -571,7 +582,8 @@ def _pdf_in_child(data: bytes, time_limit: float) -> str:
         answer = json.loads(out.decode("utf-8"))
     except ValueError:
         tail = err.decode("utf-8", "replace").strip()[-2000:]
-        raise _extraction_error("worker_failed", f"the PDF worker ended with status {child.returncode}: {tail}") from None
+        message = f"the PDF worker ended with status {child.returncode}: {tail}"
+        raise _extraction_error("worker_failed", message) from None
     if "text" in answer:
         return answer["text"]
     raise _extraction_error(answer["reason"], answer["message"])
@@ -742,7 +754,9 @@ def near_copies_filter(text: str) -> Dict[str, Any]:
     those of its ``simhash-doc`` value, which events tagged before v2
     carry), which finds every tagged text within 6 bits, as ``priorart
     check --fuzzy`` sends it."""
-    return json.loads(_priorart.near_copies_filter_json(text))
+    found = _priorart.near_copies_filter_json(text)
+    assert found is not None, "without key answers, the filter is the B-key query itself"
+    return json.loads(found)
 
 
 def near_copies_proof_filter(text: str, key_answers: Sequence[Any]) -> Optional[Dict[str, Any]]:
@@ -768,3 +782,9 @@ def passages(a: str, b: str) -> List[Passage]:
 # The submodules of verification, importable as attributes of the package
 # (`priorart.ots.verify`); they import the names above.
 from . import nip, ots  # noqa: E402
+
+
+def __dir__() -> List[str]:
+    """``dir(priorart)``: the public names, not the modules and typing
+    names the package imports for its own use (PEP 562)."""
+    return sorted(__all__)
