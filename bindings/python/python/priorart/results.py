@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Dict, NamedTuple, Optional, Sequence, Tup
 __all__ = [
     "Attestation",
     "BitcoinAnchor",
+    "BoilerplatePassage",
     "Bucket",
     "CheckBlock",
     "CheckReport",
@@ -34,6 +35,8 @@ __all__ = [
     "OtsFailure",
     "OtsVerification",
     "Passage",
+    "PassagePair",
+    "PassageSearch",
     "PassageSide",
     "ProofInfo",
     "RankedProof",
@@ -390,6 +393,74 @@ class Passage(_Json):
             similarity=value["similarity"],
             seeds=value["seeds"],
         )
+
+
+@_record
+class PassagePair(_Json):
+    """Two documents of a collection sharing passages
+    (:func:`priorart.dedup_passages`): their ids ``a`` (the earlier in the
+    input) and ``b``, the winnowing ``marks`` they share, and their
+    ``passages`` (offsets into ``a``'s text and ``b``'s), in the order they
+    come in ``a``. :meth:`to_json` is a line of the CLI's
+    ``passages.jsonl`` (``priorart dedup --passages``)."""
+
+    a: str
+    b: str
+    marks: int
+    passages: Tuple[Passage, ...]
+
+    @classmethod
+    def from_json(cls, value: Dict[str, Any]) -> "PassagePair":
+        passages = tuple(Passage.from_json(passage) for passage in value["passages"])
+        return cls(a=value["a"], b=value["b"], marks=value["marks"], passages=passages)
+
+
+@_record
+class BoilerplatePassage(_Json):
+    """A passage more than the search's ``boilerplate`` documents share (a
+    license, a header), reported once instead of as pairs: the most
+    ``documents`` holding one of its winnowing hashes, its boilerplate
+    ``marks``, the first document holding it (``example``, an id), where
+    it is there (``str`` and UTF-8 offsets) and its ``text`` (at most 400
+    characters). :meth:`to_json` is a line of the CLI's
+    ``boilerplate.jsonl``."""
+
+    documents: int
+    marks: int
+    example: str
+    char_offset: int
+    char_length: int
+    byte_offset: int
+    byte_length: int
+    text: str
+
+
+@_record
+class PassageSearch:
+    """What :func:`priorart.dedup_passages` found: the ``pairs`` sharing
+    passages and the ``boilerplate`` passages, as ``priorart dedup
+    --passages`` writes them; the ``documents`` searched, the ``empty``
+    texts skipped, the texts too large to search (``unmarked``: over
+    64 MiB, in no pair), the ``candidates`` aligned (pairs sharing
+    ``min_marks`` winnowing hashes) and the pairs the aligner refused
+    (``unaligned``: too large or too repetitive)."""
+
+    pairs: Tuple[PassagePair, ...]
+    boilerplate: Tuple[BoilerplatePassage, ...]
+    documents: int
+    empty: int
+    unmarked: int
+    candidates: int
+    unaligned: int
+
+    def passages_jsonl(self) -> str:
+        """The pairs as the CLI's ``passages.jsonl`` (the same JSON values,
+        line for line)."""
+        return "".join(_json_line(pair.to_json()) for pair in self.pairs)
+
+    def boilerplate_jsonl(self) -> str:
+        """The boilerplate as the CLI's ``boilerplate.jsonl``."""
+        return "".join(_json_line(found.to_json()) for found in self.boilerplate)
 
 
 # --- web archives ------------------------------------------------------------
