@@ -159,10 +159,7 @@ impl Postings {
     /// Adds the marks of document `number` ([`Winnowing::marks`] of its
     /// text): each hash once, at its first word.
     pub fn add(&mut self, number: u32, marks: &[Mark]) -> Result<(), DedupError> {
-        self.distinct.clear();
-        self.distinct.extend(marks.iter().map(|mark| (mark.hash, mark.word)));
-        self.distinct.sort_unstable();
-        self.distinct.dedup_by_key(|(hash, _)| *hash);
+        distinct_marks(marks, &mut self.distinct);
         for &(hash, word) in &self.distinct {
             self.runs.push((hash, number, word))?;
         }
@@ -178,6 +175,17 @@ impl Postings {
     pub fn is_empty(&self) -> bool {
         self.runs.len() == 0
     }
+}
+
+/// The marks of a document as the search counts them, into `distinct`
+/// (cleared first): `(hash, word)`, each hash once at its first word,
+/// sorted by hash. Public so that a front end that counts shared hashes
+/// itself (the Python package's Spark job) counts the same.
+pub fn distinct_marks(marks: &[Mark], distinct: &mut Vec<(u64, u32)>) {
+    distinct.clear();
+    distinct.extend(marks.iter().map(|mark| (mark.hash, mark.word)));
+    distinct.sort_unstable();
+    distinct.dedup_by_key(|(hash, _)| *hash);
 }
 
 /// Two documents and the passages they share.
