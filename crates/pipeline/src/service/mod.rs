@@ -184,8 +184,7 @@ impl Service {
             router = router.layer(cors);
         }
         let limits = options.limits;
-        http_server::serve(listener, router, limits.connections, limits.request_deadline, shutdown)
-            .await;
+        http_server::serve(listener, router, limits.connections, limits.request_deadline, shutdown).await;
         drop(stop);
         let _ = tokio::task::spawn_blocking(move || {
             let _ = worker_thread.join();
