@@ -15,6 +15,8 @@ import type { Network } from './settings';
 await core.init();
 
 export type { SignedEvent, UnsignedEvent } from 'priorart';
+// The header sources headers.ts combines (the reader's Esplora behind a cache).
+export { cachedHeaders, esploraHeaders, memoryHeaders } from 'priorart';
 
 /** X: the minhash-equality-v1 fingerprint (64 hex). */
 export function fingerprintX(text: string): string {

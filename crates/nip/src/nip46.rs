@@ -64,6 +64,15 @@ pub enum BunkerUriError {
     NoRelay,
 }
 
+priorart_reason::reason_names!(BunkerUriError {
+    NotUri => "bunker_not_uri",
+    OtherScheme => "bunker_other_scheme",
+    ClientUri => "bunker_client_uri",
+    BadKey => "bunker_bad_key",
+    BadRelay => "bunker_bad_relay",
+    NoRelay => "bunker_no_relay",
+});
+
 impl BunkerUri {
     /// Parses a `bunker://` URI (surrounding white space ignored), as
     /// NIP-46 writes it. Repeated relays are kept once; an empty `secret=`
@@ -199,19 +208,14 @@ pub enum SignedEventError {
     BadSignature,
 }
 
-impl SignedEventError {
-    /// A short stable name for reports and bindings.
-    pub fn reason(&self) -> &'static str {
-        match self {
-            SignedEventError::TooLarge { .. } => "signed_event_too_large",
-            SignedEventError::NotEvent(_) => "signed_event_not_event",
-            SignedEventError::WrongPublicKey { .. } => "signed_event_wrong_pubkey",
-            SignedEventError::DifferentEvent(_) => "signed_event_different",
-            SignedEventError::BadId => "signed_event_bad_id",
-            SignedEventError::BadSignature => "signed_event_bad_signature",
-        }
-    }
-}
+priorart_reason::reason_names!(SignedEventError {
+    TooLarge => "signed_event_too_large",
+    NotEvent => "signed_event_not_event",
+    WrongPublicKey => "signed_event_wrong_pubkey",
+    DifferentEvent => "signed_event_different",
+    BadId => "signed_event_bad_id",
+    BadSignature => "signed_event_bad_signature",
+});
 
 /// Checks the event JSON a signer returned for `asked`: it must be that
 /// event (kind, `created_at`, tags, content, and pubkey when the request
