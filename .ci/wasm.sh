@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The npm package's test suite (bindings/wasm): builds it with
-# scripts/build-wasm.sh, then runs its Node tests (node:test) against the
+# scripts/build/wasm.sh, then runs its Node tests (node:test) against the
 # `priorart` binary of the workspace (every shared vector, explain, HTML
 # extraction, the verifier's tamper and attack cases, events for NIP-07
 # signers, `npm pack` installed in a fresh directory, every export fuzzed
@@ -38,8 +38,8 @@ if [ ! -x /usr/bin/rustc ] || [ ! -x /usr/lib/llvm-19/bin/wasm-ld ] \
     echo "$line" >> "$target/priorart-skipped.txt"
     exit 0
 fi
-echo "== wasm: scripts/build-wasm.sh"
-bash scripts/build-wasm.sh
+echo "== wasm: scripts/build/wasm.sh"
+bash scripts/build/wasm.sh
 echo "== wasm: the priorart binary the tests compare with"
 cargo build --locked -q -p priorart-cli
 export PRIORART_BIN="$target/debug/priorart"

@@ -1,5 +1,5 @@
 // priorart for JavaScript: the Rust crates of priorart compiled to
-// WebAssembly (pkg/, built by scripts/build-wasm.sh). Every answer comes
+// WebAssembly (pkg/, built by scripts/build/wasm.sh). Every answer comes
 // from them; this file only checks and shapes arguments and results, turns
 // errors into typed classes, and fetches block headers through the
 // caller's async header source, round after round (see `withHeaders`).

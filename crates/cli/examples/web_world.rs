@@ -1,5 +1,5 @@
 //! The world the page's browser tests (`web/tests`) and
-//! `scripts/bench-web.mjs` run against, every part real and on 127.0.0.1:
+//! `scripts/bench/web.mjs` run against, every part real and on 127.0.0.1:
 //! a regtest chain with its Esplora server (CORS `*`, as public Esplora
 //! servers answer) and an OpenTimestamps calendar that mines a block
 //! whenever something is pending; three `priorart relay` processes; a relay

@@ -1,4 +1,4 @@
-//! Writes the events scripts/bench-policy.py sends: `proofs.jsonl`, real
+//! Writes the events scripts/bench/policy.py sends: `proofs.jsonl`, real
 //! kind 1041 events (distinct attestations, proofs on a regtest chain), and
 //! `headers/`, that chain's header cache.
 //!

@@ -1,4 +1,4 @@
-//! Writes the fixture of `scripts/bench-relay.py` into DIR:
+//! Writes the fixture of `scripts/bench/relay.py` into DIR:
 //! - `check.jsonl`: 1,000 events carrying one X: 100 valid kind 1041 proofs
 //!   (100 authors, each anchored in its own regtest block) and 900 content
 //!   notes by other authors;

@@ -28,7 +28,7 @@ use std::collections::{BTreeMap, HashSet};
 const SHINGLING: Shingling = Shingling::Tokens;
 
 /// The word 5-gram Jaccard a candidate needs by default. Measured on the
-/// Debian corpus (BENCHMARKS.md, scripts/bench-fuzzy.py): copies with 5%
+/// Debian corpus (BENCHMARKS.md, scripts/bench/fuzzy.py): copies with 5%
 /// of their words changed fall to about 0.57, unrelated documents stay
 /// below 0.1.
 pub const DEFAULT_MIN_JACCARD: f64 = 0.5;

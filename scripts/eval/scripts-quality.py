@@ -60,7 +60,7 @@ what a relay returns to `check --fuzzy` before its distance check (also per
 1,000 documents, as the scripts' pools differ in size): a fuzzy lookup's
 false candidates.
 
-  scripts/scripts-quality.py [--corpus DIR] [--binary PATH]
+  scripts/eval/scripts-quality.py [--corpus DIR] [--binary PATH]
       [--scheme simhash-doc|simhash-doc-v2] [--shingles words|tokens]
       [--per-script N] [--pool M] [--seed S]
       [--extra JSONL]... [--deb PACKAGE]... [--extra-scripts ko,th] [--json]
@@ -561,7 +561,7 @@ def source_of(doc_id):
 
 
 def command_line():
-    return shlex.join(["scripts/scripts-quality.py", *sys.argv[1:]])
+    return shlex.join(["scripts/eval/scripts-quality.py", *sys.argv[1:]])
 
 
 # --- printing -----------------------------------------------------------------

@@ -7,7 +7,7 @@
 # `npm pack` in bindings/wasm makes the package. Needs what
 # .ci/setup.d/wasm.sh installs.
 #
-#   scripts/build-wasm.sh            # release build (what the package ships)
+#   scripts/build/wasm.sh            # release build (what the package ships)
 #
 # The compiler is Debian's rustc (`rustc-web`), not rustup's: rustup cannot
 # add the wasm32 target on these machines, and Debian's rustc carries the
@@ -16,7 +16,7 @@
 # -Zbuild-std flag; it is set for this build only, never for the native
 # build, which keeps using rustup's toolchain.
 set -euo pipefail
-cd "$(dirname "$0")/../bindings/wasm"
+cd "$(dirname "$0")/../../bindings/wasm"
 
 rustc=/usr/bin/rustc
 cargo=/usr/bin/cargo

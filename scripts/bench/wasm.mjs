@@ -2,9 +2,9 @@
 // Throughput of the npm package (bindings/wasm, WebAssembly) against a
 // JavaScript implementation of the same fingerprint, in the same Node
 // process, on the shared vectors and on the Debian corpus; and the size of
-// its two modules. Build the package first (scripts/build-wasm.sh).
+// its two modules. Build the package first (scripts/build/wasm.sh).
 //
-//   node scripts/bench-wasm.mjs [--corpus $PRIORART_CORPUS/docs.jsonl] [--docs N] [--rounds R]
+//   node scripts/bench/wasm.mjs [--corpus $PRIORART_CORPUS/docs.jsonl] [--docs N] [--rounds R]
 //
 // The JavaScript baseline: simhash-ts, the NIP's reference, is not on the
 // npm registry, so the peer is crates/fingerprint/tests/peer/equality-oracle.js,
@@ -19,7 +19,7 @@ import { gzipSync } from "node:zlib";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 
-const root = fileURLToPath(new URL("../", import.meta.url));
+const root = fileURLToPath(new URL("../../", import.meta.url));
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
   const at = args.indexOf(name);

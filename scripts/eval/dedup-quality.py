@@ -14,7 +14,7 @@ at k = 3 and 6, `--candidates minhash`) and each shingling of its verification
 (`--shingles tokens`, simhash-doc's tokens; `--shingles words`, the ground
 truth's words).
 
-  scripts/dedup-quality.py [CORPUS_DIR] [PRIORART_BINARY]
+  scripts/eval/dedup-quality.py [CORPUS_DIR] [PRIORART_BINARY]
 
 Installs the peers into a virtualenv beside the corpus on first use.
 """
@@ -35,22 +35,17 @@ if sys.prefix != venv:
 
 from datasketch import MinHash, MinHashLSH  # noqa: E402
 
-WORD = re.compile(r"\w+")
-
-def shingles(text):
-    words = WORD.findall(text.lower())
-    if len(words) < 5:
-        return {" ".join(words).encode()} if words else set()
-    return {" ".join(words[i:i + 5]).encode() for i in range(len(words) - 4)}
-
-def jaccard(a, b):
-    return len(a & b) / len(a | b) if a or b else 1.0
+# The word 5-grams of lowercased `\\w+` words and their Jaccard: the one
+# reference copy, which crates/fingerprint/tests/word_shingles_peer.rs holds
+# the Rust shingles to.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "crates", "fingerprint", "tests", "peer"))
+from word_shingles import jaccard, shingles  # noqa: E402
 
 def minhashes(sets):
     hashes = []
     for s in sets:
         m = MinHash(num_perm=128, seed=1)
-        m.update_batch(list(s))
+        m.update_batch([shingle.encode() for shingle in s])
         hashes.append(m)
     return hashes
 
@@ -95,7 +90,7 @@ def rensa_pairs(texts):
     pairs = set()
     for i, text in enumerate(texts):
         m = RMinHash(num_perm=128, seed=1)
-        m.update([s.decode() for s in shingles(text)])
+        m.update(list(shingles(text)))
         for j in lsh.query(m):
             pairs.add((j, i))
         lsh.insert(i, m)

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """PAN's character-level text-alignment measures on a PAN-layout corpus.
 
-    scripts/pan-eval.py CORPUS [--run PRIORART | --difflib] [--detections DIR] [--json]
-    scripts/pan-eval.py --self-test
+    scripts/eval/pan-eval.py CORPUS [--run PRIORART | --difflib] [--detections DIR] [--json]
+    scripts/eval/pan-eval.py --self-test
 
-CORPUS is what scripts/pan-eval-build.py writes: `susp/`, `src/`, `pairs`,
+CORPUS is what scripts/eval/pan-eval-build.py writes: `susp/`, `src/`, `pairs`,
 and one truth directory per obfuscation (`01-no-plagiarism`,
 `02-no-obfuscation`, ...), each holding `SUSP-SRC.xml` files whose
 `feature name="plagiarism"` elements are the cases. Detections are PAN's

@@ -27,7 +27,7 @@ document is right when it is the original itself, or when its word 5-gram
 Jaccard with the original is at least 0.8 (the corpus holds genuine near-duplicates: Handbook language editions left
 partly untranslated, man-page families; a copy of one is a copy of the other).
 That Jaccard is computed here in Python on lower-cased `\\w+` words (as
-scripts/dedup-quality.py builds its ground truth), independently of priorart's
+scripts/eval/dedup-quality.py builds its ground truth), independently of priorart's
 tokens.
 
 Cost: the bytes the B tags add to each published event (their JSON), and the
@@ -36,7 +36,7 @@ size of the key REQ, `["REQ","fuzzy",{"kinds":[...],"#B":[28 keys]}]`
 candidates per lookup (content events returned for the keys), and the wall
 time of one `check` (three REQs, to one relay on 127.0.0.1).
 
-  scripts/bench-fuzzy.py [--only PREFIXES] [--edit words|auto] [CORPUS_DIR] [PRIORART_BINARY] [SAMPLE] [PUBLISHED]
+  scripts/bench/fuzzy.py [--only PREFIXES] [--edit words|auto] [CORPUS_DIR] [PRIORART_BINARY] [SAMPLE] [PUBLISHED]
 
 PUBLISHED (default: every document) publishes only that many corpus documents,
 the SAMPLE originals and distractors drawn at random (seeded), for a quicker run.
@@ -57,6 +57,12 @@ replaces words in every document, as before.
 """
 import base64, itertools, json, os, random, re, shutil, statistics, subprocess, sys, tempfile, time
 from concurrent.futures import ThreadPoolExecutor
+
+# The word 5-grams of lowercased `\\w+` words and their Jaccard: the one
+# reference copy, which crates/fingerprint/tests/word_shingles_peer.rs holds
+# the Rust shingles to.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "crates", "fingerprint", "tests", "peer"))
+from word_shingles import jaccard, shingles as word_shingles  # noqa: E402
 
 
 def take_option(argv, name):
@@ -87,7 +93,6 @@ FOOTER = "\n\nPosted by someone. All rights reserved."
 WORKERS = 2
 KS = [3, 4, 5, 6]
 JS = [0.3, 0.4, 0.5, 0.6, 0.7]
-WORD = re.compile(r"\w+")
 # --edit auto: characters of scripts written without spaces, by class (a replacement keeps the class).
 UNSPACED = {"han": "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f", "hiragana": "\u3041-\u309f",
             "katakana": "\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f", "thai": "\u0e01-\u0e5b"}
@@ -99,12 +104,7 @@ REPLACED = "5% words" if edit_mode == "words" else "5% words or 2.5% chars"
 
 
 def shingles(text):
-    if unspaced(text):
-        return char_shingles(text)
-    words = WORD.findall(text.lower())
-    if len(words) < 5:
-        return {" ".join(words)} if words else set()
-    return {" ".join(words[i:i + 5]) for i in range(len(words) - 4)}
+    return char_shingles(text) if unspaced(text) else word_shingles(text)
 
 
 def char_shingles(text):
@@ -112,10 +112,6 @@ def char_shingles(text):
     for texts mostly of an unspaced script, where a `\\w+` word is a whole clause)."""
     norm = re.sub(r"[\W_]+", " ", text.lower()).strip()
     return {norm[i:i + 5] for i in range(len(norm) - 4)} if len(norm) >= 5 else {norm}
-
-
-def jaccard(a, b):
-    return len(a & b) / len(a | b) if a or b else 1.0
 
 
 def value_of(event):

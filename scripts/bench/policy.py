@@ -36,7 +36,7 @@ The same events through nostr-rs-relay's gRPC event admission protocol:
 request in flight, as nostr-rs-relay asks) and "concurrent" (32 in flight on
 one HTTP/2 connection, the server's own rate).
 
-Usage: scripts/bench-policy.py [--notes N] [--proofs N] [--per-block N] [--runs N] [--binary PATH] [--no-grpc]
+Usage: scripts/bench/policy.py [--notes N] [--proofs N] [--per-block N] [--runs N] [--binary PATH] [--no-grpc]
 (build first: cargo build --release -p priorart-cli; the fixture and the
 gRPC client are built and run by this script with cargo run --release --example).
 """

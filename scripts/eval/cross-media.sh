@@ -7,7 +7,7 @@
 # PDF and EPUB, plus an article typeset by groff (PDF, text, HTML) and
 # converted by pandoc (EPUB, plain text).
 #
-# Usage: scripts/cross-media.sh [OUT_DIR]   (default /tmp/cross-media)
+# Usage: scripts/eval/cross-media.sh [OUT_DIR]   (default /tmp/cross-media)
 #   PRIORART=path/to/priorart overrides the binary (default: cargo build --release);
 #   PRIORART_COMPARE=path/to/priorart, the binary whose `compare` is used (default: the same).
 # Output: OUT_DIR/<document>/<format>.txt, OUT_DIR/words.tsv, OUT_DIR/table.tsv
@@ -15,7 +15,7 @@
 # within the loose band (similarity >= 0.90, i.e. at most 6 bits).
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 OUT="${1:-/tmp/cross-media}"
 PACKAGES=(debian-policy developers-reference debian-reference-en maint-guide debian-faq groff poppler-utils pandoc)
 

@@ -9,7 +9,7 @@
    and into nostr-rs-relay and PyPI nostr-relay on the same machine when
    they are installed (same client, same events: the ratio compares relays).
 
-Usage: python3 scripts/bench-relay.py [RUNS]   (CARGO_TARGET_DIR is honoured)
+Usage: python3 scripts/bench/relay.py [RUNS]   (CARGO_TARGET_DIR is honoured)
 """
 
 import json
@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
 PRIORART = TARGET / "release" / "priorart"
 FIXTURE = TARGET / "release" / "examples" / "relay_bench_fixture"

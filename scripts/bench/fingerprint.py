@@ -9,7 +9,7 @@ disturbed by other work on a shared machine; the median run is reported
 too, as it also shows time lost to page faults and system calls. With --memory it also reports
 the peak resident memory of a run over a 1 GB JSONL file.
 
-Usage: python3 scripts/bench-fingerprint.py [--runs 5] [--memory]
+Usage: python3 scripts/bench/fingerprint.py [--runs 5] [--memory]
 (build first: cargo build --release --locked; PRIORART_BIN=path selects
 another binary, e.g. one built with a CARGO_TARGET_DIR of its own)
 """
@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BINARY = os.environ.get("PRIORART_BIN", os.path.join(ROOT, "target", "release", "priorart"))
 
 

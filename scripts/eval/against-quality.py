@@ -7,27 +7,20 @@ deduplicating everything at once finds.
 The corpus is split in two, alternate lines: the first half is indexed
 (`priorart index build`), the second deduplicated against it. Exact values are
 word 5-gram Jaccard (J5) of lowercased `\\w+` words, computed here (as in
-scripts/dedup-quality.py); the ground truth is that script's cached
+scripts/eval/dedup-quality.py); the ground truth is that script's cached
 truth-j5-0.8.json (run it first).
 
-  scripts/against-quality.py [CORPUS_DIR] [PRIORART_BINARY]
+  scripts/eval/against-quality.py [CORPUS_DIR] [PRIORART_BINARY]
 """
 import json, os, re, statistics, subprocess, sys, tempfile, time
 
 corpus = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("PRIORART_CORPUS", "/tmp/priorart-corpus")
 binary = sys.argv[2] if len(sys.argv) > 2 else "target/release/priorart"
-WORD = re.compile(r"\w+")
-
-
-def shingles(text):
-    words = WORD.findall(text.lower())
-    if len(words) < 5:
-        return {" ".join(words)} if words else set()
-    return {" ".join(words[i:i + 5]) for i in range(len(words) - 4)}
-
-
-def jaccard(a, b):
-    return len(a & b) / len(a | b) if a or b else 1.0
+# The word 5-grams of lowercased `\\w+` words and their Jaccard: the one
+# reference copy, which crates/fingerprint/tests/word_shingles_peer.rs holds
+# the Rust shingles to.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "crates", "fingerprint", "tests", "peer"))
+from word_shingles import jaccard, shingles  # noqa: E402
 
 
 lines = open(os.path.join(corpus, "docs.jsonl")).read().splitlines()

@@ -2,7 +2,7 @@
 """Partial copies planted in real documents, and how well `priorart dedup
 --passages` finds them (BENCHMARKS.md, issue 33).
 
-    scripts/passages-eval.py --priorart BIN --work DIR [--documents N] [--cases N] [--seed S]
+    scripts/eval/passages-eval.py --priorart BIN --work DIR [--documents N] [--cases N] [--seed S]
                              [--dedup-args "..."] [--baseline] [--text-matcher]
 
 Build: a uniform sample of --documents documents of the Debian corpus
@@ -31,7 +31,7 @@ Score:
   confirmed independently (difflib.SequenceMatcher on the two sides'
   lowercased words: matching blocks of 4 words or more cover at least half
   of the shorter side and at least 25 words);
-- PAN's character measures (scripts/pan-eval.py's code: macro recall,
+- PAN's character measures (scripts/eval/pan-eval.py's code: macro recall,
   precision, granularity, plagdet) of the planted cases against the
   passages reported for the planted pairs (host side as PAN's suspicious
   document, source side as its source).

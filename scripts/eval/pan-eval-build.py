@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds a text-alignment evaluation corpus in PAN's layout from real documents.
 
-    scripts/pan-eval-build.py DOCS.jsonl OUT [--pairs 100] [--seed 1] [--script latin|cjk]
+    scripts/eval/pan-eval-build.py DOCS.jsonl OUT [--pairs 100] [--seed 1] [--script latin|cjk]
 
 DOCS.jsonl holds one {"id": ..., "text": ...} per line (the Debian corpus of
 scripts/corpus/build.sh, or bindings/python/tests/data/debian-copyright.jsonl).

@@ -8,7 +8,7 @@ and times how long the service takes to close every half-sent one (its
 request deadline) and how many descriptors it holds before and after.
 
     cargo build --release -p priorart-cli
-    python3 scripts/bench-serve-hostile.py [--bin target/release/priorart] [--half 3000] [--deadline 10]
+    python3 scripts/bench/serve-hostile.py [--bin target/release/priorart] [--half 3000] [--deadline 10]
 
 Prints one JSON object. Loopback only; every loop is bounded.
 """

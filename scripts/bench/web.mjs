@@ -10,7 +10,7 @@
 // fetched), then the same text asked again in that page (headers from
 // IndexedDB: "warm").
 //
-//   node scripts/bench-web.mjs [RUNS]
+//   node scripts/bench/web.mjs [RUNS]
 //
 // Needs web/dist (npm run build in web/), the release `priorart` (the
 // relays and the peer: cargo build --release --locked -p priorart-cli) and
@@ -24,10 +24,10 @@ import { join } from 'node:path';
 
 const runs = Number(process.argv[2] ?? 5);
 const profile = process.env.PROFILE ?? 'release';
-const target = process.env.CARGO_TARGET_DIR ?? join(new URL('..', import.meta.url).pathname, 'target');
+const target = process.env.CARGO_TARGET_DIR ?? join(new URL('../..', import.meta.url).pathname, 'target');
 process.env.PRIORART_BIN ??= join(target, profile, 'priorart');
 process.env.PRIORART_WEB_WORLD ??= join(target, 'debug', 'examples', 'web_world');
-const { askAbout, configure, launchBrowser, newPage, serveStatic, startWorld } = await import('../web/tests/harness.mjs');
+const { askAbout, configure, launchBrowser, newPage, serveStatic, startWorld } = await import('../../web/tests/harness.mjs');
 
 const EVENTS = 1000;
 
