@@ -32,6 +32,7 @@ pub fn discovery_filter(x: &EqualityFingerprint) -> Filter {
 /// Why the answer of a relay ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "RelayEnding"))]
 pub enum Ending {
     /// `EOSE`: every stored event it has for the filter was sent.
     Eose,
@@ -75,6 +76,7 @@ impl Ending {
 /// Why something a relay sent was not kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum SkipReason {
     /// A frame that is not JSON.
     NotJson,
@@ -100,6 +102,7 @@ pub enum SkipReason {
 
 /// How many messages a relay sent that were skipped for one reason.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "SkippedMessages"))]
 pub struct Skipped {
     /// The reason.
     pub reason: SkipReason,

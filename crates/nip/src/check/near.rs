@@ -182,6 +182,7 @@ impl NearQuery {
 /// Why a candidate is not reported as a near copy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum NotReported {
     /// Its text, recomputed, is more than `k` bits away (its tags lie, or
     /// it shares a key by chance).
@@ -301,6 +302,7 @@ fn summary(copies: &[NearCopy], candidates: usize, query: &NearQuery, network: N
 
 /// How many candidates were not reported for one reason.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NotReportedCount {
     /// The reason.
     pub reason: NotReported,
@@ -310,6 +312,7 @@ pub struct NotReportedCount {
 
 /// The `fuzzy` member of the `priorart-check/1` report.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FuzzyReport {
     /// The sentence, for people.
     pub text: String,
@@ -335,6 +338,7 @@ pub struct FuzzyReport {
 
 /// A verified near copy and the proofs of its `X`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NearCopy {
     /// Which event, by whom, claiming when.
     #[serde(flatten)]

@@ -16,8 +16,10 @@ pub const CHECK_FORMAT: &str = "priorart-check/1";
 
 /// Everything found for one `X`, verified and ranked, with the verdict.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CheckReport {
     /// Always [`CHECK_FORMAT`].
+    #[cfg_attr(feature = "schema", schemars(extend("const" = CHECK_FORMAT)))]
     pub format: &'static str,
     /// The fingerprint asked for (64 lowercase hex).
     pub x: String,
@@ -54,6 +56,7 @@ pub struct CheckReport {
 
 /// The verdict of a check.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CheckVerdict {
     /// What kind of answer it is.
     pub status: CheckStatus,
@@ -69,6 +72,7 @@ pub struct CheckVerdict {
 /// The status of a [`CheckVerdict`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum CheckStatus {
     /// A valid proof of `X` exists.
     Proven,
@@ -92,6 +96,7 @@ pub enum CheckStatus {
 /// The earliest author of a verdict.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Earliest {
     /// The author of the first valid proof.
     Proven(EarliestProof),
@@ -101,6 +106,7 @@ pub enum Earliest {
 
 /// The first valid proof, in a verdict.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EarliestProof {
     /// The attestation's pubkey (hex).
     pub author: String,
@@ -136,6 +142,7 @@ impl EarliestProof {
 
 /// The near copy whose proof a `near_copy_proven` verdict names.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NearCopyOf {
     /// The near copy's content event id.
     pub event_id: String,
@@ -163,6 +170,7 @@ impl NearCopyOf {
 
 /// The earliest event seen, in a verdict without a proof.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EarliestEvent {
     /// Its pubkey (hex).
     pub author: String,
@@ -180,6 +188,7 @@ pub struct EarliestEvent {
 
 /// What one relay answered, without its events.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RelaySummary {
     /// The relay URL.
     pub url: String,
@@ -195,6 +204,7 @@ pub struct RelaySummary {
     pub notices: Vec<String>,
     /// From the connection to the end of its answer (JSON: `elapsed_ms`).
     #[serde(rename = "elapsed_ms", serialize_with = "milliseconds")]
+    #[cfg_attr(feature = "schema", schemars(with = "u64"))]
     pub elapsed: Duration,
 }
 
@@ -214,6 +224,7 @@ impl RelaySummary {
 
 /// A valid proof of `X`, in rank order.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RankedProof {
     /// 1 for the earliest.
     pub rank: usize,
@@ -235,6 +246,7 @@ pub struct RankedProof {
 
 /// A Bitcoin block, with its time in UTC.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "CheckBlock"))]
 pub struct Block {
     /// Height.
     pub height: u64,
@@ -248,6 +260,7 @@ pub struct Block {
 
 /// The content a proof names: its `a` coordinate or `e` id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ContentReference {
     /// `a` or `e`.
     pub tag: &'static str,
@@ -259,6 +272,7 @@ pub struct ContentReference {
 
 /// A proof that could not be checked against Bitcoin for lack of headers.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct UnverifiedProof {
     /// The kind 1041's id.
     pub event_id: String,
@@ -274,6 +288,7 @@ pub struct UnverifiedProof {
 
 /// A proof event that is not ranked, and why.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RefusedProof {
     /// Its id.
     pub event_id: String,
@@ -294,6 +309,7 @@ pub struct RefusedProof {
 
 /// A kind 1041 of another scheme, set aside.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SetAside {
     /// Its id.
     pub event_id: String,
@@ -307,6 +323,7 @@ pub struct SetAside {
 
 /// A content event carrying `X`, and whether its text has it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ContentEventSeen {
     /// Which event, by whom, claiming when.
     #[serde(flatten)]
@@ -324,6 +341,7 @@ pub struct ContentEventSeen {
 /// What a report says of any event a relay returned: its id, its author
 /// and the time it claims (JSON: members of the event's object).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EventSeen {
     /// Its id.
     pub event_id: String,
@@ -336,6 +354,7 @@ pub struct EventSeen {
     /// Its `created_at`: the author's claim.
     pub created_at: u64,
     /// Always false: nothing proves when an event was written.
+    #[cfg_attr(feature = "schema", schemars(extend("const" = false)))]
     pub created_at_trusted: bool,
     /// `created_at` in UTC.
     pub utc: String,
@@ -365,21 +384,54 @@ fn milliseconds<S: Serializer>(elapsed: &Duration, serializer: S) -> Result<S::O
     serializer.serialize_u64(u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// [`XCheck`]'s two members in a content event's object.
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct XCheckMembers<'a> {
+    /// Whether the content event's text has `X`.
+    x_check: XCheckName,
+    /// The content's own fingerprint for `does_not_match`, `empty` or
+    /// `encrypted` for `cannot_check`, else `null`.
+    detail: Option<&'a str>,
+}
+
+/// The name of an [`XCheck`].
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+enum XCheckName {
+    Matches,
+    DoesNotMatch,
+    CannotCheck,
+}
+
 impl Serialize for XCheck {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        struct Members<'a> {
-            x_check: &'static str,
-            detail: Option<&'a str>,
-        }
         let members = match self {
-            XCheck::Matches => Members { x_check: "matches", detail: None },
+            XCheck::Matches => XCheckMembers { x_check: XCheckName::Matches, detail: None },
             XCheck::DoesNotMatch(fingerprint) => {
-                Members { x_check: "does_not_match", detail: Some(fingerprint) }
+                XCheckMembers { x_check: XCheckName::DoesNotMatch, detail: Some(fingerprint) }
             }
-            XCheck::CannotCheck(why) => Members { x_check: "cannot_check", detail: Some(why.name()) },
+            XCheck::CannotCheck(why) => {
+                XCheckMembers { x_check: XCheckName::CannotCheck, detail: Some(why.name()) }
+            }
         };
         members.serialize(serializer)
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for XCheck {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "XCheck".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        XCheckMembers::json_schema(generator)
     }
 }
 
