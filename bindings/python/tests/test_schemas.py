@@ -1,0 +1,162 @@
+"""The typed results against the JSON Schemas generated from the Rust types
+(``schemas/*.schema.json``, written by ``crates/schema``): every object of
+every shared document is a dataclass of :mod:`priorart.results` with
+exactly its members (or is listed below as kept as a plain ``dict``), and a
+member that may be ``null`` or absent is ``Optional``. A member added in
+Rust fails here until the dataclass has it."""
+
+import json
+from dataclasses import MISSING, fields
+from typing import Any, Dict, List, Set
+
+import pytest
+
+from priorart import results
+
+from conftest import REPO
+
+SCHEMAS = REPO / "schemas"
+
+# Schema name -> (dataclass, {JSON member: field name} where they differ).
+TYPED: Dict[str, Any] = {
+    "VerifyReport": (results.VerifyReport, {}),
+    "VerifyStep": (results.Step, {}),
+    "VerifyWarning": (results.VerifyWarning, {}),
+    "BitcoinAnchor": (results.BitcoinAnchor, {}),
+    "ContentCheck": (results.ContentCheck, {}),
+    "CostToForge": (results.CostToForge, {}),
+    "CheckReport": (results.CheckReport, {}),
+    "CheckVerdict": (results.CheckVerdict, {}),
+    "Earliest": (results.Earliest, {}),
+    "RelaySummary": (results.RelaySummary, {}),
+    "RelayEnding": (results.RelayEnding, {}),
+    "SkippedMessages": (results.SkippedMessages, {}),
+    "RankedProof": (results.RankedProof, {}),
+    "CheckBlock": (results.CheckBlock, {}),
+    "ContentReference": (results.ContentReference, {}),
+    "UnverifiedProof": (results.UnverifiedProof, {}),
+    "RefusedProof": (results.RefusedProof, {}),
+    "ContentEventSeen": (results.ContentEventSeen, {}),
+    "Passage": (results.Passage, {}),
+    "PassageSide": (results.PassageSide, {}),
+    "EqualityExplanation": (results.Explanation, {}),
+    "Bucket": (results.Bucket, {}),
+    "SimhashDocExplanation": (results.SimhashDocExplanation, {}),
+    # `unverified` is a flag when the proof did not verify and the
+    # unverified attestations when it did: two fields.
+    "OtsVerification": (results.OtsVerification, {"unverified": ("unverified", "unverified_attestations")}),
+    "OtsFailure": (results.OtsFailure, {}),
+    "Attestation": (results.Attestation, {}),
+    "ProofInfo": (results.ProofInfo, {}),
+    "TimestampNode": (results.TimestampNode, {}),
+    "Operation": (results.Operation, {}),
+}
+
+# Objects the package hands over as plain dicts (or does not hand over:
+# the passages document's texts, the document itself, whose passages are a list).
+UNTYPED = {
+    "NearCopyOf": "Earliest.near_copy is a dict",
+    "SetAside": "CheckReport.set_aside holds dicts",
+    "FuzzyReport": "CheckReport.fuzzy is a dict",
+    "NearCopy": "inside CheckReport.fuzzy",
+    "NotReportedCount": "inside CheckReport.fuzzy",
+    "PassagesReport": "passages() returns the list of passages",
+    "PassagesText": "passages() returns the list of passages",
+    # The variants of OtsVerification, checked through it.
+    "OtsVerified": "a variant of OtsVerification",
+    "OtsDigestMismatch": "a variant of OtsVerification",
+    "OtsNotVerified": "a variant of OtsVerification",
+    # The variants of Earliest, checked through it.
+    "EarliestProof": "a variant of Earliest",
+    "EarliestEvent": "a variant of Earliest",
+}
+
+
+def _documents() -> List[Dict[str, Any]]:
+    found = [json.loads(path.read_text(encoding="utf-8")) for path in sorted(SCHEMAS.glob("*.schema.json"))]
+    assert len(found) >= 7, f"the schemas in {SCHEMAS}"
+    return found
+
+
+def _named() -> Dict[str, Dict[str, Any]]:
+    """Every named schema (the roots and their $defs) and the defs to resolve its references."""
+    named: Dict[str, Dict[str, Any]] = {}
+    for document in _documents():
+        defs = document.get("$defs", {})
+        for name, schema in [(document["title"], document), *defs.items()]:
+            named[name] = {"schema": schema, "defs": defs}
+    return named
+
+
+def _resolve(schema: Any, defs: Dict[str, Any]) -> Any:
+    while isinstance(schema, dict) and "$ref" in schema:
+        schema = defs[schema["$ref"].rsplit("/", 1)[1]]
+    return schema
+
+
+def _variants(schema: Dict[str, Any], defs: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """The object shapes a schema allows (one, or one per variant of a union)."""
+    schema = _resolve(schema, defs)
+    choices = schema.get("oneOf") or schema.get("anyOf")
+    if choices:
+        return [shape for choice in choices for shape in _variants(choice, defs)]
+    return [schema] if "properties" in schema else []
+
+
+def _may_be_missing(member: str, shapes: List[Dict[str, Any]], defs: Dict[str, Any]) -> bool:
+    """Whether some shape leaves `member` out or lets it be null (or anything)."""
+    for shape in shapes:
+        if member not in shape.get("required", []):
+            return True
+        value = _resolve(shape["properties"][member], defs)
+        if value is True or not any(key in value for key in ("type", "const", "enum", "oneOf", "anyOf")):
+            return True
+        kinds = value.get("type", [])
+        choices = value.get("oneOf", []) + value.get("anyOf", [])
+        if "null" in kinds or any(_resolve(choice, defs).get("type") == "null" for choice in choices):
+            return True
+    return False
+
+
+def test_every_object_of_a_shared_document_is_typed_or_listed():
+    named = _named()
+    objects = {name for name, entry in named.items() if _variants(entry["schema"], entry["defs"])}
+    unaccounted = objects - set(TYPED) - set(UNTYPED)
+    assert not unaccounted, f"schemas with no dataclass in priorart.results: {sorted(unaccounted)}"
+    stale = (set(TYPED) | set(UNTYPED)) - objects
+    assert not stale, f"listed here but in no schema: {sorted(stale)}"
+
+
+@pytest.mark.parametrize("name", sorted(TYPED))
+def test_dataclass_has_exactly_the_schemas_members(name):
+    entry = _named()[name]
+    cls, renames = TYPED[name]
+    shapes = _variants(entry["schema"], entry["defs"])
+    members: Set[str] = {member for shape in shapes for member in shape["properties"]}
+    expected: Set[str] = set()
+    for member in members:
+        renamed = renames.get(member, member)
+        expected.update(renamed if isinstance(renamed, tuple) else (renamed,))
+    names = {field.name for field in fields(cls)}
+    assert names == expected, (
+        f"{cls.__name__}: missing {sorted(expected - names)}, not in the schema {sorted(names - expected)}"
+    )
+
+
+@pytest.mark.parametrize("name", sorted(TYPED))
+def test_members_that_may_be_missing_are_optional(name):
+    entry = _named()[name]
+    cls, renames = TYPED[name]
+    shapes = _variants(entry["schema"], entry["defs"])
+    declared = {field.name: field for field in fields(cls)}
+    for member in {member for shape in shapes for member in shape["properties"]}:
+        if member in renames:
+            continue
+        annotation = str(declared[member].type)
+        optional = annotation.startswith("Optional[")
+        # A member some shapes leave out may also be a field with a default (an empty tuple).
+        has_default = declared[member].default is not MISSING
+        if _may_be_missing(member, shapes, entry["defs"]):
+            assert optional or has_default, f"{cls.__name__}.{member}: {annotation}, but it may be null or absent"
+        else:
+            assert not optional, f"{cls.__name__}.{member}: {annotation}, but it is never null or absent"
