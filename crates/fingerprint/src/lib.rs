@@ -85,8 +85,8 @@ pub use jenkins::{Lookup3, hashlittle2};
 pub use json_string::decode_json_string;
 pub use scheme::{Scheme, UnknownScheme};
 pub use segment::{
-    Piece, TokenRule, UnknownTokenRule, count_words, is_combining_mark, is_unspaced, unspaced_characters,
-    v2_pieces,
+    Piece, TokenRule, UnknownTokenRule, WIDE_LEAD, count_words, is_combining_mark, is_unspaced,
+    unspaced_characters, v2_pieces,
 };
 pub use shingles::{SHINGLE_WORDS, Shingling, UnknownShingling, WordShingles, shared_hashes};
 pub use simhash_doc::{

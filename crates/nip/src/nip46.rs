@@ -264,18 +264,6 @@ mod tests {
     use super::*;
     use nostr::prelude::{EventBuilder, FinalizeUnsignedEvent, Keys, SignEvent, Tag};
 
-    /// Every message of `error` and its causes, as anyhow prints them.
-    fn chain(error: &dyn std::error::Error) -> String {
-        let mut text = error.to_string();
-        let mut cause = error.source();
-        while let Some(inner) = cause {
-            text.push_str(": ");
-            text.push_str(&inner.to_string());
-            cause = inner.source();
-        }
-        text
-    }
-
     #[test]
     fn bunker_uris_keep_each_relay_once_and_no_message_quotes_the_secret() {
         let signer = Keys::generate().public_key();
@@ -307,7 +295,7 @@ mod tests {
         for (bad, expected) in refusals {
             let error = BunkerUri::parse(bad).unwrap_err();
             assert!(expected(&error), "{bad}: {error:?}");
-            let message = chain(&error);
+            let message = priorart_reason::error_chain(&error);
             assert!(!message.contains("s3cr3t"), "{message}");
         }
         let metadata = "%7B%22name%22%3A%22an%20app%22%7D"; // {"name":"an app"}
