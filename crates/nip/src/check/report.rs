@@ -51,7 +51,7 @@ pub struct CheckReport {
     /// The near copies, when they were looked for (`check --fuzzy`), else
     /// `null`. Attached with [`CheckReport::with_near_copies`]: a near
     /// copy proven earlier than every proof of `X` changes the verdict.
-    pub fuzzy: Option<super::near::FuzzyReport>,
+    pub fuzzy: Option<FuzzyReport>,
 }
 
 /// The verdict of a check.
@@ -140,6 +140,86 @@ impl EarliestProof {
     }
 }
 
+/// Why a candidate is not reported as a near copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum NotReported {
+    /// Its text, recomputed, is more than `k` bits away (its tags lie, or
+    /// it shares a key by chance).
+    TooFar,
+    /// Within `k` bits, but sharing too few word 5-grams.
+    TooDifferent,
+    /// Empty or encrypted content: nothing to compare.
+    Unreadable,
+    /// Already among the content events found by the same `X`.
+    ListedByX,
+}
+
+/// How many candidates were not reported for one reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct NotReportedCount {
+    /// The reason.
+    pub reason: NotReported,
+    /// How many.
+    pub count: usize,
+}
+
+/// The `fuzzy` member of the `priorart-check/1` report.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct FuzzyReport {
+    /// The sentence, for people.
+    pub text: String,
+    /// The checked text's simhash-doc value.
+    pub simhash_doc: String,
+    /// The largest distance of a near copy.
+    pub k: u32,
+    /// The smallest word 5-gram Jaccard of a near copy.
+    pub min_jaccard: f64,
+    /// How many keys the query carried.
+    pub keys: usize,
+    /// How many distinct content events the relays returned for them.
+    pub candidates: usize,
+    /// The candidates left out, by reason.
+    pub not_reported: Vec<NotReportedCount>,
+    /// The near copies, those with a valid proof first (earliest block).
+    pub near_copies: Vec<NearCopy>,
+    /// What each relay answered to the key query.
+    pub relays: Vec<RelaySummary>,
+    /// What each relay answered to the proof query (none without a copy).
+    pub proof_relays: Vec<RelaySummary>,
+}
+
+/// A verified near copy and the proofs of its `X`.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct NearCopy {
+    /// Which event, by whom, claiming when.
+    #[serde(flatten)]
+    pub event: EventSeen,
+    /// Its text's simhash-doc value, recomputed.
+    pub simhash_doc: String,
+    /// Bits from the checked text's value.
+    pub distance: u32,
+    /// Word 5-gram Jaccard with the checked text.
+    pub jaccard: f64,
+    /// Its text's `X`, recomputed (what its proofs were asked by).
+    pub x: String,
+    /// What its own `B` tags said: `matches`, `does_not_match`,
+    /// `malformed` (informational: nothing relies on them).
+    pub fuzzy_tags: &'static str,
+    /// The relays that had it.
+    pub relays: Vec<String>,
+    /// Valid proofs of its `X`, earliest block first.
+    pub proofs: Vec<RankedProof>,
+    /// Proofs of its `X` that could not be checked for lack of headers.
+    pub unverified: Vec<UnverifiedProof>,
+    /// Other kind 1041s carrying its `X`, with their reasons.
+    pub refused: Vec<RefusedProof>,
+}
+
 /// The near copy whose proof a `near_copy_proven` verdict names.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -157,7 +237,7 @@ pub struct NearCopyOf {
 }
 
 impl NearCopyOf {
-    pub(super) fn of(copy: &super::near::NearCopy) -> NearCopyOf {
+    pub(super) fn of(copy: &NearCopy) -> NearCopyOf {
         NearCopyOf {
             event_id: copy.event.event_id.clone(),
             author: copy.event.author.clone(),
