@@ -160,3 +160,15 @@ def test_members_that_may_be_missing_are_optional(name):
             assert optional or has_default, f"{cls.__name__}.{member}: {annotation}, but it may be null or absent"
         else:
             assert not optional, f"{cls.__name__}.{member}: {annotation}, but it is never null or absent"
+
+
+@pytest.mark.parametrize("name", sorted(name for name, (_, renames) in TYPED.items() if not renames))
+def test_to_json_writes_the_members_in_the_schemas_order(name):
+    entry = _named()[name]
+    cls, _ = TYPED[name]
+    order = cls.json_order()
+    for shape in _variants(entry["schema"], entry["defs"]):
+        members = list(shape["properties"])
+        assert [member for member in order if member in members] == members, (
+            f"{cls.__name__}.to_json writes {order}, the schema's order is {members}"
+        )

@@ -83,19 +83,29 @@ def _lists_as_tuples(value: Dict[str, Any]) -> Dict[str, Any]:
 
 
 class _Json:
-    """``to_json``: every field under its own name; a field listed in
-    ``_OPTIONAL`` is left out when it is ``None`` (the JSON omits it)."""
+    """``to_json``: every field under its own name, in the order of the
+    JSON (``_JSON_ORDER`` when the fields cannot come in it: a field with a
+    default must follow those without); a field listed in ``_OPTIONAL`` is
+    left out when it is ``None`` (the JSON omits it). tests/test_schemas.py
+    holds the order to the schema's, bindings/wasm/tests/conformance.test.mjs
+    the JSON to the CLI's."""
 
     __slots__ = ()
     _OPTIONAL: Tuple[str, ...] = ()
+    _JSON_ORDER: Tuple[str, ...] = ()
+
+    @classmethod
+    def json_order(cls) -> Tuple[str, ...]:
+        """The members of :meth:`to_json`, in order."""
+        return cls._JSON_ORDER or tuple(field.name for field in fields(cls))  # type: ignore[arg-type]
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {}
-        for field in fields(self):  # type: ignore[arg-type]
-            value = getattr(self, field.name)
-            if value is None and field.name in self._OPTIONAL:
+        for name in self.json_order():
+            value = getattr(self, name)
+            if value is None and name in self._OPTIONAL:
                 continue
-            out[field.name] = _plain(value)
+            out[name] = _plain(value)
         return out
 
 
@@ -741,6 +751,9 @@ class VerifyReport(_Json):
     content: Optional[ContentCheck]
     cost_to_forge: Optional[CostToForge] = None
 
+    _JSON_ORDER = ("format", "verdict", "scheme", "network", "event_id", "kind", "signer", "author", "fingerprint",
+                   "commitment", "bitcoin", "cost_to_forge", "steps", "warnings", "content")
+
     @classmethod
     def from_json(cls, value: Dict[str, Any]) -> "VerifyReport":
         bitcoin = value.get("bitcoin")
@@ -780,6 +793,8 @@ class Earliest(_Json):
     (``kind``, ``created_at``)."""
 
     _OPTIONAL = ("height", "time", "kind", "created_at", "near_copy")
+    # A proof's members, then an event's: each variant leaves the other's out.
+    _JSON_ORDER = ("author", "npub", "event_id", "height", "time", "kind", "created_at", "utc", "near_copy")
 
     author: str
     npub: str
