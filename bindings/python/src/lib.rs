@@ -895,7 +895,7 @@ fn decode_proof(py: Python<'_>, proof: &[u8]) -> PyResult<DetachedTimestamp> {
 /// The proof's tree as the JSON text of `priorart ots info --json`.
 #[pyfunction]
 fn ots_info_json(py: Python<'_>, proof: &[u8]) -> PyResult<String> {
-    Ok(priorart_ots::info_json(&decode_proof(py, proof)?).to_string())
+    Ok(priorart_ots::info_json(&decode_proof(py, proof)?))
 }
 
 /// Verifies a proof of `digest` against Bitcoin headers: the JSON text of
@@ -911,7 +911,7 @@ fn ots_verify_json(
     let proof = decode_proof(py, proof)?;
     let network = headers.config.network;
     if !proof.matches_digest(digest) {
-        return Ok(OtsVerifyReport::digest_mismatch(&proof, network).to_json().to_string());
+        return Ok(OtsVerifyReport::digest_mismatch(&proof, network).to_json());
     }
     let report = py
         .detach(|| {
@@ -919,7 +919,7 @@ fn ots_verify_json(
             Ok(OtsVerifyReport::verify(&proof, source.as_ref(), network, priorart_ots::DEFAULT_FORGE_HEADERS))
         })
         .map_err(|err| header_config_error(py, &err))?;
-    Ok(report.to_json().to_string())
+    Ok(report.to_json())
 }
 
 /// The NIP-FF-3 client algorithm on an event: the `priorart-verify/1`
