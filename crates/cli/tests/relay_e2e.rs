@@ -7,8 +7,9 @@
 use crate::nip_common;
 use crate::relay_common;
 
-use nip_common::{priorart, stdout};
+use nip_common::stdout;
 use priorart_nip::nostr::prelude::{Event, EventBuilder, FinalizeEvent, Keys, Kind, Tag};
+use priorart_nip_testkit::{RegtestWorld, priorart};
 use priorart_testkit::{EsploraServer, Frame, ScriptedRelay, TestCalendar};
 use relay_common::{RelayProcess, write_lines};
 use serde_json::{Value, json};
@@ -50,7 +51,7 @@ struct World {
 
 impl World {
     fn new() -> World {
-        let (calendar, esplora) = nip_common::regtest_chain();
+        let RegtestWorld { calendar, esplora, .. } = RegtestWorld::new();
         let dir = tempfile::tempdir().unwrap();
         World { dir: dir.path().to_owned(), _dir: dir, calendar, esplora }
     }
