@@ -45,7 +45,8 @@ pub fn priorart() -> assert_cmd::Command {
 /// there is kept (and echoed when `PRIORART_TEST_VERBOSE` is set); killed
 /// when dropped.
 pub struct ServerProcess {
-    child: Child,
+    /// `None` only once handed over ([`ServerProcess::into_child`]).
+    child: Option<Child>,
     /// Where it listens, as it printed it (`http://…`, `ws://…`).
     pub url: String,
     log: Arc<Mutex<Vec<String>>>,
@@ -80,7 +81,7 @@ impl ServerProcess {
             }
         });
         match receiver.recv_timeout(STARTUP) {
-            Ok(url) => Ok(ServerProcess { child, url, log }),
+            Ok(url) => Ok(ServerProcess { child: Some(child), url, log }),
             Err(_) => {
                 let _ = child.kill();
                 let _ = child.wait();
@@ -96,13 +97,21 @@ impl ServerProcess {
 
     /// The process.
     pub fn child(&mut self) -> &mut Child {
-        &mut self.child
+        self.child.as_mut().expect("not handed over")
+    }
+
+    /// The process, no longer killed when this is dropped: for a caller
+    /// that stops it its own way (its standard error is still read).
+    pub fn into_child(mut self) -> Child {
+        self.child.take().expect("not handed over")
     }
 }
 
 impl Drop for ServerProcess {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
     }
 }
