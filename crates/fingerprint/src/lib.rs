@@ -75,6 +75,7 @@ mod segment;
 mod shingles;
 mod simhash_doc;
 mod simhash_tokens;
+mod sink;
 mod unicode;
 
 pub use explain::{Bucket, Explanation, MAX_LISTED_TOKENS};

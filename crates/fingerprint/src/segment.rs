@@ -21,7 +21,7 @@
 //! other scripts passes through untouched, at the cost of one byte
 //! comparison per token byte.
 
-use crate::simhash_tokens::Sink;
+use crate::sink::Sink;
 use crate::unicode::is_mark;
 use icu_properties::props::{GeneralCategory, GeneralCategoryGroup};
 use icu_properties::{CodePointMapData, CodePointMapDataBorrowed};

@@ -12,7 +12,8 @@
 
 use crate::jenkins::hashlittle2;
 use crate::segment::{Pieces, Segmenter, TokenRule};
-use crate::simhash_tokens::{Scanner, Sink};
+use crate::simhash_tokens::Scanner;
+use crate::sink::Sink;
 use std::fmt;
 use std::str::FromStr;
 

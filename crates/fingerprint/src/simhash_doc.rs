@@ -25,7 +25,8 @@
 use crate::bit_counts::BitCounts;
 use crate::jenkins;
 use crate::segment::TokenRule;
-use crate::simhash_tokens::{Scanner, Sink};
+use crate::simhash_tokens::Scanner;
+use crate::sink::Sink;
 use std::fmt;
 use std::str::FromStr;
 
@@ -512,7 +513,7 @@ mod tests {
         for k in 0..5000 {
             let token: Vec<u8> = (0..1 + k % 20).map(|_| rng.u8(b'a'..=b'z')).collect();
             let mut padded = token.clone();
-            padded.extend_from_slice(&[0; crate::simhash_tokens::PAD]);
+            padded.extend_from_slice(&[0; crate::sink::PAD]);
             counters.padded_token(&padded, token.len());
             let feature = jenkins::hashlittle2(&token, 0, 0).feature();
             for (bit, counter) in plain.iter_mut().enumerate() {
