@@ -9,6 +9,7 @@
 // PRIORART_REQUIRE_PEERS=1 (CI), which makes that a failure.
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -211,5 +212,35 @@ test("ots info: the CLI and the Python package write the same JSON", (t) => {
     const { native, typed } = answers[n];
     assert.equal(printed, native, `${name}: the CLI's bytes and Python's`);
     assert.equal(same(typed), same(native), `${name}: Python's dataclass`);
+  });
+});
+
+test("ots verify: the CLI and the Python package write the same JSON", (t) => {
+  const data = join(ROOT, "crates/ots/tests/data");
+  const empty = scratch();
+  const cases = [];
+  for (const name of readdirSync(data).filter((file) => file.endsWith(".ots") && existsSync(join(data, file.slice(0, -4))))) {
+    const proof = join(data, name);
+    const op = JSON.parse(cli(["ots", "info", "--json", proof])).file_hash_op;
+    if (op !== "sha256") continue;
+    const digest = createHash("sha256").update(readFileSync(proof.slice(0, -4))).digest("hex");
+    for (const cache of [join(data, "headers"), empty]) {
+      cases.push({ kind: "ots_verify", proof, digest, cache });
+      cases.push({ kind: "ots_verify", proof, digest: "00".repeat(32), cache });
+    }
+  }
+  assert.ok(cases.length >= 20, `${cases.length} cases`);
+  const answers = python(t, cases);
+  if (!answers) return;
+  cases.forEach(({ proof, digest, cache }, n) => {
+    const printed = cli(["ots", "verify", "--json", "--digest", digest, "--header-cache", cache, proof],
+      { expectStatus: [0, 1, 3] }).trimEnd();
+    const { native, typed } = answers[n];
+    const label = `${proof}, ${digest.slice(0, 8)}, ${cache}`;
+    // The CLI alone tells what to run next for a pending proof, after its error.
+    const hinted = native.replace(/("error":"(?:[^"\\]|\\.)*)"/, `$1: priorart ots upgrade ${proof}"`);
+    assert.ok(printed === native || (JSON.parse(native).reason === "pending" && printed === hinted),
+      `${label}: the CLI's bytes and Python's\n${printed}\n${native}`);
+    assert.equal(same(typed), same(native), `${label}: Python's dataclass`);
   });
 });

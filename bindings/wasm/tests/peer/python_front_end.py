@@ -39,6 +39,13 @@ def answer(request):
             proof = file.read()
         native = _priorart.ots_info_json(proof)
         typed = priorart.ots.info(proof).to_json()
+    elif kind == "ots_verify":
+        with open(request["proof"], "rb") as file:
+            proof = file.read()
+        digest = bytes.fromhex(request["digest"])
+        headers = priorart.HeaderSource(header_cache=request["cache"])
+        native = _priorart.ots_verify_json(proof, digest, headers)
+        typed = priorart.ots.verify(proof, digest, headers).to_json()
     else:
         raise ValueError(f"unknown request {kind}")
     return {"native": native, "typed": dumps(typed)}
