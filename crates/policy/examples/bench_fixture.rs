@@ -8,8 +8,8 @@
 //! rounds of `PER_BLOCK` digests under one merkle tree and one block, as
 //! real OpenTimestamps calendars commit them.
 
-use priorart_nip::nostr::prelude::*;
 use priorart_nip::Attestation;
+use priorart_nip::nostr::prelude::*;
 use priorart_nip_testkit::proof_event;
 use priorart_ots_net::HeaderCache;
 use priorart_testkit::RegtestChain;

@@ -9,8 +9,8 @@
 //!
 //! `cargo run --release -p priorart-relay --example relay_bench_fixture -- DIR`
 
-use priorart_nip::nostr::prelude::{EventBuilder, EventId, FinalizeEvent, Keys, Kind, Tag, Timestamp};
 use priorart_nip::Attestation;
+use priorart_nip::nostr::prelude::{EventBuilder, EventId, FinalizeEvent, Keys, Kind, Tag, Timestamp};
 use priorart_nip_testkit::anchored;
 use priorart_testkit::RegtestChain;
 use std::io::Write;
