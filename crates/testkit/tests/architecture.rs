@@ -3,7 +3,9 @@
 //! is described below the table, every Rust file the crate sections name
 //! exists, and every source file of a crate is named in its section, so
 //! that a crate or file added, moved or removed cannot leave the
-//! newcomer's map behind. Each failure says what to write where.
+//! newcomer's map behind. Each failure says what to write where. And the
+//! map's rule that dependencies point one way holds between files too: no
+//! two files of a crate import each other, directly or around a circle.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -232,4 +234,156 @@ fn every_source_file_is_named_in_its_crates_section() {
         }
     }
     assert!(wrong.is_empty(), "ARCHITECTURE.md is out of date:\n- {}", wrong.join("\n- "));
+}
+
+/// A source file's code as far as imports go: comments dropped, and
+/// nothing from its first `#[cfg(test)]` on (unit tests may use anything).
+fn code_of(text: &str) -> String {
+    let mut code = String::new();
+    for line in text.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("#[cfg(test)]") {
+            break;
+        }
+        if !trimmed.starts_with("//") {
+            code.push_str(line.split(" // ").next().unwrap_or(line));
+            code.push('\n');
+        }
+    }
+    code
+}
+
+/// The module path of a source file (`check/near.rs` → `check::near`;
+/// `lib.rs`, `main.rs` → the root; `x/mod.rs` → `x`).
+fn module_of(file: &str) -> Vec<String> {
+    let mut parts: Vec<String> = file.trim_end_matches(".rs").split('/').map(str::to_owned).collect();
+    if matches!(parts.last().map(String::as_str), Some("lib" | "main" | "mod")) {
+        parts.pop();
+    }
+    parts
+}
+
+/// The file of the longest prefix of `path` that is a module of `files`.
+fn file_of(path: &[String], files: &BTreeMap<Vec<String>, String>) -> Option<String> {
+    (0..=path.len()).rev().find_map(|len| files.get(&path[..len]).cloned())
+}
+
+/// Which files of one crate's `src/` each file names by a `crate::` or
+/// `super::` path.
+fn imports(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let files: BTreeMap<Vec<String>, String> =
+        rust_files(src).into_iter().map(|file| (module_of(&file), file)).collect();
+    let mut edges = BTreeMap::new();
+    for (module, file) in &files {
+        let code = code_of(&std::fs::read_to_string(src.join(file)).expect("a source file"));
+        let is_dir_module = file.ends_with("mod.rs") || file == "lib.rs" || file == "main.rs";
+        let parent: Vec<String> = if is_dir_module {
+            module[..module.len().saturating_sub(1)].to_vec()
+        } else {
+            module[..module.len() - 1].to_vec()
+        };
+        let mut named = BTreeSet::new();
+        for (start, _) in code.match_indices("crate::").chain(code.match_indices("super::")) {
+            let preceded = code[..start]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':');
+            if preceded {
+                continue;
+            }
+            let (base, rest) = match code[start..].strip_prefix("crate::") {
+                Some(rest) => (Vec::new(), rest),
+                None => (parent.clone(), &code[start + "super::".len()..]),
+            };
+            let segments: Vec<String> = rest
+                .split("::")
+                .map(|segment| {
+                    segment.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>()
+                })
+                .take_while(|segment| !segment.is_empty())
+                .collect();
+            let path: Vec<String> = base.into_iter().chain(segments).collect();
+            if let Some(target) = file_of(&path, &files)
+                && &target != file
+            {
+                named.insert(target);
+            }
+        }
+        edges.insert(file.clone(), named);
+    }
+    edges
+}
+
+/// The import circles of a crate: each a list of files, in order, whose
+/// last imports the first.
+fn circles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    let mut found: Vec<Vec<String>> = Vec::new();
+    for start in edges.keys() {
+        // Breadth first from `start`, back to it: the shortest circle through it.
+        let mut came_from: BTreeMap<&String, &String> = BTreeMap::new();
+        let mut queue = std::collections::VecDeque::from([start]);
+        'search: while let Some(file) = queue.pop_front() {
+            for next in edges.get(file).into_iter().flatten() {
+                if next == start {
+                    let mut circle = vec![file.clone()];
+                    let mut at = file;
+                    while at != start {
+                        at = came_from[at];
+                        circle.push(at.clone());
+                    }
+                    circle.reverse();
+                    let mut key = circle.clone();
+                    key.sort();
+                    if !found.iter().any(|known| {
+                        let mut known = known.clone();
+                        known.sort();
+                        known == key
+                    }) {
+                        found.push(circle);
+                    }
+                    break 'search;
+                }
+                if !came_from.contains_key(next) && next != start {
+                    came_from.insert(next, file);
+                    queue.push_back(next);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Circles being broken while this test was written (issue 35 item 8),
+/// as `crate: sorted files`: each must still exist (remove its line when
+/// it is gone), and no other may appear.
+const CIRCLES_BEING_BROKEN: &[&str] =
+    &["cli: dedup_against.rs dedup_cmd.rs", "cli: dedup_cmd.rs dedup_passages.rs"];
+
+#[test]
+fn no_import_circle_between_the_files_of_a_crate() {
+    let mut wrong = Vec::new();
+    let mut seen = BTreeSet::new();
+    for dir in workspace_dirs() {
+        let src = root().join("crates").join(&dir).join("src");
+        for circle in circles(&imports(&src)) {
+            let mut files = circle.clone();
+            files.sort();
+            let key = format!("{dir}: {}", files.join(" "));
+            if CIRCLES_BEING_BROKEN.contains(&key.as_str()) {
+                seen.insert(key);
+                continue;
+            }
+            let mut shown = circle.clone();
+            shown.push(circle[0].clone());
+            wrong.push(format!(
+                "crates/{dir}/src: {}: move what they share into a module of its own (or into the one that \
+                 needs it), so that the imports point one way",
+                shown.join(" → ")
+            ));
+        }
+    }
+    for gone in CIRCLES_BEING_BROKEN.iter().filter(|known| !seen.contains(**known)) {
+        wrong.push(format!("the circle {gone:?} is broken: remove it from CIRCLES_BEING_BROKEN"));
+    }
+    assert!(wrong.is_empty(), "import circles (issue 35 item 8):\n- {}", wrong.join("\n- "));
 }
