@@ -358,7 +358,7 @@ fn a_relay_down_at_first_gets_the_proof_on_a_later_resume() {
     let world = World::new();
     let state = world.dir.join("state");
     let (key, _) = world.key("author");
-    let port = relay_common::free_port();
+    let port = priorart_testkit::free_port();
     let late_url = format!("ws://127.0.0.1:{port}");
     stdout(world.protect(&state, &key, "essay", ESSAY).args(["--relay", &late_url]));
     world.regtest.calendar.mine_block().unwrap();
@@ -532,7 +532,7 @@ fn a_job_stamped_at_a_dead_calendar_moves_when_a_later_run_names_a_working_one()
     let world = World::new();
     let state = world.dir.join("state");
     let (key, _) = world.key("author");
-    let dead = format!("http://127.0.0.1:{}", relay_common::free_port());
+    let dead = format!("http://127.0.0.1:{}", priorart_testkit::free_port());
     let out = world.protect_at(&state, &key, "essay", ESSAY, &[dead]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let said = String::from_utf8_lossy(&out.stderr);

@@ -319,7 +319,7 @@ fn publish_exit_codes() {
     let keys = Keys::generate();
     let event = EventBuilder::new(Kind::from_u16(1), "hello").finalize(&keys).unwrap();
     let file = write_lines(dir.path(), "event.json", &[priorart_nip::to_json(&event)]);
-    let down = format!("ws://127.0.0.1:{}", relay_common::free_port());
+    let down = format!("ws://127.0.0.1:{}", priorart_testkit::free_port());
     priorart().args(["publish", "--timeout", "2", "--relay", &down]).arg(&file).assert().code(1);
     let refusing = ScriptedRelay::start(|message| {
         vec![Frame::Text(json!(["OK", message[1]["id"], false, "blocked: no"]).to_string())]

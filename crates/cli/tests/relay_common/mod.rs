@@ -2,7 +2,8 @@
 //! and the independent relays (PyPI nostr-relay, nostr-rs-relay).
 
 use priorart_nip_testkit::{ServerProcess, priorart_binary};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use priorart_testkit::free_port;
+use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -103,11 +104,6 @@ fn descendants(pid: u32) -> Vec<u32> {
         next += 1;
     }
     found.split_off(1)
-}
-
-/// A port free right now (for relays that cannot pick their own).
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 fn wait_listening(addr: SocketAddr) {
