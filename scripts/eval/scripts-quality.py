@@ -80,6 +80,10 @@ BENCHMARKS.md as it is.
 import argparse, base64, json, os, random, re, shlex, shutil, statistics, subprocess, sys, tempfile, time, unicodedata
 from collections import Counter, defaultdict
 
+# Jaccard of two sets, from the one reference copy of the shingle measures.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "crates", "fingerprint", "tests", "peer"))
+from word_shingles import jaccard  # noqa: E402
+
 SCRIPTS = ["zh", "ja", "ko", "th", "en"]
 PREFIXES = {
     "zh": ("handbook:zh-CN", "handbook:zh-TW", "kernel:translations/zh_CN", "kernel:translations/zh_TW"),
@@ -326,10 +330,6 @@ EDITION = re.compile(r"(?<=[:/])zh[-_](CN|TW)(?=/)")
 def work_of(doc_id):
     """A document's id with its Chinese edition left out: zh-CN and zh-TW of one page are one work."""
     return EDITION.sub("zh", doc_id)
-
-
-def jaccard(a, b):
-    return len(a & b) / len(a | b) if a or b else 1.0
 
 
 class Truth:
