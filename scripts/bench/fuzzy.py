@@ -58,7 +58,7 @@ replaces words in every document, as before.
 import base64, itertools, json, os, random, re, shutil, statistics, subprocess, sys, tempfile, time
 from concurrent.futures import ThreadPoolExecutor
 
-# The word 5-grams of lowercased `\\w+` words and their Jaccard: the one
+# The word 5-grams of lowercased `\w+` words and their Jaccard: the one
 # reference copy, which crates/fingerprint/tests/word_shingles_peer.rs holds
 # the Rust shingles to.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "crates", "fingerprint", "tests", "peer"))

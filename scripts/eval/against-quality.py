@@ -12,11 +12,11 @@ truth-j5-0.8.json (run it first).
 
   scripts/eval/against-quality.py [CORPUS_DIR] [PRIORART_BINARY]
 """
-import json, os, re, statistics, subprocess, sys, tempfile, time
+import json, os, statistics, subprocess, sys, tempfile, time
 
 corpus = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("PRIORART_CORPUS", "/tmp/priorart-corpus")
 binary = sys.argv[2] if len(sys.argv) > 2 else "target/release/priorart"
-# The word 5-grams of lowercased `\\w+` words and their Jaccard: the one
+# The word 5-grams of lowercased `\w+` words and their Jaccard: the one
 # reference copy, which crates/fingerprint/tests/word_shingles_peer.rs holds
 # the Rust shingles to.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "crates", "fingerprint", "tests", "peer"))

@@ -18,7 +18,7 @@ truth's words).
 
 Installs the peers into a virtualenv beside the corpus on first use.
 """
-import json, os, re, subprocess, sys, tempfile, time
+import json, os, subprocess, sys, tempfile, time
 
 corpus = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("PRIORART_CORPUS", "/tmp/priorart-corpus")
 binary = sys.argv[2] if len(sys.argv) > 2 else "target/release/priorart"
@@ -35,7 +35,7 @@ if sys.prefix != venv:
 
 from datasketch import MinHash, MinHashLSH  # noqa: E402
 
-# The word 5-grams of lowercased `\\w+` words and their Jaccard: the one
+# The word 5-grams of lowercased `\w+` words and their Jaccard: the one
 # reference copy, which crates/fingerprint/tests/word_shingles_peer.rs holds
 # the Rust shingles to.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "crates", "fingerprint", "tests", "peer"))
