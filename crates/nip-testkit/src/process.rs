@@ -29,14 +29,14 @@ pub fn priorart_binary() -> PathBuf {
     dir.join(format!("priorart{}", std::env::consts::EXE_SUFFIX))
 }
 
-/// The binary as a test command, never reading the user's secret key
-/// (`PRIORART_SECRET_KEY`) or header cache (`XDG_CACHE_HOME` points to a
-/// directory nothing is written to unless asked).
+/// The binary as a test command that never touches the user's secret key
+/// (`PRIORART_SECRET_KEY` removed) or header cache (`XDG_CACHE_HOME` set
+/// to a scratch directory under the temporary directory).
 pub fn priorart() -> assert_cmd::Command {
     let mut command = assert_cmd::Command::new(priorart_binary());
     command
         .env_remove("PRIORART_SECRET_KEY")
-        .env("XDG_CACHE_HOME", std::env::temp_dir().join("priorart-test-cache-unused"));
+        .env("XDG_CACHE_HOME", std::env::temp_dir().join("priorart-test-cache"));
     command
 }
 
