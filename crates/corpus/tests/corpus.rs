@@ -2,8 +2,8 @@
 //! skipped and said, and the texts read again by their places.
 
 use priorart_corpus::{
-    CorpusError, DocumentOptions, Fingerprinted, Observer, Rereader, Source, SourceKind, Summary, Wanted, WithX,
-    read_all,
+    CorpusError, DocumentOptions, Fingerprinted, Observer, Rereader, Source, SourceKind, Summary, Wanted,
+    WithX, read_all,
 };
 use priorart_dedup::{Place, Reread};
 use priorart_fingerprint::Shingling;
@@ -102,8 +102,11 @@ fn bad_records_are_skipped_and_said_and_empty_texts_are_counted() {
 fn an_id_given_twice_is_refused_naming_both_places() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("docs.jsonl");
-    std::fs::write(&input, "{\"id\": \"same\", \"text\": \"one text\"}\n{\"id\": \"same\", \"text\": \"another\"}\n")
-        .unwrap();
+    std::fs::write(
+        &input,
+        "{\"id\": \"same\", \"text\": \"one text\"}\n{\"id\": \"same\", \"text\": \"another\"}\n",
+    )
+    .unwrap();
     let (summary, _, _) = read(&jsonl(&input));
     let err = summary.unwrap_err();
     assert_eq!(err.reason(), "repeated_id");
@@ -162,7 +165,8 @@ fn a_web_archive_gives_one_document_per_record_found_again_by_place() {
             http.len()
         )
     };
-    let warc = record("http://a.example/", "the first page") + &record("http://b.example/", "the second page");
+    let warc =
+        record("http://a.example/", "the first page") + &record("http://b.example/", "the second page");
     std::fs::write(&input, warc).unwrap();
     let source = files(&[&input]);
     let (summary, documents, _) = read(&source);
