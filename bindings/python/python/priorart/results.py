@@ -10,7 +10,21 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, Dict, NamedTuple, Optional, Sequence, Tuple, TypeVar, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Dict,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    Type,
+    TypeVar,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 __all__ = [
     "Attestation",
@@ -82,6 +96,34 @@ def _lists_as_tuples(value: Dict[str, Any]) -> Dict[str, Any]:
     return {key: tuple(item) if isinstance(item, list) else item for key, item in value.items()}
 
 
+_Record = TypeVar("_Record", bound="_Json")
+
+
+_HINTS: Dict[type, Dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> Dict[str, Any]:
+    """A record's field annotations, evaluated once."""
+    if cls not in _HINTS:
+        _HINTS[cls] = get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def _read(annotation: Any, value: Any) -> Any:
+    """A JSON value as a field annotated `annotation` holds it: records
+    through their ``from_json``, arrays as tuples, anything else as it is."""
+    if value is None:
+        return None
+    origin = get_origin(annotation)
+    if origin is Union:  # Optional[X]
+        return _read(next(arg for arg in get_args(annotation) if arg is not type(None)), value)
+    if origin is tuple:
+        return tuple(_read(get_args(annotation)[0], item) for item in value)
+    if isinstance(annotation, type) and issubclass(annotation, _Json):
+        return annotation.from_json(value)
+    return value
+
+
 class _Json:
     """``to_json``: every field under its own name, in the order of the
     JSON (``_JSON_ORDER`` when the fields cannot come in it: a field with a
@@ -98,6 +140,17 @@ class _Json:
     def json_order(cls) -> Tuple[str, ...]:
         """The members of :meth:`to_json`, in order."""
         return cls._JSON_ORDER or tuple(field.name for field in fields(cls))  # type: ignore[arg-type]
+
+    @classmethod
+    def from_json(cls: Type[_Record], value: Dict[str, Any]) -> _Record:
+        """The record of a JSON object: each field from the member of its
+        name, read as its annotation says (a record, a tuple, ``Optional``);
+        a member the object leaves out takes the field's default. A field
+        added to a dataclass is read with no more code."""
+        hints = _hints(cls)
+        members = {field.name: _read(hints[field.name], value[field.name])
+                   for field in fields(cls) if field.name in value}  # type: ignore[arg-type]
+        return cls(**members)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {}
@@ -139,22 +192,6 @@ class Explanation(_Json):
     descriptor: str
     fingerprint: str
 
-    @classmethod
-    def from_json(cls, value: Dict[str, Any]) -> "Explanation":
-        return cls(
-            scheme=value["scheme"],
-            canonical_text=value["canonical_text"],
-            tokens=tuple(value["tokens"]),
-            tokens_total=value["tokens_total"],
-            kept_tokens=tuple(value["kept_tokens"]),
-            kept_tokens_total=value["kept_tokens_total"],
-            fallback=value["fallback"],
-            empty=value["empty"],
-            buckets=tuple(None if b is None else Bucket(**b) for b in value["buckets"]),
-            descriptor=value["descriptor"],
-            fingerprint=value["fingerprint"],
-        )
-
 
 @_record
 class SimhashDocExplanation(_Json):
@@ -173,19 +210,6 @@ class SimhashDocExplanation(_Json):
     counters: Tuple[int, ...]
     hex: str
     fingerprint: str
-
-    @classmethod
-    def from_json(cls, value: Dict[str, Any]) -> "SimhashDocExplanation":
-        return cls(
-            scheme=value["scheme"],
-            tokens=tuple(value["tokens"]),
-            features=dict(value["features"]),
-            numeric=tuple(value["numeric"]),
-            identifiers=tuple(value["identifiers"]),
-            counters=tuple(value["counters"]),
-            hex=value["hex"],
-            fingerprint=value["fingerprint"],
-        )
 
 
 # --- near duplicates ---------------------------------------------------------
@@ -538,24 +562,6 @@ class TimestampNode(_Json):
     transaction_id: Optional[str] = None
     merkle_root: Optional[str] = None
 
-    @classmethod
-    def from_json(cls, value: Dict[str, Any]) -> "TimestampNode":
-        return cls(
-            msg=value["msg"],
-            attestations=tuple(Attestation.from_json(a) for a in value["attestations"]),
-            ops=tuple(
-                Operation(
-                    op=op["op"],
-                    result=op["result"],
-                    timestamp=TimestampNode.from_json(op["timestamp"]),
-                    arg=op.get("arg"),
-                )
-                for op in value["ops"]
-            ),
-            transaction_id=value.get("transaction_id"),
-            merkle_root=value.get("merkle_root"),
-        )
-
     def bitcoin_heights(self) -> Tuple[int, ...]:
         """The heights of every Bitcoin attestation in this subtree."""
         heights = [a.height for a in self.attestations if a.type == "bitcoin" and a.height is not None]
@@ -571,14 +577,6 @@ class ProofInfo(_Json):
     file_hash_op: str
     file_digest: str
     timestamp: TimestampNode
-
-    @classmethod
-    def from_json(cls, value: Dict[str, Any]) -> "ProofInfo":
-        return cls(
-            file_hash_op=value["file_hash_op"],
-            file_digest=value["file_digest"],
-            timestamp=TimestampNode.from_json(value["timestamp"]),
-        )
 
 
 @_record
@@ -754,29 +752,6 @@ class VerifyReport(_Json):
     _JSON_ORDER = ("format", "verdict", "scheme", "network", "event_id", "kind", "signer", "author", "fingerprint",
                    "commitment", "bitcoin", "cost_to_forge", "steps", "warnings", "content")
 
-    @classmethod
-    def from_json(cls, value: Dict[str, Any]) -> "VerifyReport":
-        bitcoin = value.get("bitcoin")
-        content = value.get("content")
-        cost = value.get("cost_to_forge")
-        return cls(
-            format=value["format"],
-            verdict=value["verdict"],
-            scheme=value.get("scheme"),
-            network=value.get("network"),
-            event_id=value.get("event_id"),
-            kind=value.get("kind"),
-            signer=value.get("signer"),
-            author=value.get("author"),
-            fingerprint=value.get("fingerprint"),
-            commitment=value.get("commitment"),
-            bitcoin=None if bitcoin is None else BitcoinAnchor(**bitcoin),
-            steps=tuple(Step(**step) for step in value["steps"]),
-            warnings=tuple(VerifyWarning(**w) for w in value["warnings"]),
-            content=None if content is None else ContentCheck(**content),
-            cost_to_forge=None if cost is None else CostToForge(**cost),
-        )
-
     @property
     def is_valid(self) -> bool:
         """Whether the verdict is ``valid`` or ``valid-but-forgeable``."""
@@ -858,18 +833,6 @@ class RelaySummary(_Json):
     notices: Tuple[str, ...]
     elapsed_ms: int
 
-    @classmethod
-    def from_json(cls, value: Dict[str, Any]) -> "RelaySummary":
-        return cls(
-            url=value["url"],
-            answered=value["answered"],
-            ending=RelayEnding(**value["ending"]),
-            events=value["events"],
-            skipped=tuple(SkippedMessages(**s) for s in value["skipped"]),
-            notices=tuple(value["notices"]),
-            elapsed_ms=value["elapsed_ms"],
-        )
-
 
 @_record
 class CheckBlock(_Json):
@@ -903,20 +866,6 @@ class RankedProof(_Json):
     content: Optional[ContentReference]
     relays: Tuple[str, ...]
     report: VerifyReport
-
-    @classmethod
-    def from_json(cls, value: Dict[str, Any]) -> "RankedProof":
-        content = value.get("content")
-        return cls(
-            rank=value["rank"],
-            event_id=value["event_id"],
-            author=value["author"],
-            npub=value["npub"],
-            block=CheckBlock(**value["block"]),
-            content=None if content is None else ContentReference(**content),
-            relays=tuple(value["relays"]),
-            report=VerifyReport.from_json(value["report"]),
-        )
 
 
 @_record
@@ -980,38 +929,6 @@ class CheckReport(_Json):
     index: Optional[Dict[str, Any]]
     # The near copies (``priorart check --fuzzy``, docs/nip-ff-3-fuzzy.md), as JSON.
     fuzzy: Optional[Dict[str, Any]]
-
-    @classmethod
-    def from_json(cls, value: Dict[str, Any]) -> "CheckReport":
-        verdict = value["verdict"]
-        earliest = verdict.get("earliest")
-
-        def with_report(kind: Any, item: Dict[str, Any]) -> Any:
-            fields_ = {k: tuple(v) if isinstance(v, list) else v for k, v in item.items() if k != "report"}
-            return kind(report=VerifyReport.from_json(item["report"]), **fields_)
-
-        return cls(
-            format=value["format"],
-            x=value["x"],
-            network=value["network"],
-            verdict=CheckVerdict(
-                status=verdict["status"],
-                text=verdict["text"],
-                earliest=None if earliest is None else Earliest(**earliest),
-                other_authors=verdict["other_authors"],
-            ),
-            relays=tuple(RelaySummary.from_json(r) for r in value["relays"]),
-            proofs=tuple(RankedProof.from_json(p) for p in value["proofs"]),
-            unverified=tuple(with_report(UnverifiedProof, u) for u in value["unverified"]),
-            refused=tuple(with_report(RefusedProof, r) for r in value["refused"]),
-            set_aside=tuple(value["set_aside"]),
-            content_events=tuple(
-                ContentEventSeen(**_lists_as_tuples(c))
-                for c in value["content_events"]
-            ),
-            index=value.get("index"),
-            fuzzy=value.get("fuzzy"),
-        )
 
 
 Explained = Union[Explanation, SimhashDocExplanation]
