@@ -91,11 +91,6 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _lists_as_tuples(value: Dict[str, Any]) -> Dict[str, Any]:
-    """A JSON object's members, its arrays as tuples (a record's sequences)."""
-    return {key: tuple(item) if isinstance(item, list) else item for key, item in value.items()}
-
-
 _Record = TypeVar("_Record", bound="_Json")
 
 
