@@ -41,7 +41,10 @@ fi
 echo "== wasm: scripts/build/wasm.sh"
 bash scripts/build/wasm.sh
 echo "== wasm: the priorart binary the tests compare with"
-cargo build --locked -q -p priorart-cli
+# With priorart-schema, as `cargo test --workspace` built it: the same
+# features (its `schema` feature on the crates below), so nothing is
+# compiled again.
+cargo build --locked -q -p priorart-cli -p priorart-schema
 export PRIORART_BIN="$target/debug/priorart"
 echo "== wasm: node --test"
 cd bindings/wasm
