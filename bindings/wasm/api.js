@@ -15,15 +15,13 @@
 
 import { core as wasm, extractionModule, init } from "./modules.js";
 import { EventError, ExtractionError, InputError, PriorartError, QUOTED, SignedEventError, cut } from "./errors.js";
+// Generated from the Rust constants by crates/schema: read at import time,
+// before the WebAssembly module is loaded.
+import { FUZZY_MIN_WORDS, RELAY_ANSWER_LIMITS, SCHEMES, SIMHASH_DOC_SCHEMES } from "./constants.js";
 
 export { init };
 export { EventError, ExtractionError, InputError, PriorartError, SignedEventError };
-
-/** The fingerprint schemes, the first the default (the NIP's `X`). */
-export const SCHEMES = Object.freeze(["minhash-equality-v1", "simhash-equality-v2", "simhash-doc", "simhash-doc-v2"]);
-
-/** The simhash-doc schemes, the first `simhashDoc`'s default. */
-const SIMHASH_DOC_SCHEMES = Object.freeze(["simhash-doc-v2", "simhash-doc"]);
+export { FUZZY_MIN_WORDS, SCHEMES };
 
 const ERROR_CLASSES = { InputError, ExtractionError, EventError, SignedEventError };
 
@@ -432,7 +430,7 @@ export function nearCopiesProofFilter(input, keyAnswers) {
  * is cut off, `event_limit` or `byte_limit`, or a message skipped).
  */
 export function relayAnswerLimits() {
-  return Object.freeze(JSON.parse(call(() => wasm().relayAnswerLimits())));
+  return RELAY_ANSWER_LIMITS;
 }
 
 /**
@@ -624,9 +622,6 @@ export function checkSigned(request, signed) {
 
 // ---- Relays' answers, from a nostr client's subscriptions -------------------
 
-/** Most events kept from one relay, as priorart's relay client keeps (a flood ends the answer). */
-const MAX_EVENTS_PER_RELAY = 5_000;
-
 /**
  * What one relay answered to `filter` (the discovery query:
  * `discoveryFilter(x)`), as the `RelayAnswer` that `check` takes: `relay`
@@ -635,11 +630,12 @@ const MAX_EVENTS_PER_RELAY = 5_000;
  * `Relay.connect(url)`): a promise that fails is the relay `unreachable`.
  * The answer ends with the relay's EOSE, its CLOSED, the connection's end
  * (`disconnected`) or `timeoutMs` (default 10 s); the subscription is
- * closed then. Events are kept as the
- * client received them; `check` verifies each one.
+ * closed then. Events are kept as the client received them, at most
+ * `maxEvents` (default: `priorart check`'s, `relayAnswerLimits().maxEvents`;
+ * a flood ends the answer, `event_limit`); `check` verifies each one.
  */
 export async function relayAnswer(relay, filter, options) {
-  const { url: given, timeoutMs = 10_000, maxEvents = MAX_EVENTS_PER_RELAY } = optionsOf(options, "relayAnswer's options");
+  const { url: given, timeoutMs = 10_000, maxEvents = RELAY_ANSWER_LIMITS.maxEvents } = optionsOf(options, "relayAnswer's options");
   // setTimeout takes at most 2^31 - 1 ms (24.8 days); past it, it fires at once.
   if (typeof timeoutMs !== "number" || !(timeoutMs >= 0 && timeoutMs <= 0x7fffffff)) {
     throw new InputError("timeoutMs must be a number of milliseconds, at most 2^31 - 1", "invalid_options");

@@ -81,17 +81,14 @@ export function discoveryFilter(x: string): object {
   return core.discoveryFilter(x);
 }
 
-/** Words a text needs before near copies are looked for (nip::fuzzy_tags::FUZZY_MIN_WORDS). */
-const NEAR_COPY_MIN_WORDS = 100;
-
 /**
  * The REQ filter of the content events near `text` (their fuzzy `B`
  * keys), or null for a text too short to be looked up by them: as
  * `priorart check FILE` does by default (nip::fuzzy_tags::long_enough:
- * at least 100 whitespace-separated words).
+ * at least the package's FUZZY_MIN_WORDS whitespace-separated words).
  */
 export function nearCopiesFilter(text: string): object | null {
-  if (text.split(/\s+/).filter(Boolean).length < NEAR_COPY_MIN_WORDS) return null;
+  if (text.split(/\s+/).filter(Boolean).length < core.FUZZY_MIN_WORDS) return null;
   return core.fuzzyDiscoveryFilter(text);
 }
 

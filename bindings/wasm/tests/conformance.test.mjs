@@ -13,10 +13,9 @@ import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { check, explain, memoryHeaders, verifyProofEvent } from "../index.js";
+import { SCHEMES, check, explain, memoryHeaders, verifyProofEvent } from "../index.js";
 import { NIP_DATA, PACKAGE, ROOT, cli, scratch } from "./helpers.mjs";
 
-const SCHEMES = ["minhash-equality-v1", "simhash-equality-v2", "simhash-doc", "simhash-doc-v2"];
 const EVENTS = readFileSync(join(NIP_DATA, "events.jsonl"), "utf8").split("\n").filter(Boolean);
 const X = readFileSync(join(NIP_DATA, "x"), "utf8").trim();
 const HEADERS = Object.fromEntries(

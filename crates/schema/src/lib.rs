@@ -6,8 +6,11 @@
 //! `bindings/wasm/reports.d.ts`) equal to what the types give
 //! (`PRIORART_REGENERATE_SCHEMAS=1` rewrites them); the Python package's
 //! dataclasses are tested against the schemas
-//! (`bindings/python/tests/test_schemas.py`).
+//! (`bindings/python/tests/test_schemas.py`). The npm package's constants
+//! (scheme names, relay limits) come from the Rust constants the same way
+//! ([`constants`]).
 
+pub mod constants;
 mod typescript;
 
 pub use typescript::typescript;

@@ -1,6 +1,7 @@
-//! The committed schemas (`schemas/*.schema.json`) and TypeScript
-//! declarations (`bindings/wasm/reports.d.ts`) are what the Rust types give
-//! today, and real documents written by the libraries have exactly the
+//! The committed schemas (`schemas/*.schema.json`), TypeScript
+//! declarations (`bindings/wasm/reports.d.ts`) and npm constants
+//! (`bindings/wasm/constants.js`, `.d.ts`) are what the Rust types and
+//! constants give today, and real documents written by the libraries have exactly the
 //! members their schema lists. After changing a report type, run
 //!
 //! ```sh
@@ -13,7 +14,7 @@
 
 use priorart_nip::check::{Ending, UncheckedAnswer};
 use priorart_ots::{DetachedTimestamp, MemoryHeaders, Network, VerifyReport, header_from_hex};
-use priorart_schema::{Document, documents, typescript};
+use priorart_schema::{Document, constants, documents, typescript};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 
@@ -55,6 +56,12 @@ fn committed_schemas_are_the_types() {
         committed(&schema_path(document), &text);
     }
     committed(&typescript_path(), &typescript(&documents));
+}
+
+#[test]
+fn committed_npm_constants_are_the_rust_constants() {
+    committed(&root().join("bindings/wasm/constants.js"), &constants::javascript());
+    committed(&root().join("bindings/wasm/constants.d.ts"), &constants::declarations());
 }
 
 #[test]
