@@ -43,6 +43,7 @@ from typing import (
 from . import _priorart
 from ._priorart import ExtractionError, InputError, ProofError
 from .results import (
+    BoilerplatePassage,
     CheckReport,
     DedupCluster,
     DedupPair,
@@ -52,6 +53,8 @@ from .results import (
     IndexMatch,
     NearPair,
     Passage,
+    PassagePair,
+    PassageSearch,
     SimhashDocExplanation,
     WebArchiveRecord,
 )
@@ -61,6 +64,7 @@ if TYPE_CHECKING:
 
 # The public names; also what dir(priorart) lists (`__dir__` below).
 __all__ = [
+    "BoilerplatePassage",
     "CheckReport",
     "DedupCluster",
     "DedupPair",
@@ -77,6 +81,8 @@ __all__ = [
     "NearPair",
     "PDF_TIME_LIMIT",
     "Passage",
+    "PassagePair",
+    "PassageSearch",
     "Progress",
     "ProofError",
     "SCHEMES",
@@ -86,6 +92,7 @@ __all__ = [
     "WebArchiveRecord",
     "check",
     "dedup",
+    "dedup_passages",
     "explain",
     "explain_equality",
     "explain_simhash_doc",
@@ -487,6 +494,84 @@ def _dedup_against(
     )
     survivors = tuple(json.loads(line)["id"] for line in survivors_text.splitlines())
     return DedupResult(pairs, clusters, documents, empty, candidate_count, survivors, again)
+
+
+def dedup_passages(
+    texts: Iterable[str],
+    ids: Optional[Iterable[Union[str, int]]] = None,
+    *,
+    min_words: int = 50,
+    boilerplate: int = 32,
+    min_marks: int = 5,
+    min_coverage: float = 0.65,
+    working_set: Optional[int] = None,
+    threads: Optional[int] = None,
+    temp_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
+    progress: Optional[Progress] = None,
+) -> PassageSearch:
+    """Every pair of documents of a collection that share a passage (a
+    partial copy: a paragraph pasted into another text, verbatim or with
+    words replaced), with the passages, and the boilerplate set apart:
+    what ``priorart dedup --passages`` finds for the same texts, computed
+    by the same search (the ``priorart-dedup`` crate) with the same
+    defaults. :meth:`PassageSearch.passages_jsonl` and
+    :meth:`PassageSearch.boilerplate_jsonl` are its two files.
+
+    Each text's winnowing marks (hashes of its content-word 3-grams) are
+    sorted on disk; pairs of documents sharing at least ``min_marks`` of
+    them (3 within 64 content words) are aligned by ``priorart compare
+    --passages``'s aligner, and a passage is reported when it has at least
+    ``min_words`` words on both sides and one side is found in the other
+    in runs of words (``min_coverage``, 0 to 1, of its content words). A
+    hash more than ``boilerplate`` documents hold (licenses, headers) makes
+    no pair: its passages are reported once each
+    (:attr:`PassageSearch.boilerplate`). A pair is ``(a, b)`` with ``a``
+    the earlier in the input.
+
+    ``texts`` and ``ids`` are read as :func:`dedup` reads them (any
+    iterable, pyarrow arrays a slice at a time, 16 MiB batches with the GIL
+    released; the texts spilled to a temporary file in ``temp_dir`` and
+    only the candidates read back: memory does not grow with their total
+    size; ``working_set`` bytes of text aligned at once, 128 MiB by
+    default). Empty texts are skipped and counted. ``progress``, if given,
+    is called after each batch read as ``progress("reading", rows, 0)``,
+    then about five times a second as ``progress("candidates" or
+    "verifying", done, total)`` (verifying: aligning the candidates).
+    Ctrl-C stops a run (``KeyboardInterrupt``).
+
+    Raises :class:`InputError`: a ``str`` where the texts belong (reason
+    ``not_a_collection``), ids not as many as the texts (``ids_length``),
+    an id given twice (``repeated_id``), a setting out of range
+    (``out_of_range``, naming it: ``min_words`` at least 1,
+    ``boilerplate`` at least 2, ``min_marks`` at least 1); ``TypeError``
+    for a row that is not a text, naming it."""
+    if isinstance(texts, (str, bytes)):
+        raise _input_error("not_a_collection", "texts is one text: pass a list (or any iterable) of texts")
+    if isinstance(ids, (str, bytes)):
+        raise _input_error("not_a_collection", "ids is one str: pass a list (or any iterable) of ids")
+    found = _priorart.dedup_passages_jsonl(
+        _rows(texts),
+        None if ids is None else _rows(ids),
+        min_words,
+        boilerplate,
+        min_marks,
+        min_coverage,
+        working_set,
+        threads,
+        None if temp_dir is None else os.fspath(temp_dir),
+        progress,
+    )
+    pairs_text, boilerplate_text, documents, empty, unmarked, candidates, unaligned = found
+    pairs = tuple(PassagePair.from_json(json.loads(line)) for line in _jsonl(pairs_text))
+    boilerplate_found = tuple(BoilerplatePassage(**json.loads(line)) for line in _jsonl(boilerplate_text))
+    return PassageSearch(pairs, boilerplate_found, documents, empty, unmarked, candidates, unaligned)
+
+
+def _jsonl(text: str) -> List[str]:
+    """The lines of JSON Lines text, each ending in a newline: split at
+    newlines only (``str.splitlines`` also splits at U+2028 and U+0085,
+    which JSON strings hold unescaped)."""
+    return text.split("\n")[:-1]
 
 
 #: Rows of a pyarrow array converted to Python at once (bounded memory).

@@ -104,6 +104,49 @@ def dedup_band_keys(
 def jaccard_many(
     a: Iterable[object], b: Iterable[object], shingles: str = "words", threads: Optional[int] = None
 ) -> List[float]: ...
+def dedup_passages_jsonl(
+    texts: Iterable[object],
+    ids: Optional[Iterable[object]] = None,
+    min_words: Optional[int] = None,
+    boilerplate: Optional[int] = None,
+    min_marks: Optional[int] = None,
+    min_coverage: Optional[float] = None,
+    working_set: Optional[int] = None,
+    threads: Optional[int] = None,
+    temp_dir: Optional[Union[str, PathLike[str]]] = None,
+    progress: _Progress = None,
+) -> Tuple[str, str, int, int, int, int, int]: ...
+def passage_marks(texts: Iterable[object], threads: Optional[int] = None) -> Tuple[List[int], bytes, bytes]: ...
+def boilerplate_lines(
+    ids: Sequence[str],
+    texts: Sequence[str],
+    words: Sequence[Sequence[int]],
+    documents: Sequence[Sequence[int]],
+    min_words: Optional[int] = None,
+    threads: Optional[int] = None,
+) -> List[List[Tuple[int, str]]]: ...
+@final
+class PassageChecker:
+    """Candidate pairs checked as ``priorart dedup --passages`` checks them."""
+
+    def __new__(
+        cls,
+        boilerplate_hashes: bytes,
+        min_words: Optional[int] = None,
+        boilerplate: Optional[int] = None,
+        min_marks: Optional[int] = None,
+        min_coverage: Optional[float] = None,
+    ) -> PassageChecker: ...
+    def check_many(
+        self,
+        a_ids: Sequence[str],
+        b_ids: Sequence[str],
+        marks: Sequence[int],
+        a_texts: Sequence[str],
+        b_texts: Sequence[str],
+        threads: Optional[int] = None,
+    ) -> Tuple[List[Optional[str]], int]: ...
+
 def layout_shape(layout: str = "manku-16x28") -> Tuple[int, int, List[int]]: ...
 def extract(data: bytes, format: Optional[str] = None) -> str: ...
 def detect_format(data: bytes, format: Optional[str] = None) -> str: ...
