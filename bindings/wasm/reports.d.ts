@@ -751,3 +751,62 @@ export interface Operation {
   /** Its argument, hex (absent for hashes). */
   arg?: string | null;
 }
+
+/** A line of `pairs.jsonl`: two documents near each other. */
+export interface DedupPair {
+  /**
+   * The first document's id: the earlier in the input, or (against an
+   * index) the index's.
+   */
+  a: string;
+  /** The second document's id. */
+  b: string;
+  /** The Hamming distance of their simhash-doc values. */
+  hamming: number;
+  /**
+   * The Jaccard similarity of their word 5-grams: exact, or estimated
+   * from the index's sketches (`verification`); `null` for a pair with
+   * an index document that has no sketch.
+   */
+  jaccard: number | null;
+  /**
+   * Where `jaccard` is estimated from bottom-k sketches (an input read
+   * once: standard input): its standard error, to 4 decimals (0 where
+   * the estimate is exact).
+   */
+  jaccard_standard_error?: number | null;
+  /** Against an index: how `jaccard` is known. */
+  verification?: PairVerification | null;
+}
+
+/**
+ * How the similarity of a reported pair is known; in JSON, its name
+ * (`exact`, `estimated`, `unverified`).
+ */
+export type PairVerification = "exact" | "estimated" | "unverified";
+
+/**
+ * A line of `clusters.jsonl`: a connected group of two or more near
+ * duplicates.
+ */
+export interface DedupCluster {
+  /**
+   * The member a deduplication keeps: the first in the input, or
+   * (against an index) the index's first.
+   */
+  representative: string;
+  /** How many members. */
+  size: number;
+  /** Every member's id, the representative first. */
+  members: string[];
+  /** Against an index: the members that are the index's. */
+  from_index?: string[] | null;
+  /** The representative's simhash-doc value (13 base32hex digits). */
+  "simhash-doc": string;
+}
+
+/** A line of `survivors.jsonl` (`dedup --against`): a new document kept. */
+export interface DedupSurvivor {
+  /** Its id. */
+  id: string;
+}

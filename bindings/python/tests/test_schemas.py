@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Set
 
 import pytest
 
+import priorart
 from priorart import results
 
 from conftest import REPO
@@ -50,6 +51,8 @@ TYPED: Dict[str, Any] = {
     "ProofInfo": (results.ProofInfo, {}),
     "TimestampNode": (results.TimestampNode, {}),
     "Operation": (results.Operation, {}),
+    "DedupPair": (results.DedupPair, {}),
+    "DedupCluster": (results.DedupCluster, {"simhash-doc": "simhash_doc"}),
 }
 
 # Objects the package hands over as plain dicts (or does not hand over:
@@ -62,6 +65,7 @@ UNTYPED = {
     "NotReportedCount": "inside CheckReport.fuzzy",
     "PassagesReport": "passages() returns the list of passages",
     "PassagesText": "passages() returns the list of passages",
+    "DedupSurvivor": "DedupResult.survivors holds the ids",
     # The variants of OtsVerification, checked through it.
     "OtsVerified": "a variant of OtsVerification",
     "OtsDigestMismatch": "a variant of OtsVerification",
@@ -172,3 +176,23 @@ def test_to_json_writes_the_members_in_the_schemas_order(name):
         assert [member for member in order if member in members] == members, (
             f"{cls.__name__}.to_json writes {order}, the schema's order is {members}"
         )
+
+
+def _holds_members(value: Dict[str, Any], name: str) -> None:
+    """`value` has every required member of the schema `name`, no other,
+    in the schema's order."""
+    schema = _named()[name]["schema"]
+    members = list(schema["properties"])
+    assert set(schema["required"]) <= set(value), f"{name}: {value} lacks {set(schema['required']) - set(value)}"
+    assert list(value) == [member for member in members if member in value], f"{name}: {list(value)}, not {members}"
+
+
+def test_dedup_lines_have_their_schemas_members_in_order():
+    sample = ("Tidal mills ground grain on the estuary: the incoming tide filled a pond behind a dam, "
+              "and at ebb the water turned the wheel.")
+    found = priorart.dedup([sample, sample + " Once more.", sample, "Something else entirely."])
+    assert found.pairs and found.clusters, found
+    for pair in found.pairs:
+        _holds_members(pair.to_json(), "DedupPair")
+    for cluster in found.clusters:
+        _holds_members(cluster.to_json(), "DedupCluster")

@@ -43,5 +43,8 @@ pub fn documents() -> Vec<Document> {
         schema_of::<priorart_fingerprint::SimhashDocExplanation>("explain-simhash-doc"),
         schema_of::<priorart_ots::VerifyJson<'static>>("ots-verify"),
         schema_of::<priorart_ots::ProofInfo>("ots-info"),
+        schema_of::<priorart_dedup::output::PairLine<'static>>("dedup-pairs"),
+        schema_of::<priorart_dedup::output::ClusterLine<'static>>("dedup-clusters"),
+        schema_of::<priorart_dedup::output::SurvivorLine<'static>>("dedup-survivors"),
     ]
 }

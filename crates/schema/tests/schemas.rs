@@ -269,3 +269,24 @@ fn ots_reports_have_their_schemas_members() {
     }
     assert!(seen >= 5, "{seen} proofs read");
 }
+
+#[test]
+fn dedup_lines_have_their_schemas_members() {
+    use priorart_dedup::{Control, Document, Quiet, Settings, TextCollection, output};
+    let settings = Settings::new(6, 0.5, Default::default()).expect("the CLI's defaults");
+    let mut collection = TextCollection::new(settings, None).expect("a temporary directory");
+    let again = format!("{SAMPLE} Once more.");
+    let documents = [("a", SAMPLE), ("b", again.as_str()), ("c", SAMPLE), ("d", "Something else entirely.")];
+    collection.push(&documents.map(|(id, text)| Document { id, text })).expect("texts within limits");
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let (catalog, outcome) =
+        collection.deduplicate(Control { progress: &Quiet, stop: &stop }).expect("a run to its end");
+    assert!(!outcome.pairs.is_empty() && !outcome.clusters.is_empty(), "{outcome:?}");
+    let lines = |bytes: Vec<u8>| String::from_utf8(bytes).expect("JSON text");
+    for line in lines(output::pair_lines(&catalog, &outcome, None)).lines() {
+        holds("dedup-pairs", line);
+    }
+    for line in lines(output::cluster_lines(&catalog, &outcome)).lines() {
+        holds("dedup-clusters", line);
+    }
+}

@@ -243,20 +243,25 @@ class DedupPair(_Json):
     new documents), ``"estimated"`` (``a`` an index document, ``jaccard``
     estimated from its sketch) or ``"unverified"`` (an index document with
     no sketch: ``jaccard`` is ``None``). Without an index it is ``None``
-    and left out of the JSON, as the CLI leaves it out."""
+    and left out of the JSON, as the CLI leaves it out.
+    ``jaccard_standard_error`` is the CLI's where it estimates ``jaccard``
+    from bottom-k sketches (an input read once: standard input); ``None``
+    (left out) here, where every pair is verified exactly."""
 
-    _OPTIONAL = ("verification",)
+    _OPTIONAL = ("jaccard_standard_error", "verification")
 
     a: str
     b: str
     hamming: int
     jaccard: Optional[float]
+    jaccard_standard_error: Optional[float] = None
     verification: Optional[str] = None
 
     def __repr__(self) -> str:
-        # verification shown only when there is one (a dedup against an
-        # index), as the JSON shows it.
-        extra = "" if self.verification is None else f", verification={self.verification!r}"
+        # The optional members shown only when there is one, as the JSON
+        # shows them.
+        extra = "".join(f", {name}={getattr(self, name)!r}" for name in self._OPTIONAL
+                        if getattr(self, name) is not None)
         return f"DedupPair(a={self.a!r}, b={self.b!r}, hamming={self.hamming!r}, jaccard={self.jaccard!r}{extra})"
 
 
