@@ -810,3 +810,52 @@ export interface DedupSurvivor {
   /** Its id. */
   id: string;
 }
+
+/**
+ * One lookup's answer as `priorart index query --json` prints it (and
+ * `priorart check --index` under `index.answer`). The similarity is
+ * `jaccard_estimate`: estimated from sketches, not the exact value
+ * `priorart compare` computes from both texts.
+ */
+export interface IndexAnswer {
+  /** What was looked up: the file's name, or the value. */
+  query: string;
+  /**
+   * The simhash-doc value looked up (13 base32hex digits; of the
+   * index's token rule), `null` for a lookup of `X` alone.
+   */
+  "simhash-doc": string | null;
+  /**
+   * The `X` looked up (64 hex digits), `null` for a lookup of a
+   * simhash-doc value alone.
+   */
+  "minhash-equality-v1": string | null;
+  /**
+   * The documents within the distance asked for: highest estimated
+   * similarity first, then nearest.
+   */
+  near: IndexMatch[];
+  /** The ids of the documents with the same `X`. */
+  same_x: string[];
+}
+
+/** A document within the distance, in [`AnswerJson::near`]. */
+export interface IndexMatch {
+  /** The document's id. */
+  id: string;
+  /** Its simhash-doc value (13 base32hex digits). */
+  "simhash-doc": string;
+  /** The Hamming distance of the two simhash-doc values. */
+  distance: number;
+  /** `1 - distance / 64`. */
+  similarity: number;
+  /**
+   * The Jaccard similarity of the two texts' word shingles estimated
+   * from their sketches; `null` when either has none (unverified).
+   */
+  jaccard_estimate: number | null;
+  /** How the similarity is known: `estimated` or `unverified`. */
+  verification: PairVerification;
+  /** Whether the document also has the looked-up `X`. */
+  same_x: boolean;
+}

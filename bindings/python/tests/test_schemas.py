@@ -66,6 +66,10 @@ UNTYPED = {
     "PassagesReport": "passages() returns the list of passages",
     "PassagesText": "passages() returns the list of passages",
     "DedupSurvivor": "DedupResult.survivors holds the ids",
+    "IndexAnswer": "Index.query returns the list of IndexMatch",
+    # Its to_json adds members derived from the fields (similarity,
+    # verification): held to the schema by test_index_matches_to_json_...
+    "IndexMatch": "IndexMatch.to_json derives similarity and verification",
     # The variants of OtsVerification, checked through it.
     "OtsVerified": "a variant of OtsVerification",
     "OtsDigestMismatch": "a variant of OtsVerification",
@@ -196,3 +200,14 @@ def test_dedup_lines_have_their_schemas_members_in_order():
         _holds_members(pair.to_json(), "DedupPair")
     for cluster in found.clusters:
         _holds_members(cluster.to_json(), "DedupCluster")
+
+
+def test_index_matches_to_json_has_its_schemas_members_in_order():
+    sample = "Tidal mills ground grain in the estuaries of Europe for eight centuries."
+    index = priorart.Index()
+    index.insert("text", sample)
+    index.insert("value", priorart.simhash_doc(sample))
+    matches = index.query(sample)
+    assert {m.jaccard_estimate is None for m in matches} == {True, False}, matches
+    for match in matches:
+        _holds_members(match.to_json(), "IndexMatch")

@@ -4,8 +4,7 @@
 use anyhow::Result;
 use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, Shingling, SimhashDoc};
 pub(crate) use priorart_index::Answer;
-use priorart_index::{Index, Match, Query, Verification};
-use serde_json::json;
+use priorart_index::{AnswerJson, Index, Query};
 use std::io::Write;
 
 /// One lookup: its name (the file, or the value looked up) and the query.
@@ -47,40 +46,10 @@ impl Lookup {
     }
 }
 
-/// How a near match's similarity is known: estimated from sketches, or
-/// unverified (found by distance alone: the lookup or the document has no
-/// sketch).
-fn verification(m: &Match) -> Verification {
-    if m.jaccard_estimate.is_some() { Verification::Estimated } else { Verification::Unverified }
-}
-
-/// One lookup's answer as the JSON object `index query --json` prints.
-/// The similarity is `jaccard_estimate`: estimated from sketches, not the
-/// exact value `compare` computes from both texts; `verification` says
-/// whether there is one.
+/// One lookup's answer as the JSON object `index query --json` prints
+/// ([`priorart_index::AnswerJson`], whose schema is in `schemas/`).
 pub(crate) fn answer_json(lookup: &Lookup, answer: &Answer) -> serde_json::Value {
-    let near: Vec<_> = answer
-        .near
-        .iter()
-        .map(|m| {
-            json!({
-                "id": m.id,
-                "simhash-doc": SimhashDoc(m.simhash).to_string(),
-                "distance": m.distance,
-                "similarity": 1.0 - f64::from(m.distance) / 64.0,
-                "jaccard_estimate": m.jaccard_estimate,
-                "verification": verification(m).name(),
-                "same_x": answer.has_same_x(&m.id),
-            })
-        })
-        .collect();
-    json!({
-        "query": lookup.name,
-        "simhash-doc": lookup.query.simhash.map(|s| SimhashDoc(s).to_string()),
-        "minhash-equality-v1": lookup.x().map(|x| x.to_string()),
-        "near": near,
-        "same_x": answer.same_x.iter().map(|m| &m.id).collect::<Vec<_>>(),
-    })
+    serde_json::to_value(AnswerJson::new(&lookup.name, &lookup.query, answer)).expect("an answer serializes")
 }
 
 /// One lookup's answer as `index query` prints it.

@@ -46,5 +46,6 @@ pub fn documents() -> Vec<Document> {
         schema_of::<priorart_dedup::output::PairLine<'static>>("dedup-pairs"),
         schema_of::<priorart_dedup::output::ClusterLine<'static>>("dedup-clusters"),
         schema_of::<priorart_dedup::output::SurvivorLine<'static>>("dedup-survivors"),
+        schema_of::<priorart_index::AnswerJson<'static>>("index-query"),
     ]
 }

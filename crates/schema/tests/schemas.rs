@@ -290,3 +290,26 @@ fn dedup_lines_have_their_schemas_members() {
         holds("dedup-clusters", line);
     }
 }
+
+#[test]
+fn index_answers_have_their_schemas_members() {
+    use priorart_index::{AnswerJson, Entry, Layout, MemoryIndex, Query};
+    let shingling = priorart_fingerprint::Shingling::default();
+    let mut fingerprinter = priorart_fingerprint::Fingerprinter::new();
+    let mut index = MemoryIndex::new(Layout::for_distance(3).expect("a layout"), shingling);
+    index.insert_text("text", SAMPLE, &mut fingerprinter).expect("a new id");
+    let again = format!("{SAMPLE} Once more.");
+    let near = Query::of_text(&again, shingling, &mut fingerprinter);
+    let mut by_value = Entry::of_text("value", &again, shingling, &mut fingerprinter);
+    by_value.sketch = None;
+    index.insert(by_value).expect("a new id");
+    let x = Query::of_text(SAMPLE, shingling, &mut fingerprinter).x.expect("a text's X");
+    let mut seen = 0;
+    for query in [near.clone(), Query::of_simhash(near.simhash.expect("a text's value")), Query::of_x(x)] {
+        let answer = index.query(&query, 3).expect("k within the layout");
+        seen += answer.documents();
+        let json = serde_json::to_string(&AnswerJson::new("a name", &query, &answer)).expect("serializes");
+        holds("index-query", &json);
+    }
+    assert!(seen >= 4, "{seen} documents found");
+}
