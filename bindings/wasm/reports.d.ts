@@ -826,6 +826,13 @@ export interface IndexAnswer {
    */
   "simhash-doc": string | null;
   /**
+   * The scheme of the simhash-doc values of the answer (the looked-up
+   * one and the matches'): the index's, `simhash-doc-v2` or (an index
+   * built before it) `simhash-doc`; `null` for a lookup of `X` alone.
+   * The member `simhash-doc` keeps its name whatever the scheme.
+   */
+  simhash_scheme: string | null;
+  /**
    * The `X` looked up (64 hex digits), `null` for a lookup of a
    * simhash-doc value alone.
    */

@@ -332,7 +332,7 @@ fn query(args: QueryArgs) -> Result<ExitCode> {
             }
         }
     }
-    lookups.extend(args.simhash.iter().map(|&simhash| Lookup::of_simhash(simhash)));
+    lookups.extend(args.simhash.iter().map(|&simhash| Lookup::of_simhash(simhash, index.shingling())));
     lookups.extend(args.x.iter().map(Lookup::of_x));
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

@@ -13,7 +13,7 @@
 
 use crate::Verification;
 use crate::document::{self, SKETCH_WIDTH};
-use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, Shingling, SimhashDoc, WordShingles};
+use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, Scheme, Shingling, SimhashDoc, WordShingles};
 use serde::Serialize;
 
 /// A document found by a query.
@@ -108,6 +108,11 @@ pub struct AnswerJson<'a> {
     /// index's token rule), `null` for a lookup of `X` alone.
     #[serde(rename = "simhash-doc")]
     pub simhash_doc: Option<String>,
+    /// The scheme of the simhash-doc values of the answer (the looked-up
+    /// one and the matches'): the index's, `simhash-doc-v2` or (an index
+    /// built before it) `simhash-doc`; `null` for a lookup of `X` alone.
+    /// The member `simhash-doc` keeps its name whatever the scheme.
+    pub simhash_scheme: Option<&'static str>,
     /// The `X` looked up (64 hex digits), `null` for a lookup of a
     /// simhash-doc value alone.
     #[serde(rename = "minhash-equality-v1")]
@@ -142,8 +147,9 @@ pub struct MatchJson<'a> {
 }
 
 impl<'a> AnswerJson<'a> {
-    /// The answer to `query`, named `name`.
-    pub fn new(name: &'a str, query: &Query, answer: &'a Answer) -> AnswerJson<'a> {
+    /// The answer to `query`, named `name`, its simhash-doc values of
+    /// `scheme` (the index's; `None` for a lookup of `X` alone).
+    pub fn new(name: &'a str, query: &Query, scheme: Option<Scheme>, answer: &'a Answer) -> AnswerJson<'a> {
         let near = answer
             .near
             .iter()
@@ -164,6 +170,7 @@ impl<'a> AnswerJson<'a> {
         AnswerJson {
             query: name,
             simhash_doc: query.simhash.map(|s| SimhashDoc(s).to_string()),
+            simhash_scheme: scheme.map(Scheme::id),
             x: query.x.map(|x| EqualityFingerprint(x).to_string()),
             near,
             same_x: answer.same_x.iter().map(|m| m.id.as_str()).collect(),

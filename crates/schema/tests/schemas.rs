@@ -305,10 +305,13 @@ fn index_answers_have_their_schemas_members() {
     index.insert(by_value).expect("a new id");
     let x = Query::of_text(SAMPLE, shingling, &mut fingerprinter).x.expect("a text's X");
     let mut seen = 0;
-    for query in [near.clone(), Query::of_simhash(near.simhash.expect("a text's value")), Query::of_x(x)] {
+    let scheme = Some(shingling.token_rule().simhash_scheme());
+    let by_simhash = Query::of_simhash(near.simhash.expect("a text's value"));
+    for (query, scheme) in [(near.clone(), scheme), (by_simhash, scheme), (Query::of_x(x), None)] {
         let answer = index.query(&query, 3).expect("k within the layout");
         seen += answer.documents();
-        let json = serde_json::to_string(&AnswerJson::new("a name", &query, &answer)).expect("serializes");
+        let json =
+            serde_json::to_string(&AnswerJson::new("a name", &query, scheme, &answer)).expect("serializes");
         holds("index-query", &json);
     }
     assert!(seen >= 4, "{seen} documents found");
