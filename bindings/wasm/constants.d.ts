@@ -9,7 +9,7 @@ export declare const SCHEMES: readonly ["minhash-equality-v1", "simhash-equality
 export declare const SIMHASH_DOC_SCHEMES: readonly ["simhash-doc-v2", "simhash-doc"];
 
 /** What one relay's answer to a query may cost, as `priorart check` reads relays (`priorart_nip::limits`). */
-export declare const RELAY_ANSWER_LIMITS: Readonly<{ maxEvents: number; maxBytes: number; maxMessageBytes: number }>;
+export declare const RELAY_ANSWER_LIMITS: Readonly<{ maxEvents: number; maxBytes: number; maxMessageBytes: number; maxNotices: number; maxTextChars: number }>;
 
 /** Words a text needs before its near copies are looked up by its `B` keys (`priorart_nip::fuzzy_tags::FUZZY_MIN_WORDS`). */
 export declare const FUZZY_MIN_WORDS: 100;

@@ -9,7 +9,7 @@ export const SCHEMES = Object.freeze(["minhash-equality-v1", "simhash-equality-v
 export const SIMHASH_DOC_SCHEMES = Object.freeze(["simhash-doc-v2", "simhash-doc"]);
 
 /** What one relay's answer to a query may cost, as `priorart check` reads relays (`priorart_nip::limits`). */
-export const RELAY_ANSWER_LIMITS = Object.freeze({ maxEvents: 5000, maxBytes: 67108864, maxMessageBytes: 525312 });
+export const RELAY_ANSWER_LIMITS = Object.freeze({ maxEvents: 5000, maxBytes: 67108864, maxMessageBytes: 525312, maxNotices: 10, maxTextChars: 160 });
 
 /** Words a text needs before its near copies are looked up by its `B` keys (`priorart_nip::fuzzy_tags::FUZZY_MIN_WORDS`). */
 export const FUZZY_MIN_WORDS = 100;

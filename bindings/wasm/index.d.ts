@@ -208,8 +208,18 @@ export type DiscoveryFilter = {
 };
 /** @deprecated Use `DiscoveryFilter` (nostr-tools exports a `Filter` of its own). */
 export type Filter = DiscoveryFilter;
-/** What one relay's answer to a query may cost, as `priorart check` reads relays (`nip::limits`); `relayAnswer`'s default `maxEvents`. */
-export function relayAnswerLimits(): Readonly<{ maxEvents: number; maxBytes: number; maxMessageBytes: number }>;
+/**
+ * What one relay's answer to a query may cost, as `priorart check` reads relays (`nip::limits`);
+ * `relayAnswer`'s default `maxEvents`. `maxNotices` notices are kept, and a relay's texts
+ * (notices, a CLOSED message) are quoted up to `maxTextChars` characters (`check` cuts them so).
+ */
+export function relayAnswerLimits(): Readonly<{
+  maxEvents: number;
+  maxBytes: number;
+  maxMessageBytes: number;
+  maxNotices: number;
+  maxTextChars: number;
+}>;
 /** The NIP's discovery query for `x` (`{"kinds": [...], "#X": [x]}`), as `priorart check` sends it. */
 export function discoveryFilter(x: string): DiscoveryFilter & { "#X": string[] };
 /**

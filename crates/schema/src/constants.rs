@@ -9,7 +9,8 @@
 use priorart_fingerprint::{Scheme, TokenRule};
 use priorart_nip::fuzzy_tags::FUZZY_MIN_WORDS;
 use priorart_nip::limits::{
-    MAX_BYTES_PER_RELAY_ANSWER, MAX_EVENTS_PER_RELAY_ANSWER, MAX_RELAY_MESSAGE_BYTES,
+    MAX_BYTES_PER_RELAY_ANSWER, MAX_EVENTS_PER_RELAY_ANSWER, MAX_NOTICES_PER_RELAY_ANSWER,
+    MAX_RELAY_MESSAGE_BYTES, MAX_RELAY_TEXT_CHARS,
 };
 use std::fmt::Write;
 
@@ -52,6 +53,8 @@ fn constants() -> Vec<Constant> {
                 ("maxEvents", MAX_EVENTS_PER_RELAY_ANSWER),
                 ("maxBytes", MAX_BYTES_PER_RELAY_ANSWER),
                 ("maxMessageBytes", MAX_RELAY_MESSAGE_BYTES),
+                ("maxNotices", MAX_NOTICES_PER_RELAY_ANSWER),
+                ("maxTextChars", MAX_RELAY_TEXT_CHARS),
             ]),
         },
         Constant {
