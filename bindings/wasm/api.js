@@ -452,6 +452,15 @@ export function fuzzyDiscoveryFilter(input) {
   return JSON.parse(call(() => wasm().fuzzyDiscoveryFilter(text(input, "text"))));
 }
 
+/**
+ * Whether `priorart check FILE` looks for the near copies of `text` by
+ * default: `FUZZY_MIN_WORDS` words or more, two letters of Chinese,
+ * Japanese, Thai… counting as one (nip::fuzzy_tags::long_enough).
+ */
+export function fuzzyByDefault(input) {
+  return call(() => wasm().fuzzyByDefault(text(input, "text")));
+}
+
 /** A block height: a whole number from 0 to 2^32 - 1. */
 function height(value, name) {
   const number = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value;

@@ -227,6 +227,8 @@ export function discoveryFilter(x: string): DiscoveryFilter & { "#X": string[] }
  * its `B` keys, as `priorart check --fuzzy` sends it.
  */
 export function fuzzyDiscoveryFilter(text: string): DiscoveryFilter & { "#B": string[] };
+/** Whether `priorart check FILE` looks for the near copies of `text` by default: `FUZZY_MIN_WORDS` words or more, two letters of Chinese, Japanese, Thai… counting as one. */
+export function fuzzyByDefault(text: string): boolean;
 /** The REQ filter for the proofs of the near copies among `keyAnswers` (answers to `fuzzyDiscoveryFilter(text)`), or `null` without one. */
 export function nearCopiesProofFilter(text: string, keyAnswers: readonly RelayAnswer[] | string): DiscoveryFilter | null;
 

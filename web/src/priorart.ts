@@ -84,12 +84,12 @@ export function discoveryFilter(x: string): object {
 /**
  * The REQ filter of the content events near `text` (their fuzzy `B`
  * keys), or null for a text too short to be looked up by them: as
- * `priorart check FILE` does by default (nip::fuzzy_tags::long_enough:
- * at least the package's FUZZY_MIN_WORDS whitespace-separated words).
+ * `priorart check FILE` does by default (the package's fuzzyByDefault:
+ * nip::fuzzy_tags::long_enough, 100 words or more, two letters of Chinese,
+ * Japanese, Thai… counting as one).
  */
 export function nearCopiesFilter(text: string): object | null {
-  if (text.split(/\s+/).filter(Boolean).length < core.FUZZY_MIN_WORDS) return null;
-  return core.fuzzyDiscoveryFilter(text);
+  return core.fuzzyByDefault(text) ? core.fuzzyDiscoveryFilter(text) : null;
 }
 
 /**

@@ -450,6 +450,14 @@ pub fn fuzzy_discovery_filter(text: JsValue) -> Result<String, JsValue> {
     Ok(filter_json(&near_query(&string(&text, "text")?)?.filter()))
 }
 
+/// Whether `priorart check FILE` looks for the near copies of `text` by
+/// default: [`priorart_nip::fuzzy_tags::long_enough`] (100 words or more,
+/// two letters of Chinese, Japanese, Thai… counting as one).
+#[wasm_bindgen(js_name = fuzzyByDefault)]
+pub fn fuzzy_by_default(text: JsValue) -> Result<bool, JsValue> {
+    Ok(priorart_nip::fuzzy_tags::long_enough(&string(&text, "text")?))
+}
+
 /// A filter as the JSON a REQ carries.
 fn filter_json(filter: &Filter) -> String {
     serde_json::to_string(filter).expect("a filter serializes")
