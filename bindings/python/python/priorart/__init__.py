@@ -562,16 +562,26 @@ def dedup_passages(
         progress,
     )
     pairs_text, boilerplate_text, documents, empty, unmarked, candidates, unaligned = found
+    # The pairs' text may be hundreds of MB: parsed a line at a time, then let go.
+    del found
     pairs = tuple(PassagePair.from_json(json.loads(line)) for line in _jsonl(pairs_text))
+    del pairs_text
     boilerplate_found = tuple(BoilerplatePassage(**json.loads(line)) for line in _jsonl(boilerplate_text))
     return PassageSearch(pairs, boilerplate_found, documents, empty, unmarked, candidates, unaligned)
 
 
-def _jsonl(text: str) -> List[str]:
-    """The lines of JSON Lines text, each ending in a newline: split at
-    newlines only (``str.splitlines`` also splits at U+2028 and U+0085,
-    which JSON strings hold unescaped)."""
-    return text.split("\n")[:-1]
+def _jsonl(text: str) -> Iterator[str]:
+    """The lines of JSON Lines text, each ending in a newline, one at a
+    time (not a list of copies of them all): split at newlines only
+    (``str.splitlines`` also splits at U+2028 and U+0085, which JSON strings
+    hold unescaped)."""
+    start = 0
+    while True:
+        end = text.find("\n", start)
+        if end < 0:
+            return
+        yield text[start:end]
+        start = end + 1
 
 
 #: Rows of a pyarrow array converted to Python at once (bounded memory).
