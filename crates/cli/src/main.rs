@@ -33,6 +33,7 @@ mod corpus;
 mod dedup_against;
 mod dedup_passages;
 mod exit;
+mod index_passages;
 mod input;
 mod lookup;
 mod pdf_child;
