@@ -11,8 +11,9 @@
 //! with how many documents hold them ([`BoilerplateSpan`]). The other
 //! hits are grouped by document and chained: a mark joins a chain when it
 //! comes within [`CHAIN_GAP`] content words of the chain's last mark in the
-//! text and of its marks in the document (in either direction: words
-//! shuffled or sentences swapped inside a passage keep it whole). A chain
+//! text, and its place in the document within as many words of where the
+//! chain's last mark puts it (in either direction: words shuffled or
+//! sentences swapped inside a passage keep it whole). A chain
 //! of [`PassageSearch::min_marks`] marks whose stretch of the text has
 //! [`PassageSearch::min_words`] words, not mostly boilerplate, is a
 //! passage.
@@ -237,41 +238,56 @@ struct Chain {
     /// The text's first and last marks (indexes into its marks).
     first: usize,
     last: usize,
-    /// The indexed document's words and bytes the marks cover.
-    words: Range<u32>,
+    /// Where its last mark is in the document less where it is in the
+    /// text, in content words: a copied passage keeps it nearly constant.
+    diagonal: i64,
+    /// The indexed document's bytes the marks cover.
     bytes: Range<u32>,
     marks: u32,
 }
 
-/// The hits of one document, chained (see the module).
+/// The hits of one document, chained (see the module): each hit of a
+/// text's mark joins the longest open chain whose diagonal it is within
+/// [`CHAIN_GAP`] words of (each chain takes the nearest hit of a mark, and
+/// each hit joins one chain), or starts a chain. A phrase the document
+/// repeats elsewhere therefore neither stretches a passage nor joins it.
 fn chains(hits: &[Hit], marks: &[Mark]) -> Vec<Chain> {
     let mut open: Vec<Chain> = Vec::new();
     let mut done: Vec<Chain> = Vec::new();
-    for hit in hits {
+    let diagonal = |hit: &Hit| i64::from(hit.word) - i64::from(marks[hit.mark].word);
+    for group in hits.chunk_by(|x, y| x.mark == y.mark) {
+        let word = marks[group[0].mark].word;
         // `hits` come in the text's order: a chain left behind is done.
         let (gone, kept): (Vec<Chain>, Vec<Chain>) =
-            open.into_iter().partition(|chain| marks[hit.mark].word > marks[chain.last].word + CHAIN_GAP);
+            open.into_iter().partition(|chain| word > marks[chain.last].word + CHAIN_GAP);
         done.extend(gone);
         open = kept;
-        let near = |chain: &Chain| {
-            hit.word + CHAIN_GAP >= chain.words.start && hit.word <= chain.words.end.saturating_add(CHAIN_GAP)
-        };
-        match open.iter_mut().filter(|chain| near(chain)).max_by_key(|chain| chain.marks) {
-            Some(chain) => {
-                if chain.last != hit.mark {
-                    chain.marks += 1;
-                }
+        open.sort_by_key(|chain| std::cmp::Reverse(chain.marks));
+        let mut joined = vec![false; group.len()];
+        for chain in &mut open {
+            let nearest = group
+                .iter()
+                .enumerate()
+                .filter(|(at, hit)| {
+                    !joined[*at] && (diagonal(hit) - chain.diagonal).abs() <= i64::from(CHAIN_GAP)
+                })
+                .min_by_key(|(_, hit)| (diagonal(hit) - chain.diagonal).abs());
+            if let Some((at, hit)) = nearest {
+                joined[at] = true;
                 chain.last = hit.mark;
-                chain.words = chain.words.start.min(hit.word)..chain.words.end.max(hit.word);
+                chain.diagonal = diagonal(hit);
                 chain.bytes = chain.bytes.start.min(hit.start)..chain.bytes.end.max(hit.end);
+                chain.marks += 1;
             }
-            None => open.push(Chain {
+        }
+        for (hit, _) in group.iter().zip(&joined).filter(|(_, joined)| !**joined) {
+            open.push(Chain {
                 first: hit.mark,
                 last: hit.mark,
-                words: hit.word..hit.word,
+                diagonal: diagonal(hit),
                 bytes: hit.start..hit.end,
                 marks: 1,
-            }),
+            });
         }
     }
     done.extend(open);
