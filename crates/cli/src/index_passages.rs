@@ -20,11 +20,16 @@ pub(crate) struct PassageArgs {
     /// reported once, pairing nothing.
     #[arg(long, value_name = "DOCS", default_value_t = PassageSearch::DEFAULT_BOILERPLATE)]
     boilerplate: u32,
+    /// Smallest share of FILE's winnowing marks in a passage that the
+    /// indexed document holds there (1 for a verbatim copy, about 0.6 with
+    /// one word in ten replaced).
+    #[arg(long, value_name = "SHARE", default_value_t = PassageSearch::DEFAULT_MIN_SIMILARITY)]
+    min_similarity: f64,
 }
 
 impl PassageArgs {
     /// The search asked for, checked (at least one word, one mark, two
-    /// documents).
+    /// documents, a share of 0 to 1).
     pub(crate) fn search(&self) -> Result<PassageSearch, crate::exit::UsageError> {
         let bad = |what: &str| Err(crate::exit::UsageError(what.to_owned()));
         if self.min_words == 0 {
@@ -36,10 +41,14 @@ impl PassageArgs {
         if self.boilerplate < 2 {
             return bad("--boilerplate must be at least 2 documents");
         }
+        if !(0.0..=1.0).contains(&self.min_similarity) {
+            return bad("--min-similarity must be 0 to 1");
+        }
         Ok(PassageSearch {
             min_words: self.min_words,
             min_marks: self.min_marks,
             boilerplate: self.boilerplate,
+            min_similarity: self.min_similarity,
         })
     }
 }

@@ -15,8 +15,12 @@
 //! chain's last mark puts it (in either direction: words shuffled or
 //! sentences swapped inside a passage keep it whole). A chain
 //! of [`PassageSearch::min_marks`] marks whose stretch of the text has
-//! [`PassageSearch::min_words`] words, not mostly boilerplate, is a
-//! passage.
+//! [`PassageSearch::min_words`] words, not mostly boilerplate, sharing
+//! [`PassageSearch::min_similarity`] of the text's marks there, and whose
+//! stretch of the document is within half to twice as long (in content
+//! words), is a passage; of the chains of one document whose stretches of
+//! the text overlap, the one with the most marks (a document repeating
+//! lines gives a copied passage weak echoes).
 //!
 //! A passage's text side is the stretch of the text from its first shared
 //! mark to its last (offsets and text, as `compare --passages` gives a
@@ -52,6 +56,8 @@ pub struct PassageSearch {
     pub min_marks: u32,
     /// A hash held by more indexed documents than this is boilerplate.
     pub boilerplate: u32,
+    /// Smallest [`IndexedPassage::similarity`] of a passage.
+    pub min_similarity: f64,
 }
 
 impl PassageSearch {
@@ -63,6 +69,11 @@ impl PassageSearch {
     /// Hashes held by more than 32 documents are boilerplate, as in
     /// `dedup --passages`.
     pub const DEFAULT_BOILERPLATE: u32 = 32;
+    /// A passage shares at least 35 % of the text's marks in it: a copy
+    /// with one word in ten replaced shares about 60 %; two manual pages
+    /// or tables filled in from one template share phrases, about 25 %
+    /// (BENCHMARKS.md).
+    pub const DEFAULT_MIN_SIMILARITY: f64 = 0.35;
 }
 
 impl Default for PassageSearch {
@@ -71,6 +82,7 @@ impl Default for PassageSearch {
             min_words: PassageSearch::DEFAULT_MIN_WORDS,
             min_marks: PassageSearch::DEFAULT_MIN_MARKS,
             boilerplate: PassageSearch::DEFAULT_BOILERPLATE,
+            min_similarity: PassageSearch::DEFAULT_MIN_SIMILARITY,
         }
     }
 }
@@ -162,7 +174,7 @@ pub(crate) fn find(
     let mut documents: Vec<PassageMatch> = hits
         .chunk_by(|x, y| x.document == y.document)
         .filter_map(|hits| {
-            let passages: Vec<IndexedPassage> = chains(hits, marks)
+            let passages: Vec<IndexedPassage> = strongest(chains(hits, marks), marks)
                 .into_iter()
                 .filter_map(|chain| passage(text, marks, &is_boilerplate, &covered, &chain, search))
                 .collect();
@@ -241,7 +253,8 @@ struct Chain {
     /// Where its last mark is in the document less where it is in the
     /// text, in content words: a copied passage keeps it nearly constant.
     diagonal: i64,
-    /// The indexed document's bytes the marks cover.
+    /// The indexed document's content words and bytes the marks cover.
+    words: Range<u32>,
     bytes: Range<u32>,
     marks: u32,
 }
@@ -276,6 +289,7 @@ fn chains(hits: &[Hit], marks: &[Mark]) -> Vec<Chain> {
                 joined[at] = true;
                 chain.last = hit.mark;
                 chain.diagonal = diagonal(hit);
+                chain.words = chain.words.start.min(hit.word)..chain.words.end.max(hit.word);
                 chain.bytes = chain.bytes.start.min(hit.start)..chain.bytes.end.max(hit.end);
                 chain.marks += 1;
             }
@@ -285,6 +299,7 @@ fn chains(hits: &[Hit], marks: &[Mark]) -> Vec<Chain> {
                 first: hit.mark,
                 last: hit.mark,
                 diagonal: diagonal(hit),
+                words: hit.word..hit.word,
                 bytes: hit.start..hit.end,
                 marks: 1,
             });
@@ -293,6 +308,33 @@ fn chains(hits: &[Hit], marks: &[Mark]) -> Vec<Chain> {
     done.extend(open);
     done.sort_by_key(|chain| (chain.first, chain.bytes.start));
     done
+}
+
+/// The chains of one document that are not echoes of a stronger one: a
+/// chain whose stretch of the text lies mostly (over half) inside that of
+/// a chain with more marks is left out. A document that repeats lines
+/// (options of a manual page, rows of a table) gives the text's passage
+/// a weak second chain wherever a few of its phrases come back; the
+/// strongest chain is the copy. Two copies of a passage in the document
+/// give it once, at the better.
+fn strongest(mut chains: Vec<Chain>, marks: &[Mark]) -> Vec<Chain> {
+    chains.sort_by_key(|chain| (std::cmp::Reverse(chain.marks), chain.first));
+    let mut kept: Vec<Chain> = Vec::new();
+    for chain in chains {
+        let range = marks[chain.first].word..marks[chain.last].word + 1;
+        let inside: u32 = kept
+            .iter()
+            .map(|held| {
+                let other = marks[held.first].word..marks[held.last].word + 1;
+                range.end.min(other.end).saturating_sub(range.start.max(other.start))
+            })
+            .sum();
+        if 2 * inside <= range.len() as u32 {
+            kept.push(chain);
+        }
+    }
+    kept.sort_by_key(|chain| (chain.first, chain.bytes.start));
+    kept
 }
 
 /// The passage of `chain`, if it is one: enough marks, enough words on the
@@ -321,11 +363,20 @@ fn passage(
         return None;
     }
     let inside = (chain.first..=chain.last).filter(|&at| !is_boilerplate[at]).count().max(1);
+    let similarity = (f64::from(chain.marks) / inside as f64).min(1.0);
+    // A copy is about as long on both sides: marks of a short stretch of
+    // the document found all over a long stretch of the text (or the
+    // other way round) are phrases it repeats, not a passage.
+    let (text_words, indexed_words) = (last.word - first.word + 1, chain.words.end - chain.words.start + 1);
+    if similarity < search.min_similarity || 2 * text_words < indexed_words || 2 * indexed_words < text_words
+    {
+        return None;
+    }
     Some(IndexedPassage {
         text: span_of(text, range),
         indexed: chain.bytes.start as usize..chain.bytes.end as usize,
         marks: chain.marks,
-        similarity: (f64::from(chain.marks) / inside as f64).min(1.0),
+        similarity,
     })
 }
 

@@ -208,3 +208,23 @@ fn a_damaged_marks_file_is_refused_at_open() {
     std::fs::remove_file(&path).unwrap();
     assert!(matches!(Index::open(dir.path()), Err(IndexError::Segment(_))));
 }
+
+#[test]
+fn phrases_the_document_repeats_elsewhere_neither_stretch_nor_split_the_passage() {
+    let (mut texts, text, passage) = collection(None);
+    // Document 3 repeats phrases of the passage: two far from it, one just
+    // before it (within a chain's reach).
+    let mut words: Vec<String> = texts[3].split(' ').map(str::to_owned).collect();
+    for (from, at) in [(310, 1_000), (360, 1_100), (330, 285)] {
+        let phrase: Vec<String> = words[from..from + 15].to_vec();
+        words.splice(at..at, phrase);
+    }
+    texts[3] = words.join(" ");
+    let dir = tempfile::tempdir().unwrap();
+    let answer = build(dir.path(), &texts).query_passages(&text, &PassageSearch::default()).unwrap();
+    assert_eq!(answer.documents.len(), 1, "{answer:#?}");
+    let found = &answer.documents[0];
+    assert_eq!(found.passages.len(), 1, "{found:#?}");
+    let indexed = &texts[3][found.passages[0].indexed.clone()];
+    assert!(passage.join(" ").contains(indexed), "{indexed}");
+}
