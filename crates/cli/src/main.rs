@@ -32,6 +32,7 @@ mod compare_passages;
 mod corpus;
 mod dedup_against;
 mod dedup_passages;
+mod dedup_passages_against;
 mod exit;
 mod index_passages;
 mod input;

@@ -225,3 +225,78 @@ fn check_with_an_index_shows_the_passages() {
     assert_eq!(passages["shown"], false);
     assert!(passages["why"].as_str().unwrap().contains("no passage marks"), "{passages}");
 }
+
+#[test]
+fn dedup_passages_against_an_index_pairs_new_documents_with_each_other_and_the_index() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two indexed documents share a passage with each other: never a pair.
+    let source = std::fs::read_to_string(repository(SOURCE)).unwrap();
+    let shared: Vec<&str> = source.split_whitespace().skip(100).take(120).collect();
+    let fuzzy = std::fs::read_to_string(repository(INDEXED[1])).unwrap();
+    let fuzzy_copy = dir.path().join("fuzzy-copy.md");
+    std::fs::write(&fuzzy_copy, format!("{fuzzy}\n\n{}\n", shared.join(" "))).unwrap();
+    let mut indexed: Vec<PathBuf> = INDEXED.iter().map(|name| repository(name)).collect();
+    indexed[1] = fuzzy_copy;
+    let index = dir.path().join("idx");
+    priorart().args(["index", "build"]).arg(&index).args(&indexed).assert().success();
+    // Two new documents: one with the policy passage, one sharing 150
+    // words of the host with it.
+    let (essay, _, _) = pasted(dir.path(), None);
+    let host = std::fs::read_to_string(repository(HOST)).unwrap();
+    let borrowed: Vec<&str> = host.split_whitespace().skip(2_000).take(150).collect();
+    let other = dir.path().join("other.md");
+    let spark = std::fs::read_to_string(repository("docs/spark-at-scale.md")).unwrap();
+    std::fs::write(&other, format!("{}\n\n{}\n", spark.replace("Spark", "Sparks"), borrowed.join(" ")))
+        .unwrap();
+    let out = dir.path().join("out");
+    priorart()
+        .args(["dedup", "--passages", "--against"])
+        .arg(&index)
+        .arg(&essay)
+        .arg(&other)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let lines: Vec<Value> = std::fs::read_to_string(out.join("passages.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let pair =
+        |line: &Value| (line["a"].as_str().unwrap().to_owned(), line["b"].as_str().unwrap().to_owned());
+    let pairs: Vec<(String, String)> = lines.iter().map(pair).collect();
+    let essay_name = essay.to_str().unwrap().to_owned();
+    let other_name = other.to_str().unwrap().to_owned();
+    assert!(pairs.contains(&(essay_name.clone(), other_name.clone())), "{pairs:?}");
+    let policy = repository(SOURCE).to_str().unwrap().to_owned();
+    assert!(pairs.contains(&(policy.clone(), essay_name.clone())), "{pairs:?}");
+    // Spark's document is the index's too: the other shares it all.
+    let spark_path = repository("docs/spark-at-scale.md").to_str().unwrap().to_owned();
+    assert!(pairs.contains(&(spark_path, other_name.clone())), "{pairs:?}");
+    assert!(
+        pairs.iter().all(|(a, b)| [&essay_name, &other_name].contains(&b) && a != b),
+        "no pair inside the index: {pairs:?}"
+    );
+    let from_index = lines.iter().find(|line| pair(line) == (policy.clone(), essay_name.clone())).unwrap();
+    assert_eq!(from_index["from_index"], true);
+    let passage = &from_index["passages"][0];
+    let text = std::fs::read_to_string(&essay).unwrap();
+    let (start, length) = (
+        passage["b"]["byte_offset"].as_u64().unwrap() as usize,
+        passage["b"]["byte_length"].as_u64().unwrap() as usize,
+    );
+    assert_eq!(passage["b"]["text"], &text[start..start + length]);
+    // An index without marks is refused before anything is read.
+    let old = repository("crates/index/tests/data/v1-index");
+    let output = priorart()
+        .args(["dedup", "--passages", "--against"])
+        .arg(&old)
+        .arg(&essay)
+        .arg("--out")
+        .arg(dir.path().join("out2"))
+        .assert()
+        .failure();
+    assert!(String::from_utf8_lossy(&output.get_output().stderr).contains("holds no passage marks"));
+    assert!(!dir.path().join("out2").exists());
+}
