@@ -47,12 +47,10 @@ impl AgainstIndex {
         reread: &dyn Reread,
         out: &mut impl Write,
     ) -> Result<IndexPassageOutcome> {
-        let documents: Vec<u32> = (0..catalog.len() as u32).collect();
         let bars = Bars::default();
         let outcome = passages_against_index(
             &self.index,
             catalog,
-            &documents,
             &self.search,
             settings.working_set,
             reread,

@@ -43,14 +43,13 @@ pub struct IndexPassageOutcome {
     pub refused: usize,
 }
 
-/// The passages each of `documents` (catalog numbers) shares with the
-/// documents of `index`, handed to `found` a batch at a time in place
+/// The passages each document of `catalog` shares with the documents of
+/// `index`, handed to `found` a batch at a time in place
 /// order (the same inputs give the same lines). Texts come back through
 /// `reread`, at most `working_set` bytes at once.
 pub fn passages_against_index(
     index: &Index,
     catalog: &Catalog<Places>,
-    documents: &[u32],
     search: &PassageSearch,
     working_set: u64,
     reread: &dyn Reread,
@@ -58,7 +57,7 @@ pub fn passages_against_index(
     mut found: impl FnMut(Vec<IndexPassagePair>) -> Result<(), DedupError>,
 ) -> Result<IndexPassageOutcome, DedupError> {
     let places = catalog.kept();
-    let mut order = documents.to_vec();
+    let mut order: Vec<u32> = (0..catalog.len() as u32).collect();
     order.sort_unstable_by_key(|&number| places.place(number).order());
     control.progress.phase(Phase::Verifying, order.len() as u64);
     let mut outcome = IndexPassageOutcome { documents: order.len(), ..IndexPassageOutcome::default() };
