@@ -36,6 +36,7 @@ use priorart_fingerprint::{Shingling, TokenRule};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// How many of the repeated ids an error lists.
 const LISTED_DUPLICATES: usize = 5;
@@ -213,8 +214,10 @@ pub struct Index {
     layout: Layout,
     shingling: Shingling,
     segments: Vec<Segment>,
-    /// Each segment's passage marks (none when the index holds none).
-    marks: Vec<Marks>,
+    /// Each segment's passage marks, opened (and checked: a SHA-256 over
+    /// five times the segments' bytes) at the first passage lookup, so
+    /// that opening an index for near copies costs what it did.
+    marks: OnceLock<Vec<Marks>>,
     /// How they were winnowed.
     winnowing: Option<Winnowing>,
 }
@@ -300,14 +303,10 @@ impl Index {
             None => None,
         };
         let mut segments = Vec::with_capacity(manifest.segments.len());
-        let mut marks = Vec::new();
         let mut layout: Option<Layout> = None;
         for name in &manifest.segments {
             let path = dir.join(name);
             let segment = Segment::open(&path)?;
-            if winnowing.is_some() {
-                marks.push(Marks::open(&marks::path_of(&path), segment.len())?);
-            }
             match &layout {
                 Some(layout) if layout != segment.layout() => {
                     return Err(IndexError::LayoutMismatch {
@@ -326,6 +325,7 @@ impl Index {
             None => Layout::parse(&manifest.layout)
                 .map_err(|err| IndexError::Manifest { path: dir.join(MANIFEST), detail: err.to_string() })?,
         };
+        let marks = OnceLock::new();
         Ok(Index { dir: dir.to_owned(), manifest, layout, shingling, segments, marks, winnowing })
     }
 
@@ -365,8 +365,8 @@ impl Index {
         manifest.segments.push(name.clone());
         write_manifest(&self.dir, &manifest)?;
         let segment = Segment::open(&path)?;
-        if self.winnowing.is_some() {
-            self.marks.push(Marks::open(&marks::path_of(&path), segment.len())?);
+        if let Some(opened) = self.marks.get_mut() {
+            opened.push(Marks::open(&marks::path_of(&path), segment.len())?);
         }
         self.segments.push(segment);
         self.manifest = manifest;
@@ -380,7 +380,7 @@ impl Index {
         let name = next_segment_name(&self.dir)?;
         segment::write(&self.dir.join(&name), &self.layout, &entries, self.manifest.sketch_width)?;
         if self.winnowing.is_some() {
-            let merged: Vec<Vec<Mark>> = self.marks.iter().flat_map(Marks::documents).collect();
+            let merged: Vec<Vec<Mark>> = self.opened_marks()?.iter().flat_map(Marks::documents).collect();
             marks::write(&marks::path_of(&self.dir.join(&name)), &merged)?;
         }
         let manifest = Manifest { segments: vec![name], ..self.manifest.clone() };
@@ -561,12 +561,13 @@ impl Index {
     /// [`IndexError::Text`].
     pub fn query_passages(&self, text: &str, search: &PassageSearch) -> Result<PassageAnswer, IndexError> {
         let winnowing = self.winnowing.as_ref().ok_or_else(|| IndexError::NoMarks(self.dir.clone()))?;
+        let opened = self.opened_marks()?;
         let marks = winnowing.marks(text)?;
         let mut first = 0u32;
         let segments: Vec<MarkedSegment<'_>> = self
             .segments
             .iter()
-            .zip(&self.marks)
+            .zip(opened)
             .map(|(segment, marks)| {
                 let marked = MarkedSegment { first, marks };
                 first += segment.len() as u32;
@@ -578,6 +579,24 @@ impl Index {
             self.segments[at].id(n - segments[at].first).to_owned()
         };
         Ok(passages::find(text, &marks, winnowing, &segments, search, id))
+    }
+}
+
+impl Index {
+    /// Each segment's marks, opened and checked the first time.
+    fn opened_marks(&self) -> Result<&[Marks], IndexError> {
+        if let Some(opened) = self.marks.get() {
+            return Ok(opened);
+        }
+        let opened = self
+            .manifest
+            .segments
+            .iter()
+            .zip(&self.segments)
+            .map(|(name, segment)| Marks::open(&marks::path_of(&self.dir.join(name)), segment.len()))
+            .collect::<Result<Vec<Marks>, _>>()?;
+        // Another thread may have opened them meanwhile: either is right.
+        Ok(self.marks.get_or_init(|| opened))
     }
 }
 

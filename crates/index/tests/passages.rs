@@ -195,8 +195,8 @@ fn an_index_without_marks_says_so() {
 }
 
 #[test]
-fn a_damaged_marks_file_is_refused_at_open() {
-    let (texts, _, _) = collection(None);
+fn a_damaged_or_missing_marks_file_is_refused_when_searched() {
+    let (texts, text, _) = collection(None);
     let dir = tempfile::tempdir().unwrap();
     build(dir.path(), &texts);
     let path = dir.path().join("seg-000001.pam");
@@ -204,9 +204,13 @@ fn a_damaged_marks_file_is_refused_at_open() {
     let middle = bytes.len() / 2;
     bytes[middle] ^= 0x40;
     std::fs::write(&path, bytes).unwrap();
-    assert!(matches!(Index::open(dir.path()), Err(IndexError::Segment(_))));
+    // Near copies are looked up without reading the marks.
+    let index = Index::open(dir.path()).unwrap();
+    let searched = index.query_passages(&text, &PassageSearch::default());
+    assert!(matches!(searched, Err(IndexError::Segment(_))), "{searched:?}");
     std::fs::remove_file(&path).unwrap();
-    assert!(matches!(Index::open(dir.path()), Err(IndexError::Segment(_))));
+    let searched = Index::open(dir.path()).unwrap().query_passages(&text, &PassageSearch::default());
+    assert!(matches!(searched, Err(IndexError::Segment(_))), "{searched:?}");
 }
 
 #[test]
