@@ -595,6 +595,22 @@ impl Index {
         found.map_err(|err| index_error(py, err))
     }
 
+    /// The documents of the index directory this was opened from that
+    /// share passages with `text`, as the JSON text `priorart index query
+    /// --passages --json` prints (its `query` is `name`). Only an index
+    /// built by `priorart index build` holds passage marks: documents
+    /// inserted here have none (`no_marks` when nothing searched has any).
+    #[pyo3(signature = (text, name="text"))]
+    fn query_passages_json(&self, py: Python<'_>, text: PyBackedStr, name: &str) -> PyResult<String> {
+        let found = self.with_state(py, |state| match &state.saved {
+            Some((_, index)) => index
+                .query_passages(&text, &priorart_index::PassageSearch::default())
+                .map(|answer| answer.json(name, &text).to_string()),
+            None => Err(priorart_index::IndexError::NoMarks(PathBuf::from("an index in memory"))),
+        });
+        found.map_err(|err| index_error(py, err))
+    }
+
     /// Writes the index to the directory `path`: appends what was inserted
     /// as a new segment when `path` is where the index was opened from or
     /// last saved to, else writes a whole new index there (replacing what

@@ -163,3 +163,33 @@ def test_an_index_holds_the_simhash_doc_of_its_shinglings_rule(cli, tmp_path, sh
     with pytest.raises(priorart.InputError) as caught:
         priorart.Index(shingles="bigrams")
     assert caught.value.reason == "unknown_shingling"
+
+
+def test_passages_against_an_index_are_the_clis(cli, tmp_path):
+    """A passage of an indexed record pasted into another text is found by
+    Index.query_passages as `index query --passages --json` finds it; an
+    index without passage marks says so (reason no_marks)."""
+    sample = records()[:40]
+    indexed = tmp_path / "indexed.jsonl"
+    indexed.write_text("".join(json.dumps({"id": f"r{n}", "text": r["text"]}) + "\n" for n, r in enumerate(sample[1:])),
+                       encoding="utf-8")
+    built = tmp_path / "cli.idx"
+    subprocess.run([cli, "index", "build", str(built), "--jsonl", "--id-field", "id", str(indexed)], check=True,
+                   capture_output=True)
+    source = max(range(1, len(sample)), key=lambda n: len(sample[n]["text"].split()))
+    passage = " ".join(sample[source]["text"].split()[:150])
+    text = sample[0]["text"] + "\n" + passage + "\n"
+    essay = tmp_path / "essay.txt"
+    essay.write_text(text, encoding="utf-8")
+    answer = priorart.Index.open(built).query_passages(text)
+    out = subprocess.run([cli, "index", "query", "--json", "--passages", str(built), str(essay)], check=True,
+                         capture_output=True, text=True).stdout
+    from_cli = json.loads(out)
+    from_cli["query"] = "text"
+    assert answer == from_cli
+    assert f"r{source - 1}" in {found["id"] for found in answer["documents"]}, answer
+    index = priorart.Index()
+    index.insert("a", text)
+    with pytest.raises(priorart.InputError) as caught:
+        index.query_passages(text)
+    assert caught.value.reason == "no_marks"

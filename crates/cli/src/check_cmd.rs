@@ -19,20 +19,21 @@
 //! with `--index`, `{"path", "layout", "k", "documents", "answer"}`, where
 //! `answer` is the object `priorart index query --json` prints for FILE
 //! (near copies within `k` with their distance and estimated Jaccard, and
-//! the documents with the same X), and `passages`: the passages FILE shares
-//! with its top near copies where the index can give their text; today's
-//! index keeps none, so it is `{"shown": false, "why": "..."}` and no
-//! passage is shown (`priorart compare --passages FILE COPY` shows them when
-//! the copy's file is at hand); else `null`.
+//! the documents with the same X), and `passages`: the indexed documents
+//! that share passages with FILE, as `priorart index query --passages
+//! --json` prints them, with `"shown": true`; or, for an index without
+//! passage marks (built before `priorart-index/3` or with `--no-marks`)
+//! or a check of `--x` alone, `{"shown": false, "why": "..."}`; else `null`.
 
 use crate::exit::{self, UsageError};
+use crate::index_passages::{self, PassageArgs};
 use crate::lookup::{self, Lookup};
 use crate::input;
 use crate::args::{HeaderArgs, RelayListArgs};
 use anyhow::{Context, Result, bail};
 use clap::Parser;
 use priorart_fingerprint::{EqualityFingerprint, Fingerprinter};
-use priorart_index::Index;
+use priorart_index::{Index, PassageAnswer};
 use priorart_nip::check;
 use priorart_relay::QueryLimits;
 use serde_json::{Value, json};
@@ -66,6 +67,9 @@ pub struct Args {
     /// most what its layout guarantees).
     #[arg(short, long, default_value_t = 3, requires = "index")]
     k: u32,
+    /// How --index is searched for passages FILE shares with its documents.
+    #[command(flatten)]
+    passage: PassageArgs,
     /// Also look for near copies: events whose text is within --fuzzy-k
     /// simhash-doc bits of FILE's, found by their `B` keys (one more REQ),
     /// each verified against FILE's text, with the proofs of its own X
@@ -116,7 +120,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     let near = near_query(&args, text.as_deref())?;
     let local = match &args.index {
-        Some(path) => Some(LocalIndex::look_up(path, &lookup, args.k)?),
+        Some(path) => Some(LocalIndex::look_up(path, &lookup, args.k, text.as_deref(), &args.passage)?),
         None => None,
     };
     let relays = if local.is_some() { args.relays.resolve_any()? } else { args.relays.resolve()? };
@@ -171,11 +175,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
 /// How `check` is given block headers, in an `unverified` verdict.
 const HEADER_ADVICE: &str = "give --esplora URL, --bitcoin-rpc URL or --header-cache DIR";
 
-/// Why `check --index` shows no passages for its near copies: it would have
-/// to align FILE with each copy's text, and the index holds only
-/// fingerprints and sketches.
-const NO_PASSAGES: &str = "the index keeps no text (only fingerprints and sketches); \
-    `priorart compare --passages FILE COPY` shows the passages shared with a copy whose file you have";
+/// Why `check --index` shows no passages: the index holds no passage marks.
+const NO_MARKS: &str = "the index holds no passage marks (built before priorart-index/3, or with --no-marks): \
+    rebuild it with `priorart index build --replace`";
+/// Why it shows none for a check of `--x` alone.
+const NO_TEXT: &str = "no text to look up (--x)";
 
 /// The near-copy query of FILE's text: with --fuzzy, or by default for a
 /// text long enough to carry fuzzy tags; never with --no-fuzzy or --x.
@@ -195,13 +199,28 @@ struct LocalIndex {
     layout: String,
     k: u32,
     answer: lookup::Answer,
+    /// FILE's text and the passages it shares with the index's documents,
+    /// or why none are shown.
+    passages: Result<(String, PassageAnswer), &'static str>,
 }
 
 impl LocalIndex {
-    fn look_up(path: &std::path::Path, lookup: &Lookup, k: u32) -> Result<LocalIndex> {
+    fn look_up(
+        path: &std::path::Path,
+        lookup: &Lookup,
+        k: u32,
+        text: Option<&str>,
+        passage: &PassageArgs,
+    ) -> Result<LocalIndex> {
+        let search = passage.search()?;
         let index = Index::open(path)?;
         let answer = lookup.run(&index, k)?;
-        Ok(LocalIndex { path: path.to_owned(), layout: index.layout().name.clone(), k, answer })
+        let passages = match text {
+            None => Err(NO_TEXT),
+            Some(_) if !index.has_marks() => Err(NO_MARKS),
+            Some(text) => Ok((text.to_owned(), index.query_passages(text, &search)?)),
+        };
+        Ok(LocalIndex { path: path.to_owned(), layout: index.layout().name.clone(), k, answer, passages })
     }
 
     fn to_json(&self, lookup: &Lookup) -> Value {
@@ -211,15 +230,23 @@ impl LocalIndex {
             "k": self.k,
             "documents": self.answer.documents(),
             "answer": lookup::answer_json(lookup, &self.answer),
-            "passages": { "shown": false, "why": NO_PASSAGES },
+            "passages": match &self.passages {
+                Ok((text, answer)) => {
+                    let mut found = answer.json(lookup.name(), text);
+                    found["shown"] = Value::Bool(true);
+                    found
+                }
+                Err(why) => json!({ "shown": false, "why": why }),
+            },
         })
     }
 
     fn write(&self, out: &mut impl Write, lookup: &Lookup) -> std::io::Result<()> {
         writeln!(out, "local index {} (layout {}):", self.path.display(), self.layout)?;
         lookup::write_answer(out, lookup, &self.answer, self.k)?;
-        if !self.answer.near.is_empty() {
-            writeln!(out, "passages: none shown: {NO_PASSAGES}")?;
+        match &self.passages {
+            Ok((text, answer)) => index_passages::write_answer(out, lookup.name(), text, answer)?,
+            Err(why) => writeln!(out, "passages: none shown: {why}")?,
         }
         Ok(())
     }

@@ -67,6 +67,10 @@ the candidates, each read again. A hash held by more than --boilerplate document
 the passages made of such hashes are listed once each in OUT/boilerplate.jsonl ({\"documents\",
 \"marks\", \"example\", offsets in the example, \"text\"}). Memory: sort buffers and a working set;
 the hashes (16 bytes per mark) and the pairs sharing them are sorted in temporary files.
+With --passages --against INDEX, each document is also looked up in INDEX's passage marks (as
+`index query --passages`): a pair with an indexed document is a line with \"from_index\": true,
+\"a\" the indexed document, whose side of each passage is a byte range (the index keeps no
+text); the index's documents are never paired with each other.
 
 An input named twice (or two names of one file) is read once; an id given to two documents
 (--id-field) is an error; empty texts are skipped and counted. A run that read no document, that
@@ -104,16 +108,17 @@ pub struct Args {
     #[arg(long, value_name = "SHINGLING")]
     pub(crate) shingles: Option<Shingling>,
     /// Also pair the documents with those of this index (`priorart index
-    /// build`), and list the survivors.
+    /// build`), and list the survivors; with --passages, the documents
+    /// sharing passages with the index's (from its passage marks).
     #[arg(long, value_name = "INDEX")]
     pub(crate) against: Option<PathBuf>,
     /// Add the survivors to the --against index (one new segment).
-    #[arg(long, requires = "against")]
+    #[arg(long, requires = "against", conflicts_with = "passages")]
     pub(crate) add: bool,
     /// Find the pairs of documents that share passages (partial copies: a
     /// paragraph pasted into another text), with the passages, instead of
     /// whole near-duplicates: OUT/passages.jsonl and OUT/boilerplate.jsonl.
-    #[arg(long, conflicts_with_all = ["against", "candidates", "min_jaccard", "shingles"])]
+    #[arg(long, conflicts_with_all = ["candidates", "min_jaccard", "shingles"])]
     pub(crate) passages: bool,
     /// With --passages: the fewest words (stopwords included) on both sides
     /// of a reported passage.
@@ -150,7 +155,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if let Some(candidates) = args.candidates {
         settings = settings.with_candidates(candidates).map_err(|err| UsageError(err.to_string()))?;
     }
-    if let Some(index) = &args.against {
+    if let Some(index) = args.against.as_ref().filter(|_| !args.passages) {
         return crate::dedup_against::run(&args, index, settings.layout());
     }
     let reads_stdin = args.corpus.inputs.iter().any(|name| name == input::STDIN);

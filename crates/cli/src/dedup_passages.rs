@@ -8,6 +8,7 @@
 
 use crate::corpus;
 use crate::dedup_cmd::{Bars, Run};
+use crate::dedup_passages_against::AgainstIndex;
 use crate::exit;
 use anyhow::{Context, Result};
 use priorart_corpus::{Wanted, WithX};
@@ -31,6 +32,7 @@ impl Run<'_> {
             .and_then(|settings| settings.with_min_marks(args.min_marks))
             .and_then(|settings| settings.with_min_coverage(args.min_coverage))
             .map_err(|err| exit::UsageError(err.to_string()))?;
+        let against = AgainstIndex::open(args, &settings)?;
         let mut catalog: Catalog<Places> = Catalog::new();
         let mut postings = Postings::new(&settings);
         let wanted = Wanted {
@@ -86,6 +88,9 @@ impl Run<'_> {
         });
         bars.finish();
         let outcome = outcome?;
+        if let Some(against) = &against {
+            against.run(self, &catalog, &settings, &rereader, &mut pairs_out)?;
+        }
         let pairs_file = pairs_out.into_inner().map_err(|err| err.into_error())?;
         pairs_file.as_file().sync_all().context("cannot write the pairs")?;
         let boilerplate: String =

@@ -1,15 +1,20 @@
 //! `priorart index`: a persistent near-duplicate index of documents
 //! (simhash-doc tables, exact X, shingle sketches): build, add, query,
 //! compact, and export / import (`--simhash`) lists of simhash-doc values.
+//! Documents are indexed with their passage marks (winnowing, as `dedup
+//! --passages`), so that `query --passages` finds the indexed documents a
+//! text shares passages with; `--no-marks` leaves them out.
 
 use crate::corpus::{self, CorpusArgs};
-use priorart_corpus::Fingerprinted;
+use crate::index_passages::{self, PassageArgs};
+use priorart_corpus::{Fingerprinted, Wanted, WithX};
 use crate::exit::{self, UsageError};
 use crate::input::{self, DocumentArgs};
 use crate::lookup::{Lookup, answer_json, write_answer};
 use anyhow::{Result, bail};
 use clap::{Args as ClapArgs, Parser, Subcommand};
 use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, Shingling, SimhashDoc};
+use priorart_align::Mark;
 use priorart_index::{Entry, Index, Layout, SKETCH_WIDTH};
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -23,6 +28,7 @@ Examples:
   priorart index add docs.idx --jsonl more.jsonl --id-field id
   priorart index query docs.idx draft.md
   priorart index query docs.idx --simhash 0T2BUHHKEH18K -k 3 --json
+  priorart index query docs.idx --passages essay.md
   priorart index export docs.idx > docs.simhash.tsv
   priorart index build theirs.idx --simhash theirs.simhash.tsv
 
@@ -32,6 +38,13 @@ imported with --simhash has no sketch: a match with it is found by distance alon
 A build that read no document, or that could not read an input while INDEX holds an index,
 leaves INDEX as it was. An id is indexed once: `add` skips a document the index holds
 already with the same fingerprints (a warning) and refuses one whose id it holds with others.
+
+`query --passages` finds the indexed documents that share passages (of --min-words words or
+more, exact or with words replaced) with each FILE, from the winnowing marks the index keeps of
+every document (about 24 bytes per 2.5 content words; `build --no-marks` keeps none, and an
+index built before priorart-index/3 has none: rebuild it). Each passage is given by its offsets
+and text in FILE and its byte range in the indexed document (the index keeps no text:
+`priorart compare --passages FILE COPY` aligns the two word by word).
 
 Exit codes: 0 ok (query: whatever it found), 1 bad input, 2 usage error.")]
 pub struct Args {
@@ -83,6 +96,11 @@ struct BuildArgs {
     /// complete. Without it, build refuses a directory that holds an index.
     #[arg(long)]
     replace: bool,
+    /// Keep no passage marks: a smaller index that `query --passages`,
+    /// `check --index` and `dedup --passages --against` cannot search for
+    /// passages.
+    #[arg(long)]
+    no_marks: bool,
     #[command(flatten)]
     lists: ListArgs,
 }
@@ -124,6 +142,12 @@ struct QueryArgs {
     /// One JSON object per query.
     #[arg(long)]
     json: bool,
+    /// Find the indexed documents that share passages with each FILE
+    /// (instead of near copies of the whole text), and where.
+    #[arg(long, conflicts_with_all = ["simhash", "x"])]
+    passages: bool,
+    #[command(flatten)]
+    passage: PassageArgs,
     #[command(flatten)]
     document: DocumentArgs,
 }
@@ -178,7 +202,8 @@ fn build(args: BuildArgs) -> Result<ExitCode> {
         ))),
         _ => {}
     }
-    let (entries, read) = entries(&args.corpus, &args.lists, args.shingles)?;
+    let with_marks = !args.no_marks && !args.lists.simhash;
+    let (entries, marks, read) = entries(&args.corpus, &args.lists, args.shingles, with_marks)?;
     let earlier = match found {
         Existing::Index(documents) => Some(documents),
         _ => None,
@@ -191,7 +216,10 @@ fn build(args: BuildArgs) -> Result<ExitCode> {
         bail!("no document to index{}", unchanged());
     }
     args.corpus.refuse_missing_inputs(&read, earlier.is_some(), "the index", &unchanged())?;
-    let index = Index::build(&args.index, layout, SKETCH_WIDTH, args.shingles, &entries)?;
+    let index = match &marks {
+        Some(marks) => Index::build_with_marks(&args.index, layout, SKETCH_WIDTH, args.shingles, &entries, marks)?,
+        None => Index::build(&args.index, layout, SKETCH_WIDTH, args.shingles, &entries)?,
+    };
     match found {
         Existing::Index(documents) => note!(
             "priorart: replaced the earlier index of {} ({})",
@@ -209,26 +237,35 @@ fn build(args: BuildArgs) -> Result<ExitCode> {
 
 fn add(args: AddArgs) -> Result<ExitCode> {
     let mut index = Index::open(&args.index)?;
-    let (entries, read) = entries(&args.corpus, &args.lists, index.shingling())?;
-    let entries = new_entries(&index, &args.index, entries)?;
+    let with_marks = index.has_marks() && !args.lists.simhash;
+    let (entries, marks, read) = entries(&args.corpus, &args.lists, index.shingling(), with_marks)?;
+    let held = held_ids(&index, &args.index, &entries)?;
+    let is_new = |entry: &Entry| !held.contains(&entry.id);
+    let marks: Option<DocumentMarks> = marks.map(|marks| {
+        entries.iter().zip(marks).filter(|(entry, _)| is_new(entry)).map(|(_, marks)| marks).collect()
+    });
+    let entries: Vec<Entry> = entries.into_iter().filter(|entry| is_new(entry)).collect();
     if entries.is_empty() {
         note!("priorart: nothing to add; {} left as it was", args.index.display());
     } else {
-        index.add(&entries)?;
+        match &marks {
+            Some(marks) => index.add_with_marks(&entries, marks)?,
+            None => index.add(&entries)?,
+        }
     }
     summary(&index, entries.len(), read.skipped());
     Ok(ExitCode::from(if read.had_errors() { exit::BAD_INPUT } else { exit::OK }))
 }
 
-/// `entries` without those `index` holds already with the same
-/// fingerprints (each named in a warning); an id that the index holds with
-/// other fingerprints is an error (a different document, or a changed one:
-/// which to keep is the user's call).
-fn new_entries(index: &Index, path: &Path, entries: Vec<Entry>) -> Result<Vec<Entry>> {
+/// The ids of `entries` that `index` holds already with the same
+/// fingerprints (each named in a warning), not to be added again; an id
+/// that the index holds with other fingerprints is an error (a different
+/// document, or a changed one: which to keep is the user's call).
+fn held_ids(index: &Index, path: &Path, entries: &[Entry]) -> Result<HashSet<String>> {
     let ids: HashSet<&str> = entries.iter().map(|entry| entry.id.as_str()).collect();
     let held: Vec<Entry> = index.with_ids(&ids);
     if held.is_empty() {
-        return Ok(entries);
+        return Ok(HashSet::new());
     }
     let by_id: HashMap<&str, &Entry> = entries.iter().map(|entry| (entry.id.as_str(), entry)).collect();
     let changed: Vec<&str> = held
@@ -247,11 +284,11 @@ fn new_entries(index: &Index, path: &Path, entries: Vec<Entry>) -> Result<Vec<En
             if changed.len() > 1 { format!(" and {} other id(s)", changed.len() - 1) } else { String::new() }
         );
     }
-    let held: HashSet<&str> = held.iter().map(|entry| entry.id.as_str()).collect();
+    let held: HashSet<String> = held.into_iter().map(|entry| entry.id).collect();
     for id in &held {
         note!("priorart: warning: {id} is already in {} with the same fingerprints; not added again", path.display());
     }
-    Ok(entries.into_iter().filter(|entry| !held.contains(entry.id.as_str())).collect())
+    Ok(held)
 }
 
 fn summary(index: &Index, added: usize, skipped: usize) {
@@ -263,18 +300,42 @@ fn summary(index: &Index, added: usize, skipped: usize) {
     );
 }
 
-/// The documents of the inputs (their sketches cut by `shingling`), or of
-/// the simhash-doc lists they are (`--simhash`).
-fn entries(corpus: &CorpusArgs, lists: &ListArgs, shingling: Shingling) -> Result<(Vec<Entry>, priorart_corpus::Summary)> {
+/// Each document's passage marks, in the order of its entries.
+type DocumentMarks = Vec<Vec<Mark>>;
+
+/// The documents of the inputs (their sketches cut by `shingling`) and,
+/// `with_marks`, their passage marks; or the documents of the simhash-doc
+/// lists they are (`--simhash`: no marks).
+fn entries(
+    corpus: &CorpusArgs,
+    lists: &ListArgs,
+    shingling: Shingling,
+    with_marks: bool,
+) -> Result<(Vec<Entry>, Option<DocumentMarks>, priorart_corpus::Summary)> {
     if lists.simhash {
-        return listed_entries(&corpus.inputs);
+        let (entries, read) = listed_entries(&corpus.inputs)?;
+        return Ok((entries, None, read));
     }
-    let mut entries = Vec::new();
-    let read = corpus::fingerprint_all(corpus, priorart_corpus::WithX::Yes, shingling, |batch| {
-        entries.extend(batch.into_iter().map(entry));
+    let wanted = Wanted {
+        x: WithX::Yes,
+        rule: shingling.token_rule(),
+        shingles: Some(shingling),
+        unique_ids: true,
+        marks: with_marks.then(Index::passage_winnowing),
+    };
+    let (mut entries, mut marks) = (Vec::new(), Vec::new());
+    let read = corpus::read_all(corpus, &wanted, |batch| {
+        for mut document in batch {
+            let held = std::mem::replace(&mut document.marks, Ok(Vec::new()));
+            marks.push(held.unwrap_or_else(|err| {
+                note!("priorart: {}: indexed without passage marks: {err}", document.id);
+                Vec::new()
+            }));
+            entries.push(entry(document));
+        }
         Ok(())
     })?;
-    Ok((entries, read))
+    Ok((entries, with_marks.then_some(marks), read))
 }
 
 /// The documents of simhash-doc lists. A list with a wrong line is
@@ -318,6 +379,9 @@ fn query(args: QueryArgs) -> Result<ExitCode> {
         bail!(UsageError("nothing to look up: give FILEs, --simhash or --x".into()));
     }
     let index = Index::open(&args.index)?;
+    if args.passages {
+        return query_passages(&args, &index);
+    }
     let mut lookups: Vec<Lookup> = Vec::new();
     let mut fingerprinter = Fingerprinter::new();
     let mut failed = false;
@@ -342,6 +406,43 @@ fn query(args: QueryArgs) -> Result<ExitCode> {
             writeln!(out, "{}", answer_json(lookup, &answer))?;
         } else {
             write_answer(&mut out, lookup, &answer, args.k)?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::from(if failed { exit::BAD_INPUT } else { exit::OK }))
+}
+
+/// `index query --passages`: the indexed documents sharing passages with
+/// each FILE.
+fn query_passages(args: &QueryArgs, index: &Index) -> Result<ExitCode> {
+    let search = args.passage.search()?;
+    if !index.has_marks() {
+        bail!(priorart_index::IndexError::NoMarks(args.index.clone()));
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut failed = false;
+    for name in &args.files {
+        let text = match input::read_document(name, &args.document) {
+            Ok(document) => document.text,
+            Err(err) => {
+                note!("priorart: {err:#}");
+                failed = true;
+                continue;
+            }
+        };
+        let answer = match index.query_passages(&text, &search) {
+            Ok(answer) => answer,
+            Err(err) => {
+                note!("priorart: {name}: {err}");
+                failed = true;
+                continue;
+            }
+        };
+        if args.json {
+            writeln!(out, "{}", answer.json(name, &text))?;
+        } else {
+            index_passages::write_answer(&mut out, name, &text, &answer)?;
         }
     }
     out.flush()?;

@@ -43,6 +43,11 @@ impl Lookup {
         Lookup { name: simhash.to_string(), query: Query::of_simhash(simhash.0), scheme }
     }
 
+    /// What is looked up: the file's name, or the value.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
     /// The X looked up, if any (a document's lookup always has one).
     pub(crate) fn x(&self) -> Option<EqualityFingerprint> {
         self.query.x.map(EqualityFingerprint)

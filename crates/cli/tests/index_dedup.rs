@@ -270,10 +270,11 @@ fn a_damaged_index_is_named_and_replaced_only_when_asked() {
     let index = dir.path().join("docs.idx");
     priorart().args(["index", "build"]).arg(&index).args(OTHERS.map(data)).assert().success();
     // A segment cut short: `query` refuses the index, and so does `build`.
+    // (Its passage marks, `.pam`, are checked at the first passage lookup.)
     let segment = std::fs::read_dir(&index)
         .unwrap()
         .map(|entry| entry.unwrap().path())
-        .find(|path| path.file_name().unwrap() != "manifest.json")
+        .find(|path| path.extension().is_some_and(|extension| extension == "pai"))
         .unwrap();
     let bytes = std::fs::read(&segment).unwrap();
     std::fs::write(&segment, &bytes[..bytes.len() / 2]).unwrap();

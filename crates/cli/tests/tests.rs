@@ -21,6 +21,7 @@ mod fingerprint_simhash_doc;
 mod fuzzy_check;
 mod identifier_layers;
 mod index_dedup;
+mod index_passages;
 mod nip_bunker;
 mod nip_e2e;
 mod nip_sign;

@@ -54,6 +54,7 @@ mod error;
 pub mod minhash;
 pub mod output;
 pub mod passages;
+pub mod passages_against;
 mod runs;
 mod texts;
 mod verify;

@@ -17,20 +17,34 @@
 //!   simhash-doc; without `shingles` it was written before there was a
 //!   choice, when every sketch was of simhash-doc tokens
 //!   ([`Shingling::TokensV1`]).
+//!
+//! Format `priorart-index/3` is `priorart-index/2` with passage marks:
+//! every segment has a marks file (`crate::marks`) and the manifest's
+//! `marks` says how they were winnowed (`k`, `w`, stopwords), so that a
+//! text looked up is winnowed the same way whatever a later default. An
+//! index without marks is still written as `priorart-index/2`, which
+//! earlier versions read; one with marks is refused by them rather than
+//! compacted without its marks.
 
 use crate::layout::{DistanceTooLarge, Layout, MAX_DISTANCE};
+use crate::marks::{self, Marks};
+use crate::passages::{self, MarkedSegment, PassageAnswer, PassageSearch};
 use crate::query::{Answer, Match, Query, rank};
 use crate::segment::{self, Entry, Segment, SegmentError, sketch_jaccard};
+use priorart_align::{AlignError, Mark, Winnowing};
 use priorart_fingerprint::{Shingling, TokenRule};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// How many of the repeated ids an error lists.
 const LISTED_DUPLICATES: usize = 5;
 
 const MANIFEST: &str = "manifest.json";
 const FORMAT: &str = "priorart-index/2";
+/// The format of an index with passage marks (see the module).
+const FORMAT_MARKS: &str = "priorart-index/3";
 /// The format of indexes built before simhash-doc-v2 (see the module).
 const FORMAT_V1: &str = "priorart-index/1";
 const MAX_MANIFEST_BYTES: u64 = 16 << 20;
@@ -75,6 +89,23 @@ pub enum IndexError {
     DuplicateIds {
         /// The repeated ids (the first few).
         ids: Vec<String>,
+    },
+    /// A passage lookup in an index built without passage marks.
+    #[error(
+        "{0}: this index holds no passage marks (built before priorart-index/3, or from simhash-doc lists): \
+         rebuild it from the documents with `priorart index build --replace`"
+    )]
+    NoMarks(PathBuf),
+    /// A text the winnowing refuses (over the aligner's size limit).
+    #[error(transparent)]
+    Text(#[from] AlignError),
+    /// Marks given for a different number of documents than entries.
+    #[error("marks of {marks} documents given with {entries} entries")]
+    MarksCount {
+        /// Entries given.
+        entries: usize,
+        /// Documents' marks given.
+        marks: usize,
     },
     /// The directory could not be created or listed.
     #[error("{path}: {action}")]
@@ -126,6 +157,9 @@ reason_names!(IndexError {
     DistanceTooLarge => "distance_too_large",
     Directory => "directory",
     DuplicateIds => "duplicate_ids",
+    NoMarks => "no_marks",
+    Text => "text",
+    MarksCount => "marks_count",
 });
 
 // The cause is part of the message above, so it is not also a `source()`:
@@ -145,6 +179,28 @@ struct Manifest {
     #[serde(default = "tokens_name")]
     shingles: String,
     segments: Vec<String>,
+    /// How the passage marks were winnowed (none: the index holds none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    marks: Option<MarkParams>,
+}
+
+/// The winnowing of an index's passage marks, as its manifest records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct MarkParams {
+    k: usize,
+    w: usize,
+    english_stopwords: bool,
+}
+
+impl MarkParams {
+    /// The winnowing of [`Index::passage_winnowing`].
+    fn default_params() -> MarkParams {
+        MarkParams { k: Winnowing::DEFAULT_K, w: Winnowing::DEFAULT_W, english_stopwords: true }
+    }
+
+    fn winnowing(&self) -> Result<Winnowing, AlignError> {
+        Winnowing::new(self.k, self.w, self.english_stopwords)
+    }
 }
 
 fn tokens_name() -> String {
@@ -158,6 +214,12 @@ pub struct Index {
     layout: Layout,
     shingling: Shingling,
     segments: Vec<Segment>,
+    /// Each segment's passage marks, opened (and checked: a SHA-256 over
+    /// five times the segments' bytes) at the first passage lookup, so
+    /// that opening an index for near copies costs what it did.
+    marks: OnceLock<Vec<Marks>>,
+    /// How they were winnowed.
+    winnowing: Option<Winnowing>,
 }
 
 impl Index {
@@ -172,6 +234,33 @@ impl Index {
         shingling: Shingling,
         entries: &[Entry],
     ) -> Result<Index, IndexError> {
+        Index::build_marked(dir, layout, sketch_width, shingling, entries, None)
+    }
+
+    /// [`Index::build`] with each document's passage marks (`marks[n]` of
+    /// `entries[n]`, winnowed by [`Index::passage_winnowing`]), so that
+    /// [`Index::query_passages`] finds the documents a text shares
+    /// passages with (format `priorart-index/3`).
+    pub fn build_with_marks(
+        dir: &Path,
+        layout: Layout,
+        sketch_width: u32,
+        shingling: Shingling,
+        entries: &[Entry],
+        marks: &[Vec<Mark>],
+    ) -> Result<Index, IndexError> {
+        Index::build_marked(dir, layout, sketch_width, shingling, entries, Some(marks))
+    }
+
+    fn build_marked(
+        dir: &Path,
+        layout: Layout,
+        sketch_width: u32,
+        shingling: Shingling,
+        entries: &[Entry],
+        marks: Option<&[Vec<Mark>]>,
+    ) -> Result<Index, IndexError> {
+        check_marks_count(entries, marks)?;
         let repeated = repeated_ids(entries, |_| false);
         if !repeated.is_empty() {
             return Err(IndexError::DuplicateIds { ids: repeated });
@@ -184,12 +273,16 @@ impl Index {
         let previous = read_manifest(dir).ok();
         let name = next_segment_name(dir)?;
         segment::write(&dir.join(&name), &layout, entries, sketch_width)?;
+        if let Some(marks) = marks {
+            marks::write(&marks::path_of(&dir.join(&name)), marks)?;
+        }
         let manifest = Manifest {
-            format: FORMAT.into(),
+            format: if marks.is_some() { FORMAT_MARKS } else { FORMAT }.into(),
             layout: layout.name.clone(),
             sketch_width,
             shingles: shingling.name().to_owned(),
             segments: vec![name],
+            marks: marks.map(|_| MarkParams::default_params()),
         };
         write_manifest(dir, &manifest)?;
         if let Some(previous) = previous {
@@ -202,6 +295,13 @@ impl Index {
     pub fn open(dir: &Path) -> Result<Index, IndexError> {
         let manifest = read_manifest(dir)?;
         let shingling = shingling(dir, &manifest)?;
+        let winnowing = match manifest.marks {
+            Some(params) => Some(params.winnowing().map_err(|err| IndexError::Manifest {
+                path: dir.join(MANIFEST),
+                detail: format!("marks: {err}"),
+            })?),
+            None => None,
+        };
         let mut segments = Vec::with_capacity(manifest.segments.len());
         let mut layout: Option<Layout> = None;
         for name in &manifest.segments {
@@ -225,13 +325,29 @@ impl Index {
             None => Layout::parse(&manifest.layout)
                 .map_err(|err| IndexError::Manifest { path: dir.join(MANIFEST), detail: err.to_string() })?,
         };
-        Ok(Index { dir: dir.to_owned(), manifest, layout, shingling, segments })
+        let marks = OnceLock::new();
+        Ok(Index { dir: dir.to_owned(), manifest, layout, shingling, segments, marks, winnowing })
     }
 
     /// Appends `entries` as a new segment. An id that the index holds
     /// already, or that `entries` repeat, is refused
     /// ([`IndexError::DuplicateIds`]) and nothing is added.
+    /// In an index with passage marks, the documents added have none
+    /// ([`Index::add_with_marks`] adds them with theirs).
     pub fn add(&mut self, entries: &[Entry]) -> Result<(), IndexError> {
+        self.add_marked(entries, None)
+    }
+
+    /// [`Index::add`] with each document's passage marks (`marks[n]` of
+    /// `entries[n]`, winnowed by [`Index::passage_winnowing`]); an index
+    /// without marks keeps none (it must be rebuilt to answer passage
+    /// lookups).
+    pub fn add_with_marks(&mut self, entries: &[Entry], marks: &[Vec<Mark>]) -> Result<(), IndexError> {
+        self.add_marked(entries, Some(marks))
+    }
+
+    fn add_marked(&mut self, entries: &[Entry], marks: Option<&[Vec<Mark>]>) -> Result<(), IndexError> {
+        check_marks_count(entries, marks)?;
         let new: HashSet<&str> = entries.iter().map(|entry| entry.id.as_str()).collect();
         let held: HashSet<String> = self.with_ids(&new).into_iter().map(|entry| entry.id).collect();
         let repeated = repeated_ids(entries, |id| held.contains(id));
@@ -239,11 +355,20 @@ impl Index {
             return Err(IndexError::DuplicateIds { ids: repeated });
         }
         let name = next_segment_name(&self.dir)?;
-        segment::write(&self.dir.join(&name), &self.layout, entries, self.manifest.sketch_width)?;
+        let path = self.dir.join(&name);
+        segment::write(&path, &self.layout, entries, self.manifest.sketch_width)?;
+        if self.winnowing.is_some() {
+            let none = vec![Vec::new(); entries.len()];
+            marks::write(&marks::path_of(&path), marks.unwrap_or(&none))?;
+        }
         let mut manifest = self.manifest.clone();
         manifest.segments.push(name.clone());
         write_manifest(&self.dir, &manifest)?;
-        self.segments.push(Segment::open(&self.dir.join(&name))?);
+        let segment = Segment::open(&path)?;
+        if let Some(opened) = self.marks.get_mut() {
+            opened.push(Marks::open(&marks::path_of(&path), segment.len())?);
+        }
+        self.segments.push(segment);
         self.manifest = manifest;
         Ok(())
     }
@@ -254,6 +379,10 @@ impl Index {
         let old = self.manifest.segments.clone();
         let name = next_segment_name(&self.dir)?;
         segment::write(&self.dir.join(&name), &self.layout, &entries, self.manifest.sketch_width)?;
+        if self.winnowing.is_some() {
+            let merged: Vec<Vec<Mark>> = self.opened_marks()?.iter().flat_map(Marks::documents).collect();
+            marks::write(&marks::path_of(&self.dir.join(&name)), &merged)?;
+        }
         let manifest = Manifest { segments: vec![name], ..self.manifest.clone() };
         write_manifest(&self.dir, &manifest)?;
         *self = Index::open(&self.dir)?;
@@ -412,6 +541,74 @@ impl Index {
     }
 }
 
+impl Index {
+    /// How texts are winnowed for an index's passage marks
+    /// ([`Index::build_with_marks`]): the winnowing `dedup --passages`
+    /// uses by default.
+    pub fn passage_winnowing() -> Winnowing {
+        Winnowing::default()
+    }
+
+    /// Whether the index holds passage marks ([`Index::query_passages`]
+    /// answers).
+    pub fn has_marks(&self) -> bool {
+        self.winnowing.is_some()
+    }
+
+    /// The indexed documents `text` shares passages with, and where (see
+    /// `crate::passages`). An index without marks is
+    /// [`IndexError::NoMarks`]; a text over the aligner's size limit
+    /// [`IndexError::Text`].
+    pub fn query_passages(&self, text: &str, search: &PassageSearch) -> Result<PassageAnswer, IndexError> {
+        let winnowing = self.winnowing.as_ref().ok_or_else(|| IndexError::NoMarks(self.dir.clone()))?;
+        let opened = self.opened_marks()?;
+        let marks = winnowing.marks(text)?;
+        let mut first = 0u32;
+        let segments: Vec<MarkedSegment<'_>> = self
+            .segments
+            .iter()
+            .zip(opened)
+            .map(|(segment, marks)| {
+                let marked = MarkedSegment { first, marks };
+                first += segment.len() as u32;
+                marked
+            })
+            .collect();
+        let id = |n: u32| {
+            let at = segments.partition_point(|segment| segment.first <= n) - 1;
+            self.segments[at].id(n - segments[at].first).to_owned()
+        };
+        Ok(passages::find(text, &marks, winnowing, &segments, search, id))
+    }
+}
+
+impl Index {
+    /// Each segment's marks, opened and checked the first time.
+    fn opened_marks(&self) -> Result<&[Marks], IndexError> {
+        if let Some(opened) = self.marks.get() {
+            return Ok(opened);
+        }
+        let opened = self
+            .manifest
+            .segments
+            .iter()
+            .zip(&self.segments)
+            .map(|(name, segment)| Marks::open(&marks::path_of(&self.dir.join(name)), segment.len()))
+            .collect::<Result<Vec<Marks>, _>>()?;
+        // Another thread may have opened them meanwhile: either is right.
+        Ok(self.marks.get_or_init(|| opened))
+    }
+}
+
+fn check_marks_count(entries: &[Entry], marks: Option<&[Vec<Mark>]>) -> Result<(), IndexError> {
+    match marks {
+        Some(marks) if marks.len() != entries.len() => {
+            Err(IndexError::MarksCount { entries: entries.len(), marks: marks.len() })
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Document `n` of `segment`, as an [`Entry`].
 fn entry_of(segment: &Segment, n: u32) -> Entry {
     Entry {
@@ -446,7 +643,7 @@ fn read_manifest(dir: &Path) -> Result<Manifest, IndexError> {
     let bytes = priorart_files::read_limited(&path, MAX_MANIFEST_BYTES)?;
     let bad = |detail: String| IndexError::Manifest { path: path.clone(), detail };
     let manifest: Manifest = serde_json::from_slice(&bytes).map_err(|err| bad(err.to_string()))?;
-    if manifest.format != FORMAT && manifest.format != FORMAT_V1 {
+    if ![FORMAT, FORMAT_V1, FORMAT_MARKS].contains(&manifest.format.as_str()) {
         return Err(bad(format!("format {:?}", manifest.format)));
     }
     if manifest.segments.iter().any(|name| !is_segment_name(name)) {
@@ -490,5 +687,6 @@ fn next_segment_name(dir: &Path) -> Result<String, IndexError> {
 fn remove_segments(dir: &Path, names: &[String]) {
     for name in names {
         let _ = std::fs::remove_file(dir.join(name));
+        let _ = std::fs::remove_file(marks::path_of(&dir.join(name)));
     }
 }

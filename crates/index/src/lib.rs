@@ -35,8 +35,10 @@ mod against;
 mod cluster;
 mod document;
 mod index;
+mod marks;
 mod memory;
 mod pairs;
+mod passages;
 mod query;
 mod segment;
 mod simhash_list;
@@ -47,6 +49,7 @@ pub use document::{SKETCH_WIDTH, sketch};
 pub use index::{Index, IndexError};
 pub use memory::MemoryIndex;
 pub use pairs::{CrossPair, Pair, all_pairs, cross_pairs};
+pub use passages::{BoilerplateSpan, CHAIN_GAP, IndexedPassage, PassageAnswer, PassageMatch, PassageSearch};
 pub use priorart_fingerprint::layout::{
     DistanceTooLarge, Layout, LayoutError, MAX_DISTANCE, MAX_TABLES, Table, TableKeys,
 };
@@ -81,7 +84,10 @@ mod reason_names_tests {
                 "layout_mismatch",
                 "distance_too_large",
                 "directory",
-                "duplicate_ids"
+                "duplicate_ids",
+                "no_marks",
+                "text",
+                "marks_count"
             ]
         );
     }

@@ -319,7 +319,7 @@ fn presence_byte(entry: &Entry) -> u8 {
 
 /// The bytes of an open segment: a memory map, or a buffer (tests, small
 /// in-memory indexes).
-enum Bytes {
+pub(crate) enum Bytes {
     Mapped(memmap2::Mmap),
     Owned(Vec<u8>),
 }

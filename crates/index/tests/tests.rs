@@ -4,6 +4,7 @@
 
 mod incremental;
 mod index;
+mod passages;
 
 #[test]
 fn every_test_file_is_a_module() {

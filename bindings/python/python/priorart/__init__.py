@@ -772,6 +772,17 @@ class Index:
         ``k`` beyond the layout's distance is an :class:`InputError`."""
         return [IndexMatch(*hit) for hit in self._index.query(document, k)]
 
+    def query_passages(self, text: str) -> Dict[str, Any]:
+        """The indexed documents ``text`` shares passages with (50 words or
+        more, verbatim or edited), as ``priorart index query --passages
+        --json`` prints them: ``{"documents": [{"id", "marks", "passages":
+        [{"text": {offsets and text in ``text``}, "indexed": {"byte_offset",
+        "byte_length"}, "marks", "similarity"}]}], "boilerplate": [...]}``.
+        Only an index opened from a directory built by ``priorart index
+        build`` holds passage marks; one without them is an
+        :class:`InputError` (reason ``no_marks``)."""
+        return json.loads(self._index.query_passages_json(text))
+
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Writes the index to directory ``path``: a new segment of what
         was inserted when ``path`` is where it was opened from or last

@@ -1,0 +1,318 @@
+//! A segment's passage marks: every document's winnowing marks
+//! ([`priorart_align::Winnowing`], Schleimer et al. 2003), so that a text
+//! looked up finds the indexed documents it shares passages with, and
+//! where in them, without the index keeping their texts
+//! ([`crate::Index::query_passages`]).
+//!
+//! One file per segment, `seg-NNNNNN.pam` beside its `seg-NNNNNN.pai`,
+//! written before the manifest that lists the segment (so a build or an
+//! add either completes with both or leaves the index as it was), never
+//! changed in place.
+//!
+//! # Format (little-endian)
+//!
+//! An 80-byte header — magic `priorart-marks\0\0`, version, document
+//! count, row count, SHA-256 of the rest of the file (header included) —
+//! then the body, each section on an 8-byte boundary: each document's mark
+//! count (`u32`); then one row per mark, sorted by hash, then document,
+//! then word, in columns: hashes (`u64`), document numbers, content-word
+//! indexes, byte starts and byte ends (`u32` each). 24 bytes a mark;
+//! about 2 in 5 content words carry one with the default winnowing.
+//!
+//! Opening checks the magic, the version, the length, the checksum and that
+//! every row names a document of the segment and is in order, so that a
+//! damaged or hostile file is refused ([`SegmentError`]), never read out of
+//! bounds.
+
+use crate::segment::{Bytes, SegmentError};
+use priorart_align::Mark;
+use sha2::{Digest, Sha256};
+use std::ops::Range;
+use std::path::Path;
+
+const MAGIC: &[u8; 16] = b"priorart-marks\0\0";
+const VERSION: u32 = 1;
+const HEADER_LEN: usize = 80;
+/// Where the checksum is in the header.
+const CHECKSUM: Range<usize> = 40..72;
+
+/// One mark of an indexed document, as a lookup finds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    /// The document's number in its segment.
+    pub document: u32,
+    /// The mark's first content word in the document.
+    pub word: u32,
+    /// Its byte range in the document's text.
+    pub start: u32,
+    /// Just past its last byte.
+    pub end: u32,
+}
+
+/// Where each section starts.
+#[derive(Debug, Clone, Copy)]
+struct Sections {
+    counts: usize,
+    hashes: usize,
+    documents: usize,
+    words: usize,
+    starts: usize,
+    ends: usize,
+    end: usize,
+}
+
+fn align8(n: usize) -> usize {
+    n.div_ceil(8) * 8
+}
+
+impl Sections {
+    fn new(docs: u64, rows: u64) -> Option<Sections> {
+        let (docs, rows) = (usize::try_from(docs).ok()?, usize::try_from(rows).ok()?);
+        let counts = HEADER_LEN;
+        let hashes = align8(counts.checked_add(docs.checked_mul(4)?)?);
+        let documents = hashes.checked_add(rows.checked_mul(8)?)?;
+        let words = documents.checked_add(rows.checked_mul(4)?)?;
+        let starts = words.checked_add(rows.checked_mul(4)?)?;
+        let ends = starts.checked_add(rows.checked_mul(4)?)?;
+        let end = ends.checked_add(rows.checked_mul(4)?)?;
+        Some(Sections { counts, hashes, documents, words, starts, ends, end })
+    }
+}
+
+fn checksum(bytes: &[u8]) -> [u8; 32] {
+    let mut hasher = Sha256::new();
+    hasher.update(&bytes[..CHECKSUM.start]);
+    hasher.update(&bytes[CHECKSUM.end..]);
+    hasher.finalize().into()
+}
+
+fn u64_at(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
+}
+
+/// The marks file of the segment at `segment` (`seg-NNNNNN.pai` →
+/// `seg-NNNNNN.pam`).
+pub(crate) fn path_of(segment: &Path) -> std::path::PathBuf {
+    segment.with_extension("pam")
+}
+
+/// Writes the marks of a segment's documents (`marks[n]` of document
+/// `n`) to `path`, which must not exist.
+pub(crate) fn write(path: &Path, marks: &[Vec<Mark>]) -> Result<(), SegmentError> {
+    priorart_files::write_new(path, &encode(marks)?)?;
+    Ok(())
+}
+
+/// The bytes of a marks file.
+pub(crate) fn encode(marks: &[Vec<Mark>]) -> Result<Vec<u8>, SegmentError> {
+    let too_many = || SegmentError::TooManyDocuments { docs: marks.len() };
+    let docs = u32::try_from(marks.len()).map_err(|_| too_many())?;
+    let mut rows: Vec<(u64, u32, u32, u32, u32)> = Vec::with_capacity(marks.iter().map(Vec::len).sum());
+    for (document, held) in (0..docs).zip(marks) {
+        rows.extend(held.iter().map(|mark| (mark.hash, document, mark.word, mark.start, mark.end)));
+    }
+    rows.sort_unstable();
+    let sections = Sections::new(u64::from(docs), rows.len() as u64).ok_or_else(too_many)?;
+    let mut out = vec![0u8; sections.end];
+    out[..16].copy_from_slice(MAGIC);
+    out[16..20].copy_from_slice(&VERSION.to_le_bytes());
+    out[24..32].copy_from_slice(&u64::from(docs).to_le_bytes());
+    out[32..40].copy_from_slice(&(rows.len() as u64).to_le_bytes());
+    for (n, held) in marks.iter().enumerate() {
+        let count = u32::try_from(held.len()).map_err(|_| too_many())?;
+        out[sections.counts + 4 * n..][..4].copy_from_slice(&count.to_le_bytes());
+    }
+    for (r, &(hash, document, word, start, end)) in rows.iter().enumerate() {
+        out[sections.hashes + 8 * r..][..8].copy_from_slice(&hash.to_le_bytes());
+        out[sections.documents + 4 * r..][..4].copy_from_slice(&document.to_le_bytes());
+        out[sections.words + 4 * r..][..4].copy_from_slice(&word.to_le_bytes());
+        out[sections.starts + 4 * r..][..4].copy_from_slice(&start.to_le_bytes());
+        out[sections.ends + 4 * r..][..4].copy_from_slice(&end.to_le_bytes());
+    }
+    let sum = checksum(&out);
+    out[CHECKSUM].copy_from_slice(&sum);
+    Ok(out)
+}
+
+/// An open, checked marks file.
+pub(crate) struct Marks {
+    bytes: Bytes,
+    sections: Sections,
+    docs: usize,
+    rows: usize,
+}
+
+impl Marks {
+    /// Maps and checks the marks file at `path`, of a segment of `docs`
+    /// documents.
+    pub(crate) fn open(path: &Path, docs: usize) -> Result<Marks, SegmentError> {
+        let name = path.display().to_string();
+        let file =
+            std::fs::File::open(path).map_err(|source| SegmentError::Map { path: name.clone(), source })?;
+        // SAFETY: marks files are written whole and never modified in
+        // place (see the module docs); their length is checked before any
+        // read.
+        let map = unsafe { memmap2::Mmap::map(&file) }
+            .map_err(|source| SegmentError::Map { path: name.clone(), source })?;
+        Marks::check(Bytes::Mapped(map), &name, docs)
+    }
+
+    /// Checks marks held in memory.
+    #[cfg(test)]
+    pub(crate) fn from_bytes(bytes: Vec<u8>, docs: usize) -> Result<Marks, SegmentError> {
+        Marks::check(Bytes::Owned(bytes), "(memory)", docs)
+    }
+
+    fn check(bytes: Bytes, name: &str, expected_docs: usize) -> Result<Marks, SegmentError> {
+        let corrupt =
+            |detail: &str| SegmentError::Corrupt { path: name.to_owned(), detail: detail.to_owned() };
+        if bytes.len() < HEADER_LEN || &bytes[..16] != MAGIC {
+            return Err(SegmentError::Foreign { path: name.to_owned() });
+        }
+        let version = u32_at(&bytes, 16);
+        if version != VERSION {
+            return Err(SegmentError::Version { path: name.to_owned(), version });
+        }
+        let (docs, rows) = (u64_at(&bytes, 24), u64_at(&bytes, 32));
+        if docs != expected_docs as u64 {
+            return Err(corrupt(&format!("marks of {docs} documents, the segment holds {expected_docs}")));
+        }
+        let sections = Sections::new(docs, rows).ok_or_else(|| corrupt("sizes overflow"))?;
+        if sections.end != bytes.len() {
+            return Err(corrupt(&format!("{} bytes where the header implies {}", bytes.len(), sections.end)));
+        }
+        if checksum(&bytes)[..] != bytes[CHECKSUM] {
+            return Err(SegmentError::Checksum { path: name.to_owned() });
+        }
+        let marks = Marks { bytes, sections, docs: docs as usize, rows: rows as usize };
+        let counted: u64 = (0..marks.docs).map(|n| u64::from(marks.count(n as u32))).sum();
+        if counted != rows {
+            return Err(corrupt("the documents' mark counts do not add up to the rows"));
+        }
+        let mut previous = (0u64, 0u32, 0u32);
+        for r in 0..marks.rows {
+            let row = marks.row(r);
+            let key = (marks.hash(r), row.document, row.word);
+            if row.document as usize >= marks.docs || key < previous || row.start > row.end {
+                return Err(corrupt("a mark is out of order or names no document"));
+            }
+            previous = key;
+        }
+        Ok(marks)
+    }
+
+    /// How many marks document `number` has.
+    pub(crate) fn count(&self, number: u32) -> u32 {
+        u32_at(&self.bytes, self.sections.counts + 4 * number as usize)
+    }
+
+    fn hash(&self, row: usize) -> u64 {
+        u64_at(&self.bytes, self.sections.hashes + 8 * row)
+    }
+
+    fn row(&self, r: usize) -> Row {
+        let s = &self.sections;
+        Row {
+            document: u32_at(&self.bytes, s.documents + 4 * r),
+            word: u32_at(&self.bytes, s.words + 4 * r),
+            start: u32_at(&self.bytes, s.starts + 4 * r),
+            end: u32_at(&self.bytes, s.ends + 4 * r),
+        }
+    }
+
+    /// The rows of `hash` (sorted by document, then word).
+    pub(crate) fn rows_of(&self, hash: u64) -> impl Iterator<Item = Row> + '_ {
+        let first = partition_point(self.rows, |r| self.hash(r) < hash);
+        (first..self.rows).take_while(move |&r| self.hash(r) == hash).map(|r| self.row(r))
+    }
+
+    /// Every document's marks, `marks[n]` of document `n`, in text order
+    /// (to merge segments).
+    pub(crate) fn documents(&self) -> Vec<Vec<Mark>> {
+        let mut marks: Vec<Vec<Mark>> =
+            (0..self.docs).map(|n| Vec::with_capacity(self.count(n as u32) as usize)).collect();
+        for r in 0..self.rows {
+            let row = self.row(r);
+            marks[row.document as usize].push(Mark {
+                hash: self.hash(r),
+                word: row.word,
+                start: row.start,
+                end: row.end,
+            });
+        }
+        for held in &mut marks {
+            held.sort_unstable_by_key(|mark| (mark.word, mark.hash));
+        }
+        marks
+    }
+}
+
+/// The first index in `0..len` for which `before` is false.
+fn partition_point(len: usize, before: impl Fn(usize) -> bool) -> usize {
+    let (mut low, mut high) = (0, len);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if before(middle) {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    low
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mark(hash: u64, word: u32) -> Mark {
+        Mark { hash, word, start: 10 * word, end: 10 * word + 9 }
+    }
+
+    fn sample() -> Vec<Vec<Mark>> {
+        vec![vec![mark(7, 0), mark(3, 2), mark(7, 5)], vec![], vec![mark(3, 1), mark(9, 4)]]
+    }
+
+    #[test]
+    fn rows_are_found_by_hash_and_documents_come_back_whole() {
+        let marks = Marks::from_bytes(encode(&sample()).unwrap(), 3).unwrap();
+        let of = |hash| marks.rows_of(hash).map(|row| (row.document, row.word)).collect::<Vec<_>>();
+        assert_eq!(of(3), [(0, 2), (2, 1)]);
+        assert_eq!(of(7), [(0, 0), (0, 5)]);
+        assert_eq!(of(9), [(2, 4)]);
+        assert!(of(8).is_empty());
+        assert_eq!(marks.rows_of(9).next().unwrap().start, 40);
+        assert_eq!((marks.count(0), marks.count(1), marks.count(2)), (3, 0, 2));
+        let mut expected = sample();
+        expected[0].sort_by_key(|mark| mark.word);
+        assert_eq!(marks.documents(), expected);
+    }
+
+    #[test]
+    fn a_damaged_or_foreign_file_is_refused() {
+        let bytes = encode(&sample()).unwrap();
+        assert!(matches!(Marks::from_bytes(bytes.clone(), 2), Err(SegmentError::Corrupt { .. })));
+        let mut flipped = bytes.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 1;
+        assert!(matches!(Marks::from_bytes(flipped, 3), Err(SegmentError::Checksum { .. })));
+        assert!(matches!(
+            Marks::from_bytes(bytes[..bytes.len() - 4].to_vec(), 3),
+            Err(SegmentError::Corrupt { .. })
+        ));
+        let mut foreign = bytes.clone();
+        foreign[0] = b'X';
+        assert!(matches!(Marks::from_bytes(foreign, 3), Err(SegmentError::Foreign { .. })));
+        // A row naming a document the segment lacks, with a good checksum.
+        let mut hostile = bytes;
+        let sections = Sections::new(3, 5).unwrap();
+        hostile[sections.documents..sections.documents + 4].copy_from_slice(&7u32.to_le_bytes());
+        let sum = checksum(&hostile);
+        hostile[CHECKSUM].copy_from_slice(&sum);
+        assert!(matches!(Marks::from_bytes(hostile, 3), Err(SegmentError::Corrupt { .. })));
+    }
+}
