@@ -218,7 +218,10 @@ pub const SNIPPET_CHARS: usize = 400;
 pub struct PassageOutcome {
     /// Postings read back (marks of all documents).
     pub postings: u64,
-    /// Pairs sharing at least the settings' marks, aligned.
+    /// Pairs sharing at least the settings' marks.
+    pub sharing: usize,
+    /// Those of them with [`NEARBY_MARKS`] shared marks within
+    /// [`NEARBY_WORDS`] content words of the first document, aligned.
     pub candidates: usize,
     /// Pairs reported.
     pub pairs: usize,
@@ -259,7 +262,7 @@ pub fn find_passages(
     control.progress.phase(Phase::Candidates, 0);
     let records = postings.len();
     let shared = shared_hashes(postings, settings, control)?;
-    let candidates = candidates(shared.pairs, settings.min_marks, control)?;
+    let (candidates, sharing) = candidates(shared.pairs, settings.min_marks, control)?;
     let boilerplate_hashes: Vec<u64> = shared.boilerplate.iter().map(|mark| mark.hash).collect();
     let checker = PairChecker::new(settings, boilerplate_hashes);
     let prepare = |text: String| checker.prepare(text);
@@ -302,6 +305,7 @@ pub fn find_passages(
     let boilerplate = boilerplate(catalog, shared.boilerplate, settings, reread, control)?;
     Ok(PassageOutcome {
         postings: records,
+        sharing,
         candidates: candidates.len(),
         pairs,
         passages,
@@ -316,6 +320,15 @@ pub fn find_passages(
 const NEARBY_MARKS: usize = 3;
 /// How close, in content words of the first document.
 const NEARBY_WORDS: u32 = 64;
+
+/// Whether the words (sorted) of the hashes a document shares with another
+/// hold [`NEARBY_MARKS`] within [`NEARBY_WORDS`] content words: a shared
+/// passage has them; documents that share only scattered phrases need not
+/// be aligned. The candidates are picked with it from the postings, and
+/// [`PairChecker::check`] asks it of two texts, so both agree.
+fn nearby(words: &[u32]) -> bool {
+    words.windows(NEARBY_MARKS).any(|run| run[NEARBY_MARKS - 1] - run[0] <= NEARBY_WORDS)
+}
 
 /// What an aligned pair gave.
 enum Checked {
@@ -386,7 +399,7 @@ impl PairChecker {
 pub struct PreparedText {
     cut: Option<CutText>,
     boilerplate: Vec<(u32, u32)>,
-    /// Its other marks, `(hash, word)`, sorted.
+    /// Its other hashes, each with the word of its first mark, sorted.
     marks: Vec<(u64, u32)>,
 }
 
@@ -399,8 +412,10 @@ impl PreparedText {
     ) -> PreparedText {
         let mut covered: Vec<(u32, u32)> = Vec::new();
         let mut marks = Vec::new();
-        // The aligner refuses what winnowing refuses (too large).
-        for mark in winnowing.marks(&text).unwrap_or_default() {
+        // A text the aligner refuses (too large) is not aligned: its marks
+        // are not needed.
+        let cut = aligner.cut(text).ok();
+        for mark in cut.as_ref().map(|cut| winnowing.marks_cut(cut)).unwrap_or_default() {
             if boilerplate_hashes.binary_search(&mark.hash).is_err() {
                 marks.push((mark.hash, mark.word));
                 continue;
@@ -410,14 +425,14 @@ impl PreparedText {
                 _ => covered.push((mark.start, mark.end)),
             }
         }
+        // Each hash once, at its first word, as the postings hold it.
         marks.sort_unstable();
-        PreparedText { cut: aligner.cut(text).ok(), boilerplate: covered, marks }
+        marks.dedup_by_key(|(hash, _)| *hash);
+        PreparedText { cut, boilerplate: covered, marks }
     }
 
-    /// Whether `self` shares [`NEARBY_MARKS`] marks with `other` within
-    /// [`NEARBY_WORDS`] content words of its own: a shared passage has
-    /// them; documents that share only scattered phrases need not be
-    /// aligned.
+    /// Whether `self` shares marks with `other` close together in its own
+    /// words ([`nearby`]).
     fn shares_nearby_marks(&self, other: &PreparedText) -> bool {
         let (mut mine, mut theirs) = (self.marks.iter().peekable(), other.marks.iter().peekable());
         let mut words = Vec::new();
@@ -436,7 +451,7 @@ impl PreparedText {
             }
         }
         words.sort_unstable();
-        words.windows(NEARBY_MARKS).any(|run| run[NEARBY_MARKS - 1] - run[0] <= NEARBY_WORDS)
+        nearby(&words)
     }
 
     /// The text (empty when it was refused: its pairs are not aligned).
@@ -509,9 +524,10 @@ struct BoilerplateMark {
 }
 
 /// The merged postings, split: pairs of documents sharing a hash (one
-/// record per shared hash, on disk) and the boilerplate hashes.
+/// record per shared hash, on disk: the earlier document, the later, and
+/// the hash's word in the earlier) and the boilerplate hashes.
 struct SharedHashes {
-    pairs: Runs<(u32, u32)>,
+    pairs: Runs<(u32, u32, u32)>,
     boilerplate: Vec<BoilerplateMark>,
 }
 
@@ -534,9 +550,9 @@ fn shared_hashes(
             let (example, word) = holders[0];
             boilerplate.push(BoilerplateMark { hash, documents: count, example, word });
         } else {
-            for (at, &(first, _)) in holders.iter().enumerate() {
+            for (at, &(first, word)) in holders.iter().enumerate() {
                 for &(second, _) in &holders[at + 1..] {
-                    pairs.push((first, second))?;
+                    pairs.push((first, second, word))?;
                 }
             }
         }
@@ -567,34 +583,48 @@ fn shared_hashes(
     Ok(SharedHashes { pairs, boilerplate })
 }
 
-/// The pairs sharing at least `min_marks` hashes: `(a, b, shared)`, sorted.
+/// The candidates: pairs sharing at least `min_marks` hashes, some of
+/// them close together in the first document ([`nearby`]), as `(a, b,
+/// shared)`, sorted; and how many pairs share `min_marks` hashes.
 fn candidates(
-    pairs: Runs<(u32, u32)>,
+    pairs: Runs<(u32, u32, u32)>,
     min_marks: u32,
     control: Control<'_>,
-) -> Result<Vec<(u32, u32, u32)>, DedupError> {
+) -> Result<(Vec<(u32, u32, u32)>, usize), DedupError> {
     let mut kept = Vec::new();
-    let mut current: Option<((u32, u32), u32)> = None;
+    let mut sharing = 0;
+    // The current pair and the words of its shared hashes in its first
+    // document, sorted (the records come sorted).
+    let mut current: Option<(u32, u32)> = None;
+    let mut words: Vec<u32> = Vec::new();
+    let mut close = |pair: (u32, u32), words: &[u32]| {
+        let count = u32::try_from(words.len()).unwrap_or(u32::MAX);
+        if count >= min_marks {
+            sharing += 1;
+            if nearby(words) {
+                kept.push((pair.0, pair.1, count));
+            }
+        }
+    };
     for (read, record) in (1u64..).zip(pairs.merged()?) {
-        let pair = record?;
+        let (a, b, word) = record?;
         if read % CHECK_EVERY == 0 {
             control.check()?;
         }
-        match &mut current {
-            Some((held, count)) if *held == pair => *count += 1,
-            _ => {
-                if let Some((held, count)) = current.filter(|&(_, count)| count >= min_marks) {
-                    kept.push((held.0, held.1, count));
-                }
-                current = Some((pair, 1));
+        if current != Some((a, b)) {
+            if let Some(pair) = current {
+                close(pair, &words);
             }
+            current = Some((a, b));
+            words.clear();
         }
+        words.push(word);
     }
-    if let Some((held, count)) = current.filter(|&(_, count)| count >= min_marks) {
-        kept.push((held.0, held.1, count));
+    if let Some(pair) = current {
+        close(pair, &words);
     }
     control.check()?;
-    Ok(kept)
+    Ok((kept, sharing))
 }
 
 /// Boilerplate hashes grouped into passages: consecutive ones in the same
