@@ -33,9 +33,10 @@ pub(crate) fn key(words: &[Word]) -> u64 {
     })
 }
 
-/// Keys are already well-mixed hashes: a map over them needs no hashing.
+/// Keys (and word hashes) are already well-mixed hashes: a map over them
+/// needs no hashing.
 #[derive(Default)]
-struct KeyHasher(u64);
+pub(crate) struct KeyHasher(u64);
 
 impl Hasher for KeyHasher {
     fn finish(&self) -> u64 {

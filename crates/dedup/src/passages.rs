@@ -220,8 +220,8 @@ pub struct PassageOutcome {
     pub postings: u64,
     /// Pairs sharing at least the settings' marks.
     pub sharing: usize,
-    /// Those of them with [`NEARBY_MARKS`] shared marks within
-    /// [`NEARBY_WORDS`] content words of the first document, aligned.
+    /// Those of them with 3 shared marks within 64 content words of the
+    /// first document (passages are made of such runs), aligned.
     pub candidates: usize,
     /// Pairs reported.
     pub pairs: usize,
