@@ -6,31 +6,40 @@
 //! marks ([`Winnowing`], Schleimer et al. 2003: a few hashes of its
 //! content-word k-grams such that a shared run of `w + k - 1` content
 //! words shares one) go to [`Postings`], one `(hash, document, word)`
-//! record per distinct hash, sorted on disk in runs of bounded size.
+//! record per mark, sorted on disk in runs of bounded size.
 //!
 //! Candidates: the runs merged, a hash at a time. A hash held by more than
 //! [`PassageSettings::boilerplate`] documents is boilerplate (a license, a
 //! header, navigation): it makes no pair, and runs of such hashes in their
 //! first document as long as a reported passage are reported once each
 //! ([`Boilerplate`]: how many documents, an example and where). The other
-//! hashes held by two
-//! documents or more give every pair of their documents, themselves
-//! sorted on disk; pairs sharing at least [`PassageSettings::min_marks`]
-//! hashes are the candidates.
+//! hashes held by two documents or more give every pair of their
+//! documents with the hash's word in the first, themselves sorted on disk;
+//! pairs sharing at least [`PassageSettings::min_marks`] hashes, three of
+//! them within 64 content words of the first document (a passage is made
+//! of such runs; scattered phrases are not), are the candidates. The test
+//! is made on these records, so the documents of pairs that fail it are
+//! not read again.
 //!
 //! Pass 2 re-reads the candidates' documents in place order, a working set
-//! at a time (as `dedup`'s verification), and aligns each pair whose
-//! shared marks come close together somewhere with the PAN aligner
-//! ([`Aligner::align`]): a pair is reported with its passages
-//! of at least [`PassageSettings::min_words`] words on both sides, less
-//! those mostly covered by boilerplate hashes.
+//! at a time (as `dedup`'s verification), on all cores: each text is cut
+//! into the aligner's words and their seed keys sorted once for all its
+//! pairs ([`Aligner::cut`], its winnowing marks taken from the same words),
+//! and each pair is aligned by the PAN aligner ([`Aligner::align_cut`]:
+//! seeds by merging the two sorted key lists). A pair is reported with its
+//! passages of at least [`PassageSettings::min_words`] words on both
+//! sides, less those mostly covered by boilerplate hashes.
+//! [`PairChecker`] is that check, public so that a front end finding its
+//! candidates itself gets the same passages from the two texts alone.
 //!
 //! Memory: the catalog (about 60 bytes a document and its id), the sort
 //! buffers ([`PassageSettings::sort_memory`]), the candidates (12 bytes
 //! each), the boilerplate hashes (24 bytes each) and the working set (its
-//! texts with their words and marks, about three times the text), not the
-//! collection's texts; the disk holds the postings (16 bytes per mark, about 2 in
-//! 5 content words by default) and the pairs (8 bytes per shared mark).
+//! texts with their words, keys and marks, about five times the text), not
+//! the collection's texts; the disk holds the postings (16 bytes per mark,
+//! about 2 in 5 content words by default) and the pairs (12 bytes per
+//! shared mark). Sorted runs are merged in levels, so that at most 64 per
+//! level are open at once.
 
 use crate::catalog::{Catalog, Places};
 use crate::error::DedupError;
@@ -85,8 +94,9 @@ impl PassageSettings {
     /// postings' and the pairs').
     pub const DEFAULT_SORT_MEMORY: u64 = 128 << 20;
     /// Pass 2 holds 128 MiB of text by default: each text held is also
-    /// cut into its words (16 bytes each, about twice the text), and the
-    /// lines of a round's pairs are held until it ends.
+    /// cut into its words and their sorted seed keys (16 bytes each, about
+    /// four times the text), and the lines of a round's pairs are held
+    /// until it ends.
     pub const DEFAULT_WORKING_SET: u64 = 128 << 20;
 
     /// The defaults with passages of at least `min_words` words and
@@ -144,7 +154,7 @@ impl Default for PassageSettings {
 }
 
 /// Pass 1's marks, sorted on disk: one `(hash, document, word)` record per
-/// distinct hash of each document.
+/// mark of each document, the word flagged [`REPEAT`] after a hash's first.
 pub struct Postings {
     runs: Runs<(u64, u32, u32)>,
     distinct: Vec<(u64, u32)>,
@@ -157,14 +167,18 @@ impl Postings {
     }
 
     /// Adds the marks of document `number` ([`Winnowing::marks`] of its
-    /// text): each hash once, at its first word.
+    /// text): every mark, those of a hash after its first flagged
+    /// [`REPEAT`] (counted once, but placed at every word).
     pub fn add(&mut self, number: u32, marks: &[Mark]) -> Result<(), DedupError> {
         self.distinct.clear();
-        self.distinct.extend(marks.iter().map(|mark| (mark.hash, mark.word)));
+        // Words of texts under 2 GiB are under the flag.
+        self.distinct.extend(marks.iter().map(|mark| (mark.hash, mark.word.min(REPEAT - 1))));
         self.distinct.sort_unstable();
-        self.distinct.dedup_by_key(|(hash, _)| *hash);
+        let mut previous = None;
         for &(hash, word) in &self.distinct {
-            self.runs.push((hash, number, word))?;
+            let flag = if previous == Some(hash) { REPEAT } else { 0 };
+            self.runs.push((hash, number, word | flag))?;
+            previous = Some(hash);
         }
         Ok(())
     }
@@ -399,7 +413,7 @@ impl PairChecker {
 pub struct PreparedText {
     cut: Option<CutText>,
     boilerplate: Vec<(u32, u32)>,
-    /// Its other hashes, each with the word of its first mark, sorted.
+    /// Its other marks, `(hash, word)`, sorted.
     marks: Vec<(u64, u32)>,
 }
 
@@ -425,9 +439,7 @@ impl PreparedText {
                 _ => covered.push((mark.start, mark.end)),
             }
         }
-        // Each hash once, at its first word, as the postings hold it.
         marks.sort_unstable();
-        marks.dedup_by_key(|(hash, _)| *hash);
         PreparedText { cut, boilerplate: covered, marks }
     }
 
@@ -531,6 +543,11 @@ struct SharedHashes {
     boilerplate: Vec<BoilerplateMark>,
 }
 
+/// The flag of a word position (postings' and pair records') where a hash
+/// is found again in a document: the pair's shared hashes are counted
+/// once, but each place counts in [`nearby`].
+const REPEAT: u32 = 1 << 31;
+
 /// Records between two checks of the stop flag.
 const CHECK_EVERY: u64 = 1 << 20;
 
@@ -542,7 +559,8 @@ fn shared_hashes(
     let mut pairs = Runs::new(settings.sort_memory, settings.temp_dir.as_deref());
     let mut boilerplate = Vec::new();
     let limit = settings.boilerplate as usize;
-    // The current hash's documents (at most `limit + 1` kept) and count.
+    // The current hash's places (those of its first `limit + 1`
+    // documents) and how many documents hold it.
     let mut holders: Vec<(u32, u32)> = Vec::with_capacity(limit + 1);
     let mut current: Option<(u64, u32)> = None;
     let mut flush = |hash: u64, count: u32, holders: &mut Vec<(u32, u32)>| -> Result<(), DedupError> {
@@ -550,10 +568,18 @@ fn shared_hashes(
             let (example, word) = holders[0];
             boilerplate.push(BoilerplateMark { hash, documents: count, example, word });
         } else {
+            // Each place of the earlier document, with every later one.
             for (at, &(first, word)) in holders.iter().enumerate() {
-                for &(second, _) in &holders[at + 1..] {
-                    pairs.push((first, second, word))?;
-                }
+                let mut later =
+                    holders[at + 1..].iter().map(|&(document, _)| document).filter(|&d| d != first);
+                let mut previous = None;
+                later.try_for_each(|second| {
+                    if previous != Some(second) {
+                        pairs.push((first, second, word))?;
+                        previous = Some(second);
+                    }
+                    Ok::<(), DedupError>(())
+                })?;
             }
         }
         holders.clear();
@@ -564,8 +590,9 @@ fn shared_hashes(
         if read % CHECK_EVERY == 0 {
             control.check()?;
         }
+        let first_place = word & REPEAT == 0;
         match current {
-            Some((held, ref mut count)) if held == hash => *count += 1,
+            Some((held, ref mut count)) if held == hash => *count += u32::from(first_place),
             _ => {
                 if let Some((held, count)) = current {
                     flush(held, count, &mut holders)?;
@@ -573,7 +600,7 @@ fn shared_hashes(
                 current = Some((hash, 1));
             }
         }
-        if holders.len() <= limit {
+        if current.is_some_and(|(_, count)| count as usize <= limit + 1) {
             holders.push((document, word));
         }
     }
@@ -593,14 +620,17 @@ fn candidates(
 ) -> Result<(Vec<(u32, u32, u32)>, usize), DedupError> {
     let mut kept = Vec::new();
     let mut sharing = 0;
-    // The current pair and the words of its shared hashes in its first
-    // document, sorted (the records come sorted).
+    // The current pair and the places of its shared hashes in its first
+    // document (flagged after a hash's first).
     let mut current: Option<(u32, u32)> = None;
     let mut words: Vec<u32> = Vec::new();
-    let mut close = |pair: (u32, u32), words: &[u32]| {
-        let count = u32::try_from(words.len()).unwrap_or(u32::MAX);
+    let mut close = |pair: (u32, u32), words: &mut Vec<u32>| {
+        let count = words.iter().filter(|&&word| word & REPEAT == 0).count();
+        let count = u32::try_from(count).unwrap_or(u32::MAX);
         if count >= min_marks {
             sharing += 1;
+            words.iter_mut().for_each(|word| *word &= !REPEAT);
+            words.sort_unstable();
             if nearby(words) {
                 kept.push((pair.0, pair.1, count));
             }
@@ -613,7 +643,7 @@ fn candidates(
         }
         if current != Some((a, b)) {
             if let Some(pair) = current {
-                close(pair, &words);
+                close(pair, &mut words);
             }
             current = Some((a, b));
             words.clear();
@@ -621,7 +651,7 @@ fn candidates(
         words.push(word);
     }
     if let Some(pair) = current {
-        close(pair, &words);
+        close(pair, &mut words);
     }
     control.check()?;
     Ok((kept, sharing))
