@@ -610,6 +610,9 @@ fn shared_hashes(
     Ok(SharedHashes { pairs, boilerplate })
 }
 
+/// A candidate pair: its documents and how many hashes they share.
+type Candidate = (u32, u32, u32);
+
 /// The candidates: pairs sharing at least `min_marks` hashes, some of
 /// them close together in the first document ([`nearby`]), as `(a, b,
 /// shared)`, sorted; and how many pairs share `min_marks` hashes.
@@ -617,7 +620,7 @@ fn candidates(
     pairs: Runs<(u32, u32, u32)>,
     min_marks: u32,
     control: Control<'_>,
-) -> Result<(Vec<(u32, u32, u32)>, usize), DedupError> {
+) -> Result<(Vec<Candidate>, usize), DedupError> {
     let mut kept = Vec::new();
     let mut sharing = 0;
     // The current pair and the places of its shared hashes in its first

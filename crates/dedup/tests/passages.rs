@@ -208,12 +208,12 @@ fn each_pair_checked_alone_gives_what_the_search_reports() {
     let phrases: Vec<String> = (0..5)
         .map(|_| (0..6).map(|_| format!("p{}", rng.u32(..1_000_000))).collect::<Vec<_>>().join(" "))
         .collect();
-    for number in 40..=50 {
-        let mut words: Vec<String> = texts[number].split(' ').map(str::to_owned).collect();
+    for (shift, text) in texts[40..=50].iter_mut().enumerate() {
+        let mut words: Vec<String> = text.split(' ').map(str::to_owned).collect();
         for (at, phrase) in phrases.iter().enumerate().rev() {
-            words.insert(at * 75 + (number % 3), phrase.clone());
+            words.insert(at * 75 + shift % 3, phrase.clone());
         }
-        texts[number] = words.join(" ");
+        *text = words.join(" ");
     }
     let settings = PassageSettings::default();
     let (catalog, postings, reader) = pass_one(&texts, &settings);
