@@ -3,15 +3,12 @@
 # builds the extension from the workspace crates) into a virtualenv with
 # the pinned test dependencies, then pytest (fingerprints, extraction,
 # verification, and the Spark job on local[2]); -rs lists why any test was
-# skipped. Needs what .ci/setup.d/python.sh and .ci/setup.d/spark.sh install.
+# skipped. Before it, mypy's stubtest holds the extension's stub to what
+# the extension defines. Needs what .ci/setup.d/python.sh and
+# .ci/setup.d/spark.sh install.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-venv=bindings/python/.venv
-if [ ! -x "$venv/bin/python" ] || [ bindings/python/requirements-ci.txt -nt "$venv/pyvenv.cfg" ]; then
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check -r bindings/python/requirements-ci.txt
-fi
+venv=$(bash .ci/python-venv.sh)
 echo "== python: pip install ./bindings/python"
 # The committed bindings/python/Cargo.lock, as `cargo --locked` elsewhere in CI.
 export MATURIN_PEP517_ARGS="--locked"
@@ -23,6 +20,8 @@ if [ "${CI:-}" = true ]; then
     export CARGO_TARGET_DIR="$PWD/target"
 fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps ./bindings/python
+echo "== python: stubtest (the stub _priorart.pyi against the extension just built)"
+(cd bindings/python && .venv/bin/python -m mypy.stubtest priorart._priorart --concise --allowlist stubtest-allowlist.txt)
 echo "== python: pytest"
 status=0
 (cd bindings/python && exec .venv/bin/python -m pytest -q -rs -p no:cacheprovider tests) || status=$?

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The npm package's test suite (bindings/wasm): builds it with
-# scripts/build-wasm.sh, then runs its Node tests (node:test) against the
+# scripts/build/wasm.sh, then runs its Node tests (node:test) against the
 # `priorart` binary of the workspace (every shared vector, explain, HTML
 # extraction, the verifier's tamper and attack cases, events for NIP-07
 # signers, `npm pack` installed in a fresh directory, every export fuzzed
@@ -38,10 +38,13 @@ if [ ! -x /usr/bin/rustc ] || [ ! -x /usr/lib/llvm-19/bin/wasm-ld ] \
     echo "$line" >> "$target/priorart-skipped.txt"
     exit 0
 fi
-echo "== wasm: scripts/build-wasm.sh"
-bash scripts/build-wasm.sh
+echo "== wasm: scripts/build/wasm.sh"
+bash scripts/build/wasm.sh
 echo "== wasm: the priorart binary the tests compare with"
-cargo build --locked -q -p priorart-cli
+# With priorart-schema, as `cargo test --workspace` built it: the same
+# features (its `schema` feature on the crates below), so nothing is
+# compiled again.
+cargo build --locked -q -p priorart-cli -p priorart-schema
 export PRIORART_BIN="$target/debug/priorart"
 echo "== wasm: node --test"
 cd bindings/wasm

@@ -47,7 +47,8 @@ fi
 echo "== web: the page (npm run build)"
 (cd web && npm run --silent build)
 echo "== web: the priorart binary and the fixture world"
-cargo build --locked --quiet -p priorart-cli --bin priorart --example web_world
+# With priorart-schema: the features `cargo test --workspace` built them with.
+cargo build --locked --quiet -p priorart-cli -p priorart-schema --bin priorart --example web_world
 echo "== web: browser tests (chromium, playwright-core)"
 cd web
 exec node --test --test-concurrency=1 --test-reporter=spec tests/

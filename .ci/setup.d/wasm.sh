@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The WebAssembly toolchain of bindings/wasm (scripts/build-wasm.sh), beside
+# The WebAssembly toolchain of bindings/wasm (scripts/build/wasm.sh), beside
 # the rustup toolchain that builds everything else (see
 # bindings/wasm/README.md, "Building"):
 # - Debian's rustc/cargo (`rustc-web`, `cargo-web`) and the std sources

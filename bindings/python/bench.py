@@ -8,7 +8,7 @@ its JSONL, which favours the binding; the CLI is also timed on a JSONL of the te
 - priorart.fingerprint_many on 1 thread and on all cores, and one call per text;
 - `priorart fingerprint --jsonl --threads N --scheme S` (wall time, process start included);
 - peers on the same texts: datasketch MinHash (128 permutations over word 5-gram shingles, as
-  scripts/dedup-quality.py) and the `simhash` package's Simhash (its default features), on a
+  scripts/eval/dedup-quality.py) and the `simhash` package's Simhash (its default features), on a
   prefix of the corpus (--peer-mib) since they run at a few MB/s.
 Prints one JSON object per line.
 """

@@ -1,5 +1,5 @@
 // priorart for JavaScript: the Rust crates of priorart compiled to
-// WebAssembly (pkg/, built by scripts/build-wasm.sh). Every answer comes
+// WebAssembly (pkg/, built by scripts/build/wasm.sh). Every answer comes
 // from them; this file only checks and shapes arguments and results, turns
 // errors into typed classes, and fetches block headers through the
 // caller's async header source, round after round (see `withHeaders`).
@@ -15,15 +15,13 @@
 
 import { core as wasm, extractionModule, init } from "./modules.js";
 import { EventError, ExtractionError, InputError, PriorartError, QUOTED, SignedEventError, cut } from "./errors.js";
+// Generated from the Rust constants by crates/schema: read at import time,
+// before the WebAssembly module is loaded.
+import { FUZZY_MIN_WORDS, RELAY_ANSWER_LIMITS, SCHEMES, SIMHASH_DOC_SCHEMES } from "./constants.js";
 
 export { init };
 export { EventError, ExtractionError, InputError, PriorartError, SignedEventError };
-
-/** The fingerprint schemes, the first the default (the NIP's `X`). */
-export const SCHEMES = Object.freeze(["minhash-equality-v1", "simhash-equality-v2", "simhash-doc", "simhash-doc-v2"]);
-
-/** The simhash-doc schemes, the first `simhashDoc`'s default. */
-const SIMHASH_DOC_SCHEMES = Object.freeze(["simhash-doc-v2", "simhash-doc"]);
+export { FUZZY_MIN_WORDS, SCHEMES };
 
 const ERROR_CLASSES = { InputError, ExtractionError, EventError, SignedEventError };
 
@@ -432,7 +430,7 @@ export function nearCopiesProofFilter(input, keyAnswers) {
  * is cut off, `event_limit` or `byte_limit`, or a message skipped).
  */
 export function relayAnswerLimits() {
-  return Object.freeze(JSON.parse(call(() => wasm().relayAnswerLimits())));
+  return RELAY_ANSWER_LIMITS;
 }
 
 /**
@@ -452,6 +450,15 @@ export function discoveryFilter(x) {
  */
 export function fuzzyDiscoveryFilter(input) {
   return JSON.parse(call(() => wasm().fuzzyDiscoveryFilter(text(input, "text"))));
+}
+
+/**
+ * Whether `priorart check FILE` looks for the near copies of `text` by
+ * default: `FUZZY_MIN_WORDS` words or more, two letters of Chinese,
+ * Japanese, Thai… counting as one (nip::fuzzy_tags::long_enough).
+ */
+export function fuzzyByDefault(input) {
+  return call(() => wasm().fuzzyByDefault(text(input, "text")));
 }
 
 /** A block height: a whole number from 0 to 2^32 - 1. */
@@ -624,9 +631,6 @@ export function checkSigned(request, signed) {
 
 // ---- Relays' answers, from a nostr client's subscriptions -------------------
 
-/** Most events kept from one relay, as priorart's relay client keeps (a flood ends the answer). */
-const MAX_EVENTS_PER_RELAY = 5_000;
-
 /**
  * What one relay answered to `filter` (the discovery query:
  * `discoveryFilter(x)`), as the `RelayAnswer` that `check` takes: `relay`
@@ -635,11 +639,12 @@ const MAX_EVENTS_PER_RELAY = 5_000;
  * `Relay.connect(url)`): a promise that fails is the relay `unreachable`.
  * The answer ends with the relay's EOSE, its CLOSED, the connection's end
  * (`disconnected`) or `timeoutMs` (default 10 s); the subscription is
- * closed then. Events are kept as the
- * client received them; `check` verifies each one.
+ * closed then. Events are kept as the client received them, at most
+ * `maxEvents` (default: `priorart check`'s, `relayAnswerLimits().maxEvents`;
+ * a flood ends the answer, `event_limit`); `check` verifies each one.
  */
 export async function relayAnswer(relay, filter, options) {
-  const { url: given, timeoutMs = 10_000, maxEvents = MAX_EVENTS_PER_RELAY } = optionsOf(options, "relayAnswer's options");
+  const { url: given, timeoutMs = 10_000, maxEvents = RELAY_ANSWER_LIMITS.maxEvents } = optionsOf(options, "relayAnswer's options");
   // setTimeout takes at most 2^31 - 1 ms (24.8 days); past it, it fires at once.
   if (typeof timeoutMs !== "number" || !(timeoutMs >= 0 && timeoutMs <= 0x7fffffff)) {
     throw new InputError("timeoutMs must be a number of milliseconds, at most 2^31 - 1", "invalid_options");

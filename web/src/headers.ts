@@ -6,7 +6,8 @@
 // confirmed (`confirmed`), so one lying answer cannot poison it; a second
 // check of the same proofs asks the network for nothing.
 
-import { cachedHeaders, esploraHeaders, memoryHeaders, type HeaderSource } from 'priorart';
+import type { HeaderSource } from 'priorart';
+import { cachedHeaders, esploraHeaders, memoryHeaders } from './priorart';
 
 const DB_NAME = 'priorart-headers';
 const STORE = 'headers';

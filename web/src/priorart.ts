@@ -15,6 +15,8 @@ import type { Network } from './settings';
 await core.init();
 
 export type { SignedEvent, UnsignedEvent } from 'priorart';
+// The header sources headers.ts combines (the reader's Esplora behind a cache).
+export { cachedHeaders, esploraHeaders, memoryHeaders } from 'priorart';
 
 /** X: the minhash-equality-v1 fingerprint (64 hex). */
 export function fingerprintX(text: string): string {
@@ -79,18 +81,15 @@ export function discoveryFilter(x: string): object {
   return core.discoveryFilter(x);
 }
 
-/** Words a text needs before near copies are looked for (nip::fuzzy_tags::FUZZY_MIN_WORDS). */
-const NEAR_COPY_MIN_WORDS = 100;
-
 /**
  * The REQ filter of the content events near `text` (their fuzzy `B`
  * keys), or null for a text too short to be looked up by them: as
- * `priorart check FILE` does by default (nip::fuzzy_tags::long_enough:
- * at least 100 whitespace-separated words).
+ * `priorart check FILE` does by default (the package's fuzzyByDefault:
+ * nip::fuzzy_tags::long_enough, 100 words or more, two letters of Chinese,
+ * Japanese, Thai… counting as one).
  */
 export function nearCopiesFilter(text: string): object | null {
-  if (text.split(/\s+/).filter(Boolean).length < NEAR_COPY_MIN_WORDS) return null;
-  return core.fuzzyDiscoveryFilter(text);
+  return core.fuzzyByDefault(text) ? core.fuzzyDiscoveryFilter(text) : null;
 }
 
 /**

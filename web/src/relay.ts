@@ -24,16 +24,29 @@ export interface RelayAnswer {
   elapsed_ms: number;
 }
 
+/** The package's `relayAnswerLimits()` (the CLI's), and the time given to a relay. */
 export interface QueryLimits {
   timeoutMs: number;
   maxEvents: number;
   maxBytes: number;
   maxMessageBytes: number;
+  maxNotices: number;
+  maxTextChars: number;
 }
 
 
-const MAX_NOTICES = 5;
+/** Characters of a relay's OK message shown after publishing. */
 const NOTICE_CHARS = 300;
+
+/**
+ * Enough of a relay's text for the package, which quotes it as the CLI
+ * does (`limits.maxTextChars` characters, the cut marked): one character
+ * more, never half of one.
+ */
+function relayText(text: string, limits: QueryLimits): string {
+  const kept = limits.maxTextChars + 1;
+  return Array.from(text.slice(0, 2 * kept)).slice(0, kept).join('');
+}
 
 /** What a query reports while it runs. */
 export interface Progress {
@@ -129,7 +142,7 @@ export function queryRelay(
       }
       const [type, first, second] = parsed as unknown[];
       if (type === 'NOTICE' && typeof first === 'string') {
-        if (notices.length < MAX_NOTICES) notices.push(first.slice(0, NOTICE_CHARS));
+        if (notices.length < limits.maxNotices) notices.push(relayText(first, limits));
         return;
       }
       if (first !== subscription) {
@@ -144,7 +157,7 @@ export function queryRelay(
       } else if (type === 'EOSE') {
         finish({ status: 'eose' });
       } else if (type === 'CLOSED') {
-        finish({ status: 'closed', message: typeof second === 'string' ? second.slice(0, NOTICE_CHARS) : '' });
+        finish({ status: 'closed', message: typeof second === 'string' ? relayText(second, limits) : '' });
       } else {
         ignored += 1;
       }

@@ -1,6 +1,6 @@
 // The `priorart-check/1` and `priorart-verify/1` reports: the package's own
-// types (bindings/wasm/index.d.ts, held to the Rust types by its tests), so
-// that the page cannot drift from what the package returns.
+// types (bindings/wasm/reports.d.ts, generated from the Rust types by
+// crates/schema), so that the page cannot drift from what the package returns.
 
 import type { FuzzyReport, VerifyReport } from 'priorart';
 

@@ -25,6 +25,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
+mod passages;
+
 // Their module is `priorart` (which exports them), not `_priorart`: pickle
 // finds a class again by module and name, and `_priorart` alone is not
 // importable, so a worker process's error could not reach its parent.
@@ -895,7 +897,7 @@ fn decode_proof(py: Python<'_>, proof: &[u8]) -> PyResult<DetachedTimestamp> {
 /// The proof's tree as the JSON text of `priorart ots info --json`.
 #[pyfunction]
 fn ots_info_json(py: Python<'_>, proof: &[u8]) -> PyResult<String> {
-    Ok(priorart_ots::info_json(&decode_proof(py, proof)?).to_string())
+    Ok(priorart_ots::info_json(&decode_proof(py, proof)?))
 }
 
 /// Verifies a proof of `digest` against Bitcoin headers: the JSON text of
@@ -911,7 +913,7 @@ fn ots_verify_json(
     let proof = decode_proof(py, proof)?;
     let network = headers.config.network;
     if !proof.matches_digest(digest) {
-        return Ok(OtsVerifyReport::digest_mismatch(&proof, network).to_json().to_string());
+        return Ok(OtsVerifyReport::digest_mismatch(&proof, network).to_json());
     }
     let report = py
         .detach(|| {
@@ -919,7 +921,7 @@ fn ots_verify_json(
             Ok(OtsVerifyReport::verify(&proof, source.as_ref(), network, priorart_ots::DEFAULT_FORGE_HEADERS))
         })
         .map_err(|err| header_config_error(py, &err))?;
-    Ok(report.to_json().to_string())
+    Ok(report.to_json())
 }
 
 /// The NIP-FF-3 client algorithm on an event: the `priorart-verify/1`
@@ -1117,20 +1119,73 @@ impl Steps {
 /// How often a running dedup reports progress and checks for Ctrl-C.
 const POLL: Duration = Duration::from_millis(200);
 
-/// Candidates and verification of `collection`, on a thread of their own
-/// while this one reports `progress` and checks for signals: Ctrl-C (a
-/// `KeyboardInterrupt`) stops the engine at its next check.
-fn finish_dedup(
+/// Reads `texts` (any iterable of `str`) with their `ids` (any iterable
+/// of `str` or `int`; the row numbers when `None`) a batch at a time:
+/// `batch` gets the `(id, text)` rows of each (at most [`BATCH_BYTES`] of
+/// text or [`BATCH_TEXTS`] texts; it releases the GIL for its work), then
+/// Ctrl-C is checked and `progress("reading", rows so far, 0)` called.
+/// The texts are never all held at once, so an iterator of any length
+/// streams. A `str` for either, a row that is not a text and ids not as
+/// many as the texts are refused, naming the argument.
+fn each_batch(
+    texts: &Bound<'_, PyAny>,
+    ids: Option<&Bound<'_, PyAny>>,
+    progress: Option<&Bound<'_, PyAny>>,
+    mut batch: impl FnMut(&[(String, PyBackedStr)]) -> PyResult<()>,
+) -> PyResult<u64> {
+    let py = texts.py();
+    refuse_one_text(py, "texts", texts)?;
+    if let Some(ids) = ids {
+        refuse_one_text(py, "ids", ids)?;
+    }
+    let mut ids = ids.map(|ids| ids.try_iter()).transpose()?;
+    let mut rows_held: Vec<(String, PyBackedStr)> = Vec::new();
+    let (mut held_bytes, mut rows) = (0, 0u64);
+    let mut flush = |rows_held: &mut Vec<(String, PyBackedStr)>, rows: u64| -> PyResult<()> {
+        batch(rows_held)?;
+        rows_held.clear();
+        // Iterating a list runs no Python code: Ctrl-C is seen here.
+        py.check_signals()?;
+        if let Some(progress) = progress {
+            progress.call1(("reading", rows, 0u64))?;
+        }
+        Ok(())
+    };
+    for item in texts.try_iter()? {
+        let text = row_text(rows, &item?)?;
+        let id = row_id(py, rows, ids.as_mut())?;
+        rows += 1;
+        held_bytes += text.len();
+        rows_held.push((id, text));
+        if held_bytes >= BATCH_BYTES || rows_held.len() >= BATCH_TEXTS {
+            flush(&mut rows_held, rows)?;
+            held_bytes = 0;
+        }
+    }
+    flush(&mut rows_held, rows)?;
+    if let Some(ids) = ids.as_mut()
+        && ids.next().is_some()
+    {
+        return Err(with_reason::<InputError>(py, "ids_length", format!("more ids than texts ({rows})")));
+    }
+    Ok(rows)
+}
+
+/// `work` (a dedup engine's candidates and verification, or a passage
+/// search) on a thread of its own while this one reports `progress` and
+/// checks for signals: Ctrl-C (a `KeyboardInterrupt`) stops the engine at
+/// its next check.
+fn on_engine_thread<T: Send>(
     py: Python<'_>,
-    collection: TextCollection,
     threads: Option<usize>,
     progress: Option<&Bound<'_, PyAny>>,
-) -> PyResult<(priorart_dedup::Catalog<priorart_dedup::Places>, priorart_dedup::Outcome)> {
+    work: impl FnOnce(priorart_dedup::Control<'_>) -> Result<T, DedupError> + Send,
+) -> PyResult<T> {
     let (steps, stop, finished) = (Steps::default(), AtomicBool::new(false), AtomicBool::new(false));
     let control = priorart_dedup::Control { progress: &steps, stop: &stop };
     std::thread::scope(|scope| {
         let run = scope.spawn(|| {
-            let answer = on_threads(threads, || collection.deduplicate(control));
+            let answer = on_threads(threads, || work(control));
             finished.store(true, Ordering::Release);
             answer
         });
@@ -1148,7 +1203,7 @@ fn finish_dedup(
         if let Some(err) = interrupted {
             return Err(err);
         }
-        let answer = answer.map_err(|_| PyOSError::new_err("the dedup thread panicked"))??;
+        let answer = answer.map_err(|_| PyOSError::new_err("the engine's thread panicked"))??;
         let answer = answer.map_err(|err| dedup_error(py, err))?;
         if let Some(progress) = progress {
             steps.report(progress)?;
@@ -1196,48 +1251,16 @@ fn dedup_jsonl(
     if let Some(bytes) = working_set {
         settings = settings.with_working_set(bytes);
     }
-    refuse_one_text(py, "texts", texts)?;
-    if let Some(ids) = ids {
-        refuse_one_text(py, "ids", ids)?;
-    }
     let mut collection =
         TextCollection::new(settings, temp_dir.as_deref()).map_err(|err| dedup_error(py, err))?;
-    let mut ids = ids.map(|ids| ids.try_iter()).transpose()?;
-    let mut batch: Vec<(String, PyBackedStr)> = Vec::new();
-    let mut batch_bytes = 0;
-    let mut rows = 0u64;
-    let mut flush = |batch: &mut Vec<(String, PyBackedStr)>, rows: u64| -> PyResult<()> {
+    each_batch(texts, ids, progress, |batch| {
         let documents: Vec<DedupDocument<'_>> =
             batch.iter().map(|(id, text)| DedupDocument { id, text }).collect();
-        py.detach(|| on_threads(threads, || collection.push(&documents)))?
-            .map_err(|err| dedup_error(py, err))?;
-        batch.clear();
-        py.check_signals()?;
-        if let Some(progress) = progress {
-            progress.call1(("reading", rows, 0u64))?;
-        }
-        Ok(())
-    };
-    for item in texts.try_iter()? {
-        let item = item?;
-        let text = row_text(rows, &item)?;
-        let id = row_id(py, rows, ids.as_mut())?;
-        rows += 1;
-        batch_bytes += text.len();
-        batch.push((id, text));
-        if batch_bytes >= BATCH_BYTES || batch.len() >= BATCH_TEXTS {
-            flush(&mut batch, rows)?;
-            batch_bytes = 0;
-        }
-    }
-    flush(&mut batch, rows)?;
-    if let Some(ids) = ids.as_mut()
-        && ids.next().is_some()
-    {
-        return Err(with_reason::<InputError>(py, "ids_length", format!("more ids than texts ({rows})")));
-    }
+        py.detach(|| on_threads(threads, || collection.push(&documents)))?.map_err(|err| dedup_error(py, err))
+    })?;
     let empty = collection.empty();
-    let (catalog, outcome) = finish_dedup(py, collection, threads, progress)?;
+    let (catalog, outcome) =
+        on_engine_thread(py, threads, progress, |control| collection.deduplicate(control))?;
     let pairs = String::from_utf8(priorart_dedup::output::pair_lines(&catalog, &outcome, None))
         .expect("the output is JSON text");
     let clusters = String::from_utf8(priorart_dedup::output::cluster_lines(&catalog, &outcome))
@@ -1292,24 +1315,18 @@ fn dedup_against_jsonl(
         }
     }
     let settings = Settings::new(k, min_jaccard, shingling).map_err(|err| dedup_error(py, err))?;
-    refuse_one_text(py, "texts", texts)?;
-    if let Some(ids) = ids {
-        refuse_one_text(py, "ids", ids)?;
-    }
-    let mut ids = ids.map(|ids| ids.try_iter()).transpose()?;
     let mut documents: Vec<Fingerprinted> = Vec::new();
     let mut numbers: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
-    let mut batch: Vec<(String, PyBackedStr)> = Vec::new();
-    let (mut batch_bytes, mut rows, mut empty) = (0, 0u64, 0u64);
-    let flush = |batch: &mut Vec<(String, PyBackedStr)>,
-                 documents: &mut Vec<Fingerprinted>,
-                 numbers: &mut std::collections::HashMap<String, u32>,
-                 rows: u64|
-     -> PyResult<()> {
+    let mut empty = 0u64;
+    each_batch(texts, ids, progress, |batch| {
+        // Skipped and counted, as the CLI and `dedup` do: every blank text
+        // would pair with every other.
+        let kept: Vec<&(String, PyBackedStr)> =
+            batch.iter().filter(|(_, text)| !priorart_dedup::is_blank(text)).collect();
+        empty += (batch.len() - kept.len()) as u64;
         let fingerprinted: Vec<Fingerprinted> = py.detach(|| {
             on_threads(threads, || {
-                batch
-                    .par_iter()
+                kept.par_iter()
                     .map_init(Fingerprinter::new, |f, (id, text)| {
                         (
                             id.clone(),
@@ -1331,37 +1348,8 @@ fn dedup_against_jsonl(
             numbers.insert(document.0.clone(), number);
             documents.push(document);
         }
-        batch.clear();
-        py.check_signals()?;
-        if let Some(progress) = progress {
-            progress.call1(("reading", rows, 0u64))?;
-        }
         Ok(())
-    };
-    for item in texts.try_iter()? {
-        let item = item?;
-        let text = row_text(rows, &item)?;
-        let id = row_id(py, rows, ids.as_mut())?;
-        rows += 1;
-        // Skipped and counted, as the CLI and `dedup` do: every blank text
-        // would pair with every other.
-        if priorart_dedup::is_blank(&text) {
-            empty += 1;
-            continue;
-        }
-        batch_bytes += text.len();
-        batch.push((id, text));
-        if batch_bytes >= BATCH_BYTES || batch.len() >= BATCH_TEXTS {
-            flush(&mut batch, &mut documents, &mut numbers, rows)?;
-            batch_bytes = 0;
-        }
-    }
-    flush(&mut batch, &mut documents, &mut numbers, rows)?;
-    if let Some(ids) = ids.as_mut()
-        && ids.next().is_some()
-    {
-        return Err(with_reason::<InputError>(py, "ids_length", format!("more ids than texts ({rows})")));
-    }
+    })?;
     drop(numbers);
     let new: Vec<priorart_dedup::against::NewDocument<'_>> = documents
         .iter()
@@ -1517,5 +1505,9 @@ fn _priorart(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(dedup_against_jsonl, module)?)?;
     module.add_function(wrap_pyfunction!(dedup_band_keys, module)?)?;
     module.add_function(wrap_pyfunction!(jaccard_many, module)?)?;
+    module.add_function(wrap_pyfunction!(passages::dedup_passages_jsonl, module)?)?;
+    module.add_function(wrap_pyfunction!(passages::passage_marks, module)?)?;
+    module.add_function(wrap_pyfunction!(passages::boilerplate_lines, module)?)?;
+    module.add_class::<passages::PassageChecker>()?;
     Ok(())
 }

@@ -435,22 +435,6 @@ fn fingerprint_x(x: &str) -> Result<EqualityFingerprint, JsValue> {
     })
 }
 
-/// What one relay's answer to a query may cost (`nip::limits`, the limits
-/// `priorart check` reads relays under), as JSON: `{"maxEvents",
-/// "maxBytes", "maxMessageBytes"}`.
-#[wasm_bindgen(js_name = relayAnswerLimits)]
-pub fn relay_answer_limits() -> String {
-    use priorart_nip::limits::{
-        MAX_BYTES_PER_RELAY_ANSWER, MAX_EVENTS_PER_RELAY_ANSWER, MAX_RELAY_MESSAGE_BYTES,
-    };
-    serde_json::json!({
-        "maxEvents": MAX_EVENTS_PER_RELAY_ANSWER,
-        "maxBytes": MAX_BYTES_PER_RELAY_ANSWER,
-        "maxMessageBytes": MAX_RELAY_MESSAGE_BYTES,
-    })
-    .to_string()
-}
-
 /// The NIP's discovery query for `x` (every content kind and kind 1041
 /// with the tag `X`), as the JSON of a REQ filter.
 #[wasm_bindgen(js_name = discoveryFilter)]
@@ -464,6 +448,14 @@ pub fn discovery_filter(x: JsValue) -> Result<String, JsValue> {
 #[wasm_bindgen(js_name = fuzzyDiscoveryFilter)]
 pub fn fuzzy_discovery_filter(text: JsValue) -> Result<String, JsValue> {
     Ok(filter_json(&near_query(&string(&text, "text")?)?.filter()))
+}
+
+/// Whether `priorart check FILE` looks for the near copies of `text` by
+/// default: [`priorart_nip::fuzzy_tags::long_enough`] (100 words or more,
+/// two letters of Chinese, Japanese, Thai… counting as one).
+#[wasm_bindgen(js_name = fuzzyByDefault)]
+pub fn fuzzy_by_default(text: JsValue) -> Result<bool, JsValue> {
+    Ok(priorart_nip::fuzzy_tags::long_enough(&string(&text, "text")?))
 }
 
 /// A filter as the JSON a REQ carries.

@@ -21,7 +21,7 @@ export function cli(args, { input, expectStatus = [0] } = {}) {
     return execFileSync(bin, args, { input, encoding: "utf8", maxBuffer: 1 << 28, stdio: ["pipe", "pipe", "pipe"] });
   } catch (error) {
     if (typeof error.status === "number" && expectStatus.includes(error.status)) return error.stdout;
-    throw new Error(`priorart ${args.join(" ")}: exit ${error.status}: ${error.stderr}`);
+    throw new Error(`priorart ${args.join(" ")}: exit ${error.status}: ${error.stderr}`, { cause: error });
   }
 }
 

@@ -4,7 +4,8 @@
 // real reports of the package (verify and check, every fixture;
 // explanations) written out as object literals of the declared types, so
 // that a member the declarations lack, lack in the answer, or type wrongly
-// fails to compile. The declared unions are compared with the Rust enums. From
+// fails to compile. The report types themselves (reports.d.ts) are generated
+// from the Rust types by crates/schema, whose test holds them current. From
 // tests/bundlers (.ci/setup.d/wasm-bundlers.sh); missing: skipped unless
 // PRIORART_REQUIRE_PEERS=1.
 import assert from "node:assert/strict";
@@ -13,7 +14,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "nod
 import { join } from "node:path";
 import { test } from "node:test";
 import { check, explain, fingerprint, memoryHeaders, verifyProofEvent } from "../index.js";
-import { BUNDLERS, NIP_DATA, PACKAGE, ROOT, bundlerModules } from "./helpers.mjs";
+import { BUNDLERS, NIP_DATA, PACKAGE, bundlerModules } from "./helpers.mjs";
 
 const CLIENT = `import { Relay, SimplePool, finalizeEvent, generateSecretKey, verifyEvent } from "nostr-tools";
 import type { Event, EventTemplate, Filter } from "nostr-tools";
@@ -153,48 +154,4 @@ test("a client against nostr-tools' own types, and real reports as the declared 
   } catch (error) {
     assert.fail(`tsc --strict: ${error.stdout}${error.stderr}`.slice(0, 5000));
   }
-});
-
-/**
- * The wire names of a serde enum of the Rust source: its variants, each
- * renamed by `#[serde(rename = "…")]` or the enum's `rename_all`
- * (snake_case, kebab-case, lowercase) as serde renames them.
- */
-function serdeNames(file, name) {
-  const source = readFileSync(join(ROOT, file), "utf8");
-  const at = source.indexOf(`pub enum ${name} {`);
-  assert.ok(at >= 0, `${name} in ${file}`);
-  const header = source.slice(source.lastIndexOf("\n\n", at), at);
-  const style = header.match(/rename_all = "([a-z-_]+)"/)?.[1];
-  const body = source.slice(at, source.indexOf("\n}", at));
-  const names = [];
-  let rename = null;
-  for (const line of body.split("\n").slice(1).map((text) => text.trim())) {
-    const renamed = line.match(/^#\[serde\(rename = "([^"]+)"\)\]/);
-    if (renamed) rename = renamed[1];
-    const variant = line.match(/^([A-Z][A-Za-z0-9]*)\s*[,{(]/) ?? line.match(/^([A-Z][A-Za-z0-9]*)$/);
-    if (!variant) continue;
-    const words = variant[1].replace(/(?<!^)([A-Z])/g, "_$1").toLowerCase();
-    names.push(rename ?? { snake_case: words, "kebab-case": words.replaceAll("_", "-"), lowercase: variant[1].toLowerCase() }[style]);
-    rename = null;
-  }
-  return names.sort();
-}
-
-/** The string literals of the union type `name` in index.d.ts (of its `status` members, given `pattern`). */
-function declared(name, pattern = /"([^"]+)"/g) {
-  const source = readFileSync(join(PACKAGE, "index.d.ts"), "utf8");
-  const at = source.indexOf(`export type ${name} =`);
-  assert.ok(at >= 0, `${name} in index.d.ts`);
-  const end = source.indexOf(";\n", at);
-  return [...source.slice(at, end).matchAll(pattern)].map((match) => match[1]).sort();
-}
-
-test("the declared unions are the Rust enums' wire names, read from their source", () => {
-  assert.deepEqual(declared("VerifyReason"), serdeNames("crates/nip/src/report.rs", "Reason"));
-  assert.deepEqual(declared("VerifyVerdict"), serdeNames("crates/nip/src/report.rs", "Verdict"));
-  assert.deepEqual(declared("SkipReason"), serdeNames("crates/nip/src/check/answer.rs", "SkipReason"));
-  assert.deepEqual(declared("CheckStatus"), serdeNames("crates/nip/src/check/report.rs", "CheckStatus"));
-  assert.deepEqual(declared("NotReported"), serdeNames("crates/nip/src/check/near.rs", "NotReported"));
-  assert.deepEqual(declared("RelayEnding", /status: "([^"]+)"/g), serdeNames("crates/nip/src/check/answer.rs", "Ending"));
 });

@@ -37,7 +37,8 @@ pub fn json_text(a: Named<'_>, b: Named<'_>, passages: &[Passage]) -> String {
     serde_json::to_string(&document(a, b, passages)).expect("a passages document serializes")
 }
 
-fn document<'t>(a: Named<'t>, b: Named<'t>, passages: &'t [Passage]) -> Document<'t> {
+/// The typed `priorart-passages/1` document ([`json_text`]).
+pub fn document<'t>(a: Named<'t>, b: Named<'t>, passages: &'t [Passage]) -> Document<'t> {
     let text = |named: Named<'t>| Text {
         name: named.name,
         chars: named.text.chars().count(),
@@ -52,20 +53,32 @@ fn document<'t>(a: Named<'t>, b: Named<'t>, passages: &'t [Passage]) -> Document
     }
 }
 
-/// The document's members, in their documented order.
+/// The `priorart-passages/1` document, its members in their documented order.
 #[derive(Serialize)]
-struct Document<'t> {
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "PassagesReport"))]
+pub struct Document<'t> {
+    /// Always [`FORMAT`].
+    #[cfg_attr(feature = "schema", schemars(extend("const" = FORMAT)))]
     format: &'static str,
+    /// What the offsets count ([`OFFSETS`]).
     offsets: &'static str,
+    /// The first text.
     a: Text<'t>,
+    /// The second text.
     b: Text<'t>,
+    /// The passages they share, in the order of the first text.
     passages: Vec<Shared<'t>>,
 }
 
+/// One of the two texts of a [`Document`].
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "PassagesText"))]
 struct Text<'t> {
+    /// The name it is reported under (a file name, a reference).
     name: &'t str,
+    /// Its length in characters (Unicode scalar values).
     chars: usize,
+    /// Its length in bytes of UTF-8.
     bytes: usize,
 }
 
@@ -74,10 +87,15 @@ struct Text<'t> {
 /// similarity and seeds. `dedup --passages` writes these too, so both
 /// read alike.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "Passage"))]
 pub struct Shared<'t> {
+    /// Where it is in the first text, and its text there.
     a: Side<'t>,
+    /// Where it is in the second text, and its text there.
     b: Side<'t>,
+    /// How alike the two sides are (shared content words, Dice: 0 to 1).
     similarity: f64,
+    /// How many seeds (shared word n-grams) it was found from.
     seeds: usize,
 }
 
@@ -100,12 +118,19 @@ impl<'t> Shared<'t> {
     }
 }
 
+/// One side of a passage.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "PassageSide"))]
 struct Side<'t> {
+    /// Its first character's offset, in characters.
     char_offset: usize,
+    /// Its length in characters.
     char_length: usize,
+    /// Its first byte's offset in the UTF-8 text.
     byte_offset: usize,
+    /// Its length in bytes.
     byte_length: usize,
+    /// Its text.
     text: &'t str,
 }
 

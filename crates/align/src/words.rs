@@ -82,7 +82,8 @@ fn for_each_word(text: &str, mut each: impl FnMut(u64, u32, u32)) {
         };
         if is_word {
             start.get_or_insert(at);
-            wide |= byte >= WIDE_LEAD;
+            // Runs without a character from U+0800 up hold no unspaced letter.
+            wide |= byte >= priorart_fingerprint::WIDE_LEAD;
         } else if let Some(word_start) = start.take() {
             run(text, word_start, at, finish(hash), wide, &mut each);
             (hash, wide) = (HASH_START, false);
@@ -93,10 +94,6 @@ fn for_each_word(text: &str, mut each: impl FnMut(u64, u32, u32)) {
         run(text, word_start, text.len(), finish(hash), wide, &mut each);
     }
 }
-
-/// The smallest UTF-8 lead byte of a character at or above U+0800, which
-/// every unspaced letter is: runs without one pass whole.
-const WIDE_LEAD: u8 = 0xE0;
 
 /// Reports the run `start..end` of word characters (whose hash is
 /// `hash`): whole, or, when it holds unspaced letters, cut into them and

@@ -1,5 +1,5 @@
 //! The world the page's browser tests (`web/tests`) and
-//! `scripts/bench-web.mjs` run against, every part real and on 127.0.0.1:
+//! `scripts/bench/web.mjs` run against, every part real and on 127.0.0.1:
 //! a regtest chain with its Esplora server (CORS `*`, as public Esplora
 //! servers answer) and an OpenTimestamps calendar that mines a block
 //! whenever something is pending; three `priorart relay` processes; a relay
@@ -22,14 +22,15 @@
 //! `cargo run -p priorart-cli --example web_world -- --origin http://127.0.0.1:PORT [--bench-events 1000]`
 //! (the `priorart` binary beside `examples/`, or `PRIORART_BIN`).
 
-use priorart_nip::nostr::prelude::{Event, EventBuilder, FinalizeEvent, Keys, Kind, Tag, Timestamp};
-use priorart_nip::{Attestation, ContentEvent, ContentRef, ProofEvent};
-use priorart_testkit::{EsploraServer, Frame, RegtestChain, ScriptedRelay, SharedChain, TestCalendar};
+use priorart_nip::nostr::prelude::{Event, Keys, Timestamp};
+use priorart_nip::{Attestation, ContentEvent};
+use priorart_nip_testkit::{Anchored, RegtestWorld, ServerProcess, unchecked_proof_event};
+use priorart_testkit::{Frame, ScriptedRelay, SharedChain};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, mpsc};
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::Arc;
 use std::time::Duration;
 
 type Error = Box<dyn std::error::Error>;
@@ -76,37 +77,31 @@ const COPY_FOOTER: &str = "First published on the Valley Heritage blog. Share fr
 const BENCH_TEXT: &str = "Harbour towns kept their archives in the cellars of customs houses, where \
     damp ledgers recorded every cargo of salt, timber, wool and copper that crossed the quay.";
 
-/// How long a child process gets to say where it listens.
-const STARTUP: Duration = Duration::from_secs(30);
-
 /// How often the calendar puts what is pending into a block.
 const MINING_INTERVAL: Duration = Duration::from_millis(250);
 
 fn main() -> Result<(), Error> {
     let options = Options::parse()?;
     let dir = tempfile::tempdir()?;
-    let chain = RegtestChain::shared();
-    chain.lock().map_err(|_| "chain lock")?.mine_block([7; 32]);
-    let esplora = EsploraServer::from_chain(chain.clone());
-    let calendar = Arc::new(TestCalendar::start(chain.clone()));
-    mine_whenever_pending(calendar.clone());
+    let world = Arc::new(RegtestWorld::new());
+    let chain = &world.chain;
+    mine_whenever_pending(world.clone());
 
-    let relays: Vec<Process> = (0..3)
+    let relays: Vec<ServerProcess> = (0..3)
         .map(|n| {
             let db = dir.path().join(format!("relay-{n}"));
-            Process::start(
+            ServerProcess::start(
                 Command::new(&options.priorart).args(["relay", "--listen", "127.0.0.1:0", "--db"]).arg(db),
-                "ws://",
             )
         })
         .collect::<Result<_, _>>()?;
     let relay_urls: Vec<String> = relays.iter().map(|relay| relay.url.clone()).collect();
 
-    let scenario = Scenario::build(&chain)?;
+    let scenario = Scenario::build(chain)?;
     publish(&relay_urls[..1], &[&scenario.first_note, &scenario.first_proof])?;
     publish(&relay_urls[1..2], &[&scenario.copier_note, &scenario.copier_proof])?;
     publish(&relay_urls[2..], &[&scenario.copier_proof, &scenario.stolen_proof])?;
-    let near = NearCopyCase::build(&chain)?;
+    let near = NearCopyCase::build(chain)?;
     // The essay and its proof on one relay, the copy and its proof on
     // another: the reader's verdict needs both relays' answers.
     publish(&relay_urls[..1], &[&near.essay_note, &near.essay_proof])?;
@@ -118,7 +113,7 @@ fn main() -> Result<(), Error> {
     let bench = match options.bench_events {
         0 => Value::Null,
         events => {
-            let bench_events = bench_events(&chain, events)?;
+            let bench_events = bench_events(chain, events)?;
             let refs: Vec<&Event> = bench_events.iter().collect();
             publish(&relay_urls, &refs)?;
             json!({"text": BENCH_TEXT, "x": priorart_fingerprint::minhash_equality_v1(BENCH_TEXT).to_string(), "events": events})
@@ -129,23 +124,23 @@ fn main() -> Result<(), Error> {
     serve_command
         .args(["serve", "--listen", "127.0.0.1:0", "--state"])
         .arg(dir.path().join("serve"))
-        .args(["--interval", "1", "--calendar", &calendar.url()])
-        .args(["--network", "regtest", "--no-header-cache", "--esplora", &esplora.url()]);
+        .args(["--interval", "1", "--calendar", &world.calendar.url()])
+        .args(world.header_args());
     for relay in &relay_urls {
         serve_command.args(["--relay", relay]);
     }
     for origin in &options.origins {
         serve_command.args(["--cors-origin", origin]);
     }
-    let serve = Process::start(&mut serve_command, "http://")?;
+    let serve = ServerProcess::start(&mut serve_command)?;
 
     let world = json!({
         "relays": relay_urls,
         "liar": liar.url(),
         "hang": hang.url(),
         "silent": silent.url(),
-        "esplora": esplora.url(),
-        "calendar": calendar.url(),
+        "esplora": world.esplora.url(),
+        "calendar": world.calendar.url(),
         "serve": serve.url,
         "network": "regtest",
         "scenario": {
@@ -203,69 +198,24 @@ impl Options {
 
 /// `PRIORART_BIN`, else the `priorart` built beside this example.
 fn priorart_binary() -> Result<PathBuf, Error> {
-    if let Some(path) = std::env::var_os("PRIORART_BIN") {
-        return Ok(PathBuf::from(path));
+    let path = priorart_nip_testkit::priorart_binary();
+    if path.is_file() {
+        return Ok(path);
     }
-    let exe = std::env::current_exe()?;
-    let beside = exe.parent().and_then(Path::parent).map(|dir| dir.join("priorart"));
-    match beside {
-        Some(path) if path.is_file() => Ok(path),
-        _ => Err(
-            "no priorart binary beside examples/: build it (cargo build -p priorart-cli) or set PRIORART_BIN"
-                .into(),
-        ),
-    }
-}
-
-/// A child process that printed its URL (the first word starting with
-/// `prefix` on its standard error); killed when dropped.
-struct Process {
-    child: Child,
-    url: String,
-}
-
-impl Process {
-    fn start(command: &mut Command, prefix: &'static str) -> Result<Process, Error> {
-        let mut child = command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn()?;
-        let stderr = child.stderr.take().ok_or("stderr")?;
-        let (sender, receiver) = mpsc::channel();
-        let verbose = std::env::var_os("PRIORART_TEST_VERBOSE").is_some();
-        // Reads every line, so that the pipe never fills.
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(at) = line.find(prefix) {
-                    let url = line[at..].split_whitespace().next().unwrap_or_default().to_owned();
-                    let _ = sender.send(url);
-                }
-                if verbose {
-                    eprintln!("web_world: {line}");
-                }
-            }
-        });
-        match receiver.recv_timeout(STARTUP) {
-            Ok(url) => Ok(Process { child, url }),
-            Err(_) => {
-                let _ = child.kill();
-                Err(format!("{command:?} printed no {prefix} URL within {STARTUP:?}").into())
-            }
-        }
-    }
-}
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    Err(format!(
+        "no priorart binary at {}: build it (cargo build -p priorart-cli) or set PRIORART_BIN",
+        path.display()
+    )
+    .into())
 }
 
 /// The calendar's pending commitments go into a block every
 /// [`MINING_INTERVAL`], so that `priorart serve` gets its proofs soon.
-fn mine_whenever_pending(calendar: Arc<TestCalendar>) {
+fn mine_whenever_pending(world: Arc<RegtestWorld>) {
     std::thread::spawn(move || {
         loop {
             std::thread::sleep(MINING_INTERVAL);
-            calendar.mine_block();
+            world.calendar.mine_block();
         }
     });
 }
@@ -304,15 +254,17 @@ impl Scenario {
         let (first, copier, thief) = (Keys::generate(), Keys::generate(), Keys::generate());
         let service = Keys::generate();
         let first_note = note(&first, TEXT, now - 7_200)?;
-        let (first_proof, first_block, first_ots) = anchored(chain, &first, &first_note, &service)?;
+        let Anchored { event: first_proof, height: first_block, ots: first_ots } =
+            anchored(chain, &first, &first_note, &service)?;
         let copier_note = note(&copier, TEXT, now - 3_600)?;
-        let (copier_proof, copier_block, _) = anchored(chain, &copier, &copier_note, &service)?;
+        let Anchored { event: copier_proof, height: copier_block, .. } =
+            anchored(chain, &copier, &copier_note, &service)?;
         // The thief's own attestation with the first author's proof: the
         // proof is for another digest (verifier step 8).
         let thief_note = note(&thief, TEXT, now - 10_000)?;
         let thief_attestation =
             Attestation::sign(&thief, fingerprint(), Some(1), Timestamp::from_secs(now - 10_000))?;
-        let stolen_proof = proof_event_unchecked(&thief, &thief_attestation, &thief_note, &first_ots)?;
+        let stolen_proof = unchecked_proof_event(&thief, &thief_attestation, thief_note.id, &first_ots);
         Ok(Scenario {
             first,
             first_note,
@@ -349,14 +301,16 @@ impl NearCopyCase {
         let now = Timestamp::now().as_secs();
         let (author, copier, service) = (Keys::generate(), Keys::generate(), Keys::generate());
         let essay_note = note(&author, ESSAY, now - 20_000)?;
-        let (essay_proof, essay_block, _) = anchored(chain, &author, &essay_note, &service)?;
+        let Anchored { event: essay_proof, height: essay_block, .. } =
+            anchored(chain, &author, &essay_note, &service)?;
         let edited: Vec<&str> = ESSAY
             .split_whitespace()
             .map(|word| ESSAY_EDITS.iter().find(|(from, _)| *from == word).map_or(word, |(_, to)| *to))
             .collect();
         let copy = format!("{}\n\n{COPY_FOOTER}", edited.join(" "));
         let copy_note = note(&copier, &copy, now - 1_000)?;
-        let (copy_proof, copy_block, _) = anchored(chain, &copier, &copy_note, &service)?;
+        let Anchored { event: copy_proof, height: copy_block, .. } =
+            anchored(chain, &copier, &copy_note, &service)?;
         Ok(NearCopyCase {
             author,
             essay_note,
@@ -380,51 +334,13 @@ fn note(keys: &Keys, text: &str, created_at: u64) -> Result<Event, Error> {
 }
 
 /// The author's attestation of `note`, anchored in a new block of
-/// `chain`, as a kind 1041 signed by `service`: (event, height, .ots bytes).
-fn anchored(
-    chain: &SharedChain,
-    author: &Keys,
-    note: &Event,
-    service: &Keys,
-) -> Result<(Event, u64, Vec<u8>), Error> {
+/// `chain`, as a kind 1041 signed by `service` a minute after the note.
+fn anchored(chain: &SharedChain, author: &Keys, note: &Event, service: &Keys) -> Result<Anchored, Error> {
     let x = priorart_fingerprint::minhash_equality_v1(&note.content);
     let attestation = Attestation::sign(author, x, Some(1), note.created_at)?;
-    let (height, ots) = regtest_proof(chain, &attestation.commitment().0)?;
-    let event = ProofEvent {
-        attestation: &attestation,
-        content: ContentRef::Event { id: note.id, author: author.public_key() },
-        content_kind: None,
-        relay_hint: None,
-        proof: &ots,
-        created_at: Timestamp::from_secs(note.created_at.as_secs() + 60),
-    }
-    .sign(service)?;
-    Ok((event, height, ots))
-}
-
-/// A detached `.ots` proof of `digest` in a new block of `chain`.
-fn regtest_proof(chain: &SharedChain, digest: &[u8; 32]) -> Result<(u64, Vec<u8>), Error> {
-    Ok(chain.lock().map_err(|_| "chain lock")?.stamp(digest))
-}
-
-/// A kind 1041 built by hand, as a thief would (the library's builder
-/// refuses a proof for another commitment).
-fn proof_event_unchecked(
-    signer: &Keys,
-    attestation: &Attestation,
-    note: &Event,
-    ots: &[u8],
-) -> Result<Event, Error> {
-    use base64::Engine;
-    let tags = [
-        Tag::parse(["e", &note.id.to_hex()])?,
-        Tag::parse(["p", &signer.public_key().to_hex()])?,
-        Tag::parse(["k", "1"])?,
-        Tag::parse(["X", &attestation.fingerprint().to_string(), "minhash-equality-v1"])?,
-        Tag::parse(["description".to_owned(), attestation.to_json()])?,
-    ];
-    let content = base64::engine::general_purpose::STANDARD.encode(ots);
-    Ok(EventBuilder::new(Kind::from_u16(1041), content).tags(tags).finalize(signer)?)
+    let mut chain = chain.lock().map_err(|_| "chain lock")?;
+    let created_at = Timestamp::from_secs(note.created_at.as_secs() + 60);
+    Ok(priorart_nip_testkit::anchored(&mut chain, &attestation, note.id, service, created_at))
 }
 
 /// A relay that answers every query with lies and garbage, then `EOSE`:
@@ -466,7 +382,7 @@ fn bench_events(chain: &SharedChain, count: usize) -> Result<Vec<Event>, Error> 
         let author = Keys::generate();
         let note = note(&author, BENCH_TEXT, now - 100_000 + i as u64)?;
         if i < proofs {
-            events.push(anchored(chain, &author, &note, &service)?.0);
+            events.push(anchored(chain, &author, &note, &service)?.event);
         }
         events.push(note);
     }

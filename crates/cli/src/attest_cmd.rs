@@ -31,7 +31,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let text = input::read_document(&args.file, &args.document)?.text;
-    if crate::corpus::is_blank(&text) {
+    if priorart_corpus::is_blank(&text) {
         // The fingerprint of nothing is every empty file's: an attestation
         // of it would claim authorship of all of them.
         bail!("{}: the text is empty: nothing to attest, nothing signed", args.file);

@@ -13,7 +13,9 @@
 //!
 //! # JSON (`--json`, format `priorart-check/1`)
 //!
-//! The members are documented in [`priorart_nip::check`]; `index` holds,
+//! The members are described by `schemas/priorart-check-1.schema.json`
+//! (generated from [`priorart_nip::check::CheckReport`]: the reference);
+//! `index`, which it leaves open (this command fills it), holds,
 //! with `--index`, `{"path", "layout", "k", "documents", "answer"}`, where
 //! `answer` is the object `priorart index query --json` prints for FILE
 //! (near copies within `k` with their distance and estimated Jaccard, and

@@ -140,7 +140,7 @@ fn side(
     let x = fingerprinter.fingerprint(&text, &[Scheme::MinhashEqualityV1])[0];
     let simhash = fingerprinter.simhash_doc(&text, shingling.token_rule());
     let shingles = WordShingles::of(&text, shingling);
-    Ok(Side { name: name.to_owned(), empty: crate::corpus::is_blank(&text), x, simhash, shingles, shingling })
+    Ok(Side { name: name.to_owned(), empty: priorart_corpus::is_blank(&text), x, simhash, shingles, shingling })
 }
 
 /// "A's text is empty" (or both), when a side has no text.

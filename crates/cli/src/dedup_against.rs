@@ -7,10 +7,11 @@
 //! (`priorart_dedup::against`, which Python's `dedup(against=...)` calls
 //! too); this module reads, prints and writes.
 
-use crate::corpus::{self, Fingerprinted};
+use crate::corpus;
 use crate::dedup_cmd::{Args, Bars, CLUSTERS, PAIRS, left_as_it_was};
 use crate::exit::{self, UsageError};
 use anyhow::{Context, Result, bail};
+use priorart_corpus::Fingerprinted;
 use priorart_dedup::against::{NewDocument, against};
 use priorart_index::{Entry, Index, IndexPair, Layout, Verification, VerifiedPair};
 use std::path::Path;
@@ -30,7 +31,7 @@ pub(crate) fn run(args: &Args, index_path: &Path, layout: &Layout) -> Result<Exi
         )));
     }
     // The documents added need their X, as `index add` gives them one.
-    let with_x = if args.add { corpus::WithX::Yes } else { corpus::WithX::No };
+    let with_x = if args.add { priorart_corpus::WithX::Yes } else { priorart_corpus::WithX::No };
     let mut documents: Vec<Fingerprinted> = Vec::new();
     let read = corpus::fingerprint_all(&args.corpus, with_x, shingling, |batch| {
         documents.extend(batch);
@@ -53,7 +54,7 @@ pub(crate) fn run(args: &Args, index_path: &Path, layout: &Layout) -> Result<Exi
         (outputs[2].clone(), found.survivor_lines(&new)),
     ];
     if args.corpus.skip_unreadable {
-        files.push((args.out.join(corpus::SKIPPED), read.unreadable_lines()));
+        files.push((args.out.join(priorart_corpus::SKIPPED), read.unreadable_lines()));
     }
     priorart_files::replace_all(&files)?;
     summarize(
@@ -83,7 +84,7 @@ fn summarize(
     args: &Args,
     index: &Index,
     documents: &[Fingerprinted],
-    read: &corpus::Summary,
+    read: &priorart_corpus::Summary,
     (index_pairs, new_pairs): (&[IndexPair], &[VerifiedPair]),
     again: usize,
     survivors: usize,
@@ -151,7 +152,7 @@ fn add(index: &mut Index, path: &Path, documents: &[Fingerprinted], survivors: &
 /// the results the user had: those are kept until every input is read).
 fn refuse_incomplete(
     documents: usize,
-    read: &corpus::Summary,
+    read: &priorart_corpus::Summary,
     corpus_args: &corpus::CorpusArgs,
     out: &Path,
     earlier: bool,
@@ -159,5 +160,5 @@ fn refuse_incomplete(
     if documents == 0 {
         bail!("no document to deduplicate{}", left_as_it_was(out, earlier));
     }
-    read.refuse_missing_inputs(corpus_args, earlier, "the results", &left_as_it_was(out, earlier))
+    corpus_args.refuse_missing_inputs(read, earlier, "the results", &left_as_it_was(out, earlier))
 }

@@ -11,7 +11,8 @@
 //! With `--against INDEX`, the documents are also paired with the index's
 //! (`dedup_against`, which holds the new documents' shingles in memory).
 
-use crate::corpus::{self, CorpusArgs, Rereader, Wanted, WithX};
+use crate::corpus::{self, CorpusArgs};
+use priorart_corpus::{Wanted, WithX};
 use crate::exit::{self, UsageError};
 use crate::input;
 use anyhow::{Result, bail};
@@ -229,7 +230,7 @@ impl Run<'_> {
             marks: None,
         };
         let started = Instant::now();
-        let read = corpus::read_all(&self.args.corpus, wanted, |batch| {
+        let read = corpus::read_all(&self.args.corpus, &wanted, |batch| {
             self.check()?;
             let keys: Vec<Vec<u32>> = match lsh {
                 Some(lsh) => batch
@@ -248,7 +249,7 @@ impl Run<'_> {
             Ok(())
         })?;
         note!("priorart: fingerprinting ({}): {:.1} s", crate::counted(catalog.len() as u64, "document"), started.elapsed().as_secs_f64());
-        let rereader = Rereader::new(&self.args.corpus, &read.inputs);
+        let rereader = self.args.corpus.rereader(&read);
         self.check_inputs(&catalog, &read, |number| rereader.origin(catalog.kept().place(number)))?;
         let bars = Bars::default();
         let outcome = priorart_dedup::deduplicate(&mut catalog, self.settings, &rereader, self.control(&bars))?;
@@ -266,7 +267,7 @@ impl Run<'_> {
             unique_ids: false,
             marks: None,
         };
-        let read = corpus::read_all(&self.args.corpus, wanted, |batch| {
+        let read = corpus::read_all(&self.args.corpus, &wanted, |batch| {
             self.check()?;
             for document in batch {
                 catalog.push(&document.id, document.simhash.0, &document.shingles)?;
@@ -298,7 +299,7 @@ impl Run<'_> {
     pub(crate) fn check_inputs<K: Kept>(
         &self,
         catalog: &Catalog<K>,
-        read: &corpus::Summary,
+        read: &priorart_corpus::Summary,
         origin: impl Fn(u32) -> String,
     ) -> Result<()> {
         let earlier = self.outputs.iter().any(|path| path.exists());
@@ -307,8 +308,8 @@ impl Run<'_> {
         }
         // Results without a whole input are not the results the user had:
         // keep those until every input is read, unless told to skip.
-        read.refuse_missing_inputs(&self.args.corpus, earlier, "the results", &left_as_it_was(&self.args.out, earlier))?;
-        corpus::refuse_repeated_ids(catalog, origin)
+        self.args.corpus.refuse_missing_inputs(read, earlier, "the results", &left_as_it_was(&self.args.out, earlier))?;
+        Ok(priorart_corpus::refuse_repeated_ids(catalog, origin)?)
     }
 
     fn write<K: Kept>(
@@ -316,7 +317,7 @@ impl Run<'_> {
         catalog: &Catalog<K>,
         outcome: &Outcome,
         sketches: Option<&Sketches>,
-        read: &corpus::Summary,
+        read: &priorart_corpus::Summary,
     ) -> Result<ExitCode> {
         let earlier = self.outputs.iter().any(|path| path.exists());
         let mut files = vec![
@@ -324,7 +325,7 @@ impl Run<'_> {
             (self.outputs[1].clone(), output::cluster_lines(catalog, outcome)),
         ];
         if self.args.corpus.skip_unreadable {
-            files.push((self.args.out.join(corpus::SKIPPED), read.unreadable_lines()));
+            files.push((self.args.out.join(priorart_corpus::SKIPPED), read.unreadable_lines()));
         }
         // The last moment to stop with nothing written.
         self.check()?;
@@ -350,7 +351,7 @@ impl Run<'_> {
             note!(
                 "priorart: {} skipped, listed in {}",
                 crate::counted(read.unreadable.len() as u64, "unreadable input"),
-                self.args.out.join(corpus::SKIPPED).display()
+                self.args.out.join(priorart_corpus::SKIPPED).display()
             );
         }
         Ok(ExitCode::from(if read.had_errors() { exit::BAD_INPUT } else { exit::OK }))

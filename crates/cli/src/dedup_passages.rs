@@ -6,10 +6,11 @@
 //! on all cores), shows progress, and writes the pairs as they are found
 //! to a temporary file that takes its name only when the run is complete.
 
-use crate::corpus::{self, Rereader, Wanted, WithX};
+use crate::corpus;
 use crate::dedup_cmd::{Bars, Run};
 use crate::exit;
 use anyhow::{Context, Result};
+use priorart_corpus::{Wanted, WithX};
 use priorart_dedup::passages::{PassageSettings, Postings, boilerplate_line, find_passages};
 use priorart_dedup::{Catalog, DedupError, Places};
 use priorart_fingerprint::TokenRule;
@@ -41,7 +42,7 @@ impl Run<'_> {
         };
         let started = Instant::now();
         let mut unmarked = 0usize;
-        let read = corpus::read_all(&args.corpus, wanted, |batch| {
+        let read = corpus::read_all(&args.corpus, &wanted, |batch| {
             self.check()?;
             for document in batch {
                 let number = u32::try_from(catalog.len()).map_err(|_| DedupError::TooManyDocuments)?;
@@ -62,7 +63,7 @@ impl Run<'_> {
             crate::counted(postings.len(), "winnowing mark"),
             started.elapsed().as_secs_f64()
         );
-        let rereader = Rereader::new(&args.corpus, &read.inputs);
+        let rereader = args.corpus.rereader(&read);
         self.check_inputs(&catalog, &read, |number| rereader.origin(catalog.kept().place(number)))?;
         std::fs::create_dir_all(&args.out)
             .with_context(|| format!("cannot create {}", args.out.display()))?;
@@ -91,7 +92,7 @@ impl Run<'_> {
             outcome.boilerplate.iter().map(|found| boilerplate_line(&catalog, found)).collect();
         let mut files = vec![(self.outputs[1].clone(), boilerplate.into_bytes())];
         if args.corpus.skip_unreadable {
-            files.push((args.out.join(corpus::SKIPPED), read.unreadable_lines()));
+            files.push((args.out.join(priorart_corpus::SKIPPED), read.unreadable_lines()));
         }
         // The last moment to stop with nothing written.
         self.check()?;
@@ -125,7 +126,7 @@ impl Run<'_> {
             note!(
                 "priorart: {} skipped, listed in {}",
                 crate::counted(read.unreadable.len() as u64, "unreadable input"),
-                args.out.join(corpus::SKIPPED).display()
+                args.out.join(priorart_corpus::SKIPPED).display()
             );
         }
         Ok(ExitCode::from(if read.had_errors() { exit::BAD_INPUT } else { exit::OK }))

@@ -2,7 +2,8 @@
 //! (simhash-doc tables, exact X, shingle sketches): build, add, query,
 //! compact, and export / import (`--simhash`) lists of simhash-doc values.
 
-use crate::corpus::{self, CorpusArgs, Fingerprinted};
+use crate::corpus::{self, CorpusArgs};
+use priorart_corpus::Fingerprinted;
 use crate::exit::{self, UsageError};
 use crate::input::{self, DocumentArgs};
 use crate::lookup::{Lookup, answer_json, write_answer};
@@ -189,7 +190,7 @@ fn build(args: BuildArgs) -> Result<ExitCode> {
     if entries.is_empty() {
         bail!("no document to index{}", unchanged());
     }
-    read.refuse_missing_inputs(&args.corpus, earlier.is_some(), "the index", &unchanged())?;
+    args.corpus.refuse_missing_inputs(&read, earlier.is_some(), "the index", &unchanged())?;
     let index = Index::build(&args.index, layout, SKETCH_WIDTH, args.shingles, &entries)?;
     match found {
         Existing::Index(documents) => note!(
@@ -264,12 +265,12 @@ fn summary(index: &Index, added: usize, skipped: usize) {
 
 /// The documents of the inputs (their sketches cut by `shingling`), or of
 /// the simhash-doc lists they are (`--simhash`).
-fn entries(corpus: &CorpusArgs, lists: &ListArgs, shingling: Shingling) -> Result<(Vec<Entry>, corpus::Summary)> {
+fn entries(corpus: &CorpusArgs, lists: &ListArgs, shingling: Shingling) -> Result<(Vec<Entry>, priorart_corpus::Summary)> {
     if lists.simhash {
         return listed_entries(&corpus.inputs);
     }
     let mut entries = Vec::new();
-    let read = corpus::fingerprint_all(corpus, corpus::WithX::Yes, shingling, |batch| {
+    let read = corpus::fingerprint_all(corpus, priorart_corpus::WithX::Yes, shingling, |batch| {
         entries.extend(batch.into_iter().map(entry));
         Ok(())
     })?;
@@ -279,9 +280,9 @@ fn entries(corpus: &CorpusArgs, lists: &ListArgs, shingling: Shingling) -> Resul
 /// The documents of simhash-doc lists. A list with a wrong line is
 /// reported and counts as an input that could not be read (nothing of it
 /// is indexed); an id listed twice is refused when indexing.
-fn listed_entries(inputs: &[String]) -> Result<(Vec<Entry>, corpus::Summary)> {
+fn listed_entries(inputs: &[String]) -> Result<(Vec<Entry>, priorart_corpus::Summary)> {
     let mut entries = Vec::new();
-    let mut read = corpus::Summary::default();
+    let mut read = priorart_corpus::Summary::default();
     for name in inputs {
         match input::open(name).and_then(|list| Ok(priorart_index::read_list(list)?)) {
             Ok(listed) => entries.extend(listed),
@@ -331,7 +332,7 @@ fn query(args: QueryArgs) -> Result<ExitCode> {
             }
         }
     }
-    lookups.extend(args.simhash.iter().map(|&simhash| Lookup::of_simhash(simhash)));
+    lookups.extend(args.simhash.iter().map(|&simhash| Lookup::of_simhash(simhash, index.shingling())));
     lookups.extend(args.x.iter().map(Lookup::of_x));
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

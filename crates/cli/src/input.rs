@@ -1,20 +1,17 @@
 //! Reading named inputs: files, or standard input for `-`.
 
 use anyhow::{Context, Result};
-use priorart_extract::{DocumentText, Format, Limits};
-use std::io::{self, BufRead, BufReader, Read};
+use priorart_corpus::DocumentOptions;
+use priorart_extract::{DocumentText, Format};
+use std::io::{BufRead, Read};
 use std::path::Path;
+use std::sync::Arc;
 
-/// The name standing for standard input.
-pub const STDIN: &str = "-";
+pub use priorart_corpus::STDIN;
 
 /// Opens `name` for buffered reading (`-` is standard input).
 pub fn open(name: &str) -> Result<Box<dyn BufRead + Send>> {
-    if name == STDIN {
-        return Ok(Box::new(BufReader::with_capacity(1 << 16, io::stdin())));
-    }
-    let file = std::fs::File::open(Path::new(name)).with_context(|| format!("{name}: cannot open"))?;
-    Ok(Box::new(BufReader::with_capacity(1 << 16, file)))
+    Ok(priorart_corpus::open(name)?)
 }
 
 /// Reads all of `name` as UTF-8 text; the error names the file and the byte
@@ -66,39 +63,31 @@ fn input_format(name: &str) -> Result<Format, String> {
     name.parse().map_err(|err: priorart_extract::UnknownFormat| err.to_string())
 }
 
+impl DocumentArgs {
+    /// How `priorart_corpus` reads a document for these options: PDFs in a
+    /// child process of this binary ([`crate::pdf_child`]).
+    pub fn options(&self) -> DocumentOptions {
+        let pdf = |bytes: &[u8], limits: &priorart_extract::Limits| {
+            crate::pdf_child::extract(bytes, limits).map_err(Into::into)
+        };
+        DocumentOptions { format: self.format, raw: self.raw, pdf: Some(Arc::new(pdf)) }
+    }
+}
+
 /// The text of the document `name` (`-`: standard input) as every command
-/// fingerprints it: see [`priorart_extract::document_text`] (plain text and
+/// fingerprints it: [`priorart_corpus::document_text`] (plain text and
 /// Markdown unchanged but for their character set; other formats
 /// extracted), or the bytes as UTF-8 with `--raw`.
 pub fn read_document(name: &str, args: &DocumentArgs) -> Result<DocumentText> {
     if args.raw {
         return Ok(DocumentText { format: Format::Text, text: read_text(name)? });
     }
-    let limits = Limits::default();
-    let mut bytes = Vec::new();
-    open(name)?
-        .take(limits.max_input_bytes + 1)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("{name}: cannot read"))?;
-    read_document_bytes(name, &bytes, args)
+    read_document_bytes(name, &priorart_corpus::read_bytes(name)?, args)
 }
 
 /// [`read_document`] of bytes already read from `name`.
 pub fn read_document_bytes(name: &str, bytes: &[u8], args: &DocumentArgs) -> Result<DocumentText> {
-    if args.raw {
-        let text = std::str::from_utf8(bytes).map_err(|err| {
-            anyhow::anyhow!("{name}: not valid UTF-8 (first invalid byte at offset {})", err.valid_up_to())
-        })?;
-        return Ok(DocumentText { format: Format::Text, text: text.to_owned() });
-    }
-    let limits = Limits::default();
-    let format = args.format.unwrap_or_else(|| priorart_extract::detect(bytes));
-    let document = if format == Format::Pdf {
-        crate::pdf_child::extract(bytes, &limits)
-    } else {
-        priorart_extract::document_text(bytes, Some(format), &limits).map_err(anyhow::Error::from)
-    };
-    document.with_context(|| format!("{name}: cannot read as a document"))
+    Ok(priorart_corpus::document_text(name, bytes, &args.options())?)
 }
 
 /// Parses `--timeout` values: seconds, decimals allowed (`2.5`), more than

@@ -2,16 +2,17 @@
 //! shared by `index query` and `check --index`, so that both say the same.
 
 use anyhow::Result;
-use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, Shingling, SimhashDoc};
+use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, Scheme, Shingling, SimhashDoc};
 pub(crate) use priorart_index::Answer;
-use priorart_index::{Index, Match, Query, Verification};
-use serde_json::json;
+use priorart_index::{AnswerJson, Index, Query};
 use std::io::Write;
 
-/// One lookup: its name (the file, or the value looked up) and the query.
+/// One lookup: its name (the file, or the value looked up), the query and
+/// the scheme of its simhash-doc value (the index's; none for `X` alone).
 pub(crate) struct Lookup {
     name: String,
     query: Query,
+    scheme: Option<Scheme>,
 }
 
 impl Lookup {
@@ -23,17 +24,23 @@ impl Lookup {
         shingling: Shingling,
         fingerprinter: &mut Fingerprinter,
     ) -> Lookup {
-        Lookup { name: name.to_owned(), query: Query::of_text(text, shingling, fingerprinter) }
+        Lookup {
+            name: name.to_owned(),
+            query: Query::of_text(text, shingling, fingerprinter),
+            scheme: Some(shingling.token_rule().simhash_scheme()),
+        }
     }
 
     /// A lookup of one `X` alone (no text: no near copies, no similarity).
     pub(crate) fn of_x(x: &EqualityFingerprint) -> Lookup {
-        Lookup { name: x.to_string(), query: Query::of_x(x.0) }
+        Lookup { name: x.to_string(), query: Query::of_x(x.0), scheme: None }
     }
 
-    /// A lookup of one simhash-doc value alone (no similarity estimate).
-    pub(crate) fn of_simhash(simhash: SimhashDoc) -> Lookup {
-        Lookup { name: simhash.to_string(), query: Query::of_simhash(simhash.0) }
+    /// A lookup of one simhash-doc value alone (no similarity estimate), of
+    /// the index's `shingling`'s scheme.
+    pub(crate) fn of_simhash(simhash: SimhashDoc, shingling: Shingling) -> Lookup {
+        let scheme = Some(shingling.token_rule().simhash_scheme());
+        Lookup { name: simhash.to_string(), query: Query::of_simhash(simhash.0), scheme }
     }
 
     /// The X looked up, if any (a document's lookup always has one).
@@ -47,40 +54,11 @@ impl Lookup {
     }
 }
 
-/// How a near match's similarity is known: estimated from sketches, or
-/// unverified (found by distance alone: the lookup or the document has no
-/// sketch).
-fn verification(m: &Match) -> Verification {
-    if m.jaccard_estimate.is_some() { Verification::Estimated } else { Verification::Unverified }
-}
-
-/// One lookup's answer as the JSON object `index query --json` prints.
-/// The similarity is `jaccard_estimate`: estimated from sketches, not the
-/// exact value `compare` computes from both texts; `verification` says
-/// whether there is one.
+/// One lookup's answer as the JSON object `index query --json` prints
+/// ([`priorart_index::AnswerJson`], whose schema is in `schemas/`).
 pub(crate) fn answer_json(lookup: &Lookup, answer: &Answer) -> serde_json::Value {
-    let near: Vec<_> = answer
-        .near
-        .iter()
-        .map(|m| {
-            json!({
-                "id": m.id,
-                "simhash-doc": SimhashDoc(m.simhash).to_string(),
-                "distance": m.distance,
-                "similarity": 1.0 - f64::from(m.distance) / 64.0,
-                "jaccard_estimate": m.jaccard_estimate,
-                "verification": verification(m).name(),
-                "same_x": answer.has_same_x(&m.id),
-            })
-        })
-        .collect();
-    json!({
-        "query": lookup.name,
-        "simhash-doc": lookup.query.simhash.map(|s| SimhashDoc(s).to_string()),
-        "minhash-equality-v1": lookup.x().map(|x| x.to_string()),
-        "near": near,
-        "same_x": answer.same_x.iter().map(|m| &m.id).collect::<Vec<_>>(),
-    })
+    serde_json::to_value(AnswerJson::new(&lookup.name, &lookup.query, lookup.scheme, answer))
+        .expect("an answer serializes")
 }
 
 /// One lookup's answer as `index query` prints it.

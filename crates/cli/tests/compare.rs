@@ -1,12 +1,8 @@
 //! `priorart compare A B`, end to end.
 
-use assert_cmd::Command;
+use priorart_nip_testkit::priorart;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-fn priorart() -> Command {
-    Command::cargo_bin("priorart").expect("the binary is built")
-}
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);

@@ -2,15 +2,11 @@
 //! the JSON document and PAN's XML (read back with an XML parser), offsets
 //! into the files as read, and the options that go together.
 
-use assert_cmd::Command;
+use priorart_nip_testkit::priorart;
 use quick_xml::events::Event;
 use quick_xml::{Reader, XmlVersion};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-fn priorart() -> Command {
-    Command::cargo_bin("priorart").expect("the binary is built")
-}
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);

@@ -3,16 +3,12 @@
 //! fixtures: one article in five encodings and formats, and unrelated
 //! documents), and `--shingles`.
 
-use assert_cmd::Command;
+use priorart_nip_testkit::priorart;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../extract/tests/data").join(name)
-}
-
-fn priorart() -> Command {
-    Command::cargo_bin("priorart").unwrap()
 }
 
 const SAME_ARTICLE: [&str; 5] = [

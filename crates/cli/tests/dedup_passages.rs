@@ -7,15 +7,11 @@
 //! pairs under their ids; standard input is refused; Ctrl-C leaves earlier
 //! results as they were.
 
-use assert_cmd::Command;
+use priorart_nip_testkit::{priorart, priorart_binary};
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-
-fn priorart() -> Command {
-    Command::cargo_bin("priorart").expect("the binary is built")
-}
 
 fn repository(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(name);
@@ -209,7 +205,7 @@ fn ctrl_c_leaves_earlier_results_as_they_were() {
     // signal handlers set, once the pipe is open at both ends.
     let fifo = dir.path().join("pipe");
     assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("priorart"))
+    let child = std::process::Command::new(priorart_binary())
         .args(["dedup", "--passages", "--jsonl", "--out"])
         .args([&out, &input, &fifo])
         .stderr(Stdio::piped())

@@ -8,13 +8,14 @@
 
 use priorart_fingerprint::{Shingling, WordShingles, simhash_doc};
 use priorart_index::{Layout, all_pairs};
+use priorart_nip_testkit::priorart_binary;
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 fn binary() -> PathBuf {
-    assert_cmd::cargo::cargo_bin("priorart")
+    priorart_binary()
 }
 
 fn data(name: &str) -> PathBuf {

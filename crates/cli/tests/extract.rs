@@ -1,15 +1,11 @@
 //! `priorart extract` end to end, on the extract crate's fixtures.
 
-use assert_cmd::Command;
+use priorart_nip_testkit::priorart;
 use serde_json::Value;
 use std::path::PathBuf;
 
 fn fixture(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../extract/tests/data").join(name).display().to_string()
-}
-
-fn priorart() -> Command {
-    Command::cargo_bin("priorart").unwrap()
 }
 
 const FR: &str = "Les moulins à marée ont moulu le grain des estuaires européens pendant huit siècles.";
@@ -117,18 +113,12 @@ fn a_pdf_timeout_stops_the_parser() {
     // killed at the deadline (a thread could not be stopped).
     let pdf = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../extract/tests/data/article.pdf");
     let started = std::time::Instant::now();
-    let output = assert_cmd::Command::cargo_bin("priorart")
-        .unwrap()
-        .args(["extract", "--timeout", "0.001"])
-        .arg(&pdf)
-        .output()
-        .unwrap();
+    let output = priorart().args(["extract", "--timeout", "0.001"]).arg(&pdf).output().unwrap();
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("time budget"), "{output:?}");
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
     // And with time, the child's text is the in-process extraction's.
-    let output =
-        assert_cmd::Command::cargo_bin("priorart").unwrap().arg("extract").arg(&pdf).output().unwrap();
+    let output = priorart().arg("extract").arg(&pdf).output().unwrap();
     let bytes = std::fs::read(&pdf).unwrap();
     let in_process = priorart_extract::extract(
         &bytes,

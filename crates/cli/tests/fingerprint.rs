@@ -1,15 +1,12 @@
 //! The `priorart fingerprint` contract, tested from outside the binary.
 
 use assert_cmd::Command;
+use priorart_nip_testkit::{priorart, priorart_binary};
 use std::io::Write;
 
 const GM_V1: &str = "edd1cd0b1336e78283766771fc7eca7dea976820d9a7765d69de3887ff3b8fac";
 const GM_V2: &str = "9c6bb8e50ff847630107bf51cd4c81c2478090f17643eb8ce5bed2c17b6f6eea";
 const MORNING_V1: &str = "e4e0e824c0b1bfb2d79bb85762deb1fd697c7ab379fd2efbc0b32f45188f68a2";
-
-fn priorart() -> Command {
-    Command::cargo_bin("priorart").expect("the binary is built")
-}
 
 fn stdout_of(cmd: &mut Command) -> String {
     let output = cmd.output().expect("runs");
@@ -178,7 +175,7 @@ fn documents_have_one_x_in_every_command() {
         ["article.pdf", "html-utf8.html", "html-utf16.html", "text-koi8r.txt", "jats.xml", "book.epub"]
     {
         let path = data.join(name);
-        let output = Command::cargo_bin("priorart").unwrap().arg("fingerprint").arg(&path).output().unwrap();
+        let output = priorart().arg("fingerprint").arg(&path).output().unwrap();
         assert!(output.status.success(), "{name}: {}", String::from_utf8_lossy(&output.stderr));
         let x = String::from_utf8(output.stdout).unwrap()[..64].to_owned();
         // The same X as the library computes on the text `extract` gives
@@ -188,13 +185,7 @@ fn documents_have_one_x_in_every_command() {
             priorart_extract::document_text(&bytes, None, &priorart_extract::Limits::default()).unwrap();
         assert_eq!(x, priorart_fingerprint::minhash_equality_v1(&document.text).to_string(), "{name}");
         // compare sees the same X on both sides of a file against itself.
-        let output = Command::cargo_bin("priorart")
-            .unwrap()
-            .args(["compare", "--json"])
-            .arg(&path)
-            .arg(&path)
-            .output()
-            .unwrap();
+        let output = priorart().args(["compare", "--json"]).arg(&path).arg(&path).output().unwrap();
         let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
         assert_eq!(report["a"]["minhash-equality-v1"], x.as_str(), "{name}: {report}");
     }
@@ -203,20 +194,14 @@ fn documents_have_one_x_in_every_command() {
     let path = dir.path().join("note.md");
     let text = "# Title\n\nSee https://example.org/x for   the *details*.\n";
     std::fs::write(&path, text).unwrap();
-    let output = Command::cargo_bin("priorart").unwrap().arg("fingerprint").arg(&path).output().unwrap();
+    let output = priorart().arg("fingerprint").arg(&path).output().unwrap();
     assert_eq!(
         &String::from_utf8(output.stdout).unwrap()[..64],
         priorart_fingerprint::minhash_equality_v1(text).to_string()
     );
     // --raw refuses what is not UTF-8; --format forces a format.
-    Command::cargo_bin("priorart")
-        .unwrap()
-        .args(["fingerprint", "--raw"])
-        .arg(data.join("article.pdf"))
-        .assert()
-        .code(1);
-    let output = Command::cargo_bin("priorart")
-        .unwrap()
+    priorart().args(["fingerprint", "--raw"]).arg(data.join("article.pdf")).assert().code(1);
+    let output = priorart()
         .args(["fingerprint", "--explain", "--format", "text"])
         .arg(data.join("html-utf8.html"))
         .output()
@@ -248,7 +233,7 @@ fn limits_that_hold() {
 #[test]
 fn a_closed_stderr_is_not_a_crash() {
     // stderr is a pipe whose reader is gone before priorart writes to it.
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("priorart"))
+    let mut child = std::process::Command::new(priorart_binary())
         .args(["fingerprint", "--jsonl", "-"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
@@ -305,7 +290,7 @@ fn explain_into_a_pipe_is_whole_with_or_without_full() {
 /// `script`), returning what the terminal showed.
 #[cfg(target_os = "linux")]
 fn on_a_terminal(args: &str) -> String {
-    let binary = assert_cmd::cargo::cargo_bin("priorart");
+    let binary = priorart_binary();
     let command = format!("{} {args}", binary.display());
     let output = std::process::Command::new("script")
         .args(["-qec", &command, "/dev/null"])

@@ -1,12 +1,8 @@
 //! `priorart fingerprint --scheme simhash-doc`, end to end, against the
 //! published vectors.
 
-use assert_cmd::Command;
+use priorart_nip_testkit::priorart;
 use serde_json::Value;
-
-fn priorart() -> Command {
-    Command::cargo_bin("priorart").expect("the binary is built")
-}
 
 fn vector_cases() -> Vec<Value> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../vectors/simhash-doc.json");

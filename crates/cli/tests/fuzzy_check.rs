@@ -7,7 +7,8 @@
 use crate::nip_common;
 use crate::relay_common;
 
-use nip_common::{priorart, stdout};
+use nip_common::stdout;
+use priorart_nip_testkit::{RegtestWorld, priorart};
 use relay_common::{RelayProcess, write_lines};
 use serde_json::Value;
 use std::path::Path;
@@ -44,7 +45,7 @@ fn check(dir: &Path, relay: &str, esplora: &str, extra: &[&str]) -> std::process
 
 #[test]
 fn an_edited_copy_finds_the_tagged_original_and_its_proof_ranked_by_block() {
-    let (calendar, esplora) = nip_common::regtest_chain();
+    let RegtestWorld { calendar, esplora, .. } = RegtestWorld::new();
     let dir = tempfile::tempdir().expect("temp dir");
     let path = |name: &str| dir.path().join(name);
     let relay = RelayProcess::priorart(&path("db"));

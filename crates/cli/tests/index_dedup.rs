@@ -2,16 +2,12 @@
 //! extractor's fixtures hold the same article in several encodings and
 //! formats (known duplicates) and unrelated documents.
 
-use assert_cmd::Command;
+use priorart_nip_testkit::priorart;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../extract/tests/data").join(name)
-}
-
-fn priorart() -> Command {
-    Command::cargo_bin("priorart").unwrap()
 }
 
 const SAME_ARTICLE: [&str; 5] = [

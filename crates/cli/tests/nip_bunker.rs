@@ -7,8 +7,9 @@
 use crate::nip_common;
 use crate::relay_common;
 
-use nip_common::{TEXT, peer, priorart, stdout};
+use nip_common::{TEXT, peer, stdout};
 use priorart_nip::nostr::prelude::Event;
+use priorart_nip_testkit::{RegtestWorld, priorart};
 use priorart_testkit::{Behaviour, TestBunker};
 use relay_common::RelayProcess;
 use serde_json::Value;
@@ -102,7 +103,7 @@ fn event_and_attest_sign_through_the_bunker_and_the_attestation_verifies() {
 
     // The regtest flow: timestamp, a block, upgrade, proof, verify: valid,
     // and the author is the bunker's user.
-    let (calendar, esplora) = nip_common::regtest_chain();
+    let RegtestWorld { calendar, esplora, .. } = RegtestWorld::new();
     let attestation_file = world.file("attestation.json");
     std::fs::write(&attestation_file, &attestation).unwrap();
     stdout(priorart().args(["timestamp", "-m", "1", "--calendar", &calendar.url()]).arg(&attestation_file));

@@ -6,7 +6,8 @@
 use crate::nip_common;
 
 use assert_cmd::Command;
-use nip_common::{TEXT, peer, priorart, stdout};
+use nip_common::{TEXT, peer, stdout};
+use priorart_nip_testkit::{RegtestWorld, priorart};
 use priorart_testkit::{EsploraServer, TestCalendar};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -22,7 +23,7 @@ struct World {
 
 impl World {
     fn new() -> World {
-        let (calendar, esplora) = nip_common::regtest_chain();
+        let RegtestWorld { calendar, esplora, .. } = RegtestWorld::new();
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().to_owned();
         let key = path.join("alice.key");

@@ -3,7 +3,8 @@
 
 use crate::nip_common;
 
-use nip_common::{TEXT, peer, priorart, stdout};
+use nip_common::{TEXT, peer, stdout};
+use priorart_nip_testkit::priorart;
 use std::path::Path;
 
 fn json(text: &str) -> serde_json::Value {

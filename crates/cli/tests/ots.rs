@@ -11,13 +11,6 @@ fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../ots/tests/data")
 }
 
-fn priorart() -> Command {
-    let mut command = Command::cargo_bin("priorart").unwrap();
-    // Never touch the user's header cache.
-    command.env("XDG_CACHE_HOME", std::env::temp_dir().join("priorart-ots-test-cache-unused"));
-    command
-}
-
 fn stdout_of(command: &mut Command) -> String {
     let output = command.output().unwrap();
     String::from_utf8(output.stdout).unwrap()
@@ -106,6 +99,7 @@ fn verify_checks_the_file_and_reports_pending() {
 }
 
 use predicates::prelude::PredicateBooleanExt;
+use priorart_nip_testkit::priorart;
 
 #[test]
 fn without_headers_a_proof_is_unverified_not_invalid() {

@@ -4,7 +4,7 @@
 //! reads them, and proofs the Python library writes are read by priorart
 //! byte for byte, with the same `info`.
 
-use assert_cmd::Command;
+use priorart_nip_testkit::priorart;
 use priorart_ots::DetachedTimestamp;
 use priorart_testkit::{RegtestChain, TestCalendar};
 use std::path::{Path, PathBuf};
@@ -30,7 +30,7 @@ fn reference_info(proof: &Path) -> String {
 }
 
 fn priorart_info(proof: &Path) -> String {
-    let output = Command::cargo_bin("priorart").unwrap().args(["ots", "info"]).arg(proof).output().unwrap();
+    let output = priorart().args(["ots", "info"]).arg(proof).output().unwrap();
     assert!(output.status.success(), "priorart ots info {}", proof.display());
     String::from_utf8(output.stdout).unwrap()
 }
@@ -47,7 +47,7 @@ fn the_reference_reads_what_priorart_writes() {
     for (i, file) in files.iter().enumerate() {
         std::fs::write(file, format!("content {i}")).unwrap();
     }
-    let mut stamp = Command::cargo_bin("priorart").unwrap();
+    let mut stamp = priorart();
     stamp.args(["ots", "stamp", "-c", &calendars[0].url(), "-c", &calendars[1].url()]).args(&files);
     stamp.assert().success();
     let proofs: Vec<PathBuf> = files.iter().map(|f| PathBuf::from(format!("{}.ots", f.display()))).collect();
@@ -59,13 +59,13 @@ fn the_reference_reads_what_priorart_writes() {
     for calendar in &calendars {
         calendar.mine_block().unwrap();
     }
-    let mut upgrade = Command::cargo_bin("priorart").unwrap();
+    let mut upgrade = priorart();
     upgrade
         .args(["ots", "upgrade", "--allow", &calendars[0].url(), "--allow", &calendars[1].url()])
         .args(&proofs);
     upgrade.assert().success();
     std::fs::remove_file(format!("{}.bak", proofs[0].display())).unwrap();
-    let mut prune = Command::cargo_bin("priorart").unwrap();
+    let mut prune = priorart();
     prune.args(["ots", "prune", "--earliest-only"]).arg(&proofs[0]);
     prune.assert().success();
     for proof in &proofs {

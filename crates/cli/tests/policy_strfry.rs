@@ -6,6 +6,7 @@ use crate::policy_common::{
     RECEIVED_AT, TEXT, cache_headers, forged_proof_event, keys, note, policy_file, proof_event,
 };
 use priorart_nip::nostr::prelude::*;
+use priorart_nip_testkit::priorart_binary;
 use priorart_testkit::{LoopbackServer, RegtestChain};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
@@ -26,7 +27,7 @@ struct Plugin {
 
 impl Plugin {
     fn start(config: &Path) -> Plugin {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_priorart"))
+        let mut child = Command::new(priorart_binary())
             .args(["policy", "strfry", "--config"])
             .arg(config)
             .stdin(Stdio::piped())
@@ -238,7 +239,7 @@ fn a_broken_policy_file_is_named_once_by_every_command() {
         &["relay", "--listen", "127.0.0.1:0", "--policy"],
     ];
     for args in commands {
-        let output = Command::new(assert_cmd::cargo::cargo_bin("priorart"))
+        let output = Command::new(priorart_binary())
             .args(args)
             .arg(&config)
             .args(["--db"].iter().filter(|_| args[0] == "relay"))

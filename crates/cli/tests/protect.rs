@@ -7,9 +7,9 @@
 use crate::nip_common;
 use crate::relay_common;
 
-use nip_common::{priorart, stdout};
+use nip_common::stdout;
 use priorart_nip::nostr::prelude::{Filter, Kind, SingleLetterTag};
-use priorart_testkit::{Behavior, EsploraServer, RegtestChain, SharedChain, TestCalendar};
+use priorart_nip_testkit::{RegtestWorld, priorart, priorart_binary};
 use relay_common::RelayProcess;
 use serde_json::Value;
 use std::os::unix::process::ExitStatusExt;
@@ -24,33 +24,16 @@ const ESSAY: &str = "Harbour towns kept their archives in the cellars of customs
 struct World {
     _dir: tempfile::TempDir,
     dir: PathBuf,
-    chain: SharedChain,
-    calendar: TestCalendar,
-    esplora: EsploraServer,
+    regtest: RegtestWorld,
     relay: RelayProcess,
 }
 
 impl World {
     fn new() -> World {
-        let chain = RegtestChain::shared();
-        chain.lock().unwrap().mine_block([7; 32]);
-        let calendar = TestCalendar::start(chain.clone());
-        let esplora = EsploraServer::from_chain(chain.clone());
+        let regtest = RegtestWorld::new();
         let dir = tempfile::tempdir().unwrap();
         let relay = RelayProcess::priorart(&dir.path().join("relay"));
-        World { dir: dir.path().to_owned(), _dir: dir, chain, calendar, esplora, relay }
-    }
-
-    /// A calendar on this chain whose upgrades claim `claimed_height`.
-    fn liar(&self, claimed_height: u64) -> TestCalendar {
-        TestCalendar::start_with(self.chain.clone(), Behavior::Lying { claimed_height })
-    }
-
-    /// The header options every run gets: this chain's Esplora, no cache.
-    fn headers(&self) -> Vec<String> {
-        ["--network", "regtest", "--no-header-cache", "--esplora", &self.esplora.url()]
-            .map(String::from)
-            .to_vec()
+        World { dir: dir.path().to_owned(), _dir: dir, regtest, relay }
     }
 
     /// `priorart protect FILE` of `text` as `key`, into `state`, stamped
@@ -70,7 +53,7 @@ impl World {
         for calendar in calendars {
             cmd.args(["--calendar", calendar]);
         }
-        cmd.args(self.headers()).arg("--state").arg(state).arg("--key-file").arg(key).arg(&file);
+        cmd.args(self.regtest.header_args()).arg("--state").arg(state).arg("--key-file").arg(key).arg(&file);
         cmd
     }
 
@@ -78,7 +61,14 @@ impl World {
     fn verifies(&self, event: &Value) -> bool {
         let path = self.dir.join(format!("{}.json", event["id"].as_str().unwrap()));
         std::fs::write(&path, event.to_string()).unwrap();
-        priorart().arg("verify").args(self.headers()).arg(&path).output().unwrap().status.success()
+        priorart()
+            .arg("verify")
+            .args(self.regtest.header_args())
+            .arg(&path)
+            .output()
+            .unwrap()
+            .status
+            .success()
     }
 
     fn key(&self, name: &str) -> (PathBuf, String) {
@@ -91,13 +81,13 @@ impl World {
 
     /// `priorart protect FILE` of `text` as `key`, into `state`.
     fn protect(&self, state: &Path, key: &Path, name: &str, text: &str) -> assert_cmd::Command {
-        self.protect_at(state, key, name, text, &[self.calendar.url()])
+        self.protect_at(state, key, name, text, &[self.regtest.calendar.url()])
     }
 
     fn resume(&self, state: &Path) -> assert_cmd::Command {
         let mut cmd = priorart();
         cmd.args(["protect", "--resume", "--relay-timeout", "10"])
-            .args(self.headers())
+            .args(self.regtest.header_args())
             .arg("--state")
             .arg(state);
         cmd
@@ -167,14 +157,14 @@ fn protect_publishes_the_proof_after_the_block_and_check_ranks_it() {
     let before_block = stdout(&mut world.resume(&state));
     assert!(!before_block.contains("published"), "nothing before the block: {before_block}");
     assert_eq!(world.status(&state)[0]["state"], "stamped");
-    let alice_height = world.calendar.mine_block().unwrap();
+    let alice_height = world.regtest.calendar.mine_block().unwrap();
 
     // Bob protects the same text later: his proof lands in a later block.
     // His run also moves Alice's job on (every run does a whole round).
     let bob_run = stdout(&mut world.protect(&state, &bob, "bob", ESSAY));
     assert!(bob_run.contains(&format!("job 1: anchored in Bitcoin block {alice_height}")), "{bob_run}");
     assert!(bob_run.contains("job 1: kind 1041"), "{bob_run}");
-    let bob_height = world.calendar.mine_block().unwrap();
+    let bob_height = world.regtest.calendar.mine_block().unwrap();
     assert!(alice_height < bob_height);
 
     let resumed = stdout(&mut world.resume(&state));
@@ -205,7 +195,7 @@ fn protect_publishes_the_proof_after_the_block_and_check_ranks_it() {
             "--network",
             "regtest",
             "--esplora",
-            &world.esplora.url(),
+            &world.regtest.esplora.url(),
             "--relay",
             &world.relay.url,
         ])
@@ -294,7 +284,7 @@ fn a_crash_at_any_side_effect_loses_no_job_and_publishes_one_proof() {
         stdout(&mut world.protect(&state, &key, point, &format!("{ESSAY} Resume case {n}.")));
         later.push((state, point));
     }
-    world.calendar.mine_block().unwrap();
+    world.regtest.calendar.mine_block().unwrap();
     for (state, point) in &later {
         crash_at(&mut world.resume(state), point);
         let job = &world.status(state)[0];
@@ -330,10 +320,10 @@ fn protect_wait_stays_until_the_proof_is_published() {
     let (key, _) = world.key("author");
     let file = world.dir.join("waited.md");
     std::fs::write(&file, ESSAY).unwrap();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("priorart"))
+    let mut child = std::process::Command::new(priorart_binary())
         .args(["protect", "--kind", "30023", "--wait", "--interval", "0.2", "--relay", &world.relay.url])
-        .args(["--calendar", &world.calendar.url()])
-        .args(world.headers())
+        .args(["--calendar", &world.regtest.calendar.url()])
+        .args(world.regtest.header_args())
         .arg("--state")
         .arg(&state)
         .arg("--key-file")
@@ -345,7 +335,7 @@ fn protect_wait_stays_until_the_proof_is_published() {
         .spawn()
         .unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while world.calendar.mine_block().is_none() {
+    while world.regtest.calendar.mine_block().is_none() {
         assert!(std::time::Instant::now() < deadline, "never stamped");
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
@@ -368,10 +358,10 @@ fn a_relay_down_at_first_gets_the_proof_on_a_later_resume() {
     let world = World::new();
     let state = world.dir.join("state");
     let (key, _) = world.key("author");
-    let port = relay_common::free_port();
+    let port = priorart_testkit::free_port();
     let late_url = format!("ws://127.0.0.1:{port}");
     stdout(world.protect(&state, &key, "essay", ESSAY).args(["--relay", &late_url]));
-    world.calendar.mine_block().unwrap();
+    world.regtest.calendar.mine_block().unwrap();
     stdout(&mut world.resume(&state));
     let job = &world.status(&state)[0];
     assert_eq!(job["state"], "published", "on one relay is published: {job:#}");
@@ -394,7 +384,7 @@ fn a_relay_down_at_first_gets_the_proof_on_a_later_resume() {
     assert!(text.contains(&format!("relay {late_url}  kind 1041 not_sent")), "each relay's answer: {text}");
     assert!(text.contains(&format!("relay {}  kind 1041 accepted", world.relay.url)), "{text}");
 
-    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("priorart"));
+    let mut command = std::process::Command::new(priorart_binary());
     command
         .args(["relay", "--listen", &format!("127.0.0.1:{port}"), "--db"])
         .arg(world.dir.join("late-relay"));
@@ -423,11 +413,11 @@ fn protect_signs_through_a_bunker_and_publishes_the_proof() {
             "--relay",
             &world.relay.url,
             "--calendar",
-            &world.calendar.url(),
+            &world.regtest.calendar.url(),
         ])
         .args(["--bunker", &uri, "--bunker-timeout", "20", "--state"])
         .arg(&state)
-        .args(world.headers())
+        .args(world.regtest.header_args())
         .arg(&file)
         .output()
         .unwrap();
@@ -439,7 +429,7 @@ fn protect_signs_through_a_bunker_and_publishes_the_proof() {
     assert_eq!(bunker.requests(), ["connect", "get_public_key", "sign_event", "sign_event"]);
     let user = bunker.user_public_key().to_hex();
     assert_eq!(world.status(&state)[0]["author"], user.as_str());
-    world.calendar.mine_block().unwrap();
+    world.regtest.calendar.mine_block().unwrap();
     stdout(&mut world.resume(&state));
     let job = &world.status(&state)[0];
     assert_eq!(job["state"], "published", "{job}");
@@ -461,11 +451,11 @@ fn an_honest_calendar_beside_a_liar_yields_a_valid_proof_and_the_liar_is_named()
     let state = world.dir.join("state");
     let (key, _) = world.key("author");
     // Block 1 exists, with another merkle root than the one the liar proves.
-    let liar = world.liar(1);
-    let calendars = [liar.url(), world.calendar.url()];
+    let liar = world.regtest.liar(1);
+    let calendars = [liar.url(), world.regtest.calendar.url()];
     stdout(&mut world.protect_at(&state, &key, "essay", ESSAY, &calendars));
     liar.mine_block().unwrap();
-    let height = world.calendar.mine_block().unwrap();
+    let height = world.regtest.calendar.mine_block().unwrap();
     let resumed = world.resume(&state).output().unwrap();
     let said = String::from_utf8_lossy(&resumed.stderr);
     assert!(said.contains(&liar.url()) && said.contains("fails verification"), "the liar is named: {said}");
@@ -473,7 +463,7 @@ fn an_honest_calendar_beside_a_liar_yields_a_valid_proof_and_the_liar_is_named()
     assert_eq!(job["state"], "published", "{job:#}");
     assert_eq!(job["block"], height, "the verified block, not the claimed one");
     assert_eq!(calendar_verdict(job, &liar.url()), "lied");
-    assert_eq!(calendar_verdict(job, &world.calendar.url()), "verified");
+    assert_eq!(calendar_verdict(job, &world.regtest.calendar.url()), "verified");
     let proofs = world.all_proofs_on_relay(job["x"].as_str().unwrap());
     assert_eq!(proofs.len(), 1);
     assert!(
@@ -483,7 +473,7 @@ fn an_honest_calendar_beside_a_liar_yields_a_valid_proof_and_the_liar_is_named()
     let text = world.status_text(&state);
     assert!(text.contains(&format!("calendar {}  lied", liar.url())), "{text}");
     // A regtest height is named as one, never as a Bitcoin block.
-    let honest = format!("calendar {}  verified: regtest block {height}", world.calendar.url());
+    let honest = format!("calendar {}  verified: regtest block {height}", world.regtest.calendar.url());
     assert!(text.contains(&honest), "{text}");
     assert!(!text.contains("Bitcoin block"), "{text}");
 }
@@ -492,7 +482,7 @@ fn an_honest_calendar_beside_a_liar_yields_a_valid_proof_and_the_liar_is_named()
 fn when_every_calendar_lies_nothing_is_published_the_job_fails_and_a_restamp_recovers_it() {
     let world = World::new();
     let (key, _) = world.key("author");
-    let liar = world.liar(1);
+    let liar = world.regtest.liar(1);
     let state = world.dir.join("state");
     stdout(world.protect_at(&state, &key, "essay", ESSAY, &[liar.url()]).args(["--give-up-after", "0.001"]));
     liar.mine_block().unwrap();
@@ -509,7 +499,7 @@ fn when_every_calendar_lies_nothing_is_published_the_job_fails_and_a_restamp_rec
     assert!(world.status_text(&state).contains("failed: every calendar lied or failed"));
 
     // A calendar claiming a block the chain never had: unverifiable, kept waiting.
-    let dreamer = world.liar(1000);
+    let dreamer = world.regtest.liar(1000);
     let waiting = world.dir.join("waiting");
     let (other, _) = world.key("other");
     stdout(&mut world.protect_at(&waiting, &other, "essay", ESSAY, &[dreamer.url()]));
@@ -523,10 +513,12 @@ fn when_every_calendar_lies_nothing_is_published_the_job_fails_and_a_restamp_rec
 
     // The way out the failure names: restamp at an honest calendar.
     let mut restamp = priorart();
-    restamp.args(["protect", "--restamp", "1", "--calendar", &world.calendar.url()]).args(world.headers());
+    restamp
+        .args(["protect", "--restamp", "1", "--calendar", &world.regtest.calendar.url()])
+        .args(world.regtest.header_args());
     stdout(restamp.arg("--state").arg(&state));
     assert_eq!(world.status(&state)[0]["state"], "stamped");
-    let height = world.calendar.mine_block().unwrap();
+    let height = world.regtest.calendar.mine_block().unwrap();
     stdout(&mut world.resume(&state));
     let job = &world.status(&state)[0];
     assert_eq!((&job["state"], &job["block"]), (&Value::from("published"), &Value::from(height)));
@@ -540,16 +532,16 @@ fn a_job_stamped_at_a_dead_calendar_moves_when_a_later_run_names_a_working_one()
     let world = World::new();
     let state = world.dir.join("state");
     let (key, _) = world.key("author");
-    let dead = format!("http://127.0.0.1:{}", relay_common::free_port());
+    let dead = format!("http://127.0.0.1:{}", priorart_testkit::free_port());
     let out = world.protect_at(&state, &key, "essay", ESSAY, &[dead]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("--resume") && said.contains("-c URL"), "the way out is named: {said}");
     assert_eq!(said.matches("Connection refused").count(), 1, "the cause is said once: {said}");
     assert_eq!(world.status(&state)[0]["state"], "signed");
-    stdout(world.resume(&state).args(["--calendar", &world.calendar.url()]));
+    stdout(world.resume(&state).args(["--calendar", &world.regtest.calendar.url()]));
     assert_eq!(world.status(&state)[0]["state"], "stamped", "the calendar named later stamped the old job");
-    world.calendar.mine_block().unwrap();
+    world.regtest.calendar.mine_block().unwrap();
     stdout(&mut world.resume(&state));
     assert_eq!(world.status(&state)[0]["state"], "published");
 }
@@ -577,7 +569,7 @@ fn two_files_with_one_text_in_one_second_keep_both_content_events() {
     let world = World::new();
     let state = world.dir.join("state");
     let (key, _) = world.key("author");
-    let calendars = [world.calendar.url()];
+    let calendars = [world.regtest.calendar.url()];
     let second = "1700000000";
     stdout(world.protect_at(&state, &key, "one", ESSAY, &calendars).args(["--created-at", second]));
     let out = world
@@ -591,7 +583,7 @@ fn two_files_with_one_text_in_one_second_keep_both_content_events() {
     assert_eq!(jobs.len(), 2, "two files, two jobs: {jobs:#?}");
     assert_ne!(jobs[0]["content_event_id"], jobs[1]["content_event_id"]);
     assert_ne!(jobs[0]["id"], jobs[1]["id"]);
-    world.calendar.mine_block().unwrap();
+    world.regtest.calendar.mine_block().unwrap();
     stdout(&mut world.resume(&state));
     for job in world.status(&state) {
         assert_eq!(job["state"], "published", "{job:#}");
@@ -610,16 +602,16 @@ fn a_stamped_job_whose_calendars_all_lie_is_stamped_at_a_calendar_named_later() 
     let world = World::new();
     let state = world.dir.join("state");
     let (key, _) = world.key("author");
-    let liar = world.liar(1);
+    let liar = world.regtest.liar(1);
     stdout(&mut world.protect_at(&state, &key, "essay", ESSAY, &[liar.url()]));
     liar.mine_block().unwrap();
     let out = world.resume(&state).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(world.status(&state)[0]["state"], "stamped", "not failed yet: the give-up time is a week");
     // A later run names an honest calendar: the old job is stamped there too.
-    let _ = world.resume(&state).args(["--calendar", &world.calendar.url()]).output().unwrap();
-    assert_eq!(world.calendar.submissions(), 1, "the old job reached the calendar named later");
-    let height = world.calendar.mine_block().unwrap();
+    let _ = world.resume(&state).args(["--calendar", &world.regtest.calendar.url()]).output().unwrap();
+    assert_eq!(world.regtest.calendar.submissions(), 1, "the old job reached the calendar named later");
+    let height = world.regtest.calendar.mine_block().unwrap();
     let _ = world.resume(&state).output().unwrap();
     let job = &world.status(&state)[0];
     assert_eq!((&job["state"], &job["block"]), (&Value::from("published"), &Value::from(height)), "{job:#}");
@@ -649,19 +641,19 @@ fn a_job_stuck_on_a_silent_relay_moves_to_the_relay_named_now_and_republish_send
     let mut first = priorart();
     first
         .args(["protect", "--kind", "30023", "--title", "Essay", "--relay-timeout", "1"])
-        .args(["--relay", &silent.url(), "--calendar", &world.calendar.url()])
-        .args(world.headers())
+        .args(["--relay", &silent.url(), "--calendar", &world.regtest.calendar.url()])
+        .args(world.regtest.header_args())
         .arg("--state")
         .arg(&state)
         .arg("--key-file")
         .arg(&key)
         .arg(&file);
     first.output().unwrap();
-    world.calendar.mine_block().unwrap();
+    world.regtest.calendar.mine_block().unwrap();
     let mut resume = priorart();
     resume
         .args(["protect", "--resume", "--relay-timeout", "1"])
-        .args(world.headers())
+        .args(world.regtest.header_args())
         .arg("--state")
         .arg(&state);
     assert_eq!(resume.output().unwrap().status.code(), Some(1));
@@ -681,7 +673,7 @@ fn a_job_stuck_on_a_silent_relay_moves_to_the_relay_named_now_and_republish_send
     let mut resume = priorart();
     resume
         .args(["protect", "--resume", "--relay-timeout", "1", "--relay", &world.relay.url])
-        .args(world.headers())
+        .args(world.regtest.header_args())
         .arg("--state")
         .arg(&state);
     stdout(&mut resume);
@@ -695,7 +687,7 @@ fn a_job_stuck_on_a_silent_relay_moves_to_the_relay_named_now_and_republish_send
     let mut republish = priorart();
     republish
         .args(["protect", "--republish", "1", "--relay-timeout", "1", "--relay", &other.url])
-        .args(world.headers())
+        .args(world.regtest.header_args())
         .arg("--state")
         .arg(&state);
     let out = republish.output().unwrap();

@@ -7,8 +7,9 @@
 use crate::nip_common;
 use crate::relay_common;
 
-use nip_common::{priorart, stdout};
+use nip_common::stdout;
 use priorart_nip::nostr::prelude::{Event, EventBuilder, FinalizeEvent, Keys, Kind, Tag};
+use priorart_nip_testkit::{RegtestWorld, priorart};
 use priorart_testkit::{EsploraServer, Frame, ScriptedRelay, TestCalendar};
 use relay_common::{RelayProcess, write_lines};
 use serde_json::{Value, json};
@@ -50,7 +51,7 @@ struct World {
 
 impl World {
     fn new() -> World {
-        let (calendar, esplora) = nip_common::regtest_chain();
+        let RegtestWorld { calendar, esplora, .. } = RegtestWorld::new();
         let dir = tempfile::tempdir().unwrap();
         World { dir: dir.path().to_owned(), _dir: dir, calendar, esplora }
     }
@@ -318,7 +319,7 @@ fn publish_exit_codes() {
     let keys = Keys::generate();
     let event = EventBuilder::new(Kind::from_u16(1), "hello").finalize(&keys).unwrap();
     let file = write_lines(dir.path(), "event.json", &[priorart_nip::to_json(&event)]);
-    let down = format!("ws://127.0.0.1:{}", relay_common::free_port());
+    let down = format!("ws://127.0.0.1:{}", priorart_testkit::free_port());
     priorart().args(["publish", "--timeout", "2", "--relay", &down]).arg(&file).assert().code(1);
     let refusing = ScriptedRelay::start(|message| {
         vec![Frame::Text(json!(["OK", message[1]["id"], false, "blocked: no"]).to_string())]

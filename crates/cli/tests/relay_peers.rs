@@ -7,8 +7,9 @@ use crate::nip_common;
 use crate::policy_common;
 use crate::relay_common;
 
-use nip_common::{peer, priorart, stdout};
+use nip_common::{peer, stdout};
 use priorart_nip::nostr::prelude::{EventBuilder, FinalizeEvent, Keys, Kind, Tag, Timestamp};
+use priorart_nip_testkit::priorart;
 use relay_common::{RelayProcess, peer_on_path, write_lines};
 use serde_json::Value;
 use std::path::Path;

@@ -3,8 +3,8 @@
 
 use crate::relay_common;
 
-use assert_cmd::Command;
 use priorart_nip::nostr::prelude::*;
+use priorart_nip_testkit::priorart;
 use relay_common::{RelayProcess, write_lines};
 use serde_json::Value;
 
@@ -20,7 +20,7 @@ fn note(author: &Keys, text: &str, x: &str) -> String {
 }
 
 fn run_json(args: &[&str]) -> Value {
-    let output = Command::cargo_bin("priorart").expect("binary").args(args).output().expect("runs");
+    let output = priorart().args(args).output().expect("runs");
     serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|err| panic!("{args:?}: {err}: {}", String::from_utf8_lossy(&output.stderr)))
 }

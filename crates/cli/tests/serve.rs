@@ -9,12 +9,12 @@ use crate::nip_common;
 use crate::relay_common;
 use crate::serve_common;
 
-use nip_common::{priorart, stdout};
+use nip_common::stdout;
 use priorart_nip::nostr::prelude::{
     EventBuilder, EventId, Filter, FinalizeEvent, Keys, Kind, SingleLetterTag, Tag, Timestamp,
 };
 use priorart_nip::{Attestation, ContentEvent};
-use priorart_testkit::{Behavior, EsploraServer, RegtestChain, SharedChain, TestCalendar};
+use priorart_nip_testkit::{RegtestWorld, priorart};
 use relay_common::RelayProcess;
 use serde_json::{Value, json};
 use serve_common::{ServeProcess, client, get, post, wait_until};
@@ -28,38 +28,21 @@ const TEXT: &str = "Lighthouse keepers logged every ship, storm and lamp change 
 struct World {
     _dir: tempfile::TempDir,
     dir: PathBuf,
-    chain: SharedChain,
-    calendar: TestCalendar,
-    esplora: EsploraServer,
+    regtest: RegtestWorld,
     relay: RelayProcess,
 }
 
 impl World {
     fn new() -> World {
-        let chain = RegtestChain::shared();
-        chain.lock().unwrap().mine_block([7; 32]);
-        let calendar = TestCalendar::start(chain.clone());
-        let esplora = EsploraServer::from_chain(chain.clone());
+        let regtest = RegtestWorld::new();
         let dir = tempfile::tempdir().unwrap();
         let relay = RelayProcess::priorart(&dir.path().join("relay"));
-        World { dir: dir.path().to_owned(), _dir: dir, chain, calendar, esplora, relay }
-    }
-
-    /// A calendar on this chain whose upgrades claim `claimed_height`.
-    fn liar(&self, claimed_height: u64) -> TestCalendar {
-        TestCalendar::start_with(self.chain.clone(), Behavior::Lying { claimed_height })
-    }
-
-    /// The header options: this chain's Esplora, no cache.
-    fn headers(&self) -> Vec<String> {
-        ["--network", "regtest", "--no-header-cache", "--esplora", &self.esplora.url()]
-            .map(String::from)
-            .to_vec()
+        World { dir: dir.path().to_owned(), _dir: dir, regtest, relay }
     }
 
     /// `priorart serve` on this world's calendar and relay, a round every `interval` seconds.
     fn serve(&self, interval: &str, extra: &[&str], failpoint: Option<&str>) -> ServeProcess {
-        self.serve_at(&[self.calendar.url()], interval, extra, failpoint)
+        self.serve_at(&[self.regtest.calendar.url()], interval, extra, failpoint)
     }
 
     /// `priorart serve` stamping at `calendars`.
@@ -70,7 +53,7 @@ impl World {
         extra: &[&str],
         failpoint: Option<&str>,
     ) -> ServeProcess {
-        let headers = self.headers();
+        let headers = self.regtest.header_args();
         let mut args: Vec<&str> = vec!["--relay", &self.relay.url, "--interval", interval];
         for calendar in calendars {
             args.extend(["--calendar", calendar.as_str()]);
@@ -84,7 +67,14 @@ impl World {
     fn verifies(&self, event: &Value) -> bool {
         let path = self.dir.join(format!("{}.json", event["id"].as_str().unwrap()));
         std::fs::write(&path, event.to_string()).unwrap();
-        priorart().arg("verify").args(self.headers()).arg(&path).output().unwrap().status.success()
+        priorart()
+            .arg("verify")
+            .args(self.regtest.header_args())
+            .arg(&path)
+            .output()
+            .unwrap()
+            .status
+            .success()
     }
 
     /// Every kind 1041 on the relay for these X values, with the
@@ -173,8 +163,8 @@ fn serve_batches_anchors_and_publishes_and_check_finds_the_proofs() {
         let job = wait_until(&agent, &url, Duration::from_secs(20), |job| job["state"] == "stamped");
         assert!(job["proof"].is_null(), "no proof shown before the block");
     }
-    assert!(world.calendar.submissions() <= 2, "one POST per interval, not per attestation");
-    let height = world.calendar.mine_block().unwrap();
+    assert!(world.regtest.calendar.submissions() <= 2, "one POST per interval, not per attestation");
+    let height = world.regtest.calendar.mine_block().unwrap();
     let mut published = Vec::new();
     for id in &ids {
         let url = format!("{}/v1/attestations/{id}", serve.url);
@@ -199,7 +189,7 @@ fn serve_batches_anchors_and_publishes_and_check_finds_the_proofs() {
             "--network",
             "regtest",
             "--esplora",
-            &world.esplora.url(),
+            &world.regtest.esplora.url(),
             "--relay",
             &world.relay.url,
         ])
@@ -362,7 +352,7 @@ fn serve_refuses_bad_input_with_named_reasons_and_queues_nothing() {
     }
     assert!(metrics.contains(&format!("priorart_requests_total{{outcome=\"invalid\"}} {}", cases.len() + 4)));
     assert!(metrics.contains(&format!("priorart_requests_total{{outcome=\"rate_limited\"}} {refused}")));
-    assert_eq!(world.calendar.submissions(), 0, "nothing reached a calendar");
+    assert_eq!(world.regtest.calendar.submissions(), 0, "nothing reached a calendar");
 }
 
 #[test]
@@ -398,7 +388,7 @@ fn serve_killed_at_every_side_effect_completes_each_job_once() {
             job["state"] == "stamped"
         });
     }
-    world.calendar.mine_block().unwrap();
+    world.regtest.calendar.mine_block().unwrap();
     assert_eq!(serve.wait_for_exit(Duration::from_secs(20)), Some(6));
 
     // Built and stored, sent, then aborted before the answers are recorded.
@@ -444,7 +434,7 @@ fn calendar_errors_are_counted_per_calendar() {
     let world = World::new();
     // Nothing listens on the discard port: every request to it fails at once.
     let dead = "http://127.0.0.1:9".to_owned();
-    let serve = world.serve_at(&[dead.clone(), world.calendar.url()], "0.3", &["-m", "1"], None);
+    let serve = world.serve_at(&[dead.clone(), world.regtest.calendar.url()], "0.3", &["-m", "1"], None);
     let agent = client();
     let (_, submission) = article(&Keys::generate(), "essay", TEXT);
     let (status, answer) = submit(&agent, &serve, &submission);
@@ -458,7 +448,7 @@ fn calendar_errors_are_counted_per_calendar() {
         metrics.lines().find_map(|line| line.strip_prefix(&prefix)).map(|n| n.parse::<u64>().unwrap())
     };
     assert!(errors(&dead).is_some_and(|n| n >= 1), "the dead calendar is named: {metrics}");
-    assert_eq!(errors(&world.calendar.url()), None, "{metrics}");
+    assert_eq!(errors(&world.regtest.calendar.url()), None, "{metrics}");
 }
 
 #[test]
@@ -486,8 +476,8 @@ fn a_lasting_calendar_failure_is_logged_once_not_every_round() {
 fn an_honest_calendar_beside_a_liar_yields_valid_proofs_and_the_liar_is_counted() {
     let world = World::new();
     // Block 1 exists, with another merkle root than the one the liar proves.
-    let liar = world.liar(1);
-    let serve = world.serve_at(&[liar.url(), world.calendar.url()], "0.3", &[], None);
+    let liar = world.regtest.liar(1);
+    let serve = world.serve_at(&[liar.url(), world.regtest.calendar.url()], "0.3", &[], None);
     let agent = client();
     let mut ids = Vec::new();
     for n in 0..3 {
@@ -502,14 +492,14 @@ fn an_honest_calendar_beside_a_liar_yields_valid_proofs_and_the_liar_is_counted(
     }
     // The liar answers first, then the honest calendar's block.
     liar.mine_block().unwrap();
-    let height = world.calendar.mine_block().unwrap();
+    let height = world.regtest.calendar.mine_block().unwrap();
     let mut published = Vec::new();
     for id in &ids {
         let url = format!("{}/v1/attestations/{id}", serve.url);
         let job = wait_until(&agent, &url, Duration::from_secs(30), |job| job["state"] == "published");
         assert_eq!(job["block"], height, "the verified block: {job:#}");
         assert_eq!(calendar_verdict(&job, &liar.url()), "lied");
-        assert_eq!(calendar_verdict(&job, &world.calendar.url()), "verified");
+        assert_eq!(calendar_verdict(&job, &world.regtest.calendar.url()), "verified");
         assert!(world.verifies(&job["proof_event"]), "priorart verify accepts what serve published");
         published.push(job);
     }
@@ -518,13 +508,13 @@ fn an_honest_calendar_beside_a_liar_yields_valid_proofs_and_the_liar_is_counted(
     let (_, metrics) = get(&agent, &format!("{}/metrics", serve.url));
     let metrics = metrics.as_str().unwrap();
     assert_eq!(rejected_proofs(metrics, &liar.url()), Some(3), "{metrics}");
-    assert_eq!(rejected_proofs(metrics, &world.calendar.url()), None, "{metrics}");
+    assert_eq!(rejected_proofs(metrics, &world.regtest.calendar.url()), None, "{metrics}");
 }
 
 #[test]
 fn when_every_calendar_lies_serve_publishes_nothing_fails_the_job_and_can_restamp_it() {
     let world = World::new();
-    let liar = world.liar(1);
+    let liar = world.regtest.liar(1);
     let serve = world.serve_at(&[liar.url()], "0.3", &["--give-up-after", "0.001"], None);
     let agent = client();
     let (_, submission) = article(&Keys::generate(), "essay", TEXT);
@@ -558,7 +548,7 @@ fn serve_refuses_a_damaged_store_before_it_listens() {
         .unwrap();
     let out = priorart()
         .args(["serve", "--listen", "127.0.0.1:0", "--relay", &world.relay.url])
-        .args(world.headers())
+        .args(world.regtest.header_args())
         .arg("--state")
         .arg(&state)
         .output()
@@ -662,7 +652,7 @@ fn serve_without_cors_origins_sends_no_cors_headers_and_refuses_a_bad_origin() {
         }
         let out = priorart()
             .args(&args)
-            .args(world.headers())
+            .args(world.regtest.header_args())
             .arg("--state")
             .arg(world.dir.join("s"))
             .output()
@@ -693,8 +683,8 @@ fn an_unpublished_job_goes_to_the_relays_serve_runs_with_after_a_restart() {
     // The only relay of the first run takes connections and says nothing.
     let silent = priorart_testkit::ScriptedRelay::silent();
     let state = world.dir.join("state");
-    let calendar = world.calendar.url();
-    let headers = world.headers();
+    let calendar = world.regtest.calendar.url();
+    let headers = world.regtest.header_args();
     let start = |relay: &str| {
         let mut args =
             vec!["--relay", relay, "--relay-timeout", "1", "--interval", "0.3", "--calendar", &calendar];
@@ -709,7 +699,7 @@ fn an_unpublished_job_goes_to_the_relays_serve_runs_with_after_a_restart() {
     let id = answer["id"].as_str().unwrap().to_owned();
     let url = format!("{}/v1/attestations/{id}", serve.url);
     wait_until(&agent, &url, Duration::from_secs(20), |job| job["state"] == "stamped");
-    world.calendar.mine_block().unwrap();
+    world.regtest.calendar.mine_block().unwrap();
     // Built, sent, unanswered: said as such, in last_error too.
     let job = wait_until(&agent, &url, Duration::from_secs(30), |job| {
         job["last_error"].as_str().is_some_and(|error| error.contains("no answer within 1 s"))

@@ -14,8 +14,9 @@ use crate::serve_common;
 
 use priorart_nip::Attestation;
 use priorart_nip::nostr::prelude::{Filter, Keys, Kind, SingleLetterTag, Timestamp};
-use priorart_testkit::{Behavior, EsploraServer, RegtestChain, TestCalendar};
-use relay_common::{RelayProcess, free_port};
+use priorart_nip_testkit::{RegtestWorld, priorart_binary};
+use priorart_testkit::{Behavior, free_port};
+use relay_common::RelayProcess;
 use serde_json::{Value, json};
 use serve_common::{ServeProcess, client, get, post};
 use std::collections::HashSet;
@@ -63,17 +64,14 @@ fn wait_for(
 fn thousands_of_attestations_are_batched_anchored_and_published_once() {
     let count: usize = std::env::var("PRIORART_LOAD_JOBS").ok().and_then(|n| n.parse().ok()).unwrap_or(1_000);
     let relay_up = std::env::var("PRIORART_LOAD_RELAY_UP").is_ok_and(|v| v == "1");
-    let chain = RegtestChain::shared();
-    chain.lock().unwrap().mine_block([7; 32]);
-    let calendar = TestCalendar::start(chain.clone());
-    let hanging = TestCalendar::start_with(chain.clone(), Behavior::Hang(Duration::from_secs(5)));
-    let esplora = EsploraServer::from_chain(chain);
-    let esplora_url = esplora.url();
+    let regtest = RegtestWorld::new();
+    let calendar = &regtest.calendar;
+    let hanging = regtest.calendar_that(Behavior::Hang(Duration::from_secs(5)));
     let dir = tempfile::tempdir().unwrap();
     let port = free_port();
     let relay_url = format!("ws://127.0.0.1:{port}");
     let start_relay = || {
-        let mut command = Command::new(assert_cmd::cargo::cargo_bin("priorart"));
+        let mut command = Command::new(priorart_binary());
         command
             .args(["relay", "--listen", &format!("127.0.0.1:{port}"), "--db"])
             .arg(dir.path().join("relay"));
@@ -98,12 +96,9 @@ fn thousands_of_attestations_are_batched_anchored_and_published_once() {
         "60",
         "--rate-limit",
         "1000000",
-        "--network",
-        "regtest",
-        "--no-header-cache",
-        "--esplora",
-        &esplora_url,
     ];
+    let headers = regtest.header_args();
+    let args: Vec<&str> = args.into_iter().chain(headers.iter().map(String::as_str)).collect();
     let mut serve = ServeProcess::start(&dir.path().join("state"), &args, None);
 
     // Each client signs its share first (authors' work, not the service's).

@@ -7,11 +7,11 @@
 //! Here so that every front end gives the same answer and writes the same
 //! lines; the front ends read the documents and write the files.
 
+use crate::output::{ClusterLine, PairLine, SurvivorLine, jsonl};
 use crate::{Phase, Progress};
 use priorart_fingerprint::{SimhashDoc, WordShingles};
 use priorart_index::{Index, IndexError, IndexPair, Layout, Member, Pair, Verification, VerifiedPair};
 use rayon::prelude::*;
-use std::fmt::Write;
 
 /// A new document: its id, simhash-doc value and word shingles (cut by the
 /// index's shingling: only those compare with its sketches).
@@ -82,54 +82,35 @@ pub fn against(
     Ok(Against { candidates: candidates.len(), index_pairs, new_pairs, again, survivors, clusters })
 }
 
-/// A JSON string.
-fn quoted(text: &str) -> String {
-    serde_json::Value::from(text).to_string()
-}
-
-/// A JSON number (serde_json's shortest round trip), `null` for none.
-fn number(value: Option<f64>) -> String {
-    serde_json::Value::from(value).to_string()
-}
-
 impl Against {
-    /// `pairs.jsonl`: `{"a", "b", "hamming", "jaccard", "verification"}`
-    /// per pair with an index document (`a` the index's; `jaccard` the
-    /// estimate, `null` where unverified), then per pair of new documents
-    /// (`"exact"`).
+    /// `pairs.jsonl`: a [`PairLine`] per pair with an index document (`a`
+    /// the index's; `jaccard` the estimate, `null` where unverified), then
+    /// per pair of new documents (`"exact"`).
     pub fn pair_lines(&self, documents: &[NewDocument<'_>]) -> Vec<u8> {
-        let mut lines = String::new();
-        let mut line = |a: &str, b: &str, distance: u32, jaccard: Option<f64>, verification: Verification| {
-            let _ = writeln!(
-                lines,
-                "{{\"a\":{},\"b\":{},\"hamming\":{distance},\"jaccard\":{},\"verification\":{}}}",
-                quoted(a),
-                quoted(b),
-                number(jaccard),
-                quoted(verification.name())
-            );
-        };
-        for pair in &self.index_pairs {
-            let id = documents[pair.new as usize].id;
-            line(&pair.id, id, pair.distance, pair.jaccard_estimate, pair.verification());
-        }
-        for &VerifiedPair { a, b, distance, jaccard } in &self.new_pairs {
-            line(
-                documents[a as usize].id,
-                documents[b as usize].id,
-                distance,
-                Some(jaccard),
-                Verification::Exact,
-            );
-        }
-        lines.into_bytes()
+        let with_index = self.index_pairs.iter().map(|pair| PairLine {
+            a: &pair.id,
+            b: documents[pair.new as usize].id,
+            hamming: pair.distance,
+            jaccard: pair.jaccard_estimate,
+            jaccard_standard_error: None,
+            verification: Some(pair.verification()),
+        });
+        let new = self.new_pairs.iter().map(|&VerifiedPair { a, b, distance, jaccard }| PairLine {
+            a: documents[a as usize].id,
+            b: documents[b as usize].id,
+            hamming: distance,
+            jaccard: Some(jaccard),
+            jaccard_standard_error: None,
+            verification: Some(Verification::Exact),
+        });
+        jsonl(with_index.chain(new))
     }
 
-    /// `clusters.jsonl`: `{"representative", "size", "members",
-    /// "from_index", "simhash-doc"}` per cluster (`from_index` the members
-    /// that are the index's; the representative's simhash-doc value).
+    /// `clusters.jsonl`: a [`ClusterLine`] per cluster, with `from_index`
+    /// (the members that are the index's; the representative's
+    /// simhash-doc value).
     pub fn cluster_lines(&self, index: &Index, documents: &[NewDocument<'_>]) -> Vec<u8> {
-        let mut lines = String::new();
+        let mut lines = Vec::new();
         for members in &self.clusters {
             // Every member number comes from `index` and `documents`
             // themselves, so none is missing; one that were would be left
@@ -147,28 +128,22 @@ impl Against {
                 })
                 .collect();
             let Some(first) = described.first() else { continue };
-            let ids: Vec<String> = described.iter().map(|(id, _, _)| quoted(id)).collect();
-            let from_index: Vec<String> =
-                described.iter().filter(|(_, _, indexed)| *indexed).map(|(id, _, _)| quoted(id)).collect();
-            let _ = writeln!(
-                lines,
-                "{{\"representative\":{},\"size\":{},\"members\":[{}],\"from_index\":[{}],\"simhash-doc\":{}}}",
-                ids[0],
-                ids.len(),
-                ids.join(","),
-                from_index.join(","),
-                quoted(&SimhashDoc(first.1).to_string())
-            );
+            let ids: Vec<&str> = described.iter().map(|(id, _, _)| id.as_str()).collect();
+            let from_index =
+                described.iter().filter(|(_, _, indexed)| *indexed).map(|(id, _, _)| id.as_str()).collect();
+            lines.extend(jsonl([ClusterLine {
+                representative: ids[0],
+                size: ids.len(),
+                members: ids,
+                from_index: Some(from_index),
+                simhash_doc: SimhashDoc(first.1).to_string(),
+            }]));
         }
-        lines.into_bytes()
+        lines
     }
 
-    /// `survivors.jsonl`: `{"id"}` per survivor, in order.
+    /// `survivors.jsonl`: a [`SurvivorLine`] per survivor, in order.
     pub fn survivor_lines(&self, documents: &[NewDocument<'_>]) -> Vec<u8> {
-        let mut lines = String::new();
-        for &n in &self.survivors {
-            let _ = writeln!(lines, "{{\"id\":{}}}", quoted(documents[n as usize].id));
-        }
-        lines.into_bytes()
+        jsonl(self.survivors.iter().map(|&n| SurvivorLine { id: documents[n as usize].id }))
     }
 }

@@ -63,7 +63,7 @@ pub use catalog::{Catalog, Ids, Kept, Place, Places, Sketches};
 pub use error::DedupError;
 pub use minhash::Lsh;
 pub use priorart_index::{Pair, SKETCH_WIDTH, VerifiedPair};
-pub use texts::{Document, Spill, SpillReader, TextCollection, is_blank};
+pub use texts::{Document, PassageCollection, Spill, SpillReader, TextCollection, is_blank};
 pub use verify::{Reread, RereadError};
 
 use priorart_fingerprint::Shingling;

@@ -194,6 +194,17 @@ impl Postings {
     }
 }
 
+/// The marks of a document as the search counts them, into `distinct`
+/// (cleared first): `(hash, word)`, each hash once at its first word,
+/// sorted by hash. Public so that a front end that counts shared hashes
+/// itself (the Python package's Spark job) counts the same.
+pub fn distinct_marks(marks: &[Mark], distinct: &mut Vec<(u64, u32)>) {
+    distinct.clear();
+    distinct.extend(marks.iter().map(|mark| (mark.hash, mark.word)));
+    distinct.sort_unstable();
+    distinct.dedup_by_key(|(hash, _)| *hash);
+}
+
 /// Two documents and the passages they share.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PassagePair {
@@ -660,10 +671,8 @@ fn candidates(
     Ok((kept, sharing))
 }
 
-/// Boilerplate hashes grouped into passages: consecutive ones in the same
-/// example document, at most two windows apart, are one passage, reported
-/// when it has the settings' fewest words; its place is found by winnowing
-/// the example again.
+/// Boilerplate hashes grouped into passages ([`boilerplate_in`]), each
+/// example document read again.
 fn boilerplate(
     catalog: &Catalog<Places>,
     mut marks: Vec<BoilerplateMark>,
@@ -672,14 +681,11 @@ fn boilerplate(
     control: Control<'_>,
 ) -> Result<Vec<Boilerplate>, DedupError> {
     marks.sort_unstable_by_key(|mark| (mark.example, mark.word));
-    let gap = (2 * settings.winnowing.w() + settings.winnowing.k()) as u32;
-    let groups: Vec<&[BoilerplateMark]> =
-        marks.chunk_by(|x, y| x.example == y.example && y.word - x.word <= gap).collect();
-    let mut examples: Vec<u32> = groups.iter().map(|group| group[0].example).collect();
+    let mut examples: Vec<u32> = marks.iter().map(|mark| mark.example).collect();
     examples.dedup();
     let places = catalog.kept();
     examples.sort_unstable_by_key(|&number| places.place(number).order());
-    let mut reported = Vec::with_capacity(groups.len());
+    let mut reported = Vec::new();
     let mut batch_start = 0;
     while batch_start < examples.len() {
         control.check()?;
@@ -693,37 +699,61 @@ fn boilerplate(
         let at: Vec<Place> = batch.iter().map(|&number| places.place(number)).collect();
         let texts = reread.texts(&at).map_err(DedupError::Reread)?;
         for (&number, text) in batch.iter().zip(&texts) {
-            let found = settings.winnowing.marks(text).unwrap_or_default();
-            let of = |word: u32| found.binary_search_by_key(&word, |mark| mark.word).ok().map(|at| found[at]);
-            let first = groups.partition_point(|group| group[0].example < number);
-            for group in groups[first..].iter().take_while(|group| group[0].example == number) {
-                let (Some(start), Some(last)) =
-                    (of(group[0].word), of(group.last().expect("groups are not empty").word))
-                else {
-                    return Err(DedupError::Changed {
-                        id: catalog.ids().get(number).to_owned(),
-                        first: u64::from(places.text_bytes(number)),
-                        again: text.len() as u64,
-                    });
-                };
-                let range = start.start as usize..last.end as usize;
-                // A phrase many documents use is not a passage.
-                if priorart_align::word_count(&text[range.clone()]) < settings.min_words {
-                    continue;
-                }
-                reported.push(Boilerplate {
-                    documents: group.iter().map(|mark| mark.documents).max().unwrap_or(0),
-                    marks: group.len() as u32,
-                    example: number,
-                    span: span_of(text, range.clone()),
-                    snippet: text[range].chars().take(SNIPPET_CHARS).collect(),
-                });
-            }
+            let first = marks.partition_point(|mark| mark.example < number);
+            let held: Vec<(u32, u32)> = marks[first..]
+                .iter()
+                .take_while(|mark| mark.example == number)
+                .map(|mark| (mark.word, mark.documents))
+                .collect();
+            let found = boilerplate_in(number, text, &held, settings).ok_or_else(|| DedupError::Changed {
+                id: catalog.ids().get(number).to_owned(),
+                first: u64::from(places.text_bytes(number)),
+                again: text.len() as u64,
+            })?;
+            reported.extend(found);
         }
         batch_start = end;
     }
     reported.sort_unstable_by_key(|found| (found.example, found.span.byte_offset));
     Ok(reported)
+}
+
+/// The boilerplate passages of document `example`, of text `text`, made of
+/// the boilerplate hashes it is the first to hold: `marks` are their
+/// `(word, documents)` (the content word it holds each at, as
+/// [`distinct_marks`] gives it, and how many documents hold it), sorted by
+/// word. Consecutive ones at most two windows apart are one passage,
+/// reported when it has the settings' fewest words; its place is found by
+/// winnowing the text again (`None` when a mark is not there: not the text
+/// the marks came from). Public so that a front end that finds the
+/// boilerplate hashes itself (the Spark job) reports them as
+/// [`find_passages`] does.
+pub fn boilerplate_in(
+    example: u32,
+    text: &str,
+    marks: &[(u32, u32)],
+    settings: &PassageSettings,
+) -> Option<Vec<Boilerplate>> {
+    let gap = (2 * settings.winnowing.w() + settings.winnowing.k()) as u32;
+    let found = settings.winnowing.marks(text).unwrap_or_default();
+    let of = |word: u32| found.binary_search_by_key(&word, |mark| mark.word).ok().map(|at| found[at]);
+    let mut reported = Vec::new();
+    for group in marks.chunk_by(|x, y| y.0 - x.0 <= gap) {
+        let (start, last) = (of(group[0].0)?, of(group.last().expect("groups are not empty").0)?);
+        let range = start.start as usize..last.end as usize;
+        // A phrase many documents use is not a passage.
+        if priorart_align::word_count(&text[range.clone()]) < settings.min_words {
+            continue;
+        }
+        reported.push(Boilerplate {
+            documents: group.iter().map(|&(_, documents)| documents).max().unwrap_or(0),
+            marks: group.len() as u32,
+            example,
+            span: span_of(text, range.clone()),
+            snippet: text[range].chars().take(SNIPPET_CHARS).collect(),
+        });
+    }
+    Some(reported)
 }
 
 /// The span of a byte range of `text`.
@@ -741,6 +771,11 @@ fn span_of(text: &str, range: std::ops::Range<usize>) -> Span {
 /// "char_offset", "char_length", "byte_offset", "byte_length", "text"}`
 /// (the text at most [`SNIPPET_CHARS`] characters), ending in a newline.
 pub fn boilerplate_line(catalog: &Catalog<Places>, found: &Boilerplate) -> String {
+    boilerplate_line_of(catalog.ids().get(found.example), found)
+}
+
+/// [`boilerplate_line`] with the example's id given.
+pub fn boilerplate_line_of(example: &str, found: &Boilerplate) -> String {
     #[derive(Serialize)]
     struct Line<'t> {
         documents: u32,
@@ -756,7 +791,7 @@ pub fn boilerplate_line(catalog: &Catalog<Places>, found: &Boilerplate) -> Strin
     let line = Line {
         documents: found.documents,
         marks: found.marks,
-        example: catalog.ids().get(found.example),
+        example,
         char_offset: span.char_offset,
         char_length: span.char_length,
         byte_offset: span.byte_offset,

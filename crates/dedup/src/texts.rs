@@ -4,11 +4,14 @@
 //! offset there) and pass 2 re-reads the candidates from it. Memory stays
 //! that of a file-backed run: the catalog, the candidates and the working
 //! set, whatever the texts' total size; the disk holds the texts once.
+//! [`PassageCollection`] does the same for the passage search.
 
 use crate::catalog::{Catalog, Place, Places};
 use crate::error::DedupError;
+use crate::passages::{Found, PassageOutcome, PassageSettings, Postings, find_passages};
 use crate::verify::{Reread, RereadError};
 use crate::{Control, Outcome, Settings};
+use priorart_align::Mark;
 use priorart_fingerprint::{Fingerprinter, WordShingles};
 use rayon::prelude::*;
 use std::fs::File;
@@ -176,18 +179,111 @@ impl TextCollection {
     /// numbers refer to (for [`crate::output`]). Refuses an id given to two
     /// documents ([`DedupError::RepeatedId`]).
     pub fn deduplicate(mut self, control: Control<'_>) -> Result<(Catalog<Places>, Outcome), DedupError> {
-        let (repeated, count) = self.catalog.ids().repeated(1);
-        if let Some(&(earlier, later)) = repeated.first() {
-            return Err(DedupError::RepeatedId {
-                id: self.catalog.ids().get(later).to_owned(),
-                first: earlier,
-                second: later,
-                count,
-            });
-        }
+        refuse_repeated_ids(&self.catalog)?;
         let reader = self.spill.finish()?;
         let outcome = crate::deduplicate(&mut self.catalog, &self.settings, &reader, control)?;
         Ok((self.catalog, outcome))
+    }
+}
+
+/// A collection of texts searched for shared passages as `priorart dedup
+/// --passages` searches files: batches go in ([`PassageCollection::push`]:
+/// winnowing marks computed on all cores, texts spilled in order), then
+/// [`PassageCollection::search`] runs [`passages::find_passages`] on them,
+/// the candidates re-read from the spill file.
+pub struct PassageCollection {
+    settings: PassageSettings,
+    catalog: Catalog<Places>,
+    postings: Postings,
+    spill: Spill,
+    empty: u64,
+    unmarked: u64,
+}
+
+impl PassageCollection {
+    /// An empty collection searched with `settings`; its spill file and
+    /// sorted runs go in `settings.temp_dir`.
+    pub fn new(settings: PassageSettings) -> Result<PassageCollection, DedupError> {
+        let spill = Spill::new(settings.temp_dir.as_deref())?;
+        let postings = Postings::new(&settings);
+        Ok(PassageCollection { settings, catalog: Catalog::new(), postings, spill, empty: 0, unmarked: 0 })
+    }
+
+    /// Adds a batch, in order. Blank texts are skipped and counted
+    /// ([`PassageCollection::empty`]), as the CLI skips them; a text
+    /// winnowing refuses (too large) is kept without marks, so in no pair
+    /// ([`PassageCollection::unmarked`]).
+    pub fn push(&mut self, batch: &[Document<'_>]) -> Result<(), DedupError> {
+        let winnowing = &self.settings.winnowing;
+        let marked: Vec<Option<Result<Vec<Mark>, _>>> = batch
+            .par_iter()
+            .map(|document| (!is_blank(document.text)).then(|| winnowing.marks(document.text)))
+            .collect();
+        for (document, marks) in batch.iter().zip(marked) {
+            let Some(marks) = marks else {
+                self.empty += 1;
+                continue;
+            };
+            let number = u32::try_from(self.catalog.len()).map_err(|_| DedupError::TooManyDocuments)?;
+            let place = self.spill.append(document.text)?;
+            // The search needs no simhash-doc value.
+            self.catalog.push(document.id, 0, place, document.text.len(), &[])?;
+            match marks {
+                Ok(marks) => self.postings.add(number, &marks)?,
+                Err(_) => self.unmarked += 1,
+            }
+        }
+        Ok(())
+    }
+
+    /// Documents kept (blank ones are not).
+    pub fn len(&self) -> usize {
+        self.catalog.len()
+    }
+
+    /// Whether none is kept.
+    pub fn is_empty(&self) -> bool {
+        self.catalog.is_empty()
+    }
+
+    /// Blank texts skipped.
+    pub fn empty(&self) -> u64 {
+        self.empty
+    }
+
+    /// Texts kept without marks (too large to winnow).
+    pub fn unmarked(&self) -> u64 {
+        self.unmarked
+    }
+
+    /// Every pair sharing passages, handed to `found` a round at a time as
+    /// [`passages::find_passages`] finds them, and the outcome (with the
+    /// boilerplate) and the catalog its document numbers refer to (for
+    /// [`passages::boilerplate_line`]). Refuses an id given to two
+    /// documents ([`DedupError::RepeatedId`]).
+    pub fn search(
+        self,
+        control: Control<'_>,
+        found: impl FnMut(Vec<Found>) -> Result<(), DedupError>,
+    ) -> Result<(Catalog<Places>, PassageOutcome), DedupError> {
+        refuse_repeated_ids(&self.catalog)?;
+        let reader = self.spill.finish()?;
+        let outcome = find_passages(&self.catalog, self.postings, &self.settings, &reader, control, found)?;
+        Ok((self.catalog, outcome))
+    }
+}
+
+/// [`DedupError::RepeatedId`] for the first id given to two documents.
+fn refuse_repeated_ids(catalog: &Catalog<Places>) -> Result<(), DedupError> {
+    let (repeated, count) = catalog.ids().repeated(1);
+    match repeated.first() {
+        None => Ok(()),
+        Some(&(earlier, later)) => Err(DedupError::RepeatedId {
+            id: catalog.ids().get(later).to_owned(),
+            first: earlier,
+            second: later,
+            count,
+        }),
     }
 }
 

@@ -11,7 +11,9 @@ use crate::dedup::StopAfterProgress;
 use priorart_dedup::passages::{
     Found, PairCheck, PairChecker, PassageSettings, Postings, boilerplate_line, find_passages,
 };
-use priorart_dedup::{Catalog, Control, DedupError, Place, Places, Quiet, Reread, RereadError};
+use priorart_dedup::{
+    Catalog, Control, DedupError, Document, PassageCollection, Place, Places, Quiet, Reread, RereadError,
+};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 
@@ -250,4 +252,60 @@ fn each_pair_checked_alone_gives_what_the_search_reports() {
             assert_eq!(checker.check(&prepared[a], &prepared[b]), expected, "pair {a} {b}");
         }
     }
+}
+/// Every line of a search of `texts` (ids `doc-N`) in memory.
+fn lines_of(texts: &[String], settings: &PassageSettings) -> (Vec<String>, Vec<String>) {
+    let (catalog, postings, reader) = pass_one(texts, settings);
+    let stop = AtomicBool::new(false);
+    let mut lines = Vec::new();
+    let outcome = find_passages(&catalog, postings, settings, &reader, quiet(&stop), |round| {
+        lines.extend(round.into_iter().map(|found| found.line));
+        Ok(())
+    })
+    .unwrap();
+    (lines, outcome.boilerplate.iter().map(|found| boilerplate_line(&catalog, found)).collect())
+}
+
+#[test]
+fn a_passage_collection_finds_what_the_search_of_files_finds() {
+    let (texts, _, _) = collection(8);
+    let settings = PassageSettings::default();
+    let expected = lines_of(&texts, &settings);
+    let mut collection = PassageCollection::new(settings).unwrap();
+    let ids: Vec<String> = (0..texts.len()).map(|number| format!("doc-{number}")).collect();
+    let documents: Vec<Document<'_>> =
+        ids.iter().zip(&texts).map(|(id, text)| Document { id, text }).collect();
+    // Blank texts between the batches: skipped, counted, numbering unchanged.
+    collection.push(&documents[..25]).unwrap();
+    collection.push(&[Document { id: "blank", text: " \n" }, Document { id: "empty", text: "" }]).unwrap();
+    collection.push(&documents[25..]).unwrap();
+    assert_eq!((collection.len(), collection.empty(), collection.unmarked()), (texts.len(), 2, 0));
+    let stop = AtomicBool::new(false);
+    let mut lines = Vec::new();
+    let (catalog, outcome) = collection
+        .search(quiet(&stop), |round| {
+            lines.extend(round.into_iter().map(|found| found.line));
+            Ok(())
+        })
+        .unwrap();
+    let boilerplate: Vec<String> =
+        outcome.boilerplate.iter().map(|found| boilerplate_line(&catalog, found)).collect();
+    assert!(!lines.is_empty() && !boilerplate.is_empty());
+    // The same lines; rounds follow the places, which the file search
+    // above scrambles.
+    let sorted = |mut lines: Vec<String>| {
+        lines.sort_unstable();
+        lines
+    };
+    assert_eq!((sorted(lines), boilerplate), (sorted(expected.0), expected.1));
+}
+
+#[test]
+fn a_passage_collection_refuses_an_id_given_twice() {
+    let (texts, _, _) = collection(9);
+    let mut collection = PassageCollection::new(PassageSettings::default()).unwrap();
+    collection.push(&[Document { id: "x", text: &texts[0] }, Document { id: "x", text: &texts[1] }]).unwrap();
+    let stop = AtomicBool::new(false);
+    let err = collection.search(quiet(&stop), |_| Ok(())).unwrap_err();
+    assert!(matches!(err, DedupError::RepeatedId { first: 0, second: 1, .. }), "{err}");
 }

@@ -7,10 +7,10 @@
 //! one vote per distinct token, and `1 + ln(count)` votes. For each, every
 //! pair of the corpus is compared (brute force) and the pairs within `k`
 //! bits are scored against the ground truth (word 5-gram Jaccard ≥ 0.8,
-//! `scripts/dedup-quality.py` writes it).
+//! `scripts/eval/dedup-quality.py` writes it).
 //!
 //! ```sh
-//! bash scripts/corpus/build.sh && scripts/dedup-quality.py   # corpus and ground truth
+//! bash scripts/corpus/build.sh && scripts/eval/dedup-quality.py   # corpus and ground truth
 //! cargo run --release -p priorart-fingerprint --example simhash_weighting -- /tmp/priorart-corpus
 //! ```
 //!

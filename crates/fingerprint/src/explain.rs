@@ -40,6 +40,7 @@ pub const MAX_LISTED_TOKENS: usize = 10_000;
 
 /// The winning shingle of one bucket (JSON: `{"token", "min_hash", "kept_hex"}`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Bucket {
     /// The kept token whose hash is the bucket's minimum.
     pub token: String,
@@ -64,18 +65,43 @@ impl Explanation {
 
 /// The JSON members of an [`Explanation`], in their documented order.
 #[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "EqualityExplanation"))]
 struct ExplanationJson<'a> {
+    /// The scheme explained (`minhash-equality-v1`, `simhash-equality-v2`).
     scheme: &'static str,
+    /// The text after step 1 (canonicalization).
     canonical_text: &'a str,
+    /// The tokens of step 2, in order: the first 10,000.
     tokens: &'a [String],
+    /// How many tokens step 2 found.
     tokens_total: usize,
+    /// The tokens after stemming and filtering (steps 3–4), in order, with
+    /// repetitions (the first 10,000).
     kept_tokens: &'a [String],
+    /// How many tokens steps 3–4 kept.
     kept_tokens_total: usize,
+    /// Whether the filters removed everything, so all stemmed tokens were kept.
     fallback: bool,
+    /// Whether no token was kept (the text's fingerprint is the empty text's rule).
     empty: bool,
+    /// Each bucket's minimum, in bucket order (`null`: no shingle landed there).
     buckets: &'a [Option<Bucket>],
+    /// The string whose SHA-256 is the fingerprint (step 7).
     descriptor: &'a str,
+    /// The fingerprint (64 lowercase hex).
     fingerprint: String,
+}
+
+/// An [`Explanation`]'s JSON is [`ExplanationJson`]'s.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Explanation {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        ExplanationJson::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        ExplanationJson::json_schema(generator)
+    }
 }
 
 impl Serialize for Explanation {

@@ -75,6 +75,7 @@ mod segment;
 mod shingles;
 mod simhash_doc;
 mod simhash_tokens;
+mod sink;
 mod unicode;
 
 pub use explain::{Bucket, Explanation, MAX_LISTED_TOKENS};
@@ -85,8 +86,8 @@ pub use jenkins::{Lookup3, hashlittle2};
 pub use json_string::decode_json_string;
 pub use scheme::{Scheme, UnknownScheme};
 pub use segment::{
-    Piece, TokenRule, UnknownTokenRule, count_words, is_combining_mark, is_unspaced, unspaced_characters,
-    v2_pieces,
+    Piece, TokenRule, UnknownTokenRule, WIDE_LEAD, count_words, is_combining_mark, is_unspaced,
+    unspaced_characters, v2_pieces,
 };
 pub use shingles::{SHINGLE_WORDS, Shingling, UnknownShingling, WordShingles, shared_hashes};
 pub use simhash_doc::{

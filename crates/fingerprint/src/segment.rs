@@ -21,7 +21,7 @@
 //! other scripts passes through untouched, at the cost of one byte
 //! comparison per token byte.
 
-use crate::simhash_tokens::Sink;
+use crate::sink::Sink;
 use crate::unicode::is_mark;
 use icu_properties::props::{GeneralCategory, GeneralCategoryGroup};
 use icu_properties::{CodePointMapData, CodePointMapDataBorrowed};
@@ -153,8 +153,10 @@ pub fn count_words(text: &str, limit: usize) -> usize {
 }
 
 /// The smallest UTF-8 lead byte of a character at or above U+0800: every
-/// spacing mark and every unspaced letter is.
-const WIDE_LEAD: u8 = 0xE0;
+/// spacing mark and every unspaced letter is, so a run of UTF-8 without a
+/// byte this large holds neither and passes whole (byte loops test this
+/// before decoding characters: here and in the aligner's words).
+pub const WIDE_LEAD: u8 = 0xE0;
 
 /// Whether a run may need re-cutting (it holds a character of U+0800 or above).
 #[inline(always)]

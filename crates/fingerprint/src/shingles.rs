@@ -12,7 +12,8 @@
 
 use crate::jenkins::hashlittle2;
 use crate::segment::{Pieces, Segmenter, TokenRule};
-use crate::simhash_tokens::{Scanner, Sink};
+use crate::simhash_tokens::Scanner;
+use crate::sink::Sink;
 use std::fmt;
 use std::str::FromStr;
 
@@ -32,7 +33,7 @@ pub enum Shingling {
     /// URL parts are words too; marks stay inside words, and letters of
     /// scripts written without spaces are cut into character bigrams
     /// ([`TokenRule::V2`]). The word 5-grams of datasketch, gaoya and
-    /// text-dedup, and of the ground truth of `scripts/dedup-quality.py`;
+    /// text-dedup, and of the ground truth of `scripts/eval/dedup-quality.py`;
     /// on the Debian corpus, the shingling whose verified pairs agree best
     /// with that ground truth (BENCHMARKS.md), hence the default.
     #[default]

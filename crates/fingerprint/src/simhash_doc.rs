@@ -25,7 +25,8 @@
 use crate::bit_counts::BitCounts;
 use crate::jenkins;
 use crate::segment::TokenRule;
-use crate::simhash_tokens::{Scanner, Sink};
+use crate::simhash_tokens::Scanner;
+use crate::sink::Sink;
 use std::fmt;
 use std::str::FromStr;
 
@@ -323,15 +324,38 @@ impl serde::Serialize for Features<'_> {
 
 /// The JSON members of a [`SimhashDocExplanation`], in their documented order.
 #[derive(serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "SimhashDocExplanation"))]
 struct SimhashDocExplanationJson<'a> {
+    /// Whose rule: `simhash-doc-v2` or `simhash-doc`.
     scheme: &'static str,
+    /// The hashed tokens, in order, with repetitions.
     tokens: &'a [String],
+    /// Each distinct token and its lookup3 feature (16 uppercase hex
+    /// digits), in first-seen order.
+    #[cfg_attr(feature = "schema", schemars(with = "std::collections::BTreeMap<String, String>"))]
     features: Features<'a>,
+    /// Runs of word characters without a letter (numbers), not hashed.
     numeric: &'a [String],
+    /// Chunks dropped as URLs or identifiers.
     identifiers: &'a [String],
+    /// The 64 signed counters; index = bit number (0 = least significant).
     counters: &'a [i64],
+    /// The value as 16 hex digits.
     hex: String,
+    /// The value as 13 base32hex characters (the CLI's form).
     fingerprint: String,
+}
+
+/// A [`SimhashDocExplanation`]'s JSON is [`SimhashDocExplanationJson`]'s.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for SimhashDocExplanation {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        SimhashDocExplanationJson::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        SimhashDocExplanationJson::json_schema(generator)
+    }
 }
 
 impl serde::Serialize for SimhashDocExplanation {
@@ -489,7 +513,7 @@ mod tests {
         for k in 0..5000 {
             let token: Vec<u8> = (0..1 + k % 20).map(|_| rng.u8(b'a'..=b'z')).collect();
             let mut padded = token.clone();
-            padded.extend_from_slice(&[0; crate::simhash_tokens::PAD]);
+            padded.extend_from_slice(&[0; crate::sink::PAD]);
             counters.padded_token(&padded, token.len());
             let feature = jenkins::hashlittle2(&token, 0, 0).feature();
             for (bit, counter) in plain.iter_mut().enumerate() {

@@ -1,6 +1,6 @@
 //! `Shingling::Words` against the definition it claims: Python's
 //! `re.findall(r"\w+", text.lower())` cut into word 5-grams
-//! (`peer/word_shingles.py`, the rule of `scripts/dedup-quality.py`'s ground
+//! (`peer/word_shingles.py`, the rule of `scripts/eval/dedup-quality.py`'s ground
 //! truth). For pseudo-random texts of mixed scripts, case, digits,
 //! punctuation and combining marks, and an edited copy of each, the shingle
 //! counts of both and their Jaccard similarity must be Python's.

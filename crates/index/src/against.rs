@@ -22,8 +22,11 @@ use crate::segment::sketch_jaccard;
 use priorart_fingerprint::WordShingles;
 use std::collections::BTreeMap;
 
-/// How the similarity of a reported pair is known.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// How the similarity of a reported pair is known; in JSON, its name
+/// (`exact`, `estimated`, `unverified`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "PairVerification"))]
 pub enum Verification {
     /// From both documents' shingle sets (two new documents).
     Exact,
@@ -181,6 +184,14 @@ mod tests {
 
     fn pair(new: u32, document: u32) -> IndexPair {
         IndexPair { new, document, id: format!("old-{document}"), distance: 1, jaccard_estimate: Some(0.9) }
+    }
+
+    #[test]
+    fn a_verification_serializes_as_its_name() {
+        for verification in [Verification::Exact, Verification::Estimated, Verification::Unverified] {
+            let json = serde_json::to_string(&verification).expect("a name serializes");
+            assert_eq!(json, format!("\"{}\"", verification.name()));
+        }
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub use pairs::{CrossPair, Pair, all_pairs, cross_pairs};
 pub use priorart_fingerprint::layout::{
     DistanceTooLarge, Layout, LayoutError, MAX_DISTANCE, MAX_TABLES, Table, TableKeys,
 };
-pub use query::{Answer, Match, Query};
+pub use query::{Answer, AnswerJson, Match, MatchJson, Query};
 pub use segment::{Entry, Hit, Segment, SegmentError, encode, sketch_jaccard, write};
 pub use simhash_list::{ListError, MAX_LINE_BYTES, list_line, read_list};
 

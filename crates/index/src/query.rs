@@ -11,8 +11,10 @@
 //! list) is found by distance alone: its match has no estimate, it is
 //! unverified.
 
+use crate::Verification;
 use crate::document::{self, SKETCH_WIDTH};
-use priorart_fingerprint::{Fingerprinter, Shingling, WordShingles};
+use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, Scheme, Shingling, SimhashDoc, WordShingles};
+use serde::Serialize;
 
 /// A document found by a query.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,6 +92,89 @@ impl Answer {
     /// Whether `id` has the query's `X`.
     pub fn has_same_x(&self, id: &str) -> bool {
         self.same_x.iter().any(|m| m.id == id)
+    }
+}
+
+/// One lookup's answer as `priorart index query --json` prints it (and
+/// `priorart check --index` under `index.answer`). The similarity is
+/// `jaccard_estimate`: estimated from sketches, not the exact value
+/// `priorart compare` computes from both texts.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "IndexAnswer"))]
+pub struct AnswerJson<'a> {
+    /// What was looked up: the file's name, or the value.
+    pub query: &'a str,
+    /// The simhash-doc value looked up (13 base32hex digits; of the
+    /// index's token rule), `null` for a lookup of `X` alone.
+    #[serde(rename = "simhash-doc")]
+    pub simhash_doc: Option<String>,
+    /// The scheme of the simhash-doc values of the answer (the looked-up
+    /// one and the matches'): the index's, `simhash-doc-v2` or (an index
+    /// built before it) `simhash-doc`; `null` for a lookup of `X` alone.
+    /// The member `simhash-doc` keeps its name whatever the scheme.
+    pub simhash_scheme: Option<&'static str>,
+    /// The `X` looked up (64 hex digits), `null` for a lookup of a
+    /// simhash-doc value alone.
+    #[serde(rename = "minhash-equality-v1")]
+    pub x: Option<String>,
+    /// The documents within the distance asked for: highest estimated
+    /// similarity first, then nearest.
+    pub near: Vec<MatchJson<'a>>,
+    /// The ids of the documents with the same `X`.
+    pub same_x: Vec<&'a str>,
+}
+
+/// A document within the distance, in [`AnswerJson::near`].
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "IndexMatch"))]
+pub struct MatchJson<'a> {
+    /// The document's id.
+    pub id: &'a str,
+    /// Its simhash-doc value (13 base32hex digits).
+    #[serde(rename = "simhash-doc")]
+    pub simhash_doc: String,
+    /// The Hamming distance of the two simhash-doc values.
+    pub distance: u32,
+    /// `1 - distance / 64`.
+    pub similarity: f64,
+    /// The Jaccard similarity of the two texts' word shingles estimated
+    /// from their sketches; `null` when either has none (unverified).
+    pub jaccard_estimate: Option<f64>,
+    /// How the similarity is known: `estimated` or `unverified`.
+    pub verification: Verification,
+    /// Whether the document also has the looked-up `X`.
+    pub same_x: bool,
+}
+
+impl<'a> AnswerJson<'a> {
+    /// The answer to `query`, named `name`, its simhash-doc values of
+    /// `scheme` (the index's; `None` for a lookup of `X` alone).
+    pub fn new(name: &'a str, query: &Query, scheme: Option<Scheme>, answer: &'a Answer) -> AnswerJson<'a> {
+        let near = answer
+            .near
+            .iter()
+            .map(|m| MatchJson {
+                id: &m.id,
+                simhash_doc: SimhashDoc(m.simhash).to_string(),
+                distance: m.distance,
+                similarity: 1.0 - f64::from(m.distance) / 64.0,
+                jaccard_estimate: m.jaccard_estimate,
+                verification: if m.jaccard_estimate.is_some() {
+                    Verification::Estimated
+                } else {
+                    Verification::Unverified
+                },
+                same_x: answer.has_same_x(&m.id),
+            })
+            .collect();
+        AnswerJson {
+            query: name,
+            simhash_doc: query.simhash.map(|s| SimhashDoc(s).to_string()),
+            simhash_scheme: scheme.map(Scheme::id),
+            x: query.x.map(|x| EqualityFingerprint(x).to_string()),
+            near,
+            same_x: answer.same_x.iter().map(|m| m.id.as_str()).collect(),
+        }
     }
 }
 

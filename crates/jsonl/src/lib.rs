@@ -108,21 +108,18 @@ impl RecordError {
             | RecordError::NoId { line, .. } => *line,
         }
     }
-
-    /// A stable name for the reason, for machine-readable reports.
-    pub fn reason(&self) -> &'static str {
-        match self {
-            RecordError::TooLong(_) => "line_too_long",
-            RecordError::NotUtf8 { .. } => "not_utf8",
-            RecordError::LoneSurrogate { .. } => "lone_surrogate",
-            RecordError::NotJson { .. } => "not_json",
-            RecordError::NotAnObject { .. } => "not_an_object",
-            RecordError::NoText { .. } => "no_text",
-            RecordError::TextNotAString { .. } => "text_not_a_string",
-            RecordError::NoId { .. } => "no_id",
-        }
-    }
 }
+
+priorart_reason::reason_names!(RecordError {
+    TooLong => "line_too_long",
+    NotUtf8 => "not_utf8",
+    LoneSurrogate => "lone_surrogate",
+    NotJson => "not_json",
+    NotAnObject => "not_an_object",
+    NoText => "no_text",
+    TextNotAString => "text_not_a_string",
+    NoId => "no_id",
+});
 
 /// One line of a batch, as text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -559,6 +556,12 @@ fn json_value_end(line: &[u8], start: usize) -> Option<usize> {
 mod tests {
     use super::*;
     use priorart_fingerprint::decode_json_string;
+
+    #[test]
+    fn record_errors_name_each_kind_once_in_snake_case() {
+        priorart_reason::check_names(RecordError::REASONS).unwrap();
+        assert_eq!(RecordError::NoId { line: 3, field: "id".into() }.reason(), "no_id");
+    }
 
     /// [`split_record`] with the text decoded.
     fn split(line: &str) -> Option<(Map<String, Value>, String)> {

@@ -243,9 +243,9 @@ fn parse_value(text: &str) -> Result<SimhashDoc, FuzzyTagError> {
     if value.to_string() == text { Ok(value) } else { Err(malformed()) }
 }
 
-/// At most 80 characters of an untrusted string, for an error message.
+/// At most 80 bytes of an untrusted string, for an error message.
 fn cut(text: &str) -> String {
-    text.chars().take(80).collect()
+    priorart_reason::cut(text, 80).to_owned()
 }
 
 #[cfg(test)]

@@ -183,6 +183,8 @@ mod reason_names_tests {
             crate::EventJsonError::REASONS,
             crate::ContentEventError::REASONS,
             crate::fuzzy_tags::FuzzyTagError::REASONS,
+            crate::nip46::SignedEventError::REASONS,
+            crate::nip46::BunkerUriError::REASONS,
         ] {
             priorart_reason::check_names(names).unwrap();
         }

@@ -15,6 +15,13 @@ pub const MAX_RELAY_MESSAGE_BYTES: usize = MAX_EVENT_JSON_BYTES + 1024;
 pub const MAX_EVENTS_PER_RELAY_ANSWER: usize = 5_000;
 /// Bytes read from one relay's answer to one query, all messages together.
 pub const MAX_BYTES_PER_RELAY_ANSWER: usize = 64 * 1024 * 1024;
+/// `NOTICE`s kept from one relay's answer to one query (a relay may send
+/// any number).
+pub const MAX_NOTICES_PER_RELAY_ANSWER: usize = 10;
+/// Characters of a relay's text (a notice, a `CLOSED` message, an
+/// unreadable message) quoted in a report; longer text is cut there and
+/// marked `…`.
+pub const MAX_RELAY_TEXT_CHARS: usize = 160;
 /// Longest `description` tag value (the serialized kind 1042 attestation).
 pub const MAX_DESCRIPTION_BYTES: usize = 4 * 1024;
 /// Longest base64 `.content` of a proof event; 64 KiB of `.ots` proof.

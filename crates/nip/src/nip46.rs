@@ -64,6 +64,15 @@ pub enum BunkerUriError {
     NoRelay,
 }
 
+priorart_reason::reason_names!(BunkerUriError {
+    NotUri => "bunker_not_uri",
+    OtherScheme => "bunker_other_scheme",
+    ClientUri => "bunker_client_uri",
+    BadKey => "bunker_bad_key",
+    BadRelay => "bunker_bad_relay",
+    NoRelay => "bunker_no_relay",
+});
+
 impl BunkerUri {
     /// Parses a `bunker://` URI (surrounding white space ignored), as
     /// NIP-46 writes it. Repeated relays are kept once; an empty `secret=`
@@ -199,19 +208,14 @@ pub enum SignedEventError {
     BadSignature,
 }
 
-impl SignedEventError {
-    /// A short stable name for reports and bindings.
-    pub fn reason(&self) -> &'static str {
-        match self {
-            SignedEventError::TooLarge { .. } => "signed_event_too_large",
-            SignedEventError::NotEvent(_) => "signed_event_not_event",
-            SignedEventError::WrongPublicKey { .. } => "signed_event_wrong_pubkey",
-            SignedEventError::DifferentEvent(_) => "signed_event_different",
-            SignedEventError::BadId => "signed_event_bad_id",
-            SignedEventError::BadSignature => "signed_event_bad_signature",
-        }
-    }
-}
+priorart_reason::reason_names!(SignedEventError {
+    TooLarge => "signed_event_too_large",
+    NotEvent => "signed_event_not_event",
+    WrongPublicKey => "signed_event_wrong_pubkey",
+    DifferentEvent => "signed_event_different",
+    BadId => "signed_event_bad_id",
+    BadSignature => "signed_event_bad_signature",
+});
 
 /// Checks the event JSON a signer returned for `asked`: it must be that
 /// event (kind, `created_at`, tags, content, and pubkey when the request
@@ -260,18 +264,6 @@ mod tests {
     use super::*;
     use nostr::prelude::{EventBuilder, FinalizeUnsignedEvent, Keys, SignEvent, Tag};
 
-    /// Every message of `error` and its causes, as anyhow prints them.
-    fn chain(error: &dyn std::error::Error) -> String {
-        let mut text = error.to_string();
-        let mut cause = error.source();
-        while let Some(inner) = cause {
-            text.push_str(": ");
-            text.push_str(&inner.to_string());
-            cause = inner.source();
-        }
-        text
-    }
-
     #[test]
     fn bunker_uris_keep_each_relay_once_and_no_message_quotes_the_secret() {
         let signer = Keys::generate().public_key();
@@ -303,7 +295,7 @@ mod tests {
         for (bad, expected) in refusals {
             let error = BunkerUri::parse(bad).unwrap_err();
             assert!(expected(&error), "{bad}: {error:?}");
-            let message = chain(&error);
+            let message = priorart_reason::error_chain(&error);
             assert!(!message.contains("s3cr3t"), "{message}");
         }
         let metadata = "%7B%22name%22%3A%22an%20app%22%7D"; // {"name":"an app"}

@@ -14,6 +14,7 @@ pub const REPORT_FORMAT: &str = "priorart-verify/1";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "VerifyVerdict"))]
 pub enum Verdict {
     /// A NIP-FF-3 kind 1041 whose steps 3, 4, 5 and 8 pass.
     Valid,
@@ -34,6 +35,7 @@ pub enum Verdict {
 /// Which specification the event was checked against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Specification {
     /// NIP-FF-3 kind 1041 (commitment to the author's attestation signature).
     #[serde(rename = "nip-ff-3")]
@@ -46,6 +48,7 @@ pub enum Specification {
 /// Outcome of one step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "StepStatus"))]
 pub enum Status {
     /// The check passed.
     Pass,
@@ -61,6 +64,7 @@ pub enum Status {
 #[serde(rename_all = "snake_case")]
 #[allow(missing_docs)] // each name is its documentation; see `describe`.
 #[non_exhaustive]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "VerifyReason"))]
 pub enum Reason {
     // The event itself.
     EventTooLarge,
@@ -192,6 +196,7 @@ impl std::fmt::Display for Reason {
 
 /// One step of the algorithm.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "VerifyStep"))]
 pub struct Step {
     /// The step number in the NIP (1-8; NIP-03 events have their own 1-4).
     pub step: u8,
@@ -207,6 +212,7 @@ pub struct Step {
 
 /// Something worth knowing that does not change the verdict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "VerifyWarning"))]
 pub struct Warning {
     /// What it is about.
     pub reason: Reason,
@@ -216,6 +222,7 @@ pub struct Warning {
 
 /// The Bitcoin block a proof reaches.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BitcoinAnchor {
     /// Block height.
     pub height: u64,
@@ -227,6 +234,7 @@ pub struct BitcoinAnchor {
 
 /// The plaintext check: only a holder of the text can do it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ContentCheck {
     /// The `minhash-equality-v1` fingerprint of the plaintext.
     pub fingerprint: String,
@@ -236,8 +244,10 @@ pub struct ContentCheck {
 
 /// The full answer of a verification.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "VerifyReport"))]
 pub struct Report {
     /// Always [`REPORT_FORMAT`].
+    #[cfg_attr(feature = "schema", schemars(extend("const" = REPORT_FORMAT)))]
     pub format: &'static str,
     /// The overall answer.
     pub verdict: Verdict,
@@ -245,6 +255,7 @@ pub struct Report {
     pub scheme: Option<Specification>,
     /// The Bitcoin network the proof was checked against (`mainnet`,
     /// `regtest`): a regtest "valid" proves nothing about the real chain.
+    #[cfg_attr(feature = "schema", schemars(with = "Option<priorart_ots::Network>"))]
     pub network: Option<&'static str>,
     /// The event id as given.
     pub event_id: Option<String>,

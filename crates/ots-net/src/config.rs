@@ -113,27 +113,24 @@ pub enum HeaderConfigError {
 }
 
 impl HeaderConfigError {
-    /// A stable name for machines (JSON reports, the Python `InputError.reason`).
-    pub fn reason(&self) -> &'static str {
-        match self {
-            HeaderConfigError::TwoUpstreams => "two_header_sources",
-            HeaderConfigError::NoCacheNoUpstream => "no_header_source",
-            HeaderConfigError::CacheAndNoCache => "cache_and_no_cache",
-            HeaderConfigError::RpcLoginWithoutRpc => "rpc_login_without_rpc",
-            HeaderConfigError::CookieAndUser => "cookie_and_user",
-            HeaderConfigError::UserWithoutPassword => "user_without_password",
-            HeaderConfigError::PasswordWithoutUser => "password_without_user",
-            HeaderConfigError::TwoPasswords => "two_passwords",
-            HeaderConfigError::PasswordFile(_) => "password_file",
-        }
-    }
-
     /// Whether the options themselves are wrong (a usage error), as opposed
     /// to a file that could not be read.
     pub fn is_usage(&self) -> bool {
         !matches!(self, HeaderConfigError::PasswordFile(_))
     }
 }
+
+priorart_reason::reason_names!(HeaderConfigError {
+    TwoUpstreams => "two_header_sources",
+    NoCacheNoUpstream => "no_header_source",
+    CacheAndNoCache => "cache_and_no_cache",
+    RpcLoginWithoutRpc => "rpc_login_without_rpc",
+    CookieAndUser => "cookie_and_user",
+    UserWithoutPassword => "user_without_password",
+    PasswordWithoutUser => "password_without_user",
+    TwoPasswords => "two_passwords",
+    PasswordFile => "password_file",
+});
 
 impl HeaderConfig {
     /// Refuses combinations that cannot work; reads no file.

@@ -176,8 +176,7 @@ mod tests {
 
     #[test]
     fn a_transport_failure_keeps_ureqs_error_as_its_source() {
-        // Nothing listens on a port just released.
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = priorart_testkit::free_port();
         let url = format!("http://127.0.0.1:{port}/digest");
         let error = Http::new(Duration::from_secs(5)).get(&url, &[], 100).err().expect("refused");
         assert!(matches!(&error, HttpError::Transport { .. }), "{error:?}");

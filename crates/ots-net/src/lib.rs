@@ -34,7 +34,12 @@ pub use http::HttpError;
 mod reason_names_tests {
     #[test]
     fn every_error_names_each_variant_once_in_snake_case() {
-        for names in [crate::CalendarError::REASONS, crate::StampError::REASONS, crate::HttpError::REASONS] {
+        for names in [
+            crate::CalendarError::REASONS,
+            crate::StampError::REASONS,
+            crate::HttpError::REASONS,
+            crate::HeaderConfigError::REASONS,
+        ] {
             priorart_reason::check_names(names).unwrap();
         }
     }

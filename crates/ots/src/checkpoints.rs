@@ -60,6 +60,19 @@ impl Network {
     }
 }
 
+/// The JSON name of a network ([`Network::name`]), as the reports write it.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Network {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Network".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let names = [Network::Mainnet, Network::Regtest].map(Network::name);
+        schemars::json_schema!({"type": "string", "enum": names})
+    }
+}
+
 impl std::str::FromStr for Network {
     type Err = String;
     fn from_str(text: &str) -> Result<Self, String> {

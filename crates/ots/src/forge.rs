@@ -18,6 +18,7 @@ const BLOCK_SECONDS: f64 = 600.0;
 
 /// The cost of rewriting the chain from the attested block to the tip.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CostToForge {
     /// Blocks on top of the attested one, each header fetched and checked.
     pub blocks: u64,

@@ -82,11 +82,15 @@ pub use forge::{CostToForge, DEFAULT_FORGE_HEADERS, ForgeError, cost_to_forge};
 pub use headers::{
     Cause, HeaderSource, MemoryHeaders, SourceError, SourcedHeader, TipHeight, header_from_hex, header_to_hex,
 };
-pub use info::{attestation_json, info_json, info_text, transaction_id};
+pub use info::{
+    AttestationJson, Operation, ProofInfo, TimestampNode, attestation_json, info_json, info_text, proof_info,
+    transaction_id,
+};
 pub use op::{HashOp, Hasher, MAX_ARG_LEN, MAX_MSG_LEN, Op, OpError};
 pub use prune::{PruneError, PruneReport, prune};
 pub use report::{
-    SHA1_WARNING, VerifyOutcome, VerifyReport, blames_source, file_hash_warning, lacks_headers,
+    DigestMismatchJson, FailureJson, NotVerifiedJson, SHA1_WARNING, VerifiedJson, VerifyJson, VerifyOutcome,
+    VerifyReport, blames_source, file_hash_warning, lacks_headers,
 };
 pub use timestamp::{AttestationAt, MAX_DEPTH, MergeError, Timestamp};
 pub use utc::{MAX_UTC_SECONDS, UtcTime};

@@ -10,7 +10,7 @@ use crate::headers::HeaderSource;
 use crate::op::HashOp;
 use crate::utc::UtcTime;
 use crate::verify::{AttestationError, Verification, VerifyError, verify};
-use serde_json::{Value, json};
+use serde::Serialize;
 
 /// The warning for a proof whose file hash is SHA-1: such proofs verify,
 /// but two different files can be made to share a SHA-1 digest (the
@@ -153,58 +153,160 @@ impl VerifyReport {
         }
     }
 
-    /// The JSON object of `ots verify --json`.
-    pub fn to_json(&self) -> Value {
+    /// The JSON object of `ots verify --json`, as one line: the same bytes
+    /// in every front end (typed members, written in declaration order).
+    pub fn to_json(&self) -> String {
         self.to_json_with_hint(None)
     }
 
     /// [`Self::to_json`], with `hint` (what to do next, e.g. the upgrade
     /// command for a pending proof) appended to the error.
-    pub fn to_json_with_hint(&self, hint: Option<&str>) -> Value {
+    pub fn to_json_with_hint(&self, hint: Option<&str>) -> String {
+        serde_json::to_string(&self.json(hint)).expect("a verification report serializes")
+    }
+
+    /// The typed JSON document ([`Self::to_json_with_hint`]).
+    pub fn json(&self, hint: Option<&str>) -> VerifyJson<'_> {
         let error = self.error().map(|error| match hint {
             Some(hint) => format!("{error}: {hint}"),
             None => error,
         });
         match &self.outcome {
-            VerifyOutcome::Verified(verification) => self.verified_json(verification),
-            VerifyOutcome::DigestMismatch { .. } => {
-                json!({"verified": false, "error": error, "reason": self.reason()})
-            }
-            VerifyOutcome::NotVerified(_) => json!({
-                "verified": false,
-                "unverified": self.is_unverified(),
-                "network": self.network.name(),
-                "error": error,
-                "reason": self.reason(),
+            VerifyOutcome::Verified(verification) => VerifyJson::Verified(self.verified_json(verification)),
+            VerifyOutcome::DigestMismatch { .. } => VerifyJson::DigestMismatch(DigestMismatchJson {
+                verified: false,
+                error: error.unwrap_or_default(),
+                reason: self.reason().unwrap_or_default(),
+            }),
+            VerifyOutcome::NotVerified(_) => VerifyJson::NotVerified(NotVerifiedJson {
+                verified: false,
+                unverified: self.is_unverified(),
+                network: self.network,
+                error: error.unwrap_or_default(),
+                reason: self.reason().unwrap_or_default(),
             }),
         }
     }
 
-    fn verified_json(&self, verification: &Verification) -> Value {
+    fn verified_json<'a>(&'a self, verification: &'a Verification) -> VerifiedJson<'a> {
         let block = &verification.earliest;
         let mut warnings: Vec<String> = self.warnings.iter().map(|w| w.to_string()).collect();
-        let cost = match &self.cost_to_forge {
-            Some(Ok(cost)) => serde_json::to_value(cost).unwrap_or(Value::Null),
+        let cost_to_forge = match &self.cost_to_forge {
+            Some(Ok(cost)) => Some(cost.clone()),
             Some(Err(err)) => {
                 warnings.push(format!("cost to forge unknown: {err}"));
-                Value::Null
+                None
             }
-            None => Value::Null,
+            None => None,
         };
-        json!({
-            "verified": true,
-            "network": self.network.name(),
-            "height": block.height,
-            "block_hash": block.block_hash.to_string(),
-            "time": block.time,
-            "time_utc": UtcTime::from_unix(u64::from(block.time)).rfc3339(),
-            "pending": verification.pending,
-            "unverified": verification.unverified.iter().map(crate::attestation_json).collect::<Vec<_>>(),
-            "failures": verification.failures.iter()
-                .map(|f| json!({"height": f.height, "reason": f.reason.to_string()}))
-                .collect::<Vec<_>>(),
-            "warnings": warnings,
-            "cost_to_forge": cost,
-        })
+        VerifiedJson {
+            verified: true,
+            network: self.network,
+            height: block.height,
+            block_hash: block.block_hash.to_string(),
+            time: block.time,
+            time_utc: UtcTime::from_unix(u64::from(block.time)).rfc3339(),
+            pending: verification.pending.clone(),
+            unverified: verification.unverified.iter().map(crate::attestation_json).collect(),
+            failures: verification
+                .failures
+                .iter()
+                .map(|f| FailureJson { height: f.height, reason: f.reason.to_string() })
+                .collect(),
+            warnings,
+            cost_to_forge,
+        }
     }
+}
+
+/// The `ots verify --json` document: one of three shapes, told apart by
+/// `verified` and, when false, by `unverified`'s presence.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "OtsVerification"))]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant)] // one per verification, never stored in bulk
+pub enum VerifyJson<'a> {
+    /// A Bitcoin attestation checked out.
+    Verified(VerifiedJson<'a>),
+    /// The file is not the one the proof is of.
+    DigestMismatch(DigestMismatchJson),
+    /// No Bitcoin attestation checked out.
+    NotVerified(NotVerifiedJson),
+}
+
+/// A verified proof, as `ots verify --json` writes it.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "OtsVerified"))]
+pub struct VerifiedJson<'a> {
+    /// Always true.
+    #[cfg_attr(feature = "schema", schemars(extend("const" = true)))]
+    pub verified: bool,
+    /// The chain the headers belong to.
+    #[serde(serialize_with = "network_name")]
+    pub network: Network,
+    /// The earliest attested block's height.
+    pub height: u64,
+    /// Its hash (usual reversed hex).
+    pub block_hash: String,
+    /// Its header time (seconds since 1970).
+    pub time: u32,
+    /// The header time in UTC (RFC 3339).
+    pub time_utc: String,
+    /// Calendars still holding pending attestations.
+    pub pending: Vec<String>,
+    /// Attestations present but not verified (Litecoin, Ethereum, unknown).
+    pub unverified: Vec<crate::info::AttestationJson<'a>>,
+    /// Bitcoin attestations at lower heights that failed.
+    pub failures: Vec<FailureJson>,
+    /// Advisory findings (the SHA-1 warning; a cost to forge that could not be worked out).
+    pub warnings: Vec<String>,
+    /// The work to rewrite the chain from the block (`null` when unknown).
+    pub cost_to_forge: Option<CostToForge>,
+}
+
+/// A failed Bitcoin attestation of a verified proof.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "OtsFailure"))]
+pub struct FailureJson {
+    /// The height the attestation names.
+    pub height: u64,
+    /// Why it failed, in words.
+    pub reason: String,
+}
+
+/// A proof of another file, as `ots verify --json` writes it.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "OtsDigestMismatch"))]
+pub struct DigestMismatchJson {
+    /// Always false.
+    #[cfg_attr(feature = "schema", schemars(extend("const" = false)))]
+    pub verified: bool,
+    /// What the file's digest should have been, in words.
+    pub error: String,
+    /// Always `digest_mismatch`.
+    #[cfg_attr(feature = "schema", schemars(extend("const" = "digest_mismatch")))]
+    pub reason: &'static str,
+}
+
+/// A proof that did not verify, as `ots verify --json` writes it.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "OtsNotVerified"))]
+pub struct NotVerifiedJson {
+    /// Always false.
+    #[cfg_attr(feature = "schema", schemars(extend("const" = false)))]
+    pub verified: bool,
+    /// Whether the header source is to blame (no header, or headers failing
+    /// their own checks): unverified, not invalid.
+    pub unverified: bool,
+    /// The chain the headers had to belong to.
+    #[serde(serialize_with = "network_name")]
+    pub network: Network,
+    /// Why, in words (with the hint, if one was given).
+    pub error: String,
+    /// Why, as a name ([`VerifyReport::reason`]).
+    pub reason: &'static str,
+}
+
+fn network_name<S: serde::Serializer>(network: &Network, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(network.name())
 }

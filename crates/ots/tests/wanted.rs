@@ -38,7 +38,7 @@ fn proofs() -> Vec<(String, DetachedTimestamp)> {
 }
 
 fn report(proof: &DetachedTimestamp, source: &dyn HeaderSource) -> String {
-    VerifyReport::verify(proof, source, Network::Mainnet, DEFAULT_FORGE_HEADERS).to_json().to_string()
+    VerifyReport::verify(proof, source, Network::Mainnet, DEFAULT_FORGE_HEADERS).to_json()
 }
 
 /// Runs until nothing new is wanted, fetching from `full`; the last report

@@ -27,7 +27,6 @@
 extern crate priorart_reason;
 
 pub mod failpoint;
-mod http_server;
 mod job;
 pub mod service;
 pub mod steps;

@@ -1,4 +1,4 @@
-//! Load for `priorart policy grpc` (scripts/bench-policy.py runs it): sends
+//! Load for `priorart policy grpc` (scripts/bench/policy.py runs it): sends
 //! every event of a JSONL file as nostr-rs-relay's `EventAdmit` request and
 //! prints one JSON object: events per second, latency percentiles and the
 //! decisions.

@@ -1,4 +1,4 @@
-//! Writes the events scripts/bench-policy.py sends: `proofs.jsonl`, real
+//! Writes the events scripts/bench/policy.py sends: `proofs.jsonl`, real
 //! kind 1041 events (distinct attestations, proofs on a regtest chain), and
 //! `headers/`, that chain's header cache.
 //!
@@ -8,8 +8,9 @@
 //! rounds of `PER_BLOCK` digests under one merkle tree and one block, as
 //! real OpenTimestamps calendars commit them.
 
+use priorart_nip::Attestation;
 use priorart_nip::nostr::prelude::*;
-use priorart_nip::{Attestation, ContentRef, ProofEvent};
+use priorart_nip_testkit::proof_event;
 use priorart_ots_net::HeaderCache;
 use priorart_testkit::RegtestChain;
 use std::io::Write;
@@ -36,19 +37,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let digests: Vec<[u8; 32]> = round.iter().map(|attestation| attestation.commitment().0).collect();
         let (_, proofs) = chain.stamp_all(&digests);
         for (attestation, proof) in round.iter().zip(&proofs) {
-            let content = ContentRef::Event {
-                id: EventId::from_byte_array([4; 32]),
-                author: attestation.event().pubkey,
-            };
-            let spec = ProofEvent {
-                attestation,
-                content,
-                content_kind: Some(1),
-                relay_hint: None,
-                proof,
-                created_at: Timestamp::from_secs(1_700_000_000),
-            };
-            writeln!(out, "{}", priorart_nip::to_json(&spec.sign(&signer)?))?;
+            let note = EventId::from_byte_array([4; 32]);
+            let event = proof_event(attestation, note, proof, &signer, Timestamp::from_secs(1_700_000_000));
+            writeln!(out, "{}", priorart_nip::to_json(&event))?;
         }
     }
     out.flush()?;

@@ -1,4 +1,4 @@
-//! The floor under a proof's admission, for scripts/bench-policy.py: reads
+//! The floor under a proof's admission, for scripts/bench/policy.py: reads
 //! the kind 1041 events of `proofs.jsonl`, takes out each one's embedded
 //! kind 1042 attestation, and times only the verification of the
 //! attestations' signatures, one each, as the policy must do for every

@@ -3,17 +3,14 @@
 
 use super::*;
 use nostr::prelude::*;
-use priorart_nip::{Attestation, ContentRef, ProofEvent};
+use priorart_nip::Attestation;
+use priorart_nip_testkit::keys;
 use priorart_ots::MemoryHeaders;
 use priorart_testkit::RegtestChain;
 
 const NOW: u64 = 1_700_000_000;
 const TEXT: &str = "The quick brown fox jumps over the lazy dog near the riverbank, \
     then naps under the willow while the farmer counts his sheep twice.";
-
-fn keys(n: u8) -> Keys {
-    Keys::parse(&format!("{n:02x}").repeat(32)).expect("valid secret")
-}
 
 fn policy(toml: &str, headers: MemoryHeaders) -> Policy {
     let mut config = PolicyConfig::from_toml(toml).expect("valid policy");
@@ -37,17 +34,8 @@ fn proof_event(chain: &mut RegtestChain) -> Event {
 
 /// The kind 1041 carrying `attestation` and the `.ots` file `proof`.
 fn carrying(attestation: &Attestation, proof: &[u8]) -> Event {
-    let content =
-        ContentRef::Event { id: EventId::from_byte_array([4; 32]), author: attestation.event().pubkey };
-    let spec = ProofEvent {
-        attestation,
-        content,
-        content_kind: Some(1),
-        relay_hint: None,
-        proof,
-        created_at: Timestamp::from_secs(NOW),
-    };
-    spec.sign(&keys(0x22)).expect("builds")
+    let note = EventId::from_byte_array([4; 32]);
+    priorart_nip_testkit::proof_event(attestation, note, proof, &keys(0x22), Timestamp::from_secs(NOW))
 }
 
 #[test]

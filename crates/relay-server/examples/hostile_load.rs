@@ -1,5 +1,6 @@
-//! Hostile clients against `priorart relay` on loopback, measured: what
-//! `scripts/bench-relay-hostile.sh` runs for BENCHMARKS.md.
+//! Hostile clients against `priorart relay` on loopback, measured: the
+//! command of BENCHMARKS.md's "Hostile clients" section (`cargo run
+//! --release -p priorart-relay-server --example hostile_load -- …`).
 //!
 //! 1. Idle connections from many loopback addresses (`--idle N`, each
 //!    address within the per-address cap): the relay's memory per idle

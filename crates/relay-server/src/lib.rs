@@ -50,15 +50,10 @@ pub enum ServerError {
     },
 }
 
-impl ServerError {
-    /// The stable snake_case name of this error's kind, as JSON reports give it.
-    pub fn reason(&self) -> &'static str {
-        match self {
-            ServerError::Store { .. } => "store",
-            ServerError::Listen { .. } => "listen",
-        }
-    }
-}
+priorart_reason::reason_names!(ServerError {
+    Store => "store",
+    Listen => "listen",
+});
 
 /// How the relay runs.
 #[derive(Debug, Clone)]
@@ -234,5 +229,13 @@ async fn serve(mut stream: TcpStream, shared: Arc<Shared>) {
         Err(problem) => {
             let _ = http::answer_error(&mut stream, problem).await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn server_errors_name_each_kind_once_in_snake_case() {
+        priorart_reason::check_names(super::ServerError::REASONS).unwrap();
     }
 }

@@ -1,4 +1,4 @@
-//! Writes the fixture of `scripts/bench-relay.py` into DIR:
+//! Writes the fixture of `scripts/bench/relay.py` into DIR:
 //! - `check.jsonl`: 1,000 events carrying one X: 100 valid kind 1041 proofs
 //!   (100 authors, each anchored in its own regtest block) and 900 content
 //!   notes by other authors;
@@ -9,8 +9,9 @@
 //!
 //! `cargo run --release -p priorart-relay --example relay_bench_fixture -- DIR`
 
+use priorart_nip::Attestation;
 use priorart_nip::nostr::prelude::{EventBuilder, EventId, FinalizeEvent, Keys, Kind, Tag, Timestamp};
-use priorart_nip::{Attestation, ContentRef, ProofEvent};
+use priorart_nip_testkit::anchored;
 use priorart_testkit::RegtestChain;
 use std::io::Write;
 use std::path::Path;
@@ -33,19 +34,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let author = Keys::generate();
         let attestation =
             Attestation::sign(&author, x, Some(1), Timestamp::from_secs(now - 10_000 + i as u64))?;
-        let (_, proof) = chain.stamp(&attestation.commitment().0);
-        let spec = ProofEvent {
-            attestation: &attestation,
-            content: ContentRef::Event {
-                id: EventId::from_hex(&format!("{:064x}", i + 1))?,
-                author: author.public_key(),
-            },
-            content_kind: None,
-            relay_hint: None,
-            proof: &proof,
-            created_at: Timestamp::from_secs(now - 5_000 + i as u64),
-        };
-        writeln!(check, "{}", priorart_nip::to_json(&spec.sign(&Keys::generate())?))?;
+        let note = EventId::from_hex(&format!("{:064x}", i + 1))?;
+        let created_at = Timestamp::from_secs(now - 5_000 + i as u64);
+        let proof = anchored(&mut chain, &attestation, note, &Keys::generate(), created_at);
+        writeln!(check, "{}", priorart_nip::to_json(&proof.event))?;
     }
     for height in 0..=chain.tip_height() {
         let header = chain.header(height).ok_or("mined")?;

@@ -7,6 +7,7 @@ use crate::message::{self, BadMessage};
 use futures_util::{SinkExt, StreamExt};
 use nostr::prelude::{ClientMessage, Event, EventId, Filter, RelayMessage, RelayUrl, SubscriptionId};
 use priorart_nip::check::{Ending, RelayAnswer, SignatureChecks, SkipReason, Skipped, skip_reason};
+use priorart_nip::limits::{MAX_NOTICES_PER_RELAY_ANSWER, MAX_RELAY_TEXT_CHARS};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -14,10 +15,6 @@ use tokio_tungstenite::tungstenite::Message;
 
 /// The subscription id of every query: the one the NIP's discovery example uses.
 const SUBSCRIPTION: &str = "plagiarism-check";
-/// Notices kept per relay (a relay may send any number).
-const MAX_NOTICES: usize = 10;
-/// Characters of a relay's text quoted in a report.
-const EXCERPT_CHARS: usize = 160;
 /// Time given to the polite `CLOSE` at the end; a relay that does not take
 /// it is dropped anyway.
 const GOODBYE: Duration = Duration::from_millis(300);
@@ -171,7 +168,7 @@ impl Reading {
                     BadMessage::MalformedEvent => SkipReason::MalformedEvent,
                     BadMessage::NotRelayMessage => SkipReason::NotRelayMessage,
                 };
-                self.skip(reason, excerpt(text.as_str(), EXCERPT_CHARS));
+                self.skip(reason, excerpt(text.as_str(), MAX_RELAY_TEXT_CHARS));
             }
         }
     }
@@ -190,7 +187,7 @@ impl Reading {
         match message {
             RelayMessage::Event { subscription_id, event } => {
                 if subscription_id.as_ref() != subscription {
-                    self.skip(SkipReason::OtherSubscription, excerpt(text, EXCERPT_CHARS));
+                    self.skip(SkipReason::OtherSubscription, excerpt(text, MAX_RELAY_TEXT_CHARS));
                     return;
                 }
                 self.answered = true;
@@ -202,14 +199,14 @@ impl Reading {
             }
             RelayMessage::Closed { subscription_id, message } if subscription_id.as_ref() == subscription => {
                 self.answered = true;
-                self.ending = Some(Ending::Closed { message: excerpt(&message, EXCERPT_CHARS) });
+                self.ending = Some(Ending::Closed { message: excerpt(&message, MAX_RELAY_TEXT_CHARS) });
             }
             RelayMessage::EndOfStoredEvents(_) | RelayMessage::Closed { .. } => {
-                self.skip(SkipReason::OtherSubscription, excerpt(text, EXCERPT_CHARS));
+                self.skip(SkipReason::OtherSubscription, excerpt(text, MAX_RELAY_TEXT_CHARS));
             }
             RelayMessage::Notice(notice) => {
                 self.answered = true;
-                self.notice(excerpt(&notice, EXCERPT_CHARS));
+                self.notice(excerpt(&notice, MAX_RELAY_TEXT_CHARS));
             }
             RelayMessage::Auth { .. } => {
                 self.notice(
@@ -219,7 +216,9 @@ impl Reading {
             RelayMessage::Ok { .. }
             | RelayMessage::Count { .. }
             | RelayMessage::NegMsg { .. }
-            | RelayMessage::NegErr { .. } => self.skip(SkipReason::Unexpected, excerpt(text, EXCERPT_CHARS)),
+            | RelayMessage::NegErr { .. } => {
+                self.skip(SkipReason::Unexpected, excerpt(text, MAX_RELAY_TEXT_CHARS))
+            }
         }
     }
 
@@ -244,7 +243,7 @@ impl Reading {
     }
 
     fn notice(&mut self, notice: String) {
-        if self.notices.len() < MAX_NOTICES {
+        if self.notices.len() < MAX_NOTICES_PER_RELAY_ANSWER {
             self.notices.push(notice);
         }
     }

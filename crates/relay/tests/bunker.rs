@@ -180,7 +180,7 @@ fn a_relay_that_goes_away_ends_the_wait_at_once() {
 
 #[test]
 fn an_unreachable_relay_is_named_with_its_cause() {
-    let closed_port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let closed_port = priorart_testkit::free_port();
     let signer = Keys::generate().public_key().to_hex();
     let uri = format!("bunker://{signer}?relay=ws://127.0.0.1:{closed_port}&secret=x");
     let error = Bunker::connect(&uri, Keys::generate(), options()).unwrap_err();

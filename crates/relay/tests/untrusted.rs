@@ -20,10 +20,9 @@ fn skipped(answer: &RelayAnswer, reason: SkipReason) -> usize {
     answer.skipped.iter().find(|s| s.reason == reason).map_or(0, |s| s.count)
 }
 
-/// A port nothing listens on.
+/// A relay that is down: nothing listens on its port.
 fn down_relay() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    format!("ws://{}", listener.local_addr().unwrap())
+    format!("ws://127.0.0.1:{}", priorart_testkit::free_port())
 }
 
 #[test]

@@ -572,6 +572,16 @@ fn bitcoind_call(chain: &RegtestChain, call: &serde_json::Value) -> serde_json::
     }
 }
 
+/// A loopback port nothing listens on now: the OS picks a free one, which
+/// is released at once. For a server that cannot pick its own port (it
+/// binds it next), or a peer that must be down (connections refused).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free loopback port")
+        .port()
+}
+
 /// Fails unless every test file of `CRATE_DIR/tests` (`NAME.rs`, or a
 /// helper `NAME/mod.rs`) is declared `mod NAME;` in `root`, the source of
 /// the crate's one integration-test binary (`tests/tests.rs`). Those crates

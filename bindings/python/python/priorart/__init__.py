@@ -28,6 +28,7 @@ from typing import (
     TYPE_CHECKING,
     Any,
     Callable,
+    Dict,
     Iterable,
     Iterator,
     List,
@@ -42,6 +43,7 @@ from typing import (
 from . import _priorart
 from ._priorart import ExtractionError, InputError, ProofError
 from .results import (
+    BoilerplatePassage,
     CheckReport,
     DedupCluster,
     DedupPair,
@@ -51,6 +53,8 @@ from .results import (
     IndexMatch,
     NearPair,
     Passage,
+    PassagePair,
+    PassageSearch,
     SimhashDocExplanation,
     WebArchiveRecord,
 )
@@ -58,45 +62,59 @@ from .results import (
 if TYPE_CHECKING:
     import numpy
 
+# The public names; also what dir(priorart) lists (`__dir__` below).
 __all__ = [
-    "EQUALITY_SCHEMES",
-    "MAX_DISTANCE",
-    "SCHEMES",
-    "SIMHASH_DOC_SCHEMES",
-    "check",
-    "dedup",
+    "BoilerplatePassage",
+    "CheckReport",
     "DedupCluster",
     "DedupPair",
     "DedupResult",
-    "near_copies_filter",
-    "near_copies_proof_filter",
+    "EQUALITY_SCHEMES",
+    "Explained",
+    "Explanation",
     "ExtractionError",
     "HeaderSource",
     "Index",
     "IndexMatch",
     "InputError",
+    "MAX_DISTANCE",
     "NearPair",
-    "Passage",
     "PDF_TIME_LIMIT",
+    "Passage",
+    "PassagePair",
+    "PassageSearch",
+    "Progress",
     "ProofError",
+    "SCHEMES",
+    "SIMHASH_DOC_SCHEMES",
+    "SimhashDocExplanation",
+    "SimhashLike",
     "WebArchiveRecord",
+    "check",
+    "dedup",
+    "dedup_passages",
     "explain",
     "explain_equality",
     "explain_simhash_doc",
     "extract",
     "fingerprint",
     "fingerprint_many",
-    "passages",
     "hamming",
     "layout_shape",
+    "near_copies_filter",
+    "near_copies_proof_filter",
     "near_pairs",
     "near_pairs_array",
-    "similarity",
+    "nip",
+    "ots",
+    "passages",
+    "results",
     "simhash_doc",
     "simhash_doc_array",
     "simhash_doc_many",
     "simhash_doc_text",
     "simhash_doc_value",
+    "similarity",
     "table_keys",
     "table_keys_many",
     "warc_records",
@@ -478,6 +496,94 @@ def _dedup_against(
     return DedupResult(pairs, clusters, documents, empty, candidate_count, survivors, again)
 
 
+def dedup_passages(
+    texts: Iterable[str],
+    ids: Optional[Iterable[Union[str, int]]] = None,
+    *,
+    min_words: int = 50,
+    boilerplate: int = 32,
+    min_marks: int = 5,
+    min_coverage: float = 0.65,
+    working_set: Optional[int] = None,
+    threads: Optional[int] = None,
+    temp_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
+    progress: Optional[Progress] = None,
+) -> PassageSearch:
+    """Every pair of documents of a collection that share a passage (a
+    partial copy: a paragraph pasted into another text, verbatim or with
+    words replaced), with the passages, and the boilerplate set apart:
+    what ``priorart dedup --passages`` finds for the same texts, computed
+    by the same search (the ``priorart-dedup`` crate) with the same
+    defaults. :meth:`PassageSearch.passages_jsonl` and
+    :meth:`PassageSearch.boilerplate_jsonl` are its two files.
+
+    Each text's winnowing marks (hashes of its content-word 3-grams) are
+    sorted on disk; pairs of documents sharing at least ``min_marks`` of
+    them (3 within 64 content words) are aligned by ``priorart compare
+    --passages``'s aligner, and a passage is reported when it has at least
+    ``min_words`` words on both sides and one side is found in the other
+    in runs of words (``min_coverage``, 0 to 1, of its content words). A
+    hash more than ``boilerplate`` documents hold (licenses, headers) makes
+    no pair: its passages are reported once each
+    (:attr:`PassageSearch.boilerplate`). A pair is ``(a, b)`` with ``a``
+    the earlier in the input.
+
+    ``texts`` and ``ids`` are read as :func:`dedup` reads them (any
+    iterable, pyarrow arrays a slice at a time, 16 MiB batches with the GIL
+    released; the texts spilled to a temporary file in ``temp_dir`` and
+    only the candidates read back: memory does not grow with their total
+    size; ``working_set`` bytes of text aligned at once, 128 MiB by
+    default). Empty texts are skipped and counted. ``progress``, if given,
+    is called after each batch read as ``progress("reading", rows, 0)``,
+    then about five times a second as ``progress("candidates" or
+    "verifying", done, total)`` (verifying: aligning the candidates).
+    Ctrl-C stops a run (``KeyboardInterrupt``).
+
+    Raises :class:`InputError`: a ``str`` where the texts belong (reason
+    ``not_a_collection``), ids not as many as the texts (``ids_length``),
+    an id given twice (``repeated_id``), a setting out of range
+    (``out_of_range``, naming it: ``min_words`` at least 1,
+    ``boilerplate`` at least 2, ``min_marks`` at least 1); ``TypeError``
+    for a row that is not a text, naming it."""
+    if isinstance(texts, (str, bytes)):
+        raise _input_error("not_a_collection", "texts is one text: pass a list (or any iterable) of texts")
+    if isinstance(ids, (str, bytes)):
+        raise _input_error("not_a_collection", "ids is one str: pass a list (or any iterable) of ids")
+    found = _priorart.dedup_passages_jsonl(
+        _rows(texts),
+        None if ids is None else _rows(ids),
+        min_words,
+        boilerplate,
+        min_marks,
+        min_coverage,
+        working_set,
+        threads,
+        None if temp_dir is None else os.fspath(temp_dir),
+        progress,
+    )
+    pairs_text, boilerplate_text, documents, empty, unmarked, candidates, unaligned = found
+    # The pairs' text may be hundreds of MB: parsed a line at a time, then let go.
+    del found
+    pairs = tuple(PassagePair.from_json(json.loads(line)) for line in _jsonl(pairs_text))
+    del pairs_text
+    boilerplate_found = tuple(BoilerplatePassage(**json.loads(line)) for line in _jsonl(boilerplate_text))
+    return PassageSearch(pairs, boilerplate_found, documents, empty, unmarked, candidates, unaligned)
+
+
+def _jsonl(text: str) -> Iterator[str]:
+    """The lines of JSON Lines text, each ending in a newline, one at a
+    time (not a list of copies of them all): split at newlines only
+    (``str.splitlines`` also splits at U+2028 and U+0085, which JSON strings
+    hold unescaped)."""
+    start = 0
+    while True:
+        end = text.find("\n", start)
+        if end < 0:
+            return
+        yield text[start:end]
+        start = end + 1
+
+
 #: Rows of a pyarrow array converted to Python at once (bounded memory).
 _ARROW_SLICE = 65536
 
@@ -571,7 +677,8 @@ def _pdf_in_child(data: bytes, time_limit: float) -> str:
         answer = json.loads(out.decode("utf-8"))
     except ValueError:
         tail = err.decode("utf-8", "replace").strip()[-2000:]
-        raise _extraction_error("worker_failed", f"the PDF worker ended with status {child.returncode}: {tail}") from None
+        message = f"the PDF worker ended with status {child.returncode}: {tail}"
+        raise _extraction_error("worker_failed", message) from None
     if "text" in answer:
         return answer["text"]
     raise _extraction_error(answer["reason"], answer["message"])
@@ -742,7 +849,9 @@ def near_copies_filter(text: str) -> Dict[str, Any]:
     those of its ``simhash-doc`` value, which events tagged before v2
     carry), which finds every tagged text within 6 bits, as ``priorart
     check --fuzzy`` sends it."""
-    return json.loads(_priorart.near_copies_filter_json(text))
+    found = _priorart.near_copies_filter_json(text)
+    assert found is not None, "without key answers, the filter is the B-key query itself"
+    return json.loads(found)
 
 
 def near_copies_proof_filter(text: str, key_answers: Sequence[Any]) -> Optional[Dict[str, Any]]:
@@ -768,3 +877,9 @@ def passages(a: str, b: str) -> List[Passage]:
 # The submodules of verification, importable as attributes of the package
 # (`priorart.ots.verify`); they import the names above.
 from . import nip, ots  # noqa: E402
+
+
+def __dir__() -> List[str]:
+    """``dir(priorart)``: the public names, not the modules and typing
+    names the package imports for its own use (PEP 562)."""
+    return sorted(__all__)

@@ -10,11 +10,26 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, fields
-from typing import Any, Dict, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Dict,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    Type,
+    TypeVar,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+)
 
 __all__ = [
     "Attestation",
     "BitcoinAnchor",
+    "BoilerplatePassage",
     "Bucket",
     "CheckBlock",
     "CheckReport",
@@ -34,6 +49,8 @@ __all__ = [
     "OtsFailure",
     "OtsVerification",
     "Passage",
+    "PassagePair",
+    "PassageSearch",
     "PassageSide",
     "ProofInfo",
     "RankedProof",
@@ -50,7 +67,14 @@ __all__ = [
     "WebArchiveRecord",
 ]
 
-if sys.version_info >= (3, 10):
+if TYPE_CHECKING:  # type checkers see a frozen dataclass (PEP 681)
+    from typing_extensions import dataclass_transform
+
+    _T = TypeVar("_T")
+
+    @dataclass_transform(frozen_default=True)
+    def _record(cls: type[_T]) -> type[_T]: ...
+elif sys.version_info >= (3, 10):
     _record = dataclass(frozen=True, slots=True)
 else:  # slots=True arrived in 3.10
     _record = dataclass(frozen=True)
@@ -67,20 +91,69 @@ def _plain(value: Any) -> Any:
     return value
 
 
+_Record = TypeVar("_Record", bound="_Json")
+
+
+_HINTS: Dict[type, Dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> Dict[str, Any]:
+    """A record's field annotations, evaluated once."""
+    if cls not in _HINTS:
+        _HINTS[cls] = get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def _read(annotation: Any, value: Any) -> Any:
+    """A JSON value as a field annotated `annotation` holds it: records
+    through their ``from_json``, arrays as tuples, anything else as it is."""
+    if value is None:
+        return None
+    origin = get_origin(annotation)
+    if origin is Union:  # Optional[X]
+        return _read(next(arg for arg in get_args(annotation) if arg is not type(None)), value)
+    if origin is tuple:
+        return tuple(_read(get_args(annotation)[0], item) for item in value)
+    if isinstance(annotation, type) and issubclass(annotation, _Json):
+        return annotation.from_json(value)
+    return value
+
+
 class _Json:
-    """``to_json``: every field under its own name; a field listed in
-    ``_OPTIONAL`` is left out when it is ``None`` (the JSON omits it)."""
+    """``to_json``: every field under its own name, in the order of the
+    JSON (``_JSON_ORDER`` when the fields cannot come in it: a field with a
+    default must follow those without); a field listed in ``_OPTIONAL`` is
+    left out when it is ``None`` (the JSON omits it). tests/test_schemas.py
+    holds the order to the schema's, bindings/wasm/tests/conformance.test.mjs
+    the JSON to the CLI's."""
 
     __slots__ = ()
     _OPTIONAL: Tuple[str, ...] = ()
+    _JSON_ORDER: Tuple[str, ...] = ()
+
+    @classmethod
+    def json_order(cls) -> Tuple[str, ...]:
+        """The members of :meth:`to_json`, in order."""
+        return cls._JSON_ORDER or tuple(field.name for field in fields(cls))  # type: ignore[arg-type]
+
+    @classmethod
+    def from_json(cls: Type[_Record], value: Dict[str, Any]) -> _Record:
+        """The record of a JSON object: each field from the member of its
+        name, read as its annotation says (a record, a tuple, ``Optional``);
+        a member the object leaves out takes the field's default. A field
+        added to a dataclass is read with no more code."""
+        hints = _hints(cls)
+        members = {field.name: _read(hints[field.name], value[field.name])
+                   for field in fields(cls) if field.name in value}  # type: ignore[arg-type]
+        return cls(**members)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {}
-        for field in fields(self):  # type: ignore[arg-type]
-            value = getattr(self, field.name)
-            if value is None and field.name in self._OPTIONAL:
+        for name in self.json_order():
+            value = getattr(self, name)
+            if value is None and name in self._OPTIONAL:
                 continue
-            out[field.name] = _plain(value)
+            out[name] = _plain(value)
         return out
 
 
@@ -114,22 +187,6 @@ class Explanation(_Json):
     descriptor: str
     fingerprint: str
 
-    @classmethod
-    def from_json(cls, value: Dict[str, Any]) -> "Explanation":
-        return cls(
-            scheme=value["scheme"],
-            canonical_text=value["canonical_text"],
-            tokens=tuple(value["tokens"]),
-            tokens_total=value["tokens_total"],
-            kept_tokens=tuple(value["kept_tokens"]),
-            kept_tokens_total=value["kept_tokens_total"],
-            fallback=value["fallback"],
-            empty=value["empty"],
-            buckets=tuple(None if b is None else Bucket(**b) for b in value["buckets"]),
-            descriptor=value["descriptor"],
-            fingerprint=value["fingerprint"],
-        )
-
 
 @_record
 class SimhashDocExplanation(_Json):
@@ -148,19 +205,6 @@ class SimhashDocExplanation(_Json):
     counters: Tuple[int, ...]
     hex: str
     fingerprint: str
-
-    @classmethod
-    def from_json(cls, value: Dict[str, Any]) -> "SimhashDocExplanation":
-        return cls(
-            scheme=value["scheme"],
-            tokens=tuple(value["tokens"]),
-            features=dict(value["features"]),
-            numeric=tuple(value["numeric"]),
-            identifiers=tuple(value["identifiers"]),
-            counters=tuple(value["counters"]),
-            hex=value["hex"],
-            fingerprint=value["fingerprint"],
-        )
 
 
 # --- near duplicates ---------------------------------------------------------
@@ -199,20 +243,25 @@ class DedupPair(_Json):
     new documents), ``"estimated"`` (``a`` an index document, ``jaccard``
     estimated from its sketch) or ``"unverified"`` (an index document with
     no sketch: ``jaccard`` is ``None``). Without an index it is ``None``
-    and left out of the JSON, as the CLI leaves it out."""
+    and left out of the JSON, as the CLI leaves it out.
+    ``jaccard_standard_error`` is the CLI's where it estimates ``jaccard``
+    from bottom-k sketches (an input read once: standard input); ``None``
+    (left out) here, where every pair is verified exactly."""
 
-    _OPTIONAL = ("verification",)
+    _OPTIONAL = ("jaccard_standard_error", "verification")
 
     a: str
     b: str
     hamming: int
     jaccard: Optional[float]
+    jaccard_standard_error: Optional[float] = None
     verification: Optional[str] = None
 
     def __repr__(self) -> str:
-        # verification shown only when there is one (a dedup against an
-        # index), as the JSON shows it.
-        extra = "" if self.verification is None else f", verification={self.verification!r}"
+        # The optional members shown only when there is one, as the JSON
+        # shows them.
+        extra = "".join(f", {name}={getattr(self, name)!r}" for name in self._OPTIONAL
+                        if getattr(self, name) is not None)
         return f"DedupPair(a={self.a!r}, b={self.b!r}, hamming={self.hamming!r}, jaccard={self.jaccard!r}{extra})"
 
 
@@ -380,6 +429,74 @@ class Passage(_Json):
         )
 
 
+@_record
+class PassagePair(_Json):
+    """Two documents of a collection sharing passages
+    (:func:`priorart.dedup_passages`): their ids ``a`` (the earlier in the
+    input) and ``b``, the winnowing ``marks`` they share, and their
+    ``passages`` (offsets into ``a``'s text and ``b``'s), in the order they
+    come in ``a``. :meth:`to_json` is a line of the CLI's
+    ``passages.jsonl`` (``priorart dedup --passages``)."""
+
+    a: str
+    b: str
+    marks: int
+    passages: Tuple[Passage, ...]
+
+    @classmethod
+    def from_json(cls, value: Dict[str, Any]) -> "PassagePair":
+        passages = tuple(Passage.from_json(passage) for passage in value["passages"])
+        return cls(a=value["a"], b=value["b"], marks=value["marks"], passages=passages)
+
+
+@_record
+class BoilerplatePassage(_Json):
+    """A passage more than the search's ``boilerplate`` documents share (a
+    license, a header), reported once instead of as pairs: the most
+    ``documents`` holding one of its winnowing hashes, its boilerplate
+    ``marks``, the first document holding it (``example``, an id), where
+    it is there (``str`` and UTF-8 offsets) and its ``text`` (at most 400
+    characters). :meth:`to_json` is a line of the CLI's
+    ``boilerplate.jsonl``."""
+
+    documents: int
+    marks: int
+    example: str
+    char_offset: int
+    char_length: int
+    byte_offset: int
+    byte_length: int
+    text: str
+
+
+@_record
+class PassageSearch:
+    """What :func:`priorart.dedup_passages` found: the ``pairs`` sharing
+    passages and the ``boilerplate`` passages, as ``priorart dedup
+    --passages`` writes them; the ``documents`` searched, the ``empty``
+    texts skipped, the texts too large to search (``unmarked``: over
+    64 MiB, in no pair), the ``candidates`` aligned (pairs sharing
+    ``min_marks`` winnowing hashes) and the pairs the aligner refused
+    (``unaligned``: too large or too repetitive)."""
+
+    pairs: Tuple[PassagePair, ...]
+    boilerplate: Tuple[BoilerplatePassage, ...]
+    documents: int
+    empty: int
+    unmarked: int
+    candidates: int
+    unaligned: int
+
+    def passages_jsonl(self) -> str:
+        """The pairs as the CLI's ``passages.jsonl`` (the same JSON values,
+        line for line)."""
+        return "".join(_json_line(pair.to_json()) for pair in self.pairs)
+
+    def boilerplate_jsonl(self) -> str:
+        """The boilerplate as the CLI's ``boilerplate.jsonl``."""
+        return "".join(_json_line(found.to_json()) for found in self.boilerplate)
+
+
 # --- web archives ------------------------------------------------------------
 
 
@@ -445,24 +562,6 @@ class TimestampNode(_Json):
     transaction_id: Optional[str] = None
     merkle_root: Optional[str] = None
 
-    @classmethod
-    def from_json(cls, value: Dict[str, Any]) -> "TimestampNode":
-        return cls(
-            msg=value["msg"],
-            attestations=tuple(Attestation.from_json(a) for a in value["attestations"]),
-            ops=tuple(
-                Operation(
-                    op=op["op"],
-                    result=op["result"],
-                    timestamp=TimestampNode.from_json(op["timestamp"]),
-                    arg=op.get("arg"),
-                )
-                for op in value["ops"]
-            ),
-            transaction_id=value.get("transaction_id"),
-            merkle_root=value.get("merkle_root"),
-        )
-
     def bitcoin_heights(self) -> Tuple[int, ...]:
         """The heights of every Bitcoin attestation in this subtree."""
         heights = [a.height for a in self.attestations if a.type == "bitcoin" and a.height is not None]
@@ -478,14 +577,6 @@ class ProofInfo(_Json):
     file_hash_op: str
     file_digest: str
     timestamp: TimestampNode
-
-    @classmethod
-    def from_json(cls, value: Dict[str, Any]) -> "ProofInfo":
-        return cls(
-            file_hash_op=value["file_hash_op"],
-            file_digest=value["file_digest"],
-            timestamp=TimestampNode.from_json(value["timestamp"]),
-        )
 
 
 @_record
@@ -658,28 +749,8 @@ class VerifyReport(_Json):
     content: Optional[ContentCheck]
     cost_to_forge: Optional[CostToForge] = None
 
-    @classmethod
-    def from_json(cls, value: Dict[str, Any]) -> "VerifyReport":
-        bitcoin = value.get("bitcoin")
-        content = value.get("content")
-        cost = value.get("cost_to_forge")
-        return cls(
-            format=value["format"],
-            verdict=value["verdict"],
-            scheme=value.get("scheme"),
-            network=value.get("network"),
-            event_id=value.get("event_id"),
-            kind=value.get("kind"),
-            signer=value.get("signer"),
-            author=value.get("author"),
-            fingerprint=value.get("fingerprint"),
-            commitment=value.get("commitment"),
-            bitcoin=None if bitcoin is None else BitcoinAnchor(**bitcoin),
-            steps=tuple(Step(**step) for step in value["steps"]),
-            warnings=tuple(VerifyWarning(**w) for w in value["warnings"]),
-            content=None if content is None else ContentCheck(**content),
-            cost_to_forge=None if cost is None else CostToForge(**cost),
-        )
+    _JSON_ORDER = ("format", "verdict", "scheme", "network", "event_id", "kind", "signer", "author", "fingerprint",
+                   "commitment", "bitcoin", "cost_to_forge", "steps", "warnings", "content")
 
     @property
     def is_valid(self) -> bool:
@@ -697,6 +768,8 @@ class Earliest(_Json):
     (``kind``, ``created_at``)."""
 
     _OPTIONAL = ("height", "time", "kind", "created_at", "near_copy")
+    # A proof's members, then an event's: each variant leaves the other's out.
+    _JSON_ORDER = ("author", "npub", "event_id", "height", "time", "kind", "created_at", "utc", "near_copy")
 
     author: str
     npub: str
@@ -760,18 +833,6 @@ class RelaySummary(_Json):
     notices: Tuple[str, ...]
     elapsed_ms: int
 
-    @classmethod
-    def from_json(cls, value: Dict[str, Any]) -> "RelaySummary":
-        return cls(
-            url=value["url"],
-            answered=value["answered"],
-            ending=RelayEnding(**value["ending"]),
-            events=value["events"],
-            skipped=tuple(SkippedMessages(**s) for s in value["skipped"]),
-            notices=tuple(value["notices"]),
-            elapsed_ms=value["elapsed_ms"],
-        )
-
 
 @_record
 class CheckBlock(_Json):
@@ -805,20 +866,6 @@ class RankedProof(_Json):
     content: Optional[ContentReference]
     relays: Tuple[str, ...]
     report: VerifyReport
-
-    @classmethod
-    def from_json(cls, value: Dict[str, Any]) -> "RankedProof":
-        content = value.get("content")
-        return cls(
-            rank=value["rank"],
-            event_id=value["event_id"],
-            author=value["author"],
-            npub=value["npub"],
-            block=CheckBlock(**value["block"]),
-            content=None if content is None else ContentReference(**content),
-            relays=tuple(value["relays"]),
-            report=VerifyReport.from_json(value["report"]),
-        )
 
 
 @_record
@@ -882,38 +929,6 @@ class CheckReport(_Json):
     index: Optional[Dict[str, Any]]
     # The near copies (``priorart check --fuzzy``, docs/nip-ff-3-fuzzy.md), as JSON.
     fuzzy: Optional[Dict[str, Any]]
-
-    @classmethod
-    def from_json(cls, value: Dict[str, Any]) -> "CheckReport":
-        verdict = value["verdict"]
-        earliest = verdict.get("earliest")
-
-        def with_report(kind: Any, item: Dict[str, Any]) -> Any:
-            fields_ = {k: tuple(v) if isinstance(v, list) else v for k, v in item.items() if k != "report"}
-            return kind(report=VerifyReport.from_json(item["report"]), **fields_)
-
-        return cls(
-            format=value["format"],
-            x=value["x"],
-            network=value["network"],
-            verdict=CheckVerdict(
-                status=verdict["status"],
-                text=verdict["text"],
-                earliest=None if earliest is None else Earliest(**earliest),
-                other_authors=verdict["other_authors"],
-            ),
-            relays=tuple(RelaySummary.from_json(r) for r in value["relays"]),
-            proofs=tuple(RankedProof.from_json(p) for p in value["proofs"]),
-            unverified=tuple(with_report(UnverifiedProof, u) for u in value["unverified"]),
-            refused=tuple(with_report(RefusedProof, r) for r in value["refused"]),
-            set_aside=tuple(value["set_aside"]),
-            content_events=tuple(
-                ContentEventSeen(**{k: tuple(v) if isinstance(v, list) else v for k, v in c.items()})
-                for c in value["content_events"]
-            ),
-            index=value.get("index"),
-            fuzzy=value.get("fuzzy"),
-        )
 
 
 Explained = Union[Explanation, SimhashDocExplanation]

@@ -4,7 +4,6 @@
 pub mod peer;
 
 use assert_cmd::Command;
-use priorart_testkit::{EsploraServer, RegtestChain, TestCalendar};
 
 /// `module` (an ES module's source, read from stdin so that nostr-tools
 /// resolves from nostr-tools' peer directory) run with `args` and Node's
@@ -13,23 +12,6 @@ pub fn run_node_module(module: &str, args: &[&str]) -> serde_json::Value {
     let mut command = std::process::Command::new("node");
     command.args(["--experimental-websocket", "--no-warnings", "--input-type=module", "-"]).args(args);
     serde_json::from_slice(&peer::node(&mut command, module)).expect("JSON")
-}
-
-/// The binary, with no secret key inherited from the environment.
-pub fn priorart() -> Command {
-    let mut cmd = Command::cargo_bin("priorart").expect("binary");
-    cmd.env_remove("PRIORART_SECRET_KEY");
-    cmd
-}
-
-/// A regtest chain with one block, a calendar that commits into it and an
-/// Esplora that serves its headers: what every regtest CLI test stands on.
-pub fn regtest_chain() -> (TestCalendar, EsploraServer) {
-    let chain = RegtestChain::shared();
-    chain.lock().unwrap().mine_block([7; 32]);
-    let calendar = TestCalendar::start(chain.clone());
-    let esplora = EsploraServer::from_chain(chain);
-    (calendar, esplora)
 }
 
 /// Runs `cmd`, which must succeed, and returns its stdout.

@@ -2,24 +2,18 @@
 //! `relay_peers`): keys, notes, real kind 1041 proofs on a regtest chain,
 //! policy files, and `priorart policy grpc` as a child process.
 
+use priorart_nip::Attestation;
 use priorart_nip::nostr::prelude::*;
-use priorart_nip::{Attestation, ContentRef, ProofEvent};
+pub use priorart_nip_testkit::keys;
+use priorart_nip_testkit::{ServerProcess, anchored, priorart_binary};
 use priorart_ots_net::HeaderCache;
 use priorart_testkit::RegtestChain;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::process::Command;
 
 pub const RECEIVED_AT: u64 = 1_700_000_000;
 pub const TEXT: &str = "The quick brown fox jumps over the lazy dog near the riverbank, \
     then naps under the willow while the farmer counts his sheep twice.";
-
-/// A fixed key per `n`.
-pub fn keys(n: u8) -> Keys {
-    Keys::parse(&format!("{n:02x}").repeat(32)).expect("valid secret")
-}
 
 /// A kind 1 note of `author` with `tags`.
 pub fn note(author: &Keys, text: &str, tags: &[&[&str]]) -> Event {
@@ -31,19 +25,9 @@ pub fn note(author: &Keys, text: &str, tags: &[&[&str]]) -> Event {
 /// block of `chain`.
 pub fn proof_event(chain: &mut RegtestChain, author: &Keys) -> Event {
     let x = priorart_fingerprint::minhash_equality_v1(TEXT);
-    let attestation =
-        Attestation::sign(author, x, Some(1), Timestamp::from_secs(RECEIVED_AT)).expect("signs");
-    let (_, proof) = chain.stamp(&attestation.commitment().0);
-    let content = ContentRef::Event { id: EventId::from_byte_array([4; 32]), author: author.public_key() };
-    let spec = ProofEvent {
-        attestation: &attestation,
-        content,
-        content_kind: Some(1),
-        relay_hint: None,
-        proof: &proof,
-        created_at: Timestamp::from_secs(RECEIVED_AT),
-    };
-    spec.sign(&keys(0x22)).expect("builds")
+    let at = Timestamp::from_secs(RECEIVED_AT);
+    let attestation = Attestation::sign(author, x, Some(1), at).expect("signs");
+    anchored(chain, &attestation, EventId::from_byte_array([4; 32]), &keys(0x22), at).event
 }
 
 /// `proof` with its tags (and so its attestation) but the content (the
@@ -79,39 +63,17 @@ pub fn policy_file(dir: &Path, cache: &Path, extra: &str) -> PathBuf {
 
 /// `priorart policy grpc --listen 127.0.0.1:0 --config FILE`; killed when dropped.
 pub struct GrpcPolicy {
-    child: Child,
+    _server: ServerProcess,
     /// `host:port` it listens on.
     pub address: String,
 }
 
 impl GrpcPolicy {
     pub fn start(config: &Path) -> GrpcPolicy {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_priorart"))
-            .args(["policy", "grpc", "--listen", "127.0.0.1:0", "--config"])
-            .arg(config)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("starts");
-        let stderr = child.stderr.take().expect("stderr");
-        let (send, address) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(at) = line.find("listening on http://") {
-                    let _ = send.send(line[at + "listening on http://".len()..].trim().to_owned());
-                }
-            }
-        });
-        let address =
-            address.recv_timeout(Duration::from_secs(30)).expect("priorart policy grpc prints its address");
-        GrpcPolicy { child, address }
-    }
-}
-
-impl Drop for GrpcPolicy {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let mut command = Command::new(priorart_binary());
+        command.args(["policy", "grpc", "--listen", "127.0.0.1:0", "--config"]).arg(config);
+        let server = ServerProcess::start(&mut command).expect("priorart policy grpc prints its address");
+        let address = server.url.strip_prefix("http://").expect("an http:// URL").to_owned();
+        GrpcPolicy { _server: server, address }
     }
 }

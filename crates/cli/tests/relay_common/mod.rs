@@ -1,11 +1,11 @@
 //! Relays as child processes for the CLI's relay tests: `priorart relay`,
 //! and the independent relays (PyPI nostr-relay, nostr-rs-relay).
 
-use std::io::{BufRead, BufReader};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use priorart_nip_testkit::{ServerProcess, priorart_binary};
+use priorart_testkit::free_port;
+use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// How long a relay gets to start listening.
@@ -25,27 +25,10 @@ impl RelayProcess {
 
     /// `priorart relay` with `extra` options (e.g. `--policy FILE`).
     pub fn priorart_with(db: &Path, extra: &[&std::ffi::OsStr]) -> RelayProcess {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("priorart"))
-            .args(["relay", "--listen", "127.0.0.1:0", "--db"])
-            .arg(db)
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("priorart relay starts");
-        let stderr = child.stderr.take().expect("stderr");
-        let (sender, receiver) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(at) = line.find("ws://") {
-                    let url = line[at..].split_whitespace().next().unwrap_or_default().to_owned();
-                    let _ = sender.send(url);
-                }
-            }
-        });
-        let url = receiver.recv_timeout(STARTUP).expect("priorart relay prints its URL");
-        RelayProcess { child, url }
+        let mut command = Command::new(priorart_binary());
+        command.args(["relay", "--listen", "127.0.0.1:0", "--db"]).arg(db).args(extra);
+        let server = ServerProcess::start(&mut command).expect("priorart relay prints its URL");
+        RelayProcess { url: server.url.clone(), child: server.into_child() }
     }
 
     /// Any program serving a relay on `port` once started by `command`.
@@ -121,11 +104,6 @@ fn descendants(pid: u32) -> Vec<u32> {
         next += 1;
     }
     found.split_off(1)
-}
-
-/// A port free right now (for relays that cannot pick their own).
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 fn wait_listening(addr: SocketAddr) {

@@ -1,59 +1,35 @@
 //! `priorart serve` as a child process, and a small HTTP client for it.
 
+use priorart_nip_testkit::{ServerProcess, priorart_binary};
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// A running `priorart serve`; killed when dropped.
 pub struct ServeProcess {
-    child: Child,
+    server: ServerProcess,
     pub url: String,
-    /// Every line it wrote on stderr so far.
-    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl ServeProcess {
     /// `priorart serve --listen 127.0.0.1:0 --state STATE ARGS…`, with the
     /// failpoint `failpoint` set when given.
     pub fn start(state: &Path, args: &[&str], failpoint: Option<&str>) -> ServeProcess {
-        let mut command = Command::new(assert_cmd::cargo::cargo_bin("priorart"));
+        let mut command = Command::new(priorart_binary());
         command.args(["serve", "--listen", "127.0.0.1:0", "--state"]).arg(state).args(args);
         command.env_remove(priorart_pipeline::failpoint::FAILPOINT_ENV);
         if let Some(point) = failpoint {
             command.env(priorart_pipeline::failpoint::FAILPOINT_ENV, point);
         }
-        let mut child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("serve starts");
-        let stderr = child.stderr.take().expect("stderr");
-        let (sender, receiver) = mpsc::channel();
-        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let kept = log.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                kept.lock().unwrap().push(line.clone());
-                if let Some(at) = line.find("http://") {
-                    let url = line[at..].split_whitespace().next().unwrap_or_default().to_owned();
-                    let _ = sender.send(url);
-                }
-                if std::env::var_os("PRIORART_TEST_VERBOSE").is_some() {
-                    eprintln!("serve: {line}");
-                }
-            }
-        });
-        let url = receiver.recv_timeout(Duration::from_secs(30)).expect("priorart serve prints its URL");
-        ServeProcess { child, url, log }
+        let server = ServerProcess::start(&mut command).expect("priorart serve prints its URL");
+        let url = server.url.clone();
+        ServeProcess { server, url }
     }
 
     /// The lines it wrote on stderr so far.
     pub fn log(&self) -> Vec<String> {
-        self.log.lock().unwrap().clone()
+        self.server.log()
     }
 
     /// Waits (bounded) for the process to end by itself; its signal, if any.
@@ -61,19 +37,12 @@ impl ServeProcess {
         use std::os::unix::process::ExitStatusExt;
         let deadline = Instant::now() + within;
         while Instant::now() < deadline {
-            if let Some(status) = self.child.try_wait().expect("waitable") {
+            if let Some(status) = self.server.child().try_wait().expect("waitable") {
                 return status.signal();
             }
             std::thread::sleep(Duration::from_millis(50));
         }
         panic!("priorart serve did not stop within {within:?}");
-    }
-}
-
-impl Drop for ServeProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

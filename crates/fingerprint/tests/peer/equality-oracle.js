@@ -6,7 +6,7 @@
 //
 // Input on stdin: a JSON array of strings. Output: a JSON array of
 // [minhash-equality-v1 hex, simhash-equality-v2 hex] pairs. Required as a
-// module (scripts/bench-wasm.mjs: the JavaScript baseline of the npm
+// module (scripts/bench/wasm.mjs: the JavaScript baseline of the npm
 // package's benchmark), it exports `minhashEquality` and `simhashEquality`.
 'use strict';
 const crypto = require('node:crypto');

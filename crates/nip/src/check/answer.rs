@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Duration;
 
-use crate::limits::MAX_EVENT_JSON_BYTES;
+use crate::limits::{MAX_EVENT_JSON_BYTES, MAX_NOTICES_PER_RELAY_ANSWER, MAX_RELAY_TEXT_CHARS};
 
 /// The kinds of the NIP's discovery query: notes, long-form articles, the
 /// other content kinds it lists, and proof events.
@@ -17,9 +17,6 @@ pub const DISCOVERY_KINDS: [u16; 6] = [1, 30023, 31337, 31338, 31339, crate::PRO
 
 /// The content kinds among them: what a near-copy query asks for.
 pub const CONTENT_KINDS: [u16; 5] = [1, 30023, 31337, 31338, 31339];
-
-/// Characters of an unreadable event quoted in a [`Skipped`] example.
-const EXCERPT_CHARS: usize = 160;
 
 /// The NIP's discovery query for `x`: every event of the
 /// [`DISCOVERY_KINDS`] with the tag `["X", x]`.
@@ -32,6 +29,7 @@ pub fn discovery_filter(x: &EqualityFingerprint) -> Filter {
 /// Why the answer of a relay ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "RelayEnding"))]
 pub enum Ending {
     /// `EOSE`: every stored event it has for the filter was sent.
     Eose,
@@ -75,6 +73,7 @@ impl Ending {
 /// Why something a relay sent was not kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum SkipReason {
     /// A frame that is not JSON.
     NotJson,
@@ -100,6 +99,7 @@ pub enum SkipReason {
 
 /// How many messages a relay sent that were skipped for one reason.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "SkippedMessages"))]
 pub struct Skipped {
     /// The reason.
     pub reason: SkipReason,
@@ -179,7 +179,8 @@ pub struct UncheckedAnswer {
     pub ending: Ending,
     /// The events as received.
     pub events: Vec<serde_json::Value>,
-    /// Its `NOTICE`s.
+    /// Its `NOTICE`s (the first [`MAX_NOTICES_PER_RELAY_ANSWER`] kept, each
+    /// cut to [`MAX_RELAY_TEXT_CHARS`], as the relay client keeps them).
     #[serde(default)]
     pub notices: Vec<String>,
     /// Whether the relay said anything about the subscription; when left
@@ -236,13 +237,19 @@ impl UncheckedAnswer {
         for value in &self.events {
             sieve.offer(value);
         }
+        // A relay's texts as the relay client quotes them, whoever read
+        // the relay: the same report from every front end.
+        let ending = match self.ending {
+            Ending::Closed { message } => Ending::Closed { message: excerpt(&message) },
+            ending => ending,
+        };
         RelayAnswer {
             relay: self.url,
-            ending: self.ending,
+            ending,
             answered,
             events: sieve.events,
             skipped: sieve.skipped.into_values().collect(),
-            notices: self.notices,
+            notices: self.notices.iter().take(MAX_NOTICES_PER_RELAY_ANSWER).map(|n| excerpt(n)).collect(),
             elapsed: Duration::from_millis(self.elapsed_ms),
         }
     }
@@ -332,10 +339,31 @@ impl<'a> Sieve<'a> {
     }
 }
 
-/// The first [`EXCERPT_CHARS`] characters of `text`, marked when cut.
+/// The first [`MAX_RELAY_TEXT_CHARS`] characters of `text`, marked when
+/// cut (as the relay client quotes a relay).
 fn excerpt(text: &str) -> String {
-    match text.char_indices().nth(EXCERPT_CHARS) {
+    match text.char_indices().nth(MAX_RELAY_TEXT_CHARS) {
         Some((end, _)) => format!("{}…", &text[..end]),
         None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notices_and_a_closed_message_are_kept_as_the_relay_client_keeps_them() {
+        let long = "é".repeat(MAX_RELAY_TEXT_CHARS + 40);
+        let mut answer = UncheckedAnswer::from_event_json(
+            "wss://one",
+            Ending::Closed { message: long.clone() },
+            &[] as &[String],
+        );
+        answer.notices = vec![long.clone(); MAX_NOTICES_PER_RELAY_ANSWER + 5];
+        let checked = answer.check(&EqualityFingerprint([0; 32]));
+        let quoted = format!("{}…", "é".repeat(MAX_RELAY_TEXT_CHARS));
+        assert_eq!(checked.notices, vec![quoted.clone(); MAX_NOTICES_PER_RELAY_ANSWER]);
+        assert_eq!(checked.ending, Ending::Closed { message: quoted });
     }
 }

@@ -77,14 +77,11 @@ pub use answer::{
     UncheckedAnswer, discovery_filter, merge, skip_reason,
 };
 pub use content::{XCheck, check_x, coordinate_of};
-pub use near::{
-    DEFAULT_MIN_JACCARD, FuzzyReport, NearCandidates, NearCopy, NearQuery, NearQueryError, NotReported,
-    NotReportedCount,
-};
+pub use near::{DEFAULT_MIN_JACCARD, NearCandidates, NearQuery, NearQueryError};
 pub use report::{
     Block, CHECK_FORMAT, CheckReport, CheckStatus, CheckVerdict, ContentEventSeen, ContentReference,
-    Earliest, EarliestEvent, EarliestProof, EventSeen, NearCopyOf, RankedProof, RefusedProof, RelaySummary,
-    SetAside, UnverifiedProof,
+    Earliest, EarliestEvent, EarliestProof, EventSeen, FuzzyReport, NearCopy, NearCopyOf, NotReported,
+    NotReportedCount, RankedProof, RefusedProof, RelaySummary, SetAside, UnverifiedProof,
 };
 
 use crate::rank::{Ranking, rank};

@@ -12,14 +12,15 @@
 //! counted, by reason).
 
 use super::answer::{CONTENT_KINDS, Found, RelayAnswer, UncheckedAnswer, merge};
-use super::report::{CheckReport, EventSeen, RankedProof, RefusedProof, RelaySummary, UnverifiedProof};
+use super::report::{
+    CheckReport, EventSeen, FuzzyReport, NearCopy, NotReported, NotReportedCount, RelaySummary,
+};
 use crate::fuzzy_tags::{FUZZY_DISTANCE, FuzzyTagCheck, check_fuzzy_tags, fuzzy_keys};
 use nostr::prelude::{Filter, Kind, SingleLetterTag};
 use priorart_fingerprint::{
     EqualityFingerprint, Fingerprinter, Shingling, SimhashDoc, TokenRule, WordShingles,
 };
 use priorart_ots::{HeaderSource, Network};
-use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
 
 /// The word 5-grams a near copy is confirmed by: simhash-doc-v2's tokens,
@@ -28,7 +29,7 @@ use std::collections::{BTreeMap, HashSet};
 const SHINGLING: Shingling = Shingling::Tokens;
 
 /// The word 5-gram Jaccard a candidate needs by default. Measured on the
-/// Debian corpus (BENCHMARKS.md, scripts/bench-fuzzy.py): copies with 5%
+/// Debian corpus (BENCHMARKS.md, scripts/bench/fuzzy.py): copies with 5%
 /// of their words changed fall to about 0.57, unrelated documents stay
 /// below 0.1.
 pub const DEFAULT_MIN_JACCARD: f64 = 0.5;
@@ -179,21 +180,6 @@ impl NearQuery {
     }
 }
 
-/// Why a candidate is not reported as a near copy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NotReported {
-    /// Its text, recomputed, is more than `k` bits away (its tags lie, or
-    /// it shares a key by chance).
-    TooFar,
-    /// Within `k` bits, but sharing too few word 5-grams.
-    TooDifferent,
-    /// Empty or encrypted content: nothing to compare.
-    Unreadable,
-    /// Already among the content events found by the same `X`.
-    ListedByX,
-}
-
 /// A candidate that verified.
 #[derive(Debug, Clone)]
 struct Verified {
@@ -297,67 +283,6 @@ fn summary(copies: &[NearCopy], candidates: usize, query: &NearQuery, network: N
             if copies.len() == 1 { "y" } else { "ies" }
         ),
     }
-}
-
-/// How many candidates were not reported for one reason.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct NotReportedCount {
-    /// The reason.
-    pub reason: NotReported,
-    /// How many.
-    pub count: usize,
-}
-
-/// The `fuzzy` member of the `priorart-check/1` report.
-#[derive(Debug, Clone, Serialize)]
-pub struct FuzzyReport {
-    /// The sentence, for people.
-    pub text: String,
-    /// The checked text's simhash-doc value.
-    pub simhash_doc: String,
-    /// The largest distance of a near copy.
-    pub k: u32,
-    /// The smallest word 5-gram Jaccard of a near copy.
-    pub min_jaccard: f64,
-    /// How many keys the query carried.
-    pub keys: usize,
-    /// How many distinct content events the relays returned for them.
-    pub candidates: usize,
-    /// The candidates left out, by reason.
-    pub not_reported: Vec<NotReportedCount>,
-    /// The near copies, those with a valid proof first (earliest block).
-    pub near_copies: Vec<NearCopy>,
-    /// What each relay answered to the key query.
-    pub relays: Vec<RelaySummary>,
-    /// What each relay answered to the proof query (none without a copy).
-    pub proof_relays: Vec<RelaySummary>,
-}
-
-/// A verified near copy and the proofs of its `X`.
-#[derive(Debug, Clone, Serialize)]
-pub struct NearCopy {
-    /// Which event, by whom, claiming when.
-    #[serde(flatten)]
-    pub event: EventSeen,
-    /// Its text's simhash-doc value, recomputed.
-    pub simhash_doc: String,
-    /// Bits from the checked text's value.
-    pub distance: u32,
-    /// Word 5-gram Jaccard with the checked text.
-    pub jaccard: f64,
-    /// Its text's `X`, recomputed (what its proofs were asked by).
-    pub x: String,
-    /// What its own `B` tags said: `matches`, `does_not_match`,
-    /// `malformed` (informational: nothing relies on them).
-    pub fuzzy_tags: &'static str,
-    /// The relays that had it.
-    pub relays: Vec<String>,
-    /// Valid proofs of its `X`, earliest block first.
-    pub proofs: Vec<RankedProof>,
-    /// Proofs of its `X` that could not be checked for lack of headers.
-    pub unverified: Vec<UnverifiedProof>,
-    /// Other kind 1041s carrying its `X`, with their reasons.
-    pub refused: Vec<RefusedProof>,
 }
 
 impl NearCopy {

@@ -16,8 +16,10 @@ pub const CHECK_FORMAT: &str = "priorart-check/1";
 
 /// Everything found for one `X`, verified and ranked, with the verdict.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CheckReport {
     /// Always [`CHECK_FORMAT`].
+    #[cfg_attr(feature = "schema", schemars(extend("const" = CHECK_FORMAT)))]
     pub format: &'static str,
     /// The fingerprint asked for (64 lowercase hex).
     pub x: String,
@@ -49,11 +51,12 @@ pub struct CheckReport {
     /// The near copies, when they were looked for (`check --fuzzy`), else
     /// `null`. Attached with [`CheckReport::with_near_copies`]: a near
     /// copy proven earlier than every proof of `X` changes the verdict.
-    pub fuzzy: Option<super::near::FuzzyReport>,
+    pub fuzzy: Option<FuzzyReport>,
 }
 
 /// The verdict of a check.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CheckVerdict {
     /// What kind of answer it is.
     pub status: CheckStatus,
@@ -69,6 +72,7 @@ pub struct CheckVerdict {
 /// The status of a [`CheckVerdict`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum CheckStatus {
     /// A valid proof of `X` exists.
     Proven,
@@ -92,6 +96,7 @@ pub enum CheckStatus {
 /// The earliest author of a verdict.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Earliest {
     /// The author of the first valid proof.
     Proven(EarliestProof),
@@ -101,6 +106,7 @@ pub enum Earliest {
 
 /// The first valid proof, in a verdict.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EarliestProof {
     /// The attestation's pubkey (hex).
     pub author: String,
@@ -134,8 +140,89 @@ impl EarliestProof {
     }
 }
 
+/// Why a candidate is not reported as a near copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum NotReported {
+    /// Its text, recomputed, is more than `k` bits away (its tags lie, or
+    /// it shares a key by chance).
+    TooFar,
+    /// Within `k` bits, but sharing too few word 5-grams.
+    TooDifferent,
+    /// Empty or encrypted content: nothing to compare.
+    Unreadable,
+    /// Already among the content events found by the same `X`.
+    ListedByX,
+}
+
+/// How many candidates were not reported for one reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct NotReportedCount {
+    /// The reason.
+    pub reason: NotReported,
+    /// How many.
+    pub count: usize,
+}
+
+/// The `fuzzy` member of the `priorart-check/1` report.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct FuzzyReport {
+    /// The sentence, for people.
+    pub text: String,
+    /// The checked text's simhash-doc value.
+    pub simhash_doc: String,
+    /// The largest distance of a near copy.
+    pub k: u32,
+    /// The smallest word 5-gram Jaccard of a near copy.
+    pub min_jaccard: f64,
+    /// How many keys the query carried.
+    pub keys: usize,
+    /// How many distinct content events the relays returned for them.
+    pub candidates: usize,
+    /// The candidates left out, by reason.
+    pub not_reported: Vec<NotReportedCount>,
+    /// The near copies, those with a valid proof first (earliest block).
+    pub near_copies: Vec<NearCopy>,
+    /// What each relay answered to the key query.
+    pub relays: Vec<RelaySummary>,
+    /// What each relay answered to the proof query (none without a copy).
+    pub proof_relays: Vec<RelaySummary>,
+}
+
+/// A verified near copy and the proofs of its `X`.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct NearCopy {
+    /// Which event, by whom, claiming when.
+    #[serde(flatten)]
+    pub event: EventSeen,
+    /// Its text's simhash-doc value, recomputed.
+    pub simhash_doc: String,
+    /// Bits from the checked text's value.
+    pub distance: u32,
+    /// Word 5-gram Jaccard with the checked text.
+    pub jaccard: f64,
+    /// Its text's `X`, recomputed (what its proofs were asked by).
+    pub x: String,
+    /// What its own `B` tags said: `matches`, `does_not_match`,
+    /// `malformed` (informational: nothing relies on them).
+    pub fuzzy_tags: &'static str,
+    /// The relays that had it.
+    pub relays: Vec<String>,
+    /// Valid proofs of its `X`, earliest block first.
+    pub proofs: Vec<RankedProof>,
+    /// Proofs of its `X` that could not be checked for lack of headers.
+    pub unverified: Vec<UnverifiedProof>,
+    /// Other kind 1041s carrying its `X`, with their reasons.
+    pub refused: Vec<RefusedProof>,
+}
+
 /// The near copy whose proof a `near_copy_proven` verdict names.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NearCopyOf {
     /// The near copy's content event id.
     pub event_id: String,
@@ -150,7 +237,7 @@ pub struct NearCopyOf {
 }
 
 impl NearCopyOf {
-    pub(super) fn of(copy: &super::near::NearCopy) -> NearCopyOf {
+    pub(super) fn of(copy: &NearCopy) -> NearCopyOf {
         NearCopyOf {
             event_id: copy.event.event_id.clone(),
             author: copy.event.author.clone(),
@@ -163,6 +250,7 @@ impl NearCopyOf {
 
 /// The earliest event seen, in a verdict without a proof.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EarliestEvent {
     /// Its pubkey (hex).
     pub author: String,
@@ -180,6 +268,7 @@ pub struct EarliestEvent {
 
 /// What one relay answered, without its events.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RelaySummary {
     /// The relay URL.
     pub url: String,
@@ -195,6 +284,7 @@ pub struct RelaySummary {
     pub notices: Vec<String>,
     /// From the connection to the end of its answer (JSON: `elapsed_ms`).
     #[serde(rename = "elapsed_ms", serialize_with = "milliseconds")]
+    #[cfg_attr(feature = "schema", schemars(with = "u64"))]
     pub elapsed: Duration,
 }
 
@@ -214,6 +304,7 @@ impl RelaySummary {
 
 /// A valid proof of `X`, in rank order.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RankedProof {
     /// 1 for the earliest.
     pub rank: usize,
@@ -235,6 +326,7 @@ pub struct RankedProof {
 
 /// A Bitcoin block, with its time in UTC.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "CheckBlock"))]
 pub struct Block {
     /// Height.
     pub height: u64,
@@ -248,6 +340,7 @@ pub struct Block {
 
 /// The content a proof names: its `a` coordinate or `e` id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ContentReference {
     /// `a` or `e`.
     pub tag: &'static str,
@@ -259,6 +352,7 @@ pub struct ContentReference {
 
 /// A proof that could not be checked against Bitcoin for lack of headers.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct UnverifiedProof {
     /// The kind 1041's id.
     pub event_id: String,
@@ -274,6 +368,7 @@ pub struct UnverifiedProof {
 
 /// A proof event that is not ranked, and why.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct RefusedProof {
     /// Its id.
     pub event_id: String,
@@ -294,6 +389,7 @@ pub struct RefusedProof {
 
 /// A kind 1041 of another scheme, set aside.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SetAside {
     /// Its id.
     pub event_id: String,
@@ -307,6 +403,7 @@ pub struct SetAside {
 
 /// A content event carrying `X`, and whether its text has it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ContentEventSeen {
     /// Which event, by whom, claiming when.
     #[serde(flatten)]
@@ -324,6 +421,7 @@ pub struct ContentEventSeen {
 /// What a report says of any event a relay returned: its id, its author
 /// and the time it claims (JSON: members of the event's object).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EventSeen {
     /// Its id.
     pub event_id: String,
@@ -336,6 +434,7 @@ pub struct EventSeen {
     /// Its `created_at`: the author's claim.
     pub created_at: u64,
     /// Always false: nothing proves when an event was written.
+    #[cfg_attr(feature = "schema", schemars(extend("const" = false)))]
     pub created_at_trusted: bool,
     /// `created_at` in UTC.
     pub utc: String,
@@ -365,21 +464,54 @@ fn milliseconds<S: Serializer>(elapsed: &Duration, serializer: S) -> Result<S::O
     serializer.serialize_u64(u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// [`XCheck`]'s two members in a content event's object.
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+struct XCheckMembers<'a> {
+    /// Whether the content event's text has `X`.
+    x_check: XCheckName,
+    /// The content's own fingerprint for `does_not_match`, `empty` or
+    /// `encrypted` for `cannot_check`, else `null`.
+    detail: Option<&'a str>,
+}
+
+/// The name of an [`XCheck`].
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+enum XCheckName {
+    Matches,
+    DoesNotMatch,
+    CannotCheck,
+}
+
 impl Serialize for XCheck {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        struct Members<'a> {
-            x_check: &'static str,
-            detail: Option<&'a str>,
-        }
         let members = match self {
-            XCheck::Matches => Members { x_check: "matches", detail: None },
+            XCheck::Matches => XCheckMembers { x_check: XCheckName::Matches, detail: None },
             XCheck::DoesNotMatch(fingerprint) => {
-                Members { x_check: "does_not_match", detail: Some(fingerprint) }
+                XCheckMembers { x_check: XCheckName::DoesNotMatch, detail: Some(fingerprint) }
             }
-            XCheck::CannotCheck(why) => Members { x_check: "cannot_check", detail: Some(why.name()) },
+            XCheck::CannotCheck(why) => {
+                XCheckMembers { x_check: XCheckName::CannotCheck, detail: Some(why.name()) }
+            }
         };
         members.serialize(serializer)
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for XCheck {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "XCheck".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        XCheckMembers::json_schema(generator)
     }
 }
 

@@ -8,11 +8,11 @@
 //! proof that could not be checked is named as such before any untrusted
 //! `created_at` is.
 
-use super::near::{FuzzyReport, NearCopy};
 use super::report::{
     CheckReport, CheckStatus, CheckVerdict, Earliest, EarliestEvent, EarliestProof, NearCopyOf, RankedProof,
     UnverifiedProof,
 };
+use super::report::{FuzzyReport, NearCopy};
 use crate::report::Reason;
 use crate::steps::{AlgorithmStep, ProofEventStep};
 use priorart_ots::Network;

@@ -31,9 +31,18 @@ the ``priorart`` command. Spark only moves rows:
   candidates by a join on ``(band, key)``, each candidate verified by the
   exact Jaccard similarity of word 5-grams in a task that holds the two
   texts, clusters by connected components.
+- :func:`passage_search` / :func:`passage_pairs`: what ``priorart dedup
+  --passages`` finds (and :func:`priorart.dedup_passages`), distributed:
+  each document's winnowing marks (the passage search's, computed by the
+  Rust extension) as rows, boilerplate hashes (held by more than
+  ``boilerplate`` documents) by counting, candidates (pairs sharing
+  ``min_marks`` other hashes) by a join on the hash, each candidate
+  checked by the search's own pair checker in a task that holds the two
+  texts, each boilerplate passage placed by the search's own code.
 
-``python -m priorart.spark dedup`` runs it all on files (see
-``__main__.py``); it runs unchanged under ``spark-submit``.
+``python -m priorart.spark dedup`` and ``python -m priorart.spark
+passages`` run them on files (see ``__main__.py``); they run unchanged
+under ``spark-submit``.
 """
 
 from __future__ import annotations
@@ -66,6 +75,8 @@ __all__ = [
     "fingerprint_columns",
     "fingerprint_pairs",
     "near_duplicates",
+    "passage_pairs",
+    "passage_search",
     "read_documents",
     "read_web_archives",
     "to_pandas",
@@ -353,6 +364,7 @@ def _expand(docs: DataFrame, pairs: DataFrame) -> DataFrame:
 def _edge_signature(edges: DataFrame) -> tuple:
     # Edges are distinct, so count and XOR of their hashes change when the set does.
     row = edges.agg(F.count(F.lit(1)).alias("n"), F.bit_xor(F.xxhash64("u", "v")).alias("h")).first()
+    assert row is not None, "an aggregate without grouping has one row"
     return (row["n"], row["h"])
 
 
@@ -597,6 +609,206 @@ def verified_clusters(pairs: DataFrame) -> DataFrame:
         .agg(F.array_sort(F.collect_list("id")).alias("members"))
         .select("representative", F.size("members").alias("size"), "members")
     )
+
+
+#: Rows of :func:`passage_pairs`: the two documents (``a`` the earlier),
+#: the winnowing marks they share and the pair's line of ``priorart dedup
+#: --passages``' ``passages.jsonl`` (without its newline: ``a``, ``b``,
+#: ``marks`` and the ``passages`` as ``priorart compare --passages --json``
+#: gives them).
+PASSAGE_PAIR_SCHEMA = T.StructType(
+    [
+        T.StructField("a", T.StringType(), False),
+        T.StructField("b", T.StringType(), False),
+        T.StructField("marks", T.IntegerType(), False),
+        T.StructField("line", T.StringType(), False),
+    ]
+)
+
+
+def _mark_rows() -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """Batches of ``(id, order, text)`` as one row per distinct winnowing
+    mark of each text: ``(id, order, hash, word)``."""
+
+    def rows(iterator: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in iterator:
+            counts, hashes, words = priorart._priorart.passage_marks(batch.column(2).to_pylist(), 1)
+            holder = np.repeat(np.arange(len(counts), dtype=np.int64), np.asarray(counts, dtype=np.int64))
+            yield pa.RecordBatch.from_arrays(
+                [
+                    batch.column(0).take(pa.array(holder)),
+                    batch.column(1).take(pa.array(holder)),
+                    pa.array(np.frombuffer(hashes, dtype=np.uint64).view(np.int64)),
+                    pa.array(np.frombuffer(words, dtype=np.uint32).astype(np.int32)),
+                ],
+                names=["id", "order", "hash", "word"],
+            )
+
+    return rows
+
+
+def _check_pairs(
+    boilerplate_hashes: bytes, min_words: int, boilerplate: int, min_marks: int, min_coverage: float
+) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """Batches of candidates ``(a, b, marks, text_a, text_b)`` as the pairs
+    that share passages, checked by the passage search's pair checker."""
+
+    def rows(iterator: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        checker = priorart._priorart.PassageChecker(boilerplate_hashes, min_words, boilerplate, min_marks,
+                                                    min_coverage)
+        for batch in iterator:
+            a, b, marks, text_a, text_b = (batch.column(i).to_pylist() for i in range(5))
+            lines, _ = checker.check_many(a, b, marks, text_a, text_b, 1)
+            kept = [row for row, line in enumerate(lines) if line is not None]
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.array([a[row] for row in kept], pa.string()),
+                    pa.array([b[row] for row in kept], pa.string()),
+                    pa.array([marks[row] for row in kept], pa.int32()),
+                    pa.array([lines[row].rstrip("\n") for row in kept], pa.string()),  # type: ignore[union-attr]
+                ],
+                names=["a", "b", "marks", "line"],
+            )
+
+    return rows
+
+
+def _boilerplate_rows(min_words: int) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """Batches of example documents ``(id, order, text, words, documents)``
+    as their boilerplate passages' ``(example, order, byte_offset, line)``."""
+
+    def rows(iterator: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in iterator:
+            ids = batch.column(0).to_pylist()
+            found = priorart._priorart.boilerplate_lines(
+                ids, batch.column(2).to_pylist(), batch.column(3).to_pylist(), batch.column(4).to_pylist(),
+                min_words, 1)
+            holder = [row for row, lines in enumerate(found) for _ in lines]
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.array([ids[row] for row in holder], pa.string()),
+                    batch.column(1).take(pa.array(holder, pa.int64())),
+                    pa.array([offset for lines in found for offset, _ in lines], pa.int64()),
+                    pa.array([line.rstrip("\n") for lines in found for _, line in lines], pa.string()),
+                ],
+                names=["example", "order", "byte_offset", "line"],
+            )
+
+    return rows
+
+
+def passage_pairs(
+    documents: DataFrame,
+    min_words: int = 50,
+    boilerplate: int = 32,
+    min_marks: int = 5,
+    min_coverage: float = 0.65,
+    id_col: str = "id",
+    text_col: str = "text",
+    order_col: Optional[str] = None,
+) -> DataFrame:
+    """The pairs ``priorart dedup --passages`` (and
+    :func:`priorart.dedup_passages`) finds in ``documents``: rows of
+    :data:`PASSAGE_PAIR_SCHEMA`, ``line`` the CLI's line for the pair, the
+    same settings and defaults. ``a`` is the earlier document by
+    ``order_col`` (any orderable column: a row number, a struct of file
+    and line; give the input order to get the CLI's pairs, whose passage
+    offsets are ``a``'s then ``b``'s), else by id. :func:`passage_search`
+    gives the boilerplate passages too."""
+    return passage_search(documents, min_words, boilerplate, min_marks, min_coverage, id_col, text_col,
+                          order_col)["pairs"]
+
+
+def passage_search(
+    documents: DataFrame,
+    min_words: int = 50,
+    boilerplate: int = 32,
+    min_marks: int = 5,
+    min_coverage: float = 0.65,
+    id_col: str = "id",
+    text_col: str = "text",
+    order_col: Optional[str] = None,
+) -> Dict[str, DataFrame]:
+    """``priorart dedup --passages`` distributed: ``pairs``
+    (:func:`passage_pairs`) and ``boilerplate``, the lines of its
+    ``boilerplate.jsonl`` as ``(example, order, byte_offset, line)``
+    (the CLI's order: by ``order`` of the example, then ``byte_offset``).
+
+    No text on the driver: each document's winnowing marks (each hash
+    once, at its first content word, as the search counts them; computed
+    by the Rust extension) become rows ``(id, order, hash, word)``. A hash
+    held by more than ``boilerplate`` documents is boilerplate: these
+    hashes alone are collected on the driver (for the checker), and each
+    is grouped under the first document holding it, whose text is joined
+    to them and whose boilerplate passages the search's own code finds.
+    The other hashes held by two documents or more give their pairs by a
+    join on the hash; pairs sharing at least ``min_marks`` of them are the
+    candidates; the texts are joined to the candidates and each pair is
+    checked in the task holding both texts by the search's
+    ``PairChecker`` (aligned when 3 shared marks lie within 64 content
+    words, passages kept by ``min_words``, ``min_coverage`` and the
+    boilerplate), each text prepared once per batch. Empty and null texts
+    are skipped. Ids must be unique, as the CLI requires."""
+    # Checked (and named) by the extension, as priorart.dedup_passages checks them.
+    priorart._priorart.PassageChecker(b"", min_words, boilerplate, min_marks, min_coverage)
+    order = F.col(order_col) if order_col is not None else F.col(id_col)
+    docs = documents.select(
+        F.col(id_col).cast("string").alias("id"), order.alias("order"), F.col(text_col).alias("text")
+    ).where(F.col("text").isNotNull())
+    order_type = docs.schema["order"].dataType
+    mark_schema = T.StructType(
+        [
+            T.StructField("id", T.StringType(), True),
+            T.StructField("order", order_type, True),
+            T.StructField("hash", T.LongType(), False),
+            T.StructField("word", T.IntegerType(), False),
+        ]
+    )
+    marks = docs.mapInArrow(_mark_rows(), mark_schema).cache()
+    holders = marks.groupBy("hash").agg(
+        F.count(F.lit(1)).alias("n"), F.min(F.struct("order", "id", "word")).alias("first")
+    )
+    common = holders.where(F.col("n") > boilerplate).cache()
+    boilerplate_hashes = np.array([row["hash"] for row in common.select("hash").collect()], dtype=np.int64).tobytes()
+    shared = marks.join(holders.where((F.col("n") >= 2) & (F.col("n") <= boilerplate)), "hash").select(
+        "hash", "id", "order"
+    )
+    left, right = shared.alias("l"), shared.alias("r")
+    candidates = (
+        left.join(right, (F.col("l.hash") == F.col("r.hash")) & (F.col("l.order") < F.col("r.order")))
+        .groupBy(F.col("l.id").alias("a"), F.col("r.id").alias("b"))
+        .agg(F.count(F.lit(1)).cast("int").alias("marks"))
+        .where(F.col("marks") >= min_marks)
+    )
+    texts_a = docs.select(F.col("id").alias("a"), F.col("text").alias("text_a"))
+    texts_b = docs.select(F.col("id").alias("b"), F.col("text").alias("text_b"))
+    with_texts = (
+        candidates.join(texts_b, "b")
+        # Joined on a last, so a document's pairs are in one task, together
+        # (sorted by a): its text is prepared once per batch.
+        .join(texts_a, "a")
+        .sortWithinPartitions("a")
+        .select("a", "b", "marks", "text_a", "text_b")
+    )
+    check = _check_pairs(boilerplate_hashes, min_words, boilerplate, min_marks, min_coverage)
+    pairs = with_texts.mapInArrow(check, PASSAGE_PAIR_SCHEMA)
+    examples = (
+        common.groupBy(F.col("first.id").alias("id"))
+        .agg(F.array_sort(F.collect_list(F.struct(F.col("first.word").alias("word"), F.col("n")))).alias("marks"))
+        .join(docs, "id")
+        .select("id", "order", "text", F.col("marks.word").alias("words"), F.col("marks.n").cast("array<int>")
+                .alias("documents"))
+    )
+    boilerplate_schema = T.StructType(
+        [
+            T.StructField("example", T.StringType(), False),
+            T.StructField("order", order_type, True),
+            T.StructField("byte_offset", T.LongType(), False),
+            T.StructField("line", T.StringType(), False),
+        ]
+    )
+    found = examples.mapInArrow(_boilerplate_rows(min_words), boilerplate_schema)
+    return {"pairs": pairs, "boilerplate": found}
 
 
 def local_driver_memory(total_bytes: Optional[int] = None) -> str:

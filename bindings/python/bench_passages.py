@@ -1,0 +1,120 @@
+"""`priorart.dedup_passages` and Spark's passage job against `priorart dedup --passages` on the
+same corpus, in one run.
+
+    python bench_passages.py --corpus /tmp/priorart-corpus/docs.jsonl --cli target/release/priorart
+
+The corpus is one {"id", "text"} per line. Runs, each timed on the wall clock and in CPU seconds
+(user + system: on a shared machine the ratio of CPU times is the steadier one), with its peak RSS
+(the CLI's and Spark's by /usr/bin/time, Python's by resource.getrusage in a child process):
+- the CLI: `priorart dedup --passages --jsonl --id-field id CORPUS --out DIR` (process start,
+  reading and parsing the JSONL included);
+- Python: `priorart.dedup_passages(texts, ids)` from a generator that parses the same JSONL line
+  by line (what the CLI does), in a process of its own;
+- Spark (--spark MASTER, e.g. local[2]): `python -m priorart.spark passages --input CORPUS
+  --output DIR --master MASTER` (JVM start included).
+Checks each one's passages.jsonl lines equal the CLI's (as sets: the order of Spark's part files
+is not the CLI's), and prints one JSON object per run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import List, Tuple
+
+#: What the Python run does, in a child process (its peak RSS is its own).
+PYTHON_RUN = """
+import collections, json, resource, sys, time
+import priorart
+corpus, out = sys.argv[1], sys.argv[2]
+pending = collections.deque()
+def texts():
+    with open(corpus, encoding="utf-8") as lines:
+        for line in lines:
+            record = json.loads(line)
+            pending.append(record["id"])
+            yield record["text"]
+def ids():
+    # Read in step with texts: each id right after its text.
+    while pending:
+        yield pending.popleft()
+started = time.perf_counter()
+found = priorart.dedup_passages(texts(), ids())
+seconds = time.perf_counter() - started
+usage = resource.getrusage(resource.RUSAGE_SELF)
+open(out, "w", encoding="utf-8").write(found.passages_jsonl())
+print(json.dumps({"seconds": seconds, "cpu_seconds": usage.ru_utime + usage.ru_stime, "pairs": len(found.pairs),
+                  "candidates": found.candidates, "peak_rss_mib": usage.ru_maxrss // 1024}))
+"""
+
+
+def timed(command: List[str]) -> Tuple[float, float, int, str]:
+    """Wall seconds, CPU seconds (user + system, its children included), peak RSS (MiB, of the
+    largest process) and stdout of `command`, by /usr/bin/time -v."""
+    started = time.perf_counter()
+    run = subprocess.run(["/usr/bin/time", "-v", *command], capture_output=True, text=True, check=True)
+    seconds = time.perf_counter() - started
+
+    def field(name: str) -> float:
+        return next(float(line.split()[-1]) for line in run.stderr.splitlines() if name in line)
+
+    cpu = field("User time (seconds)") + field("System time (seconds)")
+    return seconds, cpu, int(field("Maximum resident")) // 1024, run.stdout
+
+
+def lines(path: Path) -> List[str]:
+    return path.read_text(encoding="utf-8").split("\n")[:-1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--corpus", type=Path, default=Path("/tmp/priorart-corpus/docs.jsonl"))
+    parser.add_argument("--cli", default="target/release/priorart")
+    parser.add_argument("--spark", metavar="MASTER", help="also run the Spark job on this master (local[2])")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch)
+        seconds, cpu, rss, _ = timed([args.cli, "dedup", "--passages", "--jsonl", "--id-field", "id",
+                                      str(args.corpus), "--out", str(out / "cli")])
+        expected = lines(out / "cli" / "passages.jsonl")
+        print(json.dumps({"run": "cli", "seconds": round(seconds, 2), "cpu_seconds": round(cpu, 2),
+                          "peak_rss_mib": rss, "pairs": len(expected), "load": os.getloadavg()[0]}), flush=True)
+
+        run = subprocess.run([sys.executable, "-c", PYTHON_RUN, str(args.corpus), str(out / "python.jsonl")],
+                             capture_output=True, text=True, check=True)
+        python = json.loads(run.stdout)
+        found = lines(out / "python.jsonl")
+        print(json.dumps({"run": "python", "seconds": round(python["seconds"], 2),
+                          "cpu_seconds": round(python["cpu_seconds"], 2),
+                          "cpu_ratio_to_cli": round(python["cpu_seconds"] / cpu, 2),
+                          "peak_rss_mib": python["peak_rss_mib"], "pairs": len(found), "load": os.getloadavg()[0],
+                          "same_lines_in_order": found == expected,
+                          "same_lines": sorted(found) == sorted(expected),
+                          "ratio_to_cli": round(python["seconds"] / seconds, 2)}), flush=True)
+
+        if args.spark:
+            spark_seconds, spark_cpu, spark_rss, stdout = timed(
+                [sys.executable, "-m", "priorart.spark", "passages", "--input", str(args.corpus),
+                 "--output", str(out / "spark"), "--master", args.spark])
+            found = [line for part in sorted((out / "spark" / "passages").glob("part-*")) for line in lines(part)]
+            boilerplate = [line for part in sorted((out / "spark" / "boilerplate").glob("part-*"))
+                           for line in lines(part)]
+            print(json.dumps({"run": f"spark {args.spark}", "seconds": round(spark_seconds, 2),
+                              "cpu_seconds": round(spark_cpu, 2), "cpu_ratio_to_cli": round(spark_cpu / cpu, 2),
+                              "peak_rss_mib_largest_process": spark_rss, "pairs": len(found),
+                              "same_boilerplate": boilerplate == lines(out / "cli" / "boilerplate.jsonl"),
+                              "load": os.getloadavg()[0],
+                              "same_lines": sorted(found) == sorted(expected),
+                              "ratio_to_cli": round(spark_seconds / seconds, 2),
+                              "summary": json.loads(stdout.strip().splitlines()[-1])}), flush=True)
+    os.sync()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+"""`priorart.dedup_passages` and Spark's `passage_pairs`: the pairs and
+boilerplate of `priorart dedup --passages` (the same search), on the
+repository's own Markdown cut into sections with passages planted in them
+(verbatim and with one word in ten replaced) and a paragraph shared by
+more documents than the boilerplate threshold; and the edges: empty
+texts, a `str` for a list, rows that are not text, repeated ids, settings
+out of range, progress."""
+
+import json
+import random
+import re
+import subprocess
+
+import pytest
+
+import priorart
+from priorart import BoilerplatePassage, InputError, PassagePair, PassageSearch
+from conftest import REPO
+
+#: A passage planted in this many documents is boilerplate with this threshold.
+BOILERPLATE = 4
+LICENSE_HOLDERS = 6
+
+
+def sections():
+    """The repository's Markdown cut at its second-level headings: a few
+    hundred real documents of prose, code and tables."""
+    paths = sorted(REPO.glob("*.md")) + sorted((REPO / "docs").glob("*.md"))
+    found = []
+    for path in paths:
+        for number, section in enumerate(re.split(r"\n(?=## )", path.read_text(encoding="utf-8"))):
+            if len(section.split()) >= 40:
+                found.append((f"{path.relative_to(REPO)}#{number}", section))
+    return found
+
+
+def planted_corpus():
+    """Sections with 12 passages of 60 to 150 words copied from one into
+    another of a different file (every other one with one word in ten
+    replaced), a 90-word paragraph appended to six, and two blank texts."""
+    rng = random.Random(33)
+    documents = [[doc_id, text] for doc_id, text in sections()]
+    vocabulary = sorted({word for _, text in documents for word in text.split()})
+    planted = []
+    for copy in range(12):
+        while True:
+            source, host = rng.sample(range(len(documents)), 2)
+            words = documents[source][1].split()
+            if documents[source][0].split("#")[0] != documents[host][0].split("#")[0] and len(words) >= 160:
+                break
+        length = rng.randint(60, 150)
+        start = rng.randint(0, len(words) - length)
+        passage = words[start:start + length]
+        if copy % 2:
+            passage = [rng.choice(vocabulary) if n % 10 == 5 else word for n, word in enumerate(passage)]
+        host_text = documents[host][1]
+        cut = host_text.find("\n\n", len(host_text) // 2)
+        cut = len(host_text) if cut < 0 else cut
+        documents[host][1] = host_text[:cut] + "\n\n" + " ".join(passage) + "\n\n" + host_text[cut:]
+        planted.append((documents[source][0], documents[host][0]))
+    license_text = " ".join(rng.choice(vocabulary) for _ in range(90))
+    for holder in rng.sample(range(len(documents)), LICENSE_HOLDERS):
+        documents[holder][1] += "\n\n" + license_text + "\n"
+    documents.insert(len(documents) // 3, ["blank", "  \n\t"])
+    documents.append(["empty", ""])
+    return [tuple(document) for document in documents], planted
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return planted_corpus()
+
+
+def cli_passages(cli, tmp_path, documents, *options):
+    """The CLI's passages.jsonl and boilerplate.jsonl lines for `documents`."""
+    corpus = tmp_path / "corpus.jsonl"
+    with corpus.open("w", encoding="utf-8") as out:
+        for doc_id, text in documents:
+            out.write(json.dumps({"id": doc_id, "text": text}, ensure_ascii=False) + "\n")
+    out = tmp_path / "found"
+    subprocess.run([cli, "dedup", "--passages", "--jsonl", "--id-field", "id", *options, "--out", str(out),
+                    str(corpus)], check=True, capture_output=True)
+    return [(out / name).read_text(encoding="utf-8").split("\n")[:-1]
+            for name in ("passages.jsonl", "boilerplate.jsonl")]
+
+
+def test_pairs_and_boilerplate_equal_the_clis(cli, tmp_path, corpus):
+    documents, planted = corpus
+    pairs, boilerplate = cli_passages(cli, tmp_path, documents, "--boilerplate", str(BOILERPLATE))
+    found = priorart.dedup_passages([text for _, text in documents], [doc_id for doc_id, _ in documents],
+                                    boilerplate=BOILERPLATE)
+    assert isinstance(found, PassageSearch)
+    assert [json.dumps(pair.to_json(), ensure_ascii=False, separators=(",", ":")) for pair in found.pairs] == pairs
+    assert found.passages_jsonl().split("\n")[:-1] == pairs
+    assert found.boilerplate_jsonl().split("\n")[:-1] == boilerplate
+    # What was planted is found; the license is boilerplate.
+    assert {frozenset(copy) for copy in planted} <= {frozenset((pair.a, pair.b)) for pair in found.pairs}
+    assert all(isinstance(pair, PassagePair) and pair.passages for pair in found.pairs)
+    assert len(found.boilerplate) >= 1 and isinstance(found.boilerplate[0], BoilerplatePassage)
+    assert any(passage.documents >= LICENSE_HOLDERS for passage in found.boilerplate)
+    assert (found.documents, found.empty, found.unmarked) == (len(documents) - 2, 2, 0)
+    assert found.candidates >= len(found.pairs)
+
+
+def test_other_settings_equal_the_clis(cli, tmp_path, corpus):
+    documents, _ = corpus
+    options = {"min_words": 80, "min_marks": 8, "min_coverage": 0.8}
+    flags = [part for name, value in options.items() for part in ("--" + name.replace("_", "-"), str(value))]
+    pairs, boilerplate = cli_passages(cli, tmp_path, documents, *flags)
+    found = priorart.dedup_passages([text for _, text in documents], [doc_id for doc_id, _ in documents], **options)
+    assert found.passages_jsonl().split("\n")[:-1] == pairs
+    assert found.boilerplate_jsonl().split("\n")[:-1] == boilerplate
+
+
+def test_a_stream_in_small_working_sets_gives_the_same_answer(corpus):
+    documents, _ = corpus
+    texts = [text for _, text in documents]
+    whole = priorart.dedup_passages(texts, boilerplate=BOILERPLATE)
+    assert whole.pairs and whole.pairs[0].a.isdigit(), "ids are row numbers by default"
+    calls = []
+    streamed = priorart.dedup_passages(
+        (text for text in texts), (n for n in range(len(texts))), boilerplate=BOILERPLATE, working_set=1 << 12,
+        threads=1, progress=lambda phase, done, total: calls.append((phase, done, total)))
+    assert sorted(streamed.passages_jsonl().split("\n")) == sorted(whole.passages_jsonl().split("\n"))
+    assert streamed.boilerplate == whole.boilerplate
+    assert ("reading", len(texts), 0) in calls
+    phases = [phase for phase, _, _ in calls]
+    assert phases.index("reading") < phases.index("verifying")
+    done, total = [(d, t) for phase, d, t in calls if phase == "verifying"][-1]
+    assert done == total > 0
+
+
+def test_edges():
+    assert priorart.dedup_passages([]) == PassageSearch((), (), 0, 0, 0, 0, 0)
+    assert priorart.dedup_passages(["", " "]).empty == 2
+    with pytest.raises(InputError) as err:
+        priorart.dedup_passages("one text")
+    assert err.value.reason == "not_a_collection"
+    with pytest.raises(InputError) as err:
+        priorart.dedup_passages(["a", "b"], "ab")
+    assert err.value.reason == "not_a_collection"
+    with pytest.raises(TypeError, match=r"texts\[1\] is NoneType"):
+        priorart.dedup_passages(["a", None])
+    with pytest.raises(InputError) as err:
+        priorart.dedup_passages(["a", "b"], ["x"])
+    assert err.value.reason == "ids_length"
+    with pytest.raises(InputError) as err:
+        priorart.dedup_passages(["a", "b"], ["x", "y", "z"])
+    assert err.value.reason == "ids_length"
+    with pytest.raises(InputError) as err:
+        priorart.dedup_passages(["some text", "other text"], ["x", "x"])
+    assert err.value.reason == "repeated_id"
+    for name, value in [("min_words", 0), ("boilerplate", 1), ("min_marks", 0), ("min_coverage", 1.5),
+                        ("min_words", -1), ("boilerplate", 2**40)]:
+        with pytest.raises(InputError, match=name) as err:
+            priorart.dedup_passages(["a"], **{name: value})
+        assert err.value.reason == "out_of_range"
+
+
+def test_ctrl_c_is_a_keyboard_interrupt(corpus):
+    documents, _ = corpus
+
+    def interrupt(phase, done, total):
+        if phase != "reading":
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        priorart.dedup_passages([text for _, text in documents] * 3, progress=interrupt)
