@@ -9,8 +9,9 @@
 //! still one passage (a longer edit split them) are joined when the joined
 //! pair stays similar.
 
-use crate::seeds::Seed;
+use crate::seeds::{KeyHasher, Seed};
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 /// A candidate passage in content-word indices (inclusive ranges).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -72,18 +73,23 @@ const AXES: u8 = 3;
 pub(crate) fn supported(mut seeds: Vec<Seed>, max_gap: u32, max_shift: u32) -> Vec<Seed> {
     seeds.sort_unstable_by_key(|seed| (seed.a, seed.b));
     let diagonal = |seed: &Seed| i64::from(seed.b) - i64::from(seed.a);
-    let mut keep = vec![false; seeds.len()];
-    for i in 0..seeds.len() {
-        for j in i + 1..seeds.len() {
-            if seeds[j].a - seeds[i].a > max_gap {
-                break;
-            }
-            if (diagonal(&seeds[i]) - diagonal(&seeds[j])).unsigned_abs() <= u64::from(max_shift) {
-                keep[i] = true;
-                keep[j] = true;
-            }
-        }
-    }
+    let near = |x: &Seed, y: &Seed| (diagonal(x) - diagonal(y)).unsigned_abs() <= u64::from(max_shift);
+    // Each seed looks for one neighbour, the closest in the first text
+    // first, and stops there: inside a passage it is the next seed.
+    let keep: Vec<bool> = (0..seeds.len())
+        .map(|i| {
+            let seed = &seeds[i];
+            seeds[i + 1..]
+                .iter()
+                .take_while(|later| later.a - seed.a <= max_gap)
+                .any(|later| near(seed, later))
+                || seeds[..i]
+                    .iter()
+                    .rev()
+                    .take_while(|earlier| seed.a - earlier.a <= max_gap)
+                    .any(|earlier| near(seed, earlier))
+        })
+        .collect();
     seeds.into_iter().zip(keep).filter_map(|(seed, kept)| kept.then_some(seed)).collect()
 }
 
@@ -144,7 +150,9 @@ fn group_of(seeds: &[Seed], width: u32) -> Group {
 /// How many words two bags of words share, counted with repeats. Word
 /// order does not count, so reordering inside a passage costs nothing.
 pub(crate) fn shared_words(a: &[u64], b: &[u64]) -> u64 {
-    let mut counts: HashMap<u64, i64> = HashMap::with_capacity(a.len());
+    // Word hashes are mixed already: the map needs no hashing of its own.
+    let mut counts: HashMap<u64, i64, BuildHasherDefault<KeyHasher>> =
+        HashMap::with_capacity_and_hasher(a.len(), BuildHasherDefault::default());
     for &word in a {
         *counts.entry(word).or_default() += 1;
     }
@@ -246,6 +254,33 @@ mod tests {
         // 0..4 on one diagonal (one shifted by 2); (5, 90) is alone.
         let kept = supported(seeds(&[(0, 10), (1, 11), (2, 14), (5, 90), (30, 40)]), 10, 3);
         assert_eq!(kept, seeds(&[(0, 10), (1, 11), (2, 14)]));
+    }
+
+    #[test]
+    fn supported_seeds_are_those_with_a_close_neighbour() {
+        let mut rng = fastrand::Rng::with_seed(13);
+        for _ in 0..300 {
+            let mut pairs: Vec<(u32, u32)> =
+                (0..rng.usize(0..60)).map(|_| (rng.u32(0..80), rng.u32(0..80))).collect();
+            pairs.sort_unstable();
+            pairs.dedup();
+            let (gap, shift) = (rng.u32(0..15), rng.u32(0..8));
+            let close = |x: (u32, u32), y: (u32, u32)| {
+                x.0.abs_diff(y.0) <= gap
+                    && (i64::from(x.1) - i64::from(x.0) - (i64::from(y.1) - i64::from(y.0))).unsigned_abs()
+                        <= u64::from(shift)
+            };
+            let expected: Vec<(u32, u32)> = pairs
+                .iter()
+                .enumerate()
+                .filter(|&(i, &x)| pairs.iter().enumerate().any(|(j, &y)| i != j && close(x, y)))
+                .map(|(_, &x)| x)
+                .collect();
+            let mut shuffled = seeds(&pairs);
+            rng.shuffle(&mut shuffled);
+            let kept: Vec<(u32, u32)> = supported(shuffled, gap, shift).iter().map(|s| (s.a, s.b)).collect();
+            assert_eq!(kept, expected, "gap {gap} shift {shift}");
+        }
     }
 
     #[test]

@@ -208,11 +208,15 @@ pub struct Passage {
     pub seeds: usize,
 }
 
-/// A text and its content words ([`Aligner::cut`]).
+/// A text, its content words and their seed keys sorted ([`Aligner::cut`]):
+/// about 32 bytes per content word besides the text.
 #[derive(Debug, Clone)]
 pub struct CutText {
     text: String,
     words: Vec<words::Word>,
+    keys: Vec<(u64, u32)>,
+    /// Whether English stopwords were left out of `words`.
+    english_stopwords: bool,
 }
 
 impl CutText {
@@ -248,27 +252,32 @@ impl Aligner {
     pub fn align(&self, a: &str, b: &str) -> Result<Vec<Passage>, AlignError> {
         self.check_size(Side::A, a)?;
         self.check_size(Side::B, b)?;
-        let is_stopword = |hash| self.stopwords.contains(hash);
-        let b_words = words::content_words(b, is_stopword);
-        let a_words = words::content_words(a, is_stopword);
-        self.align_words(a, &a_words, b, &b_words)
+        let (a_words, a_keys) = self.words_and_keys(a);
+        let (b_words, b_keys) = self.words_and_keys(b);
+        self.align_words((a, &a_words, &a_keys), (b, &b_words, &b_keys))
     }
 
-    /// `text` cut into its content words once, to be aligned with many
-    /// others by [`Aligner::align_cut`] (cutting is half the work of an
-    /// alignment). A text over the size limit is refused (named as the
-    /// first text).
+    /// `text` cut into its content words and their seed keys once, to be
+    /// aligned with many others by [`Aligner::align_cut`] (cutting and
+    /// keying are most of the work of an alignment). A text over the size
+    /// limit is refused (named as the first text).
     pub fn cut(&self, text: String) -> Result<CutText, AlignError> {
         self.check_size(Side::A, &text)?;
-        let words = words::content_words(&text, |hash| self.stopwords.contains(hash));
-        Ok(CutText { text, words })
+        let (words, keys) = self.words_and_keys(&text);
+        Ok(CutText { text, words, keys, english_stopwords: self.params.english_stopwords })
     }
 
     /// [`Aligner::align`] of two texts cut by this aligner's
-    /// [`Aligner::cut`] (or one with the same stopwords): the same
+    /// [`Aligner::cut`] (or one with the same parameters): the same
     /// passages.
     pub fn align_cut(&self, a: &CutText, b: &CutText) -> Result<Vec<Passage>, AlignError> {
-        self.align_words(&a.text, &a.words, &b.text, &b.words)
+        self.align_words((&a.text, &a.words, &a.keys), (&b.text, &b.words, &b.keys))
+    }
+
+    fn words_and_keys(&self, text: &str) -> (Vec<words::Word>, Vec<(u64, u32)>) {
+        let words = words::content_words(text, |hash| self.stopwords.contains(hash));
+        let keys = seeds::sorted_keys(&words, self.params.seed_words);
+        (words, keys)
     }
 
     fn check_size(&self, side: Side, text: &str) -> Result<(), AlignError> {
@@ -282,20 +291,16 @@ impl Aligner {
         Ok(())
     }
 
-    fn align_words(
-        &self,
-        a: &str,
-        a_words: &[words::Word],
-        b: &str,
-        b_words: &[words::Word],
-    ) -> Result<Vec<Passage>, AlignError> {
+    /// The passages of two texts, each with its content words and their
+    /// sorted seed keys.
+    fn align_words(&self, a: Keyed<'_>, b: Keyed<'_>) -> Result<Vec<Passage>, AlignError> {
+        let ((a, a_words, a_keys), (b, b_words, b_keys)) = (a, b);
         let width = self.params.seed_words;
         if a_words.len() < width || b_words.len() < width {
             return Ok(Vec::new());
         }
-        let source = seeds::SourceKeys::new(b_words, width, self.params.max_key_occurrences);
-        let seeds = source.seeds(a_words, width, self.params.max_seeds)?;
-        drop(source);
+        let seeds =
+            seeds::joined_seeds(a_keys, b_keys, self.params.max_key_occurrences, self.params.max_seeds)?;
         let seeds = cluster::supported(seeds, self.params.max_gap, self.params.max_shift);
         let found = cluster::groups(seeds, width as u32, self.params.max_gap, self.params.max_shift);
         let found = found.into_iter().filter(|group| group.seeds >= self.params.min_seeds).collect();
@@ -303,6 +308,9 @@ impl Aligner {
         Ok(offsets::passages(a, b, a_words, b_words, &kept))
     }
 }
+
+/// A text, its content words and their sorted seed keys.
+type Keyed<'t> = (&'t str, &'t [words::Word], &'t [(u64, u32)]);
 
 fn check(params: &Params) -> Result<(), AlignError> {
     let bad = |what: String| Err(AlignError::BadParameter(what));

@@ -33,9 +33,10 @@ pub(crate) fn key(words: &[Word]) -> u64 {
     })
 }
 
-/// Keys are already well-mixed hashes: a map over them needs no hashing.
+/// Keys (and word hashes) are already well-mixed hashes: a map over them
+/// needs no hashing.
 #[derive(Default)]
-struct KeyHasher(u64);
+pub(crate) struct KeyHasher(u64);
 
 impl Hasher for KeyHasher {
     fn finish(&self) -> u64 {
@@ -105,6 +106,70 @@ impl SourceKeys {
     }
 }
 
+/// The keys of `words` (`width` words each) with where each starts,
+/// sorted by key then position: a text cut once ([`crate::CutText`])
+/// brings them to each of its alignments, so that two texts' seeds are a
+/// merge of two sorted lists ([`joined_seeds`]) instead of a table of one
+/// text built again for every pair.
+pub(crate) fn sorted_keys(words: &[Word], width: usize) -> Vec<(u64, u32)> {
+    let mut keyed: Vec<(u64, u32)> =
+        words.windows(width).enumerate().map(|(at, window)| (key(window), index(at))).collect();
+    keyed.sort_unstable();
+    keyed
+}
+
+/// The seeds of two texts' [`sorted_keys`] (`a`'s and `b`'s): every pair
+/// of positions with the same key, but for keys found more than
+/// `max_occurrences` times in `b` (as [`SourceKeys`] leaves them out), or
+/// [`AlignError::TooManySeeds`] past `max_seeds`. The same seeds as
+/// [`SourceKeys::seeds`], in key order.
+pub(crate) fn joined_seeds(
+    a: &[(u64, u32)],
+    b: &[(u64, u32)],
+    max_occurrences: usize,
+    max_seeds: usize,
+) -> Result<Vec<Seed>, AlignError> {
+    let mut seeds = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].0.cmp(&b[j].0) {
+            std::cmp::Ordering::Less => i = skip(a, i, |key| key < b[j].0),
+            std::cmp::Ordering::Greater => j = skip(b, j, |key| key < a[i].0),
+            std::cmp::Ordering::Equal => {
+                let key = a[i].0;
+                let (a_end, b_end) = (skip(a, i, |other| other == key), skip(b, j, |other| other == key));
+                let (a_run, b_run) = (&a[i..a_end], &b[j..b_end]);
+                if b_run.len() <= max_occurrences {
+                    let total = seeds.len() + a_run.len() * b_run.len();
+                    if total > max_seeds {
+                        return Err(AlignError::TooManySeeds { seeds: total, limit: max_seeds });
+                    }
+                    for &(_, at_a) in a_run {
+                        seeds.extend(b_run.iter().map(|&(_, at_b)| Seed { a: at_a, b: at_b }));
+                    }
+                }
+                (i, j) = (a_end, b_end);
+            }
+        }
+    }
+    Ok(seeds)
+}
+
+/// The first index after `from` of sorted `keys` whose key is not
+/// `before` (`keys.len()` if none), `before` holding for `keys[from]` and
+/// then for a prefix of the rest: found by galloping (steps doubling from
+/// `from`, then a binary search), so that a short text's keys are found in
+/// a long one's in time growing with the short one's.
+fn skip(keys: &[(u64, u32)], from: usize, before: impl Fn(u64) -> bool) -> usize {
+    let (mut low, mut step) = (from, 1);
+    while low + step < keys.len() && before(keys[low + step].0) {
+        low += step;
+        step *= 2;
+    }
+    let high = (low + step + 1).min(keys.len());
+    low + keys[low..high].partition_point(|&(key, _)| before(key))
+}
+
 /// A word index of a text under 4 GiB (fewer words than bytes).
 fn index(at: usize) -> u32 {
     u32::try_from(at).expect("texts are limited to fewer than 2^32 bytes")
@@ -133,5 +198,30 @@ mod tests {
         assert_eq!(seeds, [Seed { a: 0, b: 0 }, Seed { a: 0, b: 3 }]);
         let error = source.seeds(&words(&[2, 1, 7, 1, 2]), 2, 3).unwrap_err();
         assert_eq!(error, AlignError::TooManySeeds { seeds: 4, limit: 3 });
+    }
+
+    #[test]
+    fn joined_seeds_are_the_source_keys_seeds() {
+        let mut rng = fastrand::Rng::with_seed(5);
+        for _ in 0..300 {
+            // Few distinct words, so keys repeat and some pass the cap.
+            let text = |rng: &mut fastrand::Rng| -> Vec<Word> {
+                words(&(0..rng.usize(0..80)).map(|_| rng.u64(0..6)).collect::<Vec<_>>())
+            };
+            let (a, b) = (text(&mut rng), text(&mut rng));
+            let (width, cap) = (rng.usize(1..=3), rng.usize(1..=8));
+            let mut expected = SourceKeys::new(&b, width, cap).seeds(&a, width, usize::MAX).unwrap();
+            let mut joined =
+                joined_seeds(&sorted_keys(&a, width), &sorted_keys(&b, width), cap, usize::MAX).unwrap();
+            let order = |seed: &Seed| (seed.a, seed.b);
+            expected.sort_unstable_by_key(order);
+            joined.sort_unstable_by_key(order);
+            assert_eq!(joined, expected);
+            let limit = expected.len().saturating_sub(1).max(1);
+            assert_eq!(
+                joined_seeds(&sorted_keys(&a, width), &sorted_keys(&b, width), cap, limit).is_err(),
+                expected.len() > limit
+            );
+        }
     }
 }

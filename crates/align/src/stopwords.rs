@@ -42,6 +42,11 @@ impl Stopwords {
         Stopwords { sorted: Vec::new() }
     }
 
+    /// Whether this is the English list (the other is empty).
+    pub(crate) fn is_english(&self) -> bool {
+        !self.sorted.is_empty()
+    }
+
     pub(crate) fn contains(&self, hash: u64) -> bool {
         self.sorted.binary_search(&hash).is_ok()
     }

@@ -16,7 +16,8 @@
 //! of the k-grams are kept.
 
 use crate::stopwords::Stopwords;
-use crate::{AlignError, MAX_SEED_WORDS, MAX_TEXT_BYTES, Side, seeds, words};
+use crate::words::Word;
+use crate::{AlignError, CutText, MAX_SEED_WORDS, MAX_TEXT_BYTES, Side, seeds, words};
 use std::collections::VecDeque;
 
 /// The most words per window.
@@ -90,8 +91,25 @@ impl Winnowing {
             return Err(AlignError::TextTooLarge { side: Side::A, bytes: text.len(), limit: MAX_TEXT_BYTES });
         }
         let content = words::content_words(text, |hash| self.stopwords.contains(hash));
+        Ok(self.marks_of_words(&content))
+    }
+
+    /// [`Winnowing::marks`] of a text already cut by an aligner
+    /// ([`crate::Aligner::cut`]): its words are used again when the
+    /// aligner leaves the same stopwords out, so the text is not cut
+    /// twice.
+    pub fn marks_cut(&self, cut: &CutText) -> Vec<Mark> {
+        if cut.english_stopwords == self.stopwords.is_english() {
+            return self.marks_of_words(&cut.words);
+        }
+        let content = words::content_words(cut.text(), |hash| self.stopwords.contains(hash));
+        self.marks_of_words(&content)
+    }
+
+    /// The marks of a text's content words.
+    fn marks_of_words(&self, content: &[Word]) -> Vec<Mark> {
         if content.len() < self.k {
-            return Ok(Vec::new());
+            return Vec::new();
         }
         let hashes: Vec<u64> = content.windows(self.k).map(seeds::key).collect();
         let mark = |at: usize| Mark {
@@ -123,7 +141,7 @@ impl Winnowing {
                 }
             }
         }
-        Ok(kept)
+        kept
     }
 }
 
@@ -244,6 +262,20 @@ mod tests {
         let shuffled = text(&(0..20).map(|n| (n * 7) % 20).collect::<Vec<_>>());
         assert_eq!(winnowing.coverage(&a, &shuffled), 0.0);
         assert_eq!(winnowing.coverage("w1 w2", &a), 0.0);
+    }
+
+    #[test]
+    fn marks_of_a_cut_text_are_its_marks() {
+        let text = "The quick brown fox jumps over the lazy dog, and the dog sleeps while the fox runs.";
+        for english in [true, false] {
+            let aligner =
+                crate::Aligner::new(crate::Params { english_stopwords: english, ..Default::default() })
+                    .unwrap();
+            let cut = aligner.cut(text.to_owned()).unwrap();
+            for winnowing in [Winnowing::new(2, 3, true).unwrap(), Winnowing::new(2, 3, false).unwrap()] {
+                assert_eq!(winnowing.marks_cut(&cut), winnowing.marks(text).unwrap(), "english {english}");
+            }
+        }
     }
 
     #[test]

@@ -106,13 +106,14 @@ impl Run<'_> {
             .with_context(|| format!("cannot write {}", self.outputs[0].display()))?;
         priorart_files::replace_all(&files)?;
         note!(
-            "priorart: {} ({} skipped{}), {} sharing {} winnowing hashes or more, {} sharing passages of {} words \
-             or more ({}){}, {} (hashes in more than {})",
+            "priorart: {} ({} skipped{}), {} sharing {} winnowing hashes or more ({} of them close together, \
+             aligned), {} sharing passages of {} words or more ({}){}, {} (hashes in more than {})",
             crate::counted(catalog.len() as u64, "document"),
             read.skipped(),
             if unmarked > 0 { format!(", {unmarked} too large to search") } else { String::new() },
-            crate::counted(outcome.candidates as u64, "candidate pair"),
+            crate::counted(outcome.sharing as u64, "pair"),
             settings.min_marks,
+            outcome.candidates,
             crate::counted(outcome.pairs as u64, "pair"),
             settings.min_words,
             crate::counted(outcome.passages as u64, "passage"),

@@ -6,31 +6,40 @@
 //! marks ([`Winnowing`], Schleimer et al. 2003: a few hashes of its
 //! content-word k-grams such that a shared run of `w + k - 1` content
 //! words shares one) go to [`Postings`], one `(hash, document, word)`
-//! record per distinct hash, sorted on disk in runs of bounded size.
+//! record per mark, sorted on disk in runs of bounded size.
 //!
 //! Candidates: the runs merged, a hash at a time. A hash held by more than
 //! [`PassageSettings::boilerplate`] documents is boilerplate (a license, a
 //! header, navigation): it makes no pair, and runs of such hashes in their
 //! first document as long as a reported passage are reported once each
 //! ([`Boilerplate`]: how many documents, an example and where). The other
-//! hashes held by two
-//! documents or more give every pair of their documents, themselves
-//! sorted on disk; pairs sharing at least [`PassageSettings::min_marks`]
-//! hashes are the candidates.
+//! hashes held by two documents or more give every pair of their
+//! documents with the hash's word in the first, themselves sorted on disk;
+//! pairs sharing at least [`PassageSettings::min_marks`] hashes, three of
+//! them within 64 content words of the first document (a passage is made
+//! of such runs; scattered phrases are not), are the candidates. The test
+//! is made on these records, so the documents of pairs that fail it are
+//! not read again.
 //!
 //! Pass 2 re-reads the candidates' documents in place order, a working set
-//! at a time (as `dedup`'s verification), and aligns each pair whose
-//! shared marks come close together somewhere with the PAN aligner
-//! ([`Aligner::align`]): a pair is reported with its passages
-//! of at least [`PassageSettings::min_words`] words on both sides, less
-//! those mostly covered by boilerplate hashes.
+//! at a time (as `dedup`'s verification), on all cores: each text is cut
+//! into the aligner's words and their seed keys sorted once for all its
+//! pairs ([`Aligner::cut`], its winnowing marks taken from the same words),
+//! and each pair is aligned by the PAN aligner ([`Aligner::align_cut`]:
+//! seeds by merging the two sorted key lists). A pair is reported with its
+//! passages of at least [`PassageSettings::min_words`] words on both
+//! sides, less those mostly covered by boilerplate hashes.
+//! [`PairChecker`] is that check, public so that a front end finding its
+//! candidates itself gets the same passages from the two texts alone.
 //!
 //! Memory: the catalog (about 60 bytes a document and its id), the sort
 //! buffers ([`PassageSettings::sort_memory`]), the candidates (12 bytes
 //! each), the boilerplate hashes (24 bytes each) and the working set (its
-//! texts with their words and marks, about three times the text), not the
-//! collection's texts; the disk holds the postings (16 bytes per mark, about 2 in
-//! 5 content words by default) and the pairs (8 bytes per shared mark).
+//! texts with their words, keys and marks, about five times the text), not
+//! the collection's texts; the disk holds the postings (16 bytes per mark,
+//! about 2 in 5 content words by default) and the pairs (12 bytes per
+//! shared mark). Sorted runs are merged in levels, so that at most 64 per
+//! level are open at once.
 
 use crate::catalog::{Catalog, Places};
 use crate::error::DedupError;
@@ -85,8 +94,9 @@ impl PassageSettings {
     /// postings' and the pairs').
     pub const DEFAULT_SORT_MEMORY: u64 = 128 << 20;
     /// Pass 2 holds 128 MiB of text by default: each text held is also
-    /// cut into its words (16 bytes each, about twice the text), and the
-    /// lines of a round's pairs are held until it ends.
+    /// cut into its words and their sorted seed keys (16 bytes each, about
+    /// four times the text), and the lines of a round's pairs are held
+    /// until it ends.
     pub const DEFAULT_WORKING_SET: u64 = 128 << 20;
 
     /// The defaults with passages of at least `min_words` words and
@@ -144,7 +154,7 @@ impl Default for PassageSettings {
 }
 
 /// Pass 1's marks, sorted on disk: one `(hash, document, word)` record per
-/// distinct hash of each document.
+/// mark of each document, the word flagged [`REPEAT`] after a hash's first.
 pub struct Postings {
     runs: Runs<(u64, u32, u32)>,
     distinct: Vec<(u64, u32)>,
@@ -157,11 +167,18 @@ impl Postings {
     }
 
     /// Adds the marks of document `number` ([`Winnowing::marks`] of its
-    /// text): each hash once, at its first word.
+    /// text): every mark, those of a hash after its first flagged
+    /// [`REPEAT`] (counted once, but placed at every word).
     pub fn add(&mut self, number: u32, marks: &[Mark]) -> Result<(), DedupError> {
-        distinct_marks(marks, &mut self.distinct);
+        self.distinct.clear();
+        // Words of texts under 2 GiB are under the flag.
+        self.distinct.extend(marks.iter().map(|mark| (mark.hash, mark.word.min(REPEAT - 1))));
+        self.distinct.sort_unstable();
+        let mut previous = None;
         for &(hash, word) in &self.distinct {
-            self.runs.push((hash, number, word))?;
+            let flag = if previous == Some(hash) { REPEAT } else { 0 };
+            self.runs.push((hash, number, word | flag))?;
+            previous = Some(hash);
         }
         Ok(())
     }
@@ -226,7 +243,10 @@ pub const SNIPPET_CHARS: usize = 400;
 pub struct PassageOutcome {
     /// Postings read back (marks of all documents).
     pub postings: u64,
-    /// Pairs sharing at least the settings' marks, aligned.
+    /// Pairs sharing at least the settings' marks.
+    pub sharing: usize,
+    /// Those of them with 3 shared marks within 64 content words of the
+    /// first document (passages are made of such runs), aligned.
     pub candidates: usize,
     /// Pairs reported.
     pub pairs: usize,
@@ -267,7 +287,7 @@ pub fn find_passages(
     control.progress.phase(Phase::Candidates, 0);
     let records = postings.len();
     let shared = shared_hashes(postings, settings, control)?;
-    let candidates = candidates(shared.pairs, settings.min_marks, control)?;
+    let (candidates, sharing) = candidates(shared.pairs, settings.min_marks, control)?;
     let boilerplate_hashes: Vec<u64> = shared.boilerplate.iter().map(|mark| mark.hash).collect();
     let checker = PairChecker::new(settings, boilerplate_hashes);
     let prepare = |text: String| checker.prepare(text);
@@ -310,6 +330,7 @@ pub fn find_passages(
     let boilerplate = boilerplate(catalog, shared.boilerplate, settings, reread, control)?;
     Ok(PassageOutcome {
         postings: records,
+        sharing,
         candidates: candidates.len(),
         pairs,
         passages,
@@ -324,6 +345,15 @@ pub fn find_passages(
 const NEARBY_MARKS: usize = 3;
 /// How close, in content words of the first document.
 const NEARBY_WORDS: u32 = 64;
+
+/// Whether the words (sorted) of the hashes a document shares with another
+/// hold [`NEARBY_MARKS`] within [`NEARBY_WORDS`] content words: a shared
+/// passage has them; documents that share only scattered phrases need not
+/// be aligned. The candidates are picked with it from the postings, and
+/// [`PairChecker::check`] asks it of two texts, so both agree.
+fn nearby(words: &[u32]) -> bool {
+    words.windows(NEARBY_MARKS).any(|run| run[NEARBY_MARKS - 1] - run[0] <= NEARBY_WORDS)
+}
 
 /// What an aligned pair gave.
 enum Checked {
@@ -407,8 +437,10 @@ impl PreparedText {
     ) -> PreparedText {
         let mut covered: Vec<(u32, u32)> = Vec::new();
         let mut marks = Vec::new();
-        // The aligner refuses what winnowing refuses (too large).
-        for mark in winnowing.marks(&text).unwrap_or_default() {
+        // A text the aligner refuses (too large) is not aligned: its marks
+        // are not needed.
+        let cut = aligner.cut(text).ok();
+        for mark in cut.as_ref().map(|cut| winnowing.marks_cut(cut)).unwrap_or_default() {
             if boilerplate_hashes.binary_search(&mark.hash).is_err() {
                 marks.push((mark.hash, mark.word));
                 continue;
@@ -419,13 +451,11 @@ impl PreparedText {
             }
         }
         marks.sort_unstable();
-        PreparedText { cut: aligner.cut(text).ok(), boilerplate: covered, marks }
+        PreparedText { cut, boilerplate: covered, marks }
     }
 
-    /// Whether `self` shares [`NEARBY_MARKS`] marks with `other` within
-    /// [`NEARBY_WORDS`] content words of its own: a shared passage has
-    /// them; documents that share only scattered phrases need not be
-    /// aligned.
+    /// Whether `self` shares marks with `other` close together in its own
+    /// words ([`nearby`]).
     fn shares_nearby_marks(&self, other: &PreparedText) -> bool {
         let (mut mine, mut theirs) = (self.marks.iter().peekable(), other.marks.iter().peekable());
         let mut words = Vec::new();
@@ -444,7 +474,7 @@ impl PreparedText {
             }
         }
         words.sort_unstable();
-        words.windows(NEARBY_MARKS).any(|run| run[NEARBY_MARKS - 1] - run[0] <= NEARBY_WORDS)
+        nearby(&words)
     }
 
     /// The text (empty when it was refused: its pairs are not aligned).
@@ -517,11 +547,17 @@ struct BoilerplateMark {
 }
 
 /// The merged postings, split: pairs of documents sharing a hash (one
-/// record per shared hash, on disk) and the boilerplate hashes.
+/// record per shared hash, on disk: the earlier document, the later, and
+/// the hash's word in the earlier) and the boilerplate hashes.
 struct SharedHashes {
-    pairs: Runs<(u32, u32)>,
+    pairs: Runs<(u32, u32, u32)>,
     boilerplate: Vec<BoilerplateMark>,
 }
+
+/// The flag of a word position (postings' and pair records') where a hash
+/// is found again in a document: the pair's shared hashes are counted
+/// once, but each place counts in [`nearby`].
+const REPEAT: u32 = 1 << 31;
 
 /// Records between two checks of the stop flag.
 const CHECK_EVERY: u64 = 1 << 20;
@@ -534,7 +570,8 @@ fn shared_hashes(
     let mut pairs = Runs::new(settings.sort_memory, settings.temp_dir.as_deref());
     let mut boilerplate = Vec::new();
     let limit = settings.boilerplate as usize;
-    // The current hash's documents (at most `limit + 1` kept) and count.
+    // The current hash's places (those of its first `limit + 1`
+    // documents) and how many documents hold it.
     let mut holders: Vec<(u32, u32)> = Vec::with_capacity(limit + 1);
     let mut current: Option<(u64, u32)> = None;
     let mut flush = |hash: u64, count: u32, holders: &mut Vec<(u32, u32)>| -> Result<(), DedupError> {
@@ -542,10 +579,18 @@ fn shared_hashes(
             let (example, word) = holders[0];
             boilerplate.push(BoilerplateMark { hash, documents: count, example, word });
         } else {
-            for (at, &(first, _)) in holders.iter().enumerate() {
-                for &(second, _) in &holders[at + 1..] {
-                    pairs.push((first, second))?;
-                }
+            // Each place of the earlier document, with every later one.
+            for (at, &(first, word)) in holders.iter().enumerate() {
+                let mut later =
+                    holders[at + 1..].iter().map(|&(document, _)| document).filter(|&d| d != first);
+                let mut previous = None;
+                later.try_for_each(|second| {
+                    if previous != Some(second) {
+                        pairs.push((first, second, word))?;
+                        previous = Some(second);
+                    }
+                    Ok::<(), DedupError>(())
+                })?;
             }
         }
         holders.clear();
@@ -556,8 +601,9 @@ fn shared_hashes(
         if read % CHECK_EVERY == 0 {
             control.check()?;
         }
+        let first_place = word & REPEAT == 0;
         match current {
-            Some((held, ref mut count)) if held == hash => *count += 1,
+            Some((held, ref mut count)) if held == hash => *count += u32::from(first_place),
             _ => {
                 if let Some((held, count)) = current {
                     flush(held, count, &mut holders)?;
@@ -565,7 +611,7 @@ fn shared_hashes(
                 current = Some((hash, 1));
             }
         }
-        if holders.len() <= limit {
+        if current.is_some_and(|(_, count)| count as usize <= limit + 1) {
             holders.push((document, word));
         }
     }
@@ -575,34 +621,54 @@ fn shared_hashes(
     Ok(SharedHashes { pairs, boilerplate })
 }
 
-/// The pairs sharing at least `min_marks` hashes: `(a, b, shared)`, sorted.
+/// A candidate pair: its documents and how many hashes they share.
+type Candidate = (u32, u32, u32);
+
+/// The candidates: pairs sharing at least `min_marks` hashes, some of
+/// them close together in the first document ([`nearby`]), as `(a, b,
+/// shared)`, sorted; and how many pairs share `min_marks` hashes.
 fn candidates(
-    pairs: Runs<(u32, u32)>,
+    pairs: Runs<(u32, u32, u32)>,
     min_marks: u32,
     control: Control<'_>,
-) -> Result<Vec<(u32, u32, u32)>, DedupError> {
+) -> Result<(Vec<Candidate>, usize), DedupError> {
     let mut kept = Vec::new();
-    let mut current: Option<((u32, u32), u32)> = None;
+    let mut sharing = 0;
+    // The current pair and the places of its shared hashes in its first
+    // document (flagged after a hash's first).
+    let mut current: Option<(u32, u32)> = None;
+    let mut words: Vec<u32> = Vec::new();
+    let mut close = |pair: (u32, u32), words: &mut Vec<u32>| {
+        let count = words.iter().filter(|&&word| word & REPEAT == 0).count();
+        let count = u32::try_from(count).unwrap_or(u32::MAX);
+        if count >= min_marks {
+            sharing += 1;
+            words.iter_mut().for_each(|word| *word &= !REPEAT);
+            words.sort_unstable();
+            if nearby(words) {
+                kept.push((pair.0, pair.1, count));
+            }
+        }
+    };
     for (read, record) in (1u64..).zip(pairs.merged()?) {
-        let pair = record?;
+        let (a, b, word) = record?;
         if read % CHECK_EVERY == 0 {
             control.check()?;
         }
-        match &mut current {
-            Some((held, count)) if *held == pair => *count += 1,
-            _ => {
-                if let Some((held, count)) = current.filter(|&(_, count)| count >= min_marks) {
-                    kept.push((held.0, held.1, count));
-                }
-                current = Some((pair, 1));
+        if current != Some((a, b)) {
+            if let Some(pair) = current {
+                close(pair, &mut words);
             }
+            current = Some((a, b));
+            words.clear();
         }
+        words.push(word);
     }
-    if let Some((held, count)) = current.filter(|&(_, count)| count >= min_marks) {
-        kept.push((held.0, held.1, count));
+    if let Some(pair) = current {
+        close(pair, &mut words);
     }
     control.check()?;
-    Ok(kept)
+    Ok((kept, sharing))
 }
 
 /// Boilerplate hashes grouped into passages ([`boilerplate_in`]), each

@@ -1,8 +1,13 @@
 //! An external sort of fixed-size records: pushed into a buffer of bounded
 //! size, each full buffer sorted on all cores and written to a temporary
 //! file (a *run*), then every run merged back in order, one buffered reader
-//! per run. Memory is the buffer and the readers' buffers, however many
-//! records pass through; the disk holds each record once.
+//! per run. Runs are merged in levels: whenever [`FAN_IN`] runs of one
+//! level are written they are merged into one run of the next, so at most
+//! `FAN_IN` runs per level are open at once (about 2 levels for 1 TB of
+//! records with 128 MiB buffers), and each record is written once per
+//! level. Memory is the buffer and the readers' buffers, however many
+//! records pass through; the disk holds each record once (twice while a
+//! merge writes).
 
 use crate::error::DedupError;
 use rayon::prelude::*;
@@ -37,6 +42,22 @@ impl Record for (u32, u32) {
     }
 }
 
+/// Two document numbers, the smaller first, and a word position.
+impl Record for (u32, u32, u32) {
+    const BYTES: usize = 12;
+
+    fn write(&self, to: &mut Vec<u8>) {
+        to.extend_from_slice(&self.0.to_le_bytes());
+        to.extend_from_slice(&self.1.to_le_bytes());
+        to.extend_from_slice(&self.2.to_le_bytes());
+    }
+
+    fn read(from: &[u8]) -> Self {
+        let word = |at: usize| u32::from_le_bytes(from[at..at + 4].try_into().expect("four bytes"));
+        (word(0), word(4), word(8))
+    }
+}
+
 /// A hash, a document number and a word position.
 impl Record for (u64, u32, u32) {
     const BYTES: usize = 16;
@@ -56,11 +77,17 @@ impl Record for (u64, u32, u32) {
 /// Bytes each run's reader buffers while merging.
 const READ_BUFFER: usize = 256 << 10;
 
-/// Records being sorted: the buffer, and the runs written so far.
+/// Runs merged at once: at most this many of each level are open.
+pub(crate) const FAN_IN: usize = 64;
+
+/// Records being sorted: the buffer, and the runs written so far with
+/// their levels (a run of level `n` merges `FAN_IN^n` buffers; levels do
+/// not increase along the list).
 pub(crate) struct Runs<R: Record> {
     buffer: Vec<R>,
     capacity: usize,
-    files: Vec<File>,
+    files: Vec<(u32, File)>,
+    fan_in: usize,
     temp_dir: Option<PathBuf>,
     records: u64,
 }
@@ -74,9 +101,17 @@ impl<R: Record> Runs<R> {
             buffer: Vec::new(),
             capacity,
             files: Vec::new(),
+            fan_in: FAN_IN,
             temp_dir: temp_dir.map(Path::to_owned),
             records: 0,
         }
+    }
+
+    /// The same, merging `fan_in` runs at once (at least 2).
+    #[cfg(test)]
+    fn with_fan_in(mut self, fan_in: usize) -> Runs<R> {
+        self.fan_in = fan_in.max(2);
+        self
     }
 
     /// Adds a record.
@@ -99,23 +134,34 @@ impl<R: Record> Runs<R> {
 
     fn spill(&mut self) -> Result<(), DedupError> {
         self.buffer.par_sort_unstable();
-        let file = match &self.temp_dir {
-            Some(dir) => tempfile::tempfile_in(dir),
-            None => tempfile::tempfile(),
+        let mut writer = RunWriter::new(self.temp_dir.as_deref())?;
+        for &record in &self.buffer {
+            writer.push(record)?;
         }
-        .map_err(DedupError::SortRuns)?;
-        let mut writer = BufWriter::with_capacity(1 << 20, file);
-        let mut bytes = Vec::with_capacity(R::BYTES * 4096);
-        for chunk in self.buffer.chunks(4096) {
-            bytes.clear();
-            chunk.iter().for_each(|record| record.write(&mut bytes));
-            writer.write_all(&bytes).map_err(DedupError::SortRuns)?;
-        }
-        let mut file = writer.into_inner().map_err(|err| DedupError::SortRuns(err.into_error()))?;
-        file.seek(SeekFrom::Start(0)).map_err(DedupError::SortRuns)?;
-        self.files.push(file);
+        self.files.push((0, writer.finish()?));
         self.buffer.clear();
+        // Whenever the last `fan_in` runs are of one level, they become
+        // one of the next.
+        while self.files.len() >= self.fan_in {
+            let tail = self.files.len() - self.fan_in;
+            let level = self.files[tail].0;
+            if self.files[tail..].iter().any(|&(other, _)| other != level) {
+                break;
+            }
+            let merged = self.merge_into_one(tail)?;
+            self.files.push((level + 1, merged));
+        }
         Ok(())
+    }
+
+    /// The runs from `from` on, merged into one run (and closed).
+    fn merge_into_one(&mut self, from: usize) -> Result<File, DedupError> {
+        let files = self.files.split_off(from).into_iter().map(|(_, file)| file).collect();
+        let mut writer = RunWriter::new(self.temp_dir.as_deref())?;
+        for record in Merged::<R>::of_files(files)? {
+            writer.push(record?)?;
+        }
+        writer.finish()
     }
 
     /// Every record pushed, in order (equal records each as often as
@@ -133,15 +179,57 @@ impl<R: Record> Runs<R> {
             self.spill()?;
         }
         self.buffer = Vec::new();
-        let mut readers: Vec<BufReader<File>> =
-            self.files.into_iter().map(|file| BufReader::with_capacity(READ_BUFFER, file)).collect();
-        let mut heap = BinaryHeap::with_capacity(readers.len());
-        for (run, reader) in readers.iter_mut().enumerate() {
-            if let Some(record) = next_record(reader)? {
-                heap.push(Reverse((record, run)));
-            }
+        // Runs of several levels may still be more than `fan_in`: the
+        // newest (smallest) are merged first.
+        while self.files.len() > self.fan_in {
+            let from = self.files.len() - self.fan_in;
+            let level = self.files[from].0;
+            let merged = self.merge_into_one(from)?;
+            self.files.push((level + 1, merged));
         }
-        Ok(Merged { readers, heap, memory: Vec::new().into_iter() })
+        Merged::of_files(self.files.into_iter().map(|(_, file)| file).collect())
+    }
+}
+
+/// A run being written to a temporary file.
+struct RunWriter<R: Record> {
+    writer: BufWriter<File>,
+    bytes: Vec<u8>,
+    record: std::marker::PhantomData<R>,
+}
+
+/// Records written to a run at once.
+const WRITE_RECORDS: usize = 4096;
+
+impl<R: Record> RunWriter<R> {
+    fn new(temp_dir: Option<&Path>) -> Result<RunWriter<R>, DedupError> {
+        let file = match temp_dir {
+            Some(dir) => tempfile::tempfile_in(dir),
+            None => tempfile::tempfile(),
+        }
+        .map_err(DedupError::SortRuns)?;
+        Ok(RunWriter {
+            writer: BufWriter::with_capacity(1 << 20, file),
+            bytes: Vec::with_capacity(R::BYTES * WRITE_RECORDS),
+            record: std::marker::PhantomData,
+        })
+    }
+
+    fn push(&mut self, record: R) -> Result<(), DedupError> {
+        record.write(&mut self.bytes);
+        if self.bytes.len() >= R::BYTES * WRITE_RECORDS {
+            self.writer.write_all(&self.bytes).map_err(DedupError::SortRuns)?;
+            self.bytes.clear();
+        }
+        Ok(())
+    }
+
+    /// The run, written, to be read from its start.
+    fn finish(mut self) -> Result<File, DedupError> {
+        self.writer.write_all(&self.bytes).map_err(DedupError::SortRuns)?;
+        let mut file = self.writer.into_inner().map_err(|err| DedupError::SortRuns(err.into_error()))?;
+        file.seek(SeekFrom::Start(0)).map_err(DedupError::SortRuns)?;
+        Ok(file)
     }
 }
 
@@ -162,6 +250,22 @@ pub(crate) struct Merged<R: Record> {
     readers: Vec<BufReader<File>>,
     heap: BinaryHeap<Reverse<(R, usize)>>,
     memory: std::vec::IntoIter<R>,
+}
+
+impl<R: Record> Merged<R> {
+    /// The records of `files` (runs, each sorted, read from their start)
+    /// in order.
+    fn of_files(files: Vec<File>) -> Result<Merged<R>, DedupError> {
+        let mut readers: Vec<BufReader<File>> =
+            files.into_iter().map(|file| BufReader::with_capacity(READ_BUFFER, file)).collect();
+        let mut heap = BinaryHeap::with_capacity(readers.len());
+        for (run, reader) in readers.iter_mut().enumerate() {
+            if let Some(record) = next_record(reader)? {
+                heap.push(Reverse((record, run)));
+            }
+        }
+        Ok(Merged { readers, heap, memory: Vec::new().into_iter() })
+    }
 }
 
 impl<R: Record> Iterator for Merged<R> {
@@ -202,10 +306,36 @@ mod tests {
     }
 
     #[test]
+    fn runs_merge_in_levels_with_few_open_at_once() {
+        let mut rng = fastrand::Rng::with_seed(9);
+        let records: Vec<(u32, u32, u32)> =
+            (0..20_000).map(|_| (rng.u32(0..300), rng.u32(0..300), rng.u32(..))).collect();
+        let mut expected = records.clone();
+        expected.sort_unstable();
+        // 100 records a run: 200 runs, merged 4 at a time.
+        let mut runs = Runs::new(12 * 100, None).with_fan_in(4);
+        let mut most_open = 0;
+        for &record in &records {
+            runs.push(record).unwrap();
+            most_open = most_open.max(runs.files.len());
+        }
+        // 200 runs are levels 0 to 3 (4^3 = 64 runs each at the top):
+        // at most 3 of each level wait, and a merge holds 4 more.
+        assert!(most_open <= 3 * 4, "{most_open} runs open");
+        assert!(runs.files.iter().any(|&(level, _)| level >= 2), "merged in levels");
+        let merged: Vec<_> = runs.merged().unwrap().collect::<Result<_, _>>().unwrap();
+        assert_eq!(merged, expected);
+    }
+
+    #[test]
     fn pairs_round_trip_through_their_bytes() {
         let mut bytes = Vec::new();
         (7u32, u32::MAX).write(&mut bytes);
         assert_eq!(bytes.len(), <(u32, u32)>::BYTES);
         assert_eq!(<(u32, u32)>::read(&bytes), (7, u32::MAX));
+        bytes.clear();
+        (1u32, 2u32, u32::MAX).write(&mut bytes);
+        assert_eq!(bytes.len(), <(u32, u32, u32)>::BYTES);
+        assert_eq!(<(u32, u32, u32)>::read(&bytes), (1, 2, u32::MAX));
     }
 }

@@ -3,10 +3,14 @@
 //! their places on both sides, whatever the sort memory and working set;
 //! unrelated documents are not paired; a passage planted in more documents
 //! than the boilerplate threshold is reported once, as boilerplate; a stop
-//! request ends the run.
+//! request ends the run; every pair checked alone ([`PairChecker`]) gives
+//! what the search reports, and pairs sharing only scattered phrases are
+//! not aligned.
 
 use crate::dedup::StopAfterProgress;
-use priorart_dedup::passages::{Found, PassageSettings, Postings, boilerplate_line, find_passages};
+use priorart_dedup::passages::{
+    Found, PairCheck, PairChecker, PassageSettings, Postings, boilerplate_line, find_passages,
+};
 use priorart_dedup::{
     Catalog, Control, DedupError, Document, PassageCollection, Place, Places, Quiet, Reread, RereadError,
 };
@@ -196,6 +200,59 @@ fn passage_settings_are_checked() {
     assert_eq!(PassageSettings::default().with_min_marks(0).unwrap_err().reason(), "passage_settings");
 }
 
+#[test]
+fn each_pair_checked_alone_gives_what_the_search_reports() {
+    let (mut texts, planted, _) = collection(8);
+    // Documents 40 to 50 share five 6-word phrases (each sure to share a
+    // mark), 75 words apart: marks enough to be counted, few close
+    // together.
+    let mut rng = fastrand::Rng::with_seed(80);
+    let phrases: Vec<String> = (0..5)
+        .map(|_| (0..6).map(|_| format!("p{}", rng.u32(..1_000_000))).collect::<Vec<_>>().join(" "))
+        .collect();
+    for (shift, text) in texts[40..=50].iter_mut().enumerate() {
+        let mut words: Vec<String> = text.split(' ').map(str::to_owned).collect();
+        for (at, phrase) in phrases.iter().enumerate().rev() {
+            words.insert(at * 75 + shift % 3, phrase.clone());
+        }
+        *text = words.join(" ");
+    }
+    let settings = PassageSettings::default();
+    let (catalog, postings, reader) = pass_one(&texts, &settings);
+    let stop = AtomicBool::new(false);
+    let mut found: Vec<Found> = Vec::new();
+    let outcome = find_passages(&catalog, postings, &settings, &reader, quiet(&stop), |round| {
+        found.extend(round);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(found.len(), planted.len());
+    assert!(outcome.sharing >= 11 * 10 / 2 && outcome.sharing > outcome.candidates, "{outcome:?}");
+    // The boilerplate hashes as a front end finds them: held by more
+    // documents than the threshold.
+    let mut holders: HashMap<u64, u32> = HashMap::new();
+    for text in &texts {
+        let mut hashes: Vec<u64> =
+            settings.winnowing.marks(text).unwrap().iter().map(|mark| mark.hash).collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        hashes.into_iter().for_each(|hash| *holders.entry(hash).or_default() += 1);
+    }
+    let boilerplate =
+        holders.into_iter().filter(|&(_, count)| count > settings.boilerplate).map(|(hash, _)| hash);
+    let checker = PairChecker::new(&settings, boilerplate.collect());
+    let prepared: Vec<_> = texts.iter().map(|text| checker.prepare(text.clone())).collect();
+    for a in 0..texts.len() {
+        for b in a + 1..texts.len() {
+            let reported = found.iter().find(|found| (found.pair.a, found.pair.b) == (a as u32, b as u32));
+            let expected = match reported {
+                Some(found) => PairCheck::Passages(found.pair.passages.clone()),
+                None => PairCheck::Unrelated,
+            };
+            assert_eq!(checker.check(&prepared[a], &prepared[b]), expected, "pair {a} {b}");
+        }
+    }
+}
 /// Every line of a search of `texts` (ids `doc-N`) in memory.
 fn lines_of(texts: &[String], settings: &PassageSettings) -> (Vec<String>, Vec<String>) {
     let (catalog, postings, reader) = pass_one(texts, settings);
