@@ -8,7 +8,7 @@
 //! too); this module reads, prints and writes.
 
 use crate::corpus;
-use crate::dedup_cmd::{Args, Bars, CLUSTERS, PAIRS, left_as_it_was};
+use crate::dedup_run::{Args, Bars, CLUSTERS, PAIRS, left_as_it_was};
 use crate::exit::{self, UsageError};
 use anyhow::{Context, Result, bail};
 use priorart_corpus::Fingerprinted;

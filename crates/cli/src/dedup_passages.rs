@@ -7,8 +7,8 @@
 //! to a temporary file that takes its name only when the run is complete.
 
 use crate::corpus;
-use crate::dedup_cmd::{Bars, Run};
 use crate::dedup_passages_against::AgainstIndex;
+use crate::dedup_run::{Bars, Run};
 use crate::exit;
 use anyhow::{Context, Result};
 use priorart_corpus::{Wanted, WithX};

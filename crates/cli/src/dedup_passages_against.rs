@@ -4,7 +4,7 @@
 //! `priorart_dedup::passages_against`'s. The index is opened and checked
 //! before any input is read, so an index without marks fails at once.
 
-use crate::dedup_cmd::{Args, Bars, Run};
+use crate::dedup_run::{Args, Bars, Run};
 use anyhow::{Result, bail};
 use priorart_dedup::passages::PassageSettings;
 use priorart_dedup::passages_against::{IndexPassageOutcome, passages_against_index};

@@ -33,6 +33,7 @@ mod corpus;
 mod dedup_against;
 mod dedup_passages;
 mod dedup_passages_against;
+mod dedup_run;
 mod exit;
 mod index_passages;
 mod input;

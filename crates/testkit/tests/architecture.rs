@@ -377,26 +377,12 @@ fn circles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     found
 }
 
-/// Circles being broken while this test was written (issue 35 item 8),
-/// as `crate: sorted files`: each must still exist (remove its line when
-/// it is gone), and no other may appear.
-const CIRCLES_BEING_BROKEN: &[&str] =
-    &["cli: dedup_against.rs dedup_cmd.rs", "cli: dedup_cmd.rs dedup_passages.rs"];
-
 #[test]
 fn no_import_circle_between_the_files_of_a_crate() {
     let mut wrong = Vec::new();
-    let mut seen = BTreeSet::new();
     for dir in workspace_dirs() {
         let src = root().join("crates").join(&dir).join("src");
         for circle in circles(&imports(&src)) {
-            let mut files = circle.clone();
-            files.sort();
-            let key = format!("{dir}: {}", files.join(" "));
-            if CIRCLES_BEING_BROKEN.contains(&key.as_str()) {
-                seen.insert(key);
-                continue;
-            }
             let mut shown = circle.clone();
             shown.push(circle[0].clone());
             wrong.push(format!(
@@ -405,9 +391,6 @@ fn no_import_circle_between_the_files_of_a_crate() {
                 shown.join(" → ")
             ));
         }
-    }
-    for gone in CIRCLES_BEING_BROKEN.iter().filter(|known| !seen.contains(**known)) {
-        wrong.push(format!("the circle {gone:?} is broken: remove it from CIRCLES_BEING_BROKEN"));
     }
     assert!(wrong.is_empty(), "import circles (issue 35 item 8):\n- {}", wrong.join("\n- "));
 }
