@@ -58,10 +58,15 @@ fn settings(
         .map_err(|err| dedup_error(py, err))
 }
 
+/// What `dedup_passages_jsonl` returns: the `passages.jsonl` lines, the
+/// `boilerplate.jsonl` text, documents, empty texts, unmarked texts,
+/// candidates, unaligned pairs.
+type PassageSearchFound = (Vec<String>, String, usize, u64, u64, usize, usize);
+
 /// `priorart dedup --passages` of texts: every pair of documents sharing a
 /// passage, by the dedup crate's passage search on texts spilled to a
 /// temporary file as they stream in. Returns the CLI's `passages.jsonl`
-/// and `boilerplate.jsonl` texts, and counts: documents, empty texts
+/// lines and `boilerplate.jsonl` text, and counts: documents, empty texts
 /// skipped, texts too large to search, candidate pairs, pairs the aligner
 /// refused.
 #[pyfunction]
@@ -80,7 +85,7 @@ pub(crate) fn dedup_passages_jsonl(
     threads: Option<&Bound<'_, PyAny>>,
     temp_dir: Option<PathBuf>,
     progress: Option<&Bound<'_, PyAny>>,
-) -> PyResult<(String, String, usize, u64, u64, usize, usize)> {
+) -> PyResult<PassageSearchFound> {
     let threads = thread_count(py, threads)?;
     let mut settings = settings(py, min_words, boilerplate, min_marks, min_coverage)?;
     if let Some(bytes) = working_set {
@@ -94,7 +99,9 @@ pub(crate) fn dedup_passages_jsonl(
     })?;
     let (empty, unmarked) = (collection.empty(), collection.unmarked());
     let (catalog, outcome, pairs) = on_engine_thread(py, threads, progress, |control| {
-        let mut pairs = String::new();
+        // Line by line: each becomes a `str` of its own width (one `str` of
+        // them all takes four bytes a character once one is beyond U+FFFF).
+        let mut pairs: Vec<String> = Vec::new();
         let (catalog, outcome) = collection.search(control, |round| {
             pairs.extend(round.into_iter().map(|found| found.line));
             Ok(())

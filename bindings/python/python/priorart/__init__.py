@@ -561,11 +561,10 @@ def dedup_passages(
         None if temp_dir is None else os.fspath(temp_dir),
         progress,
     )
-    pairs_text, boilerplate_text, documents, empty, unmarked, candidates, unaligned = found
-    # The pairs' text may be hundreds of MB: parsed a line at a time, then let go.
+    pair_lines, boilerplate_text, documents, empty, unmarked, candidates, unaligned = found
+    # The pairs' lines may be hundreds of MB: each let go once parsed.
     del found
-    pairs = tuple(PassagePair.from_json(json.loads(line)) for line in _jsonl(pairs_text))
-    del pairs_text
+    pairs = tuple(PassagePair.from_json(json.loads(pair_lines.pop())) for _ in range(len(pair_lines)))[::-1]
     boilerplate_found = tuple(BoilerplatePassage(**json.loads(line)) for line in _jsonl(boilerplate_text))
     return PassageSearch(pairs, boilerplate_found, documents, empty, unmarked, candidates, unaligned)
 
