@@ -3,10 +3,10 @@
 --passages` finds the indexed documents a text copied passages from
 (BENCHMARKS.md, issue 33), and what the passage marks cost.
 
-    scripts/index-passages-eval.py --priorart BIN --work DIR [--documents N] [--cases N] [--seed S]
+    scripts/eval/index-passages-eval.py --priorart BIN --work DIR [--documents N] [--cases N] [--seed S]
                                    [--query-args "..."]
 
-Build: the test set of scripts/passages-eval.py (the same code and seed give
+Build: the test set of scripts/eval/passages-eval.py (the same code and seed give
 the same documents): a uniform sample of the Debian corpus, --cases hosts
 each given one passage of 60 to 300 words of a source document of another
 family, half verbatim, half with 10 % of the words replaced.
@@ -27,7 +27,7 @@ Score:
 - pair precision: (host, document) pairs reported that genuinely share a
   passage: the planted pair, or one of whose passages difflib confirms
   (the host side's text against the indexed byte range of the document's
-  text, as scripts/passages-eval.py confirms a pair);
+  text, as scripts/eval/passages-eval.py confirms a pair);
 - PAN's character measures of the planted cases against the passages
   reported for them (the indexed byte ranges turned into characters of
   the source's text).
