@@ -812,6 +812,96 @@ export interface DedupSurvivor {
 }
 
 /**
+ * A line of `passages.jsonl` (written by [`pair_line`]): two documents
+ * sharing passages.
+ */
+export interface DedupPassages {
+  /** The earlier document's id. */
+  a: string;
+  /** The later document's id. */
+  b: string;
+  /** Marks (winnowed word n-gram hashes) the two share. */
+  marks: number;
+  /** The passages, as `compare --passages --json` writes them. */
+  passages: Passage[];
+}
+
+/**
+ * A line of `boilerplate.jsonl` (written by [`boilerplate_line_of`]): a
+ * passage many documents hold.
+ */
+export interface DedupBoilerplate {
+  /** The most documents holding one of its hashes. */
+  documents: number;
+  /** Its boilerplate hashes. */
+  marks: number;
+  /** The id of the first document holding it. */
+  example: string;
+  /** Where it is in the example, in characters. */
+  char_offset: number;
+  /** Its length in characters. */
+  char_length: number;
+  /** Where it is in the example, in bytes. */
+  byte_offset: number;
+  /** Its length in bytes. */
+  byte_length: number;
+  /** Its text in the example, at most [`SNIPPET_CHARS`] characters. */
+  text: string;
+}
+
+/**
+ * A line of `passages.jsonl` against an index (written by
+ * [`index_pair_line`]): an indexed document and a new one sharing
+ * passages.
+ */
+export interface DedupIndexPassages {
+  /** The indexed document's id. */
+  a: string;
+  /** The new document's id. */
+  b: string;
+  /** Marks (winnowed word n-gram hashes) the two share. */
+  marks: number;
+  /** Always true: `a` is the index's. */
+  from_index: boolean;
+  /** The passages, in the order they come in the new document. */
+  passages: DedupIndexPassage[];
+}
+
+/** A passage an indexed document and a new one share. */
+export interface DedupIndexPassage {
+  /** Where it is in the text the index indexed (the index keeps no text). */
+  a: ByteRange;
+  /** Where it is in the new document, and its text there. */
+  b: TextSpan;
+  /** Marks shared in it. */
+  marks: number;
+  /** How alike the two sides are (shared content words, Dice: 0 to 1). */
+  similarity: number;
+}
+
+/** Where a passage is in an indexed document's text, in bytes. */
+export interface ByteRange {
+  /** Its first byte. */
+  byte_offset: number;
+  /** Its bytes. */
+  byte_length: number;
+}
+
+/** Where a passage is in a text (characters and bytes), and its text. */
+export interface TextSpan {
+  /** Its first character. */
+  char_offset: number;
+  /** Its characters. */
+  char_length: number;
+  /** Its first byte. */
+  byte_offset: number;
+  /** Its bytes. */
+  byte_length: number;
+  /** Its text. */
+  text: string;
+}
+
+/**
  * One lookup's answer as `priorart index query --json` prints it (and
  * `priorart check --index` under `index.answer`). The similarity is
  * `jaccard_estimate`: estimated from sketches, not the exact value
@@ -865,4 +955,63 @@ export interface IndexMatch {
   verification: PairVerification;
   /** Whether the document also has the looked-up `X`. */
   same_x: boolean;
+}
+
+/**
+ * A passage lookup's answer as `priorart index query --passages --json`
+ * prints it ([`PassageAnswer::json`]).
+ */
+export interface IndexPassagesAnswer {
+  /** What was looked up: the file's name. */
+  query: string;
+  /** What the offsets count ([`OFFSETS`]). */
+  offsets: string;
+  /** Winnowing marks of the text looked up. */
+  marks: number;
+  /**
+   * The indexed documents sharing passages with the text, most shared
+   * marks first.
+   */
+  documents: IndexPassagesMatch[];
+  /** Stretches of the text that many indexed documents hold. */
+  boilerplate: IndexBoilerplate[];
+}
+
+/** An indexed document sharing passages with the text looked up. */
+export interface IndexPassagesMatch {
+  /** Its id. */
+  id: string;
+  /** Marks shared in its passages. */
+  marks: number;
+  /** Its passages, in the order they come in the text. */
+  passages: IndexedPassage[];
+}
+
+/** A passage the text looked up and an indexed document share. */
+export interface IndexedPassage {
+  /** Where it is in the text looked up, and its text there. */
+  text: TextSpan;
+  /**
+   * Its byte range in the indexed document's text (the index keeps no
+   * text).
+   */
+  indexed: ByteRange;
+  /** Marks shared. */
+  marks: number;
+  /**
+   * The share of the text's marks in the passage that the indexed
+   * document holds there.
+   */
+  similarity: number;
+}
+
+/** A stretch of the text looked up that many indexed documents hold. */
+export interface IndexBoilerplate {
+  /** Where it is in the text, and its text. */
+  text: TextSpan;
+  /**
+   * The most indexed documents holding one of its marks (counted up to
+   * one past the threshold).
+   */
+  documents: number;
 }

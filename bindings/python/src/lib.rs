@@ -605,7 +605,7 @@ impl Index {
         let found = self.with_state(py, |state| match &state.saved {
             Some((_, index)) => index
                 .query_passages(&text, &priorart_index::PassageSearch::default())
-                .map(|answer| answer.json(name, &text).to_string()),
+                .map(|answer| serde_json::to_string(&answer.json(name, &text)).expect("an answer serializes")),
             None => Err(priorart_index::IndexError::NoMarks(PathBuf::from("an index in memory"))),
         });
         found.map_err(|err| index_error(py, err))

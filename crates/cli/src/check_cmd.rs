@@ -232,7 +232,8 @@ impl LocalIndex {
             "answer": lookup::answer_json(lookup, &self.answer),
             "passages": match &self.passages {
                 Ok((text, answer)) => {
-                    let mut found = answer.json(lookup.name(), text);
+                    let mut found =
+                        serde_json::to_value(answer.json(lookup.name(), text)).expect("an answer serializes");
                     found["shown"] = Value::Bool(true);
                     found
                 }

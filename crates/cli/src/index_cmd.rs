@@ -440,7 +440,7 @@ fn query_passages(args: &QueryArgs, index: &Index) -> Result<ExitCode> {
             }
         };
         if args.json {
-            writeln!(out, "{}", answer.json(name, &text))?;
+            writeln!(out, "{}", serde_json::to_string(&answer.json(name, &text)).expect("an answer serializes"))?;
         } else {
             index_passages::write_answer(&mut out, name, &text, &answer)?;
         }

@@ -518,14 +518,7 @@ fn keep(passage: &Passage, a: &PreparedText, b: &PreparedText, settings: &Passag
 /// documents of ids `ids` and texts `a` and `b`, the passages as `compare
 /// --passages --json` writes them, ending in a newline.
 pub fn pair_line(ids: [&str; 2], marks: u32, passages: &[Passage], a: &str, b: &str) -> String {
-    #[derive(Serialize)]
-    struct Line<'t> {
-        a: &'t str,
-        b: &'t str,
-        marks: u32,
-        passages: Vec<Shared<'t>>,
-    }
-    let line = Line {
+    let line = PassagesLine {
         a: ids[0],
         b: ids[1],
         marks,
@@ -534,6 +527,21 @@ pub fn pair_line(ids: [&str; 2], marks: u32, passages: &[Passage], a: &str, b: &
     let mut text = serde_json::to_string(&line).expect("a passages line serializes");
     text.push('\n');
     text
+}
+
+/// A line of `passages.jsonl` (written by [`pair_line`]): two documents
+/// sharing passages.
+#[derive(Debug, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "DedupPassages"))]
+pub struct PassagesLine<'t> {
+    /// The earlier document's id.
+    pub a: &'t str,
+    /// The later document's id.
+    pub b: &'t str,
+    /// Marks (winnowed word n-gram hashes) the two share.
+    pub marks: u32,
+    /// The passages, as `compare --passages --json` writes them.
+    pub passages: Vec<Shared<'t>>,
 }
 
 /// A boilerplate hash: how many documents hold it, and where the first
@@ -776,19 +784,8 @@ pub fn boilerplate_line(catalog: &Catalog<Places>, found: &Boilerplate) -> Strin
 
 /// [`boilerplate_line`] with the example's id given.
 pub fn boilerplate_line_of(example: &str, found: &Boilerplate) -> String {
-    #[derive(Serialize)]
-    struct Line<'t> {
-        documents: u32,
-        marks: u32,
-        example: &'t str,
-        char_offset: usize,
-        char_length: usize,
-        byte_offset: usize,
-        byte_length: usize,
-        text: &'t str,
-    }
     let span = &found.span;
-    let line = Line {
+    let line = BoilerplateLine {
         documents: found.documents,
         marks: found.marks,
         example,
@@ -801,4 +798,27 @@ pub fn boilerplate_line_of(example: &str, found: &Boilerplate) -> String {
     let mut text = serde_json::to_string(&line).expect("a boilerplate line serializes");
     text.push('\n');
     text
+}
+
+/// A line of `boilerplate.jsonl` (written by [`boilerplate_line_of`]): a
+/// passage many documents hold.
+#[derive(Debug, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "DedupBoilerplate"))]
+pub struct BoilerplateLine<'t> {
+    /// The most documents holding one of its hashes.
+    pub documents: u32,
+    /// Its boilerplate hashes.
+    pub marks: u32,
+    /// The id of the first document holding it.
+    pub example: &'t str,
+    /// Where it is in the example, in characters.
+    pub char_offset: usize,
+    /// Its length in characters.
+    pub char_length: usize,
+    /// Where it is in the example, in bytes.
+    pub byte_offset: usize,
+    /// Its length in bytes.
+    pub byte_length: usize,
+    /// Its text in the example, at most [`SNIPPET_CHARS`] characters.
+    pub text: &'t str,
 }

@@ -15,7 +15,7 @@ use crate::catalog::{Catalog, Places};
 use crate::error::DedupError;
 use crate::verify::Reread;
 use crate::{Control, Phase, Place};
-use priorart_index::{Index, IndexError, PassageMatch, PassageSearch};
+use priorart_index::{ByteRangeJson, Index, IndexError, PassageMatch, PassageSearch, TextSpanJson};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -111,40 +111,12 @@ pub fn passages_against_index(
 /// document (its side a byte range of the text it indexed: the index keeps
 /// no text) and `b` the new one, of text `text`; ending in a newline.
 pub fn index_pair_line(matched: &PassageMatch, id: &str, text: &str) -> String {
-    #[derive(Serialize)]
-    struct Line<'t> {
-        a: &'t str,
-        b: &'t str,
-        marks: u32,
-        from_index: bool,
-        passages: Vec<Shared<'t>>,
-    }
-    #[derive(Serialize)]
-    struct Shared<'t> {
-        a: Indexed,
-        b: Side<'t>,
-        marks: u32,
-        similarity: f64,
-    }
-    #[derive(Serialize)]
-    struct Indexed {
-        byte_offset: usize,
-        byte_length: usize,
-    }
-    #[derive(Serialize)]
-    struct Side<'t> {
-        char_offset: usize,
-        char_length: usize,
-        byte_offset: usize,
-        byte_length: usize,
-        text: &'t str,
-    }
     let passages = matched
         .passages
         .iter()
-        .map(|passage| Shared {
-            a: Indexed { byte_offset: passage.indexed.start, byte_length: passage.indexed.len() },
-            b: Side {
+        .map(|passage| IndexPassage {
+            a: ByteRangeJson { byte_offset: passage.indexed.start, byte_length: passage.indexed.len() },
+            b: TextSpanJson {
                 char_offset: passage.text.char_offset,
                 char_length: passage.text.char_length,
                 byte_offset: passage.text.byte_offset,
@@ -155,8 +127,40 @@ pub fn index_pair_line(matched: &PassageMatch, id: &str, text: &str) -> String {
             similarity: passage.similarity,
         })
         .collect();
-    let line = Line { a: &matched.id, b: id, marks: matched.marks, from_index: true, passages };
+    let line = IndexPassagesLine { a: &matched.id, b: id, marks: matched.marks, from_index: true, passages };
     let mut text = serde_json::to_string(&line).expect("a passages line serializes");
     text.push('\n');
     text
+}
+
+/// A line of `passages.jsonl` against an index (written by
+/// [`index_pair_line`]): an indexed document and a new one sharing
+/// passages.
+#[derive(Debug, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "DedupIndexPassages"))]
+pub struct IndexPassagesLine<'t> {
+    /// The indexed document's id.
+    pub a: &'t str,
+    /// The new document's id.
+    pub b: &'t str,
+    /// Marks (winnowed word n-gram hashes) the two share.
+    pub marks: u32,
+    /// Always true: `a` is the index's.
+    pub from_index: bool,
+    /// The passages, in the order they come in the new document.
+    pub passages: Vec<IndexPassage<'t>>,
+}
+
+/// A passage an indexed document and a new one share.
+#[derive(Debug, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "DedupIndexPassage"))]
+pub struct IndexPassage<'t> {
+    /// Where it is in the text the index indexed (the index keeps no text).
+    pub a: ByteRangeJson,
+    /// Where it is in the new document, and its text there.
+    pub b: TextSpanJson<'t>,
+    /// Marks shared in it.
+    pub marks: u32,
+    /// How alike the two sides are (shared content words, Dice: 0 to 1).
+    pub similarity: f64,
 }

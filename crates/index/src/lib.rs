@@ -49,7 +49,10 @@ pub use document::{SKETCH_WIDTH, sketch};
 pub use index::{Index, IndexError};
 pub use memory::MemoryIndex;
 pub use pairs::{CrossPair, Pair, all_pairs, cross_pairs};
-pub use passages::{BoilerplateSpan, CHAIN_GAP, IndexedPassage, PassageAnswer, PassageMatch, PassageSearch};
+pub use passages::{
+    BoilerplateJson, BoilerplateSpan, ByteRangeJson, CHAIN_GAP, IndexedPassage, IndexedPassageJson,
+    PassageAnswer, PassageAnswerJson, PassageMatch, PassageMatchJson, PassageSearch, TextSpanJson,
+};
 pub use priorart_fingerprint::layout::{
     DistanceTooLarge, Layout, LayoutError, MAX_DISTANCE, MAX_TABLES, Table, TableKeys,
 };

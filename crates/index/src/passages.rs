@@ -33,7 +33,7 @@
 
 use crate::marks::Marks;
 use priorart_align::{Mark, Span, Winnowing};
-use serde_json::{Value, json};
+use serde::Serialize;
 use std::ops::Range;
 
 /// How far apart, in content words, two marks of one passage may be (on
@@ -433,54 +433,124 @@ pub const OFFSETS: &str = "text: offsets count from the start of the text looked
 
 impl PassageAnswer {
     /// The answer as `priorart index query --passages --json` prints it
-    /// for the text `text` named `name`: `{"query", "offsets", "marks",
-    /// "documents": [{"id", "marks", "passages": [{"text": {"char_offset",
-    /// "char_length", "byte_offset", "byte_length", "text"}, "indexed":
-    /// {"byte_offset", "byte_length"}, "marks", "similarity"}]}],
-    /// "boilerplate": [{"text": {...}, "documents"}]}`.
-    pub fn json(&self, name: &str, text: &str) -> Value {
-        let side = |span: &Span| {
-            json!({
-                "char_offset": span.char_offset,
-                "char_length": span.char_length,
-                "byte_offset": span.byte_offset,
-                "byte_length": span.byte_length,
-                "text": &text[span.bytes()],
-            })
+    /// for the text `text` named `name`.
+    pub fn json<'a>(&'a self, name: &'a str, text: &'a str) -> PassageAnswerJson<'a> {
+        let side = |span: &Span| TextSpanJson {
+            char_offset: span.char_offset,
+            char_length: span.char_length,
+            byte_offset: span.byte_offset,
+            byte_length: span.byte_length,
+            text: &text[span.bytes()],
         };
-        let documents: Vec<Value> = self
+        let documents = self
             .documents
             .iter()
-            .map(|found| {
-                let passages: Vec<Value> = found
+            .map(|found| PassageMatchJson {
+                id: &found.id,
+                marks: found.marks,
+                passages: found
                     .passages
                     .iter()
-                    .map(|passage| {
-                        json!({
-                            "text": side(&passage.text),
-                            "indexed": {
-                                "byte_offset": passage.indexed.start,
-                                "byte_length": passage.indexed.len(),
-                            },
-                            "marks": passage.marks,
-                            "similarity": passage.similarity,
-                        })
+                    .map(|passage| IndexedPassageJson {
+                        text: side(&passage.text),
+                        indexed: ByteRangeJson {
+                            byte_offset: passage.indexed.start,
+                            byte_length: passage.indexed.len(),
+                        },
+                        marks: passage.marks,
+                        similarity: passage.similarity,
                     })
-                    .collect();
-                json!({ "id": found.id, "marks": found.marks, "passages": passages })
+                    .collect(),
             })
             .collect();
-        let boilerplate: Vec<Value> = self
+        let boilerplate = self
             .boilerplate
             .iter()
-            .map(|found| json!({ "text": side(&found.text), "documents": found.documents }))
+            .map(|found| BoilerplateJson { text: side(&found.text), documents: found.documents })
             .collect();
-        json!({
-            "query": name,
-            "offsets": OFFSETS,
-            "marks": self.marks,
-            "documents": documents,
-            "boilerplate": boilerplate,
-        })
+        PassageAnswerJson { query: name, offsets: OFFSETS, marks: self.marks, documents, boilerplate }
     }
+}
+
+/// A passage lookup's answer as `priorart index query --passages --json`
+/// prints it ([`PassageAnswer::json`]).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "IndexPassagesAnswer"))]
+pub struct PassageAnswerJson<'a> {
+    /// What was looked up: the file's name.
+    pub query: &'a str,
+    /// What the offsets count ([`OFFSETS`]).
+    pub offsets: &'static str,
+    /// Winnowing marks of the text looked up.
+    pub marks: usize,
+    /// The indexed documents sharing passages with the text, most shared
+    /// marks first.
+    pub documents: Vec<PassageMatchJson<'a>>,
+    /// Stretches of the text that many indexed documents hold.
+    pub boilerplate: Vec<BoilerplateJson<'a>>,
+}
+
+/// An indexed document sharing passages with the text looked up.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "IndexPassagesMatch"))]
+pub struct PassageMatchJson<'a> {
+    /// Its id.
+    pub id: &'a str,
+    /// Marks shared in its passages.
+    pub marks: u32,
+    /// Its passages, in the order they come in the text.
+    pub passages: Vec<IndexedPassageJson<'a>>,
+}
+
+/// A passage the text looked up and an indexed document share.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "IndexedPassage"))]
+pub struct IndexedPassageJson<'a> {
+    /// Where it is in the text looked up, and its text there.
+    pub text: TextSpanJson<'a>,
+    /// Its byte range in the indexed document's text (the index keeps no
+    /// text).
+    pub indexed: ByteRangeJson,
+    /// Marks shared.
+    pub marks: u32,
+    /// The share of the text's marks in the passage that the indexed
+    /// document holds there.
+    pub similarity: f64,
+}
+
+/// A stretch of the text looked up that many indexed documents hold.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "IndexBoilerplate"))]
+pub struct BoilerplateJson<'a> {
+    /// Where it is in the text, and its text.
+    pub text: TextSpanJson<'a>,
+    /// The most indexed documents holding one of its marks (counted up to
+    /// one past the threshold).
+    pub documents: u32,
+}
+
+/// Where a passage is in a text (characters and bytes), and its text.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "TextSpan"))]
+pub struct TextSpanJson<'a> {
+    /// Its first character.
+    pub char_offset: usize,
+    /// Its characters.
+    pub char_length: usize,
+    /// Its first byte.
+    pub byte_offset: usize,
+    /// Its bytes.
+    pub byte_length: usize,
+    /// Its text.
+    pub text: &'a str,
+}
+
+/// Where a passage is in an indexed document's text, in bytes.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "ByteRange"))]
+pub struct ByteRangeJson {
+    /// Its first byte.
+    pub byte_offset: usize,
+    /// Its bytes.
+    pub byte_length: usize,
 }

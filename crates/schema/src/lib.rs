@@ -46,6 +46,12 @@ pub fn documents() -> Vec<Document> {
         schema_of::<priorart_dedup::output::PairLine<'static>>("dedup-pairs"),
         schema_of::<priorart_dedup::output::ClusterLine<'static>>("dedup-clusters"),
         schema_of::<priorart_dedup::output::SurvivorLine<'static>>("dedup-survivors"),
+        schema_of::<priorart_dedup::passages::PassagesLine<'static>>("dedup-passages"),
+        schema_of::<priorart_dedup::passages::BoilerplateLine<'static>>("dedup-boilerplate"),
+        schema_of::<priorart_dedup::passages_against::IndexPassagesLine<'static>>(
+            "dedup-passages-from-index",
+        ),
         schema_of::<priorart_index::AnswerJson<'static>>("index-query"),
+        schema_of::<priorart_index::PassageAnswerJson<'static>>("index-query-passages"),
     ]
 }

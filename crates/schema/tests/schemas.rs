@@ -292,6 +292,60 @@ fn dedup_lines_have_their_schemas_members() {
 }
 
 #[test]
+fn dedup_passage_lines_have_their_schemas_members() {
+    use priorart_dedup::passages::{Boilerplate, boilerplate_line_of, pair_line};
+    use priorart_dedup::passages_against::index_pair_line;
+    use priorart_index::{IndexedPassage, PassageMatch};
+    let b = format!("Some other words first. {SAMPLE} And a tail.");
+    let passages = priorart_align::align(SAMPLE, &b).expect("texts within limits");
+    assert!(!passages.is_empty(), "the sample shares a passage");
+    holds("dedup-passages", &pair_line(["a", "b"], 7, &passages, SAMPLE, &b));
+    let found = Boilerplate {
+        documents: 40,
+        marks: 3,
+        example: 0,
+        span: passages[0].b,
+        snippet: b[passages[0].b.bytes()].to_string(),
+    };
+    holds("dedup-boilerplate", &boilerplate_line_of("b", &found));
+    let matched = PassageMatch {
+        id: "indexed".into(),
+        marks: 7,
+        passages: passages
+            .iter()
+            .map(|passage| IndexedPassage {
+                text: passage.b,
+                indexed: passage.a.bytes(),
+                marks: 7,
+                similarity: passage.similarity,
+            })
+            .collect(),
+    };
+    holds("dedup-passages-from-index", &index_pair_line(&matched, "b", &b));
+}
+
+#[test]
+fn index_passage_answers_have_their_schemas_members() {
+    use priorart_index::{BoilerplateSpan, IndexedPassage, PassageAnswer, PassageMatch};
+    let b = format!("Some other words first. {SAMPLE} And a tail.");
+    let passages = priorart_align::align(SAMPLE, &b).expect("texts within limits");
+    assert!(!passages.is_empty(), "the sample shares a passage");
+    let shared = passages.iter().map(|passage| IndexedPassage {
+        text: passage.b,
+        indexed: passage.a.bytes(),
+        marks: 7,
+        similarity: passage.similarity,
+    });
+    let answer = PassageAnswer {
+        marks: 12,
+        documents: vec![PassageMatch { id: "indexed".into(), marks: 7, passages: shared.collect() }],
+        boilerplate: vec![BoilerplateSpan { text: passages[0].b, documents: 33 }],
+    };
+    let json = serde_json::to_string(&answer.json("b.txt", &b)).expect("serializes");
+    holds("index-query-passages", &json);
+}
+
+#[test]
 fn index_answers_have_their_schemas_members() {
     use priorart_index::{AnswerJson, Entry, Layout, MemoryIndex, Query};
     let shingling = priorart_fingerprint::Shingling::default();
