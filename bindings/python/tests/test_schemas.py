@@ -6,6 +6,8 @@ member that may be ``null`` or absent is ``Optional``. A member added in
 Rust fails here until the dataclass has it."""
 
 import json
+import random
+import string
 from dataclasses import MISSING, fields
 from typing import Any, Dict, List, Set
 
@@ -53,6 +55,8 @@ TYPED: Dict[str, Any] = {
     "Operation": (results.Operation, {}),
     "DedupPair": (results.DedupPair, {}),
     "DedupCluster": (results.DedupCluster, {"simhash-doc": "simhash_doc"}),
+    "DedupPassages": (results.PassagePair, {}),
+    "DedupBoilerplate": (results.BoilerplatePassage, {}),
 }
 
 # Objects the package hands over as plain dicts (or does not hand over:
@@ -66,6 +70,15 @@ UNTYPED = {
     "PassagesReport": "passages() returns the list of passages",
     "PassagesText": "passages() returns the list of passages",
     "DedupSurvivor": "DedupResult.survivors holds the ids",
+    # `dedup --passages --against INDEX` is the CLI's alone.
+    "DedupIndexPassages": "the package has no passage search against an index",
+    "DedupIndexPassage": "inside DedupIndexPassages",
+    "TextSpan": "inside DedupIndexPassages and IndexPassagesAnswer",
+    "ByteRange": "inside DedupIndexPassages and IndexPassagesAnswer",
+    "IndexPassagesAnswer": "Index.query_passages returns the JSON as a dict",
+    "IndexPassagesMatch": "inside IndexPassagesAnswer",
+    "IndexedPassage": "inside IndexPassagesAnswer",
+    "IndexBoilerplate": "inside IndexPassagesAnswer",
     "IndexAnswer": "Index.query returns the list of IndexMatch",
     # Its to_json adds members derived from the fields (similarity,
     # verification): held to the schema by test_index_matches_to_json_...
@@ -200,6 +213,24 @@ def test_dedup_lines_have_their_schemas_members_in_order():
         _holds_members(pair.to_json(), "DedupPair")
     for cluster in found.clusters:
         _holds_members(cluster.to_json(), "DedupCluster")
+
+
+def test_passage_lines_have_their_schemas_members_in_order():
+    rng = random.Random(35)
+    vocabulary = ["".join(rng.choice(string.ascii_lowercase) for _ in range(7)) for _ in range(2_000)]
+
+    def words(count):
+        return " ".join(rng.choice(vocabulary) for _ in range(count))
+
+    license_text, shared = words(80), words(120)
+    texts = [f"{words(200)} {license_text} {words(100)}" for _ in range(5)]
+    texts += [f"{words(150)} {shared} {words(150)}" for _ in range(2)]
+    found = priorart.dedup_passages(texts, boilerplate=3)
+    assert found.pairs and found.boilerplate, found
+    for pair in found.pairs:
+        _holds_members(pair.to_json(), "DedupPassages")
+    for passage in found.boilerplate:
+        _holds_members(passage.to_json(), "DedupBoilerplate")
 
 
 def test_index_matches_to_json_has_its_schemas_members_in_order():
