@@ -33,10 +33,11 @@ use crate::args::{HeaderArgs, RelayListArgs};
 use anyhow::{Context, Result, bail};
 use clap::Parser;
 use priorart_fingerprint::{EqualityFingerprint, Fingerprinter};
-use priorart_index::{Index, PassageAnswer};
+use priorart_index::{AnswerJson, Index, PassageAnswer, PassageAnswerJson};
 use priorart_nip::check;
 use priorart_relay::QueryLimits;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -224,22 +225,21 @@ impl LocalIndex {
     }
 
     fn to_json(&self, lookup: &Lookup) -> Value {
-        json!({
-            "path": self.path.display().to_string(),
-            "layout": self.layout,
-            "k": self.k,
-            "documents": self.answer.documents(),
-            "answer": lookup::answer_json(lookup, &self.answer),
-            "passages": match &self.passages {
-                Ok((text, answer)) => {
-                    let mut found =
-                        serde_json::to_value(answer.json(lookup.name(), text)).expect("an answer serializes");
-                    found["shown"] = Value::Bool(true);
-                    found
-                }
-                Err(why) => json!({ "shown": false, "why": why }),
-            },
-        })
+        let passages = match &self.passages {
+            Ok((text, answer)) => {
+                PassagesJson::Shown(ShownPassages { found: answer.json(lookup.name(), text), shown: true })
+            }
+            Err(why) => PassagesJson::NotShown(NoPassages { shown: false, why }),
+        };
+        let json = LocalIndexJson {
+            path: self.path.display().to_string(),
+            layout: &self.layout,
+            k: self.k,
+            documents: self.answer.documents(),
+            answer: lookup::answer_json(lookup, &self.answer),
+            passages,
+        };
+        serde_json::to_value(json).expect("a local index's answer serializes")
     }
 
     fn write(&self, out: &mut impl Write, lookup: &Lookup) -> std::io::Result<()> {
@@ -251,5 +251,41 @@ impl LocalIndex {
         }
         Ok(())
     }
+}
+
+/// [`LocalIndex`] as `check --index --json` prints it (the report's
+/// `index` member).
+#[derive(Serialize)]
+struct LocalIndexJson<'a> {
+    path: String,
+    layout: &'a str,
+    k: u32,
+    /// How many documents the answer holds.
+    documents: usize,
+    answer: AnswerJson<'a>,
+    passages: PassagesJson<'a>,
+}
+
+/// The passages FILE shares with the index's documents, as `index query
+/// --passages --json` prints them with `"shown": true`, or why none are
+/// shown.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum PassagesJson<'a> {
+    Shown(ShownPassages<'a>),
+    NotShown(NoPassages),
+}
+
+#[derive(Serialize)]
+struct ShownPassages<'a> {
+    #[serde(flatten)]
+    found: PassageAnswerJson<'a>,
+    shown: bool,
+}
+
+#[derive(Serialize)]
+struct NoPassages {
+    shown: bool,
+    why: &'static str,
 }
 

@@ -403,7 +403,7 @@ fn query(args: QueryArgs) -> Result<ExitCode> {
     for lookup in &lookups {
         let answer = lookup.run(&index, args.k)?;
         if args.json {
-            writeln!(out, "{}", answer_json(lookup, &answer))?;
+            writeln!(out, "{}", serde_json::to_string(&answer_json(lookup, &answer)).expect("an answer serializes"))?;
         } else {
             write_answer(&mut out, lookup, &answer, args.k)?;
         }

@@ -61,9 +61,8 @@ impl Lookup {
 
 /// One lookup's answer as the JSON object `index query --json` prints
 /// ([`priorart_index::AnswerJson`], whose schema is in `schemas/`).
-pub(crate) fn answer_json(lookup: &Lookup, answer: &Answer) -> serde_json::Value {
-    serde_json::to_value(AnswerJson::new(&lookup.name, &lookup.query, lookup.scheme, answer))
-        .expect("an answer serializes")
+pub(crate) fn answer_json<'a>(lookup: &'a Lookup, answer: &'a Answer) -> AnswerJson<'a> {
+    AnswerJson::new(&lookup.name, &lookup.query, lookup.scheme, answer)
 }
 
 /// One lookup's answer as `index query` prints it.
