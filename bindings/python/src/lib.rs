@@ -603,9 +603,11 @@ impl Index {
     #[pyo3(signature = (text, name="text"))]
     fn query_passages_json(&self, py: Python<'_>, text: PyBackedStr, name: &str) -> PyResult<String> {
         let found = self.with_state(py, |state| match &state.saved {
-            Some((_, index)) => index
-                .query_passages(&text, &priorart_index::PassageSearch::default())
-                .map(|answer| serde_json::to_string(&answer.json(name, &text)).expect("an answer serializes")),
+            Some((_, index)) => {
+                index.query_passages(&text, &priorart_index::PassageSearch::default()).map(|answer| {
+                    serde_json::to_string(&answer.json(name, &text)).expect("an answer serializes")
+                })
+            }
             None => Err(priorart_index::IndexError::NoMarks(PathBuf::from("an index in memory"))),
         });
         found.map_err(|err| index_error(py, err))
