@@ -24,7 +24,7 @@
 //! damaged or hostile file is refused ([`SegmentError`]), never read out of
 //! bounds.
 
-use crate::segment::{Bytes, SegmentError};
+use crate::segment::{Bytes, SegmentError, partition_point};
 use priorart_align::Mark;
 use sha2::{Digest, Sha256};
 use std::ops::Range;
@@ -249,20 +249,6 @@ impl Marks {
         }
         marks
     }
-}
-
-/// The first index in `0..len` for which `before` is false.
-fn partition_point(len: usize, before: impl Fn(usize) -> bool) -> usize {
-    let (mut low, mut high) = (0, len);
-    while low < high {
-        let middle = low + (high - low) / 2;
-        if before(middle) {
-            low = middle + 1;
-        } else {
-            high = middle;
-        }
-    }
-    low
 }
 
 #[cfg(test)]

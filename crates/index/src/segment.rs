@@ -546,8 +546,9 @@ impl Segment {
 }
 
 /// The first index in `0..len` for which `before` is false (`before` is
-/// true for a prefix).
-fn partition_point(len: usize, before: impl Fn(usize) -> bool) -> usize {
+/// true for a prefix): a binary search over rows read from a mapped file,
+/// which no slice holds.
+pub(crate) fn partition_point(len: usize, before: impl Fn(usize) -> bool) -> usize {
     let (mut low, mut high) = (0, len);
     while low < high {
         let middle = low + (high - low) / 2;
