@@ -67,14 +67,7 @@ impl World {
     fn verifies(&self, event: &Value) -> bool {
         let path = self.dir.join(format!("{}.json", event["id"].as_str().unwrap()));
         std::fs::write(&path, event.to_string()).unwrap();
-        priorart()
-            .arg("verify")
-            .args(self.regtest.header_args())
-            .arg(&path)
-            .output()
-            .unwrap()
-            .status
-            .success()
+        self.regtest.verifies(&path)
     }
 
     /// Every kind 1041 on the relay for these X values, with the

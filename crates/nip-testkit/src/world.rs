@@ -45,6 +45,12 @@ impl RegtestWorld {
             .to_vec()
     }
 
+    /// Whether `priorart verify` finds the kind 1041 in the file `event`
+    /// VALID against this chain.
+    pub fn verifies(&self, event: &std::path::Path) -> bool {
+        crate::priorart().arg("verify").args(self.header_args()).arg(event).output().unwrap().status.success()
+    }
+
     /// This chain's Esplora as a library header source.
     pub fn headers(&self) -> Esplora {
         Esplora::new(&self.esplora.url(), Duration::from_secs(10))
