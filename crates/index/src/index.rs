@@ -31,6 +31,7 @@ use crate::marks::{self, Marks};
 use crate::passages::{self, MarkedSegment, PassageAnswer, PassageSearch};
 use crate::query::{Answer, Match, Query, rank};
 use crate::segment::{self, Entry, Segment, SegmentError, sketch_jaccard};
+use crate::spool::MarkSpool;
 use priorart_align::{AlignError, Mark, Winnowing};
 use priorart_fingerprint::{Shingling, TokenRule};
 use serde::{Deserialize, Serialize};
@@ -240,7 +241,8 @@ impl Index {
     /// [`Index::build`] with each document's passage marks (`marks[n]` of
     /// `entries[n]`, winnowed by [`Index::passage_winnowing`]), so that
     /// [`Index::query_passages`] finds the documents a text shares
-    /// passages with (format `priorart-index/3`).
+    /// passages with (format `priorart-index/3`). All marks in memory:
+    /// [`Index::build_spooled`] takes them as they are read.
     pub fn build_with_marks(
         dir: &Path,
         layout: Layout,
@@ -248,6 +250,22 @@ impl Index {
         shingling: Shingling,
         entries: &[Entry],
         marks: &[Vec<Mark>],
+    ) -> Result<Index, IndexError> {
+        check_marks_count(entries, marks.len())?;
+        let spool = MarkSpool::of(dir, marks)?;
+        Index::build_marked(dir, layout, sketch_width, shingling, entries, Some(spool))
+    }
+
+    /// [`Index::build_with_marks`] with the marks spooled to disk as the
+    /// documents were read ([`MarkSpool`], of `dir`): memory for the
+    /// entries, not for the marks.
+    pub fn build_spooled(
+        dir: &Path,
+        layout: Layout,
+        sketch_width: u32,
+        shingling: Shingling,
+        entries: &[Entry],
+        marks: MarkSpool,
     ) -> Result<Index, IndexError> {
         Index::build_marked(dir, layout, sketch_width, shingling, entries, Some(marks))
     }
@@ -258,9 +276,11 @@ impl Index {
         sketch_width: u32,
         shingling: Shingling,
         entries: &[Entry],
-        marks: Option<&[Vec<Mark>]>,
+        marks: Option<MarkSpool>,
     ) -> Result<Index, IndexError> {
-        check_marks_count(entries, marks)?;
+        if let Some(marks) = &marks {
+            check_marks_count(entries, marks.kept_len())?;
+        }
         let repeated = repeated_ids(entries, |_| false);
         if !repeated.is_empty() {
             return Err(IndexError::DuplicateIds { ids: repeated });
@@ -272,19 +292,18 @@ impl Index {
         })?;
         let previous = read_manifest(dir).ok();
         let name = next_segment_name(dir)?;
-        segment::write(&dir.join(&name), &layout, entries, sketch_width)?;
-        if let Some(marks) = marks {
-            marks::write(&marks::path_of(&dir.join(&name)), marks)?;
-        }
+        let with_marks = marks.is_some();
+        let written = Uncommitted::write(&dir.join(&name), &layout, entries, sketch_width, marks)?;
         let manifest = Manifest {
-            format: if marks.is_some() { FORMAT_MARKS } else { FORMAT }.into(),
+            format: if with_marks { FORMAT_MARKS } else { FORMAT }.into(),
             layout: layout.name.clone(),
             sketch_width,
             shingles: shingling.name().to_owned(),
             segments: vec![name],
-            marks: marks.map(|_| MarkParams::default_params()),
+            marks: with_marks.then(MarkParams::default_params),
         };
         write_manifest(dir, &manifest)?;
+        written.commit();
         if let Some(previous) = previous {
             remove_segments(dir, &previous.segments);
         }
@@ -343,11 +362,21 @@ impl Index {
     /// without marks keeps none (it must be rebuilt to answer passage
     /// lookups).
     pub fn add_with_marks(&mut self, entries: &[Entry], marks: &[Vec<Mark>]) -> Result<(), IndexError> {
+        check_marks_count(entries, marks.len())?;
+        let spool = MarkSpool::of(&self.dir, marks)?;
+        self.add_marked(entries, Some(spool))
+    }
+
+    /// [`Index::add_with_marks`] with the marks spooled to disk as the
+    /// documents were read ([`MarkSpool`], of this index's directory).
+    pub fn add_spooled(&mut self, entries: &[Entry], marks: MarkSpool) -> Result<(), IndexError> {
         self.add_marked(entries, Some(marks))
     }
 
-    fn add_marked(&mut self, entries: &[Entry], marks: Option<&[Vec<Mark>]>) -> Result<(), IndexError> {
-        check_marks_count(entries, marks)?;
+    fn add_marked(&mut self, entries: &[Entry], marks: Option<MarkSpool>) -> Result<(), IndexError> {
+        if let Some(marks) = &marks {
+            check_marks_count(entries, marks.kept_len())?;
+        }
         let new: HashSet<&str> = entries.iter().map(|entry| entry.id.as_str()).collect();
         let held: HashSet<String> = self.with_ids(&new).into_iter().map(|entry| entry.id).collect();
         let repeated = repeated_ids(entries, |id| held.contains(id));
@@ -356,14 +385,16 @@ impl Index {
         }
         let name = next_segment_name(&self.dir)?;
         let path = self.dir.join(&name);
-        segment::write(&path, &self.layout, entries, self.manifest.sketch_width)?;
-        if self.winnowing.is_some() {
-            let none = vec![Vec::new(); entries.len()];
-            marks::write(&marks::path_of(&path), marks.unwrap_or(&none))?;
-        }
+        let marks = match (self.winnowing.is_some(), marks) {
+            (false, _) => None,
+            (true, Some(marks)) => Some(marks),
+            (true, None) => Some(MarkSpool::of(&self.dir, &vec![Vec::new(); entries.len()])?),
+        };
+        let written = Uncommitted::write(&path, &self.layout, entries, self.manifest.sketch_width, marks)?;
         let mut manifest = self.manifest.clone();
         manifest.segments.push(name.clone());
         write_manifest(&self.dir, &manifest)?;
+        written.commit();
         let segment = Segment::open(&path)?;
         if let Some(opened) = self.marks.get_mut() {
             opened.push(Marks::open(&marks::path_of(&path), segment.len())?);
@@ -378,13 +409,16 @@ impl Index {
         let entries = self.entries();
         let old = self.manifest.segments.clone();
         let name = next_segment_name(&self.dir)?;
-        segment::write(&self.dir.join(&name), &self.layout, &entries, self.manifest.sketch_width)?;
+        let path = self.dir.join(&name);
+        let mut written =
+            Uncommitted::write(&path, &self.layout, &entries, self.manifest.sketch_width, None)?;
         if self.winnowing.is_some() {
-            let merged: Vec<Vec<Mark>> = self.opened_marks()?.iter().flat_map(Marks::documents).collect();
-            marks::write(&marks::path_of(&self.dir.join(&name)), &merged)?;
+            marks::merge_segments(&marks::path_of(&path), self.opened_marks()?)?;
+            written.also(marks::path_of(&path));
         }
         let manifest = Manifest { segments: vec![name], ..self.manifest.clone() };
         write_manifest(&self.dir, &manifest)?;
+        written.commit();
         *self = Index::open(&self.dir)?;
         remove_segments(&self.dir, &old);
         Ok(())
@@ -600,12 +634,55 @@ impl Index {
     }
 }
 
-fn check_marks_count(entries: &[Entry], marks: Option<&[Vec<Mark>]>) -> Result<(), IndexError> {
-    match marks {
-        Some(marks) if marks.len() != entries.len() => {
-            Err(IndexError::MarksCount { entries: entries.len(), marks: marks.len() })
+fn check_marks_count(entries: &[Entry], marks: usize) -> Result<(), IndexError> {
+    if marks == entries.len() {
+        Ok(())
+    } else {
+        Err(IndexError::MarksCount { entries: entries.len(), marks })
+    }
+}
+
+/// A new segment's files, written but not yet listed by the manifest:
+/// removed when dropped unless committed, so that a failure leaves no
+/// stray file (a kill may, which the next build or compaction ignores).
+struct Uncommitted {
+    paths: Vec<PathBuf>,
+}
+
+impl Uncommitted {
+    /// Writes the segment `path` of `entries` and, given, its marks.
+    fn write(
+        path: &Path,
+        layout: &Layout,
+        entries: &[Entry],
+        sketch_width: u32,
+        marks: Option<MarkSpool>,
+    ) -> Result<Uncommitted, IndexError> {
+        segment::write(path, layout, entries, sketch_width)?;
+        let mut written = Uncommitted { paths: vec![path.to_owned()] };
+        if let Some(marks) = marks {
+            marks.write(&marks::path_of(path))?;
+            written.also(marks::path_of(path));
         }
-        _ => Ok(()),
+        Ok(written)
+    }
+
+    /// Another file of the segment, written.
+    fn also(&mut self, path: PathBuf) {
+        self.paths.push(path);
+    }
+
+    /// The manifest lists the segment: its files stay.
+    fn commit(mut self) {
+        self.paths.clear();
+    }
+}
+
+impl Drop for Uncommitted {
+    fn drop(&mut self) {
+        for path in &self.paths {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 

@@ -42,6 +42,7 @@ mod passages;
 mod query;
 mod segment;
 mod simhash_list;
+mod spool;
 
 pub use against::{IndexPair, Member, Verification, clusters_with_index, standard_error, survivors};
 pub use cluster::{VerifiedPair, clusters};
@@ -59,6 +60,7 @@ pub use priorart_fingerprint::layout::{
 pub use query::{Answer, AnswerJson, Match, MatchJson, Query};
 pub use segment::{Entry, Hit, Segment, SegmentError, encode, sketch_jaccard, write};
 pub use simhash_list::{ListError, MAX_LINE_BYTES, list_line, read_list};
+pub use spool::MarkSpool;
 
 #[cfg(test)]
 mod reason_names_tests {

@@ -25,10 +25,14 @@
 //! bounds.
 
 use crate::segment::{Bytes, SegmentError, partition_point};
+#[cfg(test)]
 use priorart_align::Mark;
+use priorart_files::FileError;
 use sha2::{Digest, Sha256};
+use std::fs::File;
+use std::io::{BufRead, Read, Seek, SeekFrom, Write};
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 16] = b"priorart-marks\0\0";
 const VERSION: u32 = 1;
@@ -96,22 +100,166 @@ fn u32_at(bytes: &[u8], at: usize) -> u32 {
 
 /// The marks file of the segment at `segment` (`seg-NNNNNN.pai` →
 /// `seg-NNNNNN.pam`).
-pub(crate) fn path_of(segment: &Path) -> std::path::PathBuf {
+pub(crate) fn path_of(segment: &Path) -> PathBuf {
     segment.with_extension("pam")
 }
 
-/// Writes the marks of a segment's documents (`marks[n]` of document
-/// `n`) to `path`, which must not exist.
-pub(crate) fn write(path: &Path, marks: &[Vec<Mark>]) -> Result<(), SegmentError> {
-    priorart_files::write_new(path, &encode(marks)?)?;
+/// A mark as a row of the file, in the file's order: hash, document,
+/// content word, byte start, byte end.
+pub(crate) type RowKey = (u64, u32, u32, u32, u32);
+
+/// Bytes of each column gathered before they are written.
+const COLUMN_BUFFER: usize = 256 << 10;
+
+/// Writes the marks file `path`, which must not exist: `counts[n]` marks of
+/// document `n`, and the `total` `rows`, sorted (each read as written, so
+/// that memory does not grow with them). The file is written under a
+/// temporary name beside `path`, synced, and only then linked at `path`
+/// (as `priorart_files::write_new`): a failure or a kill leaves no file
+/// at `path`, and the temporary name is removed on failure.
+pub(crate) fn write_sorted(
+    path: &Path,
+    counts: &[u32],
+    total: u64,
+    rows: impl Iterator<Item = Result<RowKey, FileError>>,
+) -> Result<(), SegmentError> {
+    let too_many = || SegmentError::TooManyDocuments { docs: counts.len() };
+    let docs = u64::try_from(counts.len()).map_err(|_| too_many())?;
+    if docs > u64::from(u32::MAX) {
+        return Err(too_many());
+    }
+    let sections = Sections::new(docs, total).ok_or_else(too_many)?;
+    let temporary = Temporary::beside(path);
+    let io = |action: &'static str| {
+        let path = temporary.path.clone();
+        move |source| SegmentError::File(FileError::Io { path, action, source })
+    };
+    let mut file = File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&temporary.path)
+        .map_err(io("create"))?;
+    let mut head = vec![0u8; sections.hashes];
+    head[..16].copy_from_slice(MAGIC);
+    head[16..20].copy_from_slice(&VERSION.to_le_bytes());
+    head[24..32].copy_from_slice(&docs.to_le_bytes());
+    head[32..40].copy_from_slice(&total.to_le_bytes());
+    for (n, count) in counts.iter().enumerate() {
+        head[sections.counts + 4 * n..][..4].copy_from_slice(&count.to_le_bytes());
+    }
+    file.write_all(&head).map_err(io("write"))?;
+    let mut columns = Columns::new(&sections);
+    let mut written = 0u64;
+    for row in rows {
+        columns.push(&mut file, row?).map_err(io("write"))?;
+        written += 1;
+    }
+    columns.flush(&mut file).map_err(io("write"))?;
+    debug_assert_eq!(written, total, "the rows counted are the rows given");
+    let sum = checksum_of(&mut file).map_err(io("read"))?;
+    file.seek(SeekFrom::Start(CHECKSUM.start as u64)).map_err(io("write"))?;
+    file.write_all(&sum).map_err(io("write"))?;
+    file.sync_all().map_err(io("write"))?;
+    drop(file);
+    std::fs::hard_link(&temporary.path, path).map_err(|source| match source.kind() {
+        std::io::ErrorKind::AlreadyExists => FileError::Exists { path: path.to_owned() },
+        _ => FileError::Io { path: path.to_owned(), action: "create", source },
+    })?;
     Ok(())
 }
 
-/// The bytes of a marks file.
+/// A file being written under a temporary name, removed when dropped
+/// (once linked at its name, or after a failure).
+struct Temporary {
+    path: PathBuf,
+}
+
+impl Temporary {
+    /// The temporary name beside `path` (as `priorart_files` names its own).
+    fn beside(path: &Path) -> Temporary {
+        let mut name = path.as_os_str().to_owned();
+        name.push(format!(".tmp{}", std::process::id()));
+        Temporary { path: PathBuf::from(name) }
+    }
+}
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// The SHA-256 of a marks file as [`checksum`] computes it, read back a
+/// block at a time (the body is written column by column, so its bytes
+/// are only in file order once all are written).
+fn checksum_of(file: &mut File) -> std::io::Result<[u8; 32]> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+    let mut header = [0u8; HEADER_LEN];
+    reader.read_exact(&mut header)?;
+    let mut hasher = Sha256::new();
+    hasher.update(&header[..CHECKSUM.start]);
+    hasher.update(&header[CHECKSUM.end..]);
+    loop {
+        let block = reader.fill_buf()?;
+        if block.is_empty() {
+            break;
+        }
+        hasher.update(block);
+        let read = block.len();
+        reader.consume(read);
+    }
+    Ok(hasher.finalize().into())
+}
+
+/// The five columns of the rows, each gathered in a buffer and written at
+/// its own place in the file.
+struct Columns {
+    /// Where each column's next bytes go.
+    at: [u64; 5],
+    buffers: [Vec<u8>; 5],
+}
+
+impl Columns {
+    fn new(sections: &Sections) -> Columns {
+        let s = sections;
+        Columns {
+            at: [s.hashes, s.documents, s.words, s.starts, s.ends].map(|at| at as u64),
+            buffers: std::array::from_fn(|_| Vec::with_capacity(COLUMN_BUFFER)),
+        }
+    }
+
+    fn push(&mut self, file: &mut File, (hash, document, word, start, end): RowKey) -> std::io::Result<()> {
+        self.buffers[0].extend_from_slice(&hash.to_le_bytes());
+        for (buffer, value) in self.buffers[1..].iter_mut().zip([document, word, start, end]) {
+            buffer.extend_from_slice(&value.to_le_bytes());
+        }
+        if self.buffers[0].len() >= COLUMN_BUFFER {
+            self.flush(file)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self, file: &mut File) -> std::io::Result<()> {
+        for (at, buffer) in self.at.iter_mut().zip(&mut self.buffers) {
+            file.seek(SeekFrom::Start(*at))?;
+            file.write_all(buffer)?;
+            *at += buffer.len() as u64;
+            buffer.clear();
+        }
+        Ok(())
+    }
+}
+
+/// The bytes of a marks file, all in memory: what [`write_sorted`] must
+/// write, byte for byte (the tests' reference).
+#[cfg(test)]
 pub(crate) fn encode(marks: &[Vec<Mark>]) -> Result<Vec<u8>, SegmentError> {
     let too_many = || SegmentError::TooManyDocuments { docs: marks.len() };
     let docs = u32::try_from(marks.len()).map_err(|_| too_many())?;
-    let mut rows: Vec<(u64, u32, u32, u32, u32)> = Vec::with_capacity(marks.iter().map(Vec::len).sum());
+    let mut rows: Vec<RowKey> = Vec::with_capacity(marks.iter().map(Vec::len).sum());
     for (document, held) in (0..docs).zip(marks) {
         rows.extend(held.iter().map(|mark| (mark.hash, document, mark.word, mark.start, mark.end)));
     }
@@ -230,25 +378,37 @@ impl Marks {
         (first..self.rows).take_while(move |&r| self.hash(r) == hash).map(|r| self.row(r))
     }
 
-    /// Every document's marks, `marks[n]` of document `n`, in text order
-    /// (to merge segments).
-    pub(crate) fn documents(&self) -> Vec<Vec<Mark>> {
-        let mut marks: Vec<Vec<Mark>> =
-            (0..self.docs).map(|n| Vec::with_capacity(self.count(n as u32) as usize)).collect();
-        for r in 0..self.rows {
+    /// Every row in file order, its document numbered from `first`.
+    fn sorted_rows(&self, first: u32) -> impl Iterator<Item = RowKey> + '_ {
+        (0..self.rows).map(move |r| {
             let row = self.row(r);
-            marks[row.document as usize].push(Mark {
-                hash: self.hash(r),
-                word: row.word,
-                start: row.start,
-                end: row.end,
-            });
-        }
-        for held in &mut marks {
-            held.sort_unstable_by_key(|mark| (mark.word, mark.hash));
-        }
-        marks
+            (self.hash(r), first + row.document, row.word, row.start, row.end)
+        })
     }
+}
+
+/// Writes the marks file `path` (which must not exist) of the segments
+/// whose marks are `segments`, merged into one in their order: a merge of
+/// their rows (each file sorted), so that memory does not grow with them.
+pub(crate) fn merge_segments(path: &Path, segments: &[Marks]) -> Result<(), SegmentError> {
+    let docs: usize = segments.iter().map(|marks| marks.docs).sum();
+    let first_numbers = segments.iter().scan(0usize, |first, marks| {
+        let this = *first;
+        *first += marks.docs;
+        Some(this)
+    });
+    let first_numbers: Vec<u32> = first_numbers
+        .map(|first| u32::try_from(first).map_err(|_| SegmentError::TooManyDocuments { docs }))
+        .collect::<Result<_, _>>()?;
+    let counts: Vec<u32> =
+        segments.iter().flat_map(|marks| (0..marks.docs as u32).map(|n| marks.count(n))).collect();
+    let total = segments.iter().map(|marks| marks.rows as u64).sum();
+    let sources = segments
+        .iter()
+        .zip(first_numbers)
+        .map(|(marks, first)| Box::new(marks.sorted_rows(first).map(Ok)) as Box<dyn Iterator<Item = _> + '_>)
+        .collect();
+    write_sorted(path, &counts, total, crate::spool::merge(sources))
 }
 
 #[cfg(test)]
@@ -264,7 +424,7 @@ mod tests {
     }
 
     #[test]
-    fn rows_are_found_by_hash_and_documents_come_back_whole() {
+    fn rows_are_found_by_hash() {
         let marks = Marks::from_bytes(encode(&sample()).unwrap(), 3).unwrap();
         let of = |hash| marks.rows_of(hash).map(|row| (row.document, row.word)).collect::<Vec<_>>();
         assert_eq!(of(3), [(0, 2), (2, 1)]);
@@ -273,9 +433,23 @@ mod tests {
         assert!(of(8).is_empty());
         assert_eq!(marks.rows_of(9).next().unwrap().start, 40);
         assert_eq!((marks.count(0), marks.count(1), marks.count(2)), (3, 0, 2));
-        let mut expected = sample();
-        expected[0].sort_by_key(|mark| mark.word);
-        assert_eq!(marks.documents(), expected);
+    }
+
+    #[test]
+    fn segments_merged_are_the_file_of_their_documents_together() {
+        let dir = tempfile::tempdir().unwrap();
+        let (first, second) = (sample(), vec![vec![mark(3, 0), mark(1, 3)], vec![mark(9, 2), mark(3, 6)]]);
+        let opened = [
+            Marks::from_bytes(encode(&first).unwrap(), 3).unwrap(),
+            Marks::from_bytes(encode(&second).unwrap(), 2).unwrap(),
+        ];
+        let path = dir.path().join("seg-000003.pam");
+        merge_segments(&path, &opened).unwrap();
+        let together: Vec<Vec<Mark>> = first.into_iter().chain(second).collect();
+        assert_eq!(std::fs::read(&path).unwrap(), encode(&together).unwrap());
+        // Never over an existing file, and no temporary file left.
+        assert!(matches!(merge_segments(&path, &opened), Err(SegmentError::File(FileError::Exists { .. }))));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 
     #[test]
