@@ -8,18 +8,19 @@
 use crate::corpus::{self, CorpusArgs};
 use crate::index_passages::{self, PassageArgs};
 use priorart_corpus::{Fingerprinted, Wanted, WithX};
+use crate::dedup_run::interrupt_flag;
 use crate::exit::{self, UsageError};
 use crate::input::{self, DocumentArgs};
 use crate::lookup::{Lookup, answer_json, write_answer};
 use anyhow::{Result, bail};
 use clap::{Args as ClapArgs, Parser, Subcommand};
 use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, Shingling, SimhashDoc};
-use priorart_align::Mark;
-use priorart_index::{Entry, Index, Layout, SKETCH_WIDTH};
+use priorart_index::{Entry, Index, Layout, MarkSpool, SKETCH_WIDTH};
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Parser)]
 #[command(after_help = "\
@@ -35,9 +36,11 @@ Examples:
 The similarity a query shows is estimated from sketches of word 5-grams (the index keeps no
 text; standard error about 0.025 at 0.8): `priorart compare` gives the exact value. A document
 imported with --simhash has no sketch: a match with it is found by distance alone (unverified).
-A build that read no document, or that could not read an input while INDEX holds an index,
-leaves INDEX as it was. An id is indexed once: `add` skips a document the index holds
-already with the same fingerprints (a warning) and refuses one whose id it holds with others.
+A build that read no document, that could not read an input while INDEX holds an index, or
+that was interrupted (Ctrl-C), leaves INDEX as it was. An id is indexed once: `add` skips a
+document the index holds already with the same fingerprints (a warning) and refuses one whose
+id it holds with others. Passage marks are spooled to disk as documents are read (in INDEX),
+so that memory does not grow with the texts.
 
 `query --passages` finds the indexed documents that share passages (of --min-words words or
 more, exact or with words replaced) with each FILE, from the winnowing marks the index keeps of
@@ -46,7 +49,7 @@ index built before priorart-index/3 has none: rebuild it). Each passage is given
 and text in FILE and its byte range in the indexed document (the index keeps no text:
 `priorart compare --passages FILE COPY` aligns the two word by word).
 
-Exit codes: 0 ok (query: whatever it found), 1 bad input, 2 usage error.")]
+Exit codes: 0 ok (query: whatever it found), 1 bad input, 2 usage error, 130 interrupted.")]
 pub struct Args {
     #[command(subcommand)]
     command: IndexCommand,
@@ -202,8 +205,6 @@ fn build(args: BuildArgs) -> Result<ExitCode> {
         ))),
         _ => {}
     }
-    let with_marks = !args.no_marks && !args.lists.simhash;
-    let (entries, marks, read) = entries(&args.corpus, &args.lists, args.shingles, with_marks)?;
     let earlier = match found {
         Existing::Index(documents) => Some(documents),
         _ => None,
@@ -212,12 +213,24 @@ fn build(args: BuildArgs) -> Result<ExitCode> {
         Some(_) => format!("; {} left as it was", args.index.display()),
         None => "; nothing written".to_owned(),
     };
+    let stop = interrupt_flag()?;
+    // The marks go to disk as the documents are read (in INDEX, removed
+    // whatever happens), the entries stay in memory.
+    let mut spool = (!args.no_marks && !args.lists.simhash).then(|| MarkSpool::new(&args.index)).transpose()?;
+    let read = entries(&args.corpus, &args.lists, args.shingles, spool.as_mut(), &stop);
+    let (entries, read) = match interrupted(read, &stop) {
+        Some(read) => read?,
+        None => {
+            note!("priorart: interrupted{}", unchanged());
+            return Ok(ExitCode::from(exit::INTERRUPTED));
+        }
+    };
     if entries.is_empty() {
         bail!("no document to index{}", unchanged());
     }
     args.corpus.refuse_missing_inputs(&read, earlier.is_some(), "the index", &unchanged())?;
-    let index = match &marks {
-        Some(marks) => Index::build_with_marks(&args.index, layout, SKETCH_WIDTH, args.shingles, &entries, marks)?,
+    let index = match spool {
+        Some(spool) => Index::build_spooled(&args.index, layout, SKETCH_WIDTH, args.shingles, &entries, spool)?,
         None => Index::build(&args.index, layout, SKETCH_WIDTH, args.shingles, &entries)?,
     };
     match found {
@@ -237,19 +250,27 @@ fn build(args: BuildArgs) -> Result<ExitCode> {
 
 fn add(args: AddArgs) -> Result<ExitCode> {
     let mut index = Index::open(&args.index)?;
-    let with_marks = index.has_marks() && !args.lists.simhash;
-    let (entries, marks, read) = entries(&args.corpus, &args.lists, index.shingling(), with_marks)?;
+    let stop = interrupt_flag()?;
+    let mut spool = (index.has_marks() && !args.lists.simhash).then(|| MarkSpool::new(&args.index)).transpose()?;
+    let read = entries(&args.corpus, &args.lists, index.shingling(), spool.as_mut(), &stop);
+    let (entries, read) = match interrupted(read, &stop) {
+        Some(read) => read?,
+        None => {
+            note!("priorart: interrupted; {} left as it was", args.index.display());
+            return Ok(ExitCode::from(exit::INTERRUPTED));
+        }
+    };
     let held = held_ids(&index, &args.index, &entries)?;
     let is_new = |entry: &Entry| !held.contains(&entry.id);
-    let marks: Option<DocumentMarks> = marks.map(|marks| {
-        entries.iter().zip(marks).filter(|(entry, _)| is_new(entry)).map(|(_, marks)| marks).collect()
-    });
+    if let Some(spool) = &mut spool {
+        spool.retain(|n| is_new(&entries[n]));
+    }
     let entries: Vec<Entry> = entries.into_iter().filter(|entry| is_new(entry)).collect();
     if entries.is_empty() {
         note!("priorart: nothing to add; {} left as it was", args.index.display());
     } else {
-        match &marks {
-            Some(marks) => index.add_with_marks(&entries, marks)?,
+        match spool {
+            Some(spool) => index.add_spooled(&entries, spool)?,
             None => index.add(&entries)?,
         }
     }
@@ -300,42 +321,67 @@ fn summary(index: &Index, added: usize, skipped: usize) {
     );
 }
 
-/// Each document's passage marks, in the order of its entries.
-type DocumentMarks = Vec<Vec<Mark>>;
-
-/// The documents of the inputs (their sketches cut by `shingling`) and,
-/// `with_marks`, their passage marks; or the documents of the simhash-doc
-/// lists they are (`--simhash`: no marks).
+/// The documents of the inputs (their sketches cut by `shingling`), their
+/// passage marks pushed to `marks` if given; or the documents of the
+/// simhash-doc lists they are (`--simhash`: no marks). A run stopped
+/// (`stop`) ends with [`Interrupted`].
 fn entries(
     corpus: &CorpusArgs,
     lists: &ListArgs,
     shingling: Shingling,
-    with_marks: bool,
-) -> Result<(Vec<Entry>, Option<DocumentMarks>, priorart_corpus::Summary)> {
+    mut marks: Option<&mut MarkSpool>,
+    stop: &AtomicBool,
+) -> Result<(Vec<Entry>, priorart_corpus::Summary)> {
     if lists.simhash {
-        let (entries, read) = listed_entries(&corpus.inputs)?;
-        return Ok((entries, None, read));
+        return listed_entries(&corpus.inputs);
     }
     let wanted = Wanted {
         x: WithX::Yes,
         rule: shingling.token_rule(),
         shingles: Some(shingling),
         unique_ids: true,
-        marks: with_marks.then(Index::passage_winnowing),
+        marks: marks.is_some().then(Index::passage_winnowing),
     };
-    let (mut entries, mut marks) = (Vec::new(), Vec::new());
+    let mut entries = Vec::new();
     let read = corpus::read_all(corpus, &wanted, |batch| {
+        if stop.load(Ordering::Relaxed) {
+            bail!(Interrupted);
+        }
         for mut document in batch {
-            let held = std::mem::replace(&mut document.marks, Ok(Vec::new()));
-            marks.push(held.unwrap_or_else(|err| {
-                note!("priorart: {}: indexed without passage marks: {err}", document.id);
-                Vec::new()
-            }));
+            if let Some(marks) = marks.as_deref_mut() {
+                let held = std::mem::replace(&mut document.marks, Ok(Vec::new()));
+                marks.push(&held.unwrap_or_else(|err| {
+                    note!("priorart: {}: indexed without passage marks: {err}", document.id);
+                    Vec::new()
+                }))?;
+            }
             entries.push(entry(document));
         }
         Ok(())
     })?;
-    Ok((entries, with_marks.then_some(marks), read))
+    Ok((entries, read))
+}
+
+/// A build or an add stopped by Ctrl-C or SIGTERM.
+#[derive(Debug)]
+struct Interrupted;
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("interrupted")
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+/// `read`, or `None` when the run was interrupted (while reading, or
+/// once it had read: nothing is written after a stop).
+fn interrupted<T>(read: Result<T>, stop: &AtomicBool) -> Option<Result<T>> {
+    let stopped = match &read {
+        Err(err) => err.chain().any(|cause| cause.downcast_ref::<Interrupted>().is_some()),
+        Ok(_) => false,
+    };
+    (!stopped && !stop.load(Ordering::Relaxed)).then_some(read)
 }
 
 /// The documents of simhash-doc lists. A list with a wrong line is
