@@ -29,6 +29,8 @@ use crate::segment::{Bytes, SegmentError, partition_point};
 use priorart_align::Mark;
 use priorart_files::FileError;
 use sha2::{Digest, Sha256};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufRead, Read, Seek, SeekFrom, Write};
 use std::ops::Range;
@@ -408,7 +410,38 @@ pub(crate) fn merge_segments(path: &Path, segments: &[Marks]) -> Result<(), Segm
         .zip(first_numbers)
         .map(|(marks, first)| Box::new(marks.sorted_rows(first).map(Ok)) as Box<dyn Iterator<Item = _> + '_>)
         .collect();
-    write_sorted(path, &counts, total, crate::spool::merge(sources))
+    write_sorted(path, &counts, total, merge(sources))
+}
+
+/// The rows of `sources`, each sorted, as one sorted sequence; the first
+/// error ends it.
+pub(crate) fn merge<'a, E: 'a>(
+    mut sources: Vec<Box<dyn Iterator<Item = Result<RowKey, E>> + 'a>>,
+) -> impl Iterator<Item = Result<RowKey, E>> + 'a {
+    let mut heads: BinaryHeap<Reverse<(RowKey, usize)>> = BinaryHeap::with_capacity(sources.len());
+    let mut failure: Option<E> = None;
+    for (at, source) in sources.iter_mut().enumerate() {
+        match source.next() {
+            Some(Ok(row)) => heads.push(Reverse((row, at))),
+            Some(Err(err)) => {
+                failure.get_or_insert(err);
+            }
+            None => {}
+        }
+    }
+    std::iter::from_fn(move || {
+        if let Some(err) = failure.take() {
+            heads.clear();
+            return Some(Err(err));
+        }
+        let Reverse((row, at)) = heads.pop()?;
+        match sources[at].next() {
+            Some(Ok(next)) => heads.push(Reverse((next, at))),
+            Some(Err(err)) => failure = Some(err),
+            None => {}
+        }
+        Some(Ok(row))
+    })
 }
 
 #[cfg(test)]

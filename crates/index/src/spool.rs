@@ -12,13 +12,10 @@
 //! when the spool is dropped: after the segment is written, after a
 //! failure, or when the build is abandoned.
 
-use crate::index::IndexError;
-use crate::marks::{self, RowKey};
+use crate::marks::{self, RowKey, merge};
 use crate::segment::SegmentError;
 use priorart_align::Mark;
 use priorart_files::FileError;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -59,17 +56,17 @@ impl MarkSpool {
     /// An empty spool whose files go in the index directory `index_dir`
     /// (created if needed, and removed again with the spool if it is left
     /// empty).
-    pub fn new(index_dir: &Path) -> Result<MarkSpool, IndexError> {
+    pub fn new(index_dir: &Path) -> Result<MarkSpool, SegmentError> {
         MarkSpool::with_run_rows(index_dir, MarkSpool::DEFAULT_RUN_ROWS)
     }
 
     /// [`MarkSpool::new`] sorting `run_rows` rows (at least 1) in memory at a
     /// time.
-    pub fn with_run_rows(index_dir: &Path, run_rows: usize) -> Result<MarkSpool, IndexError> {
+    pub fn with_run_rows(index_dir: &Path, run_rows: usize) -> Result<MarkSpool, SegmentError> {
         let created = (!index_dir.exists()).then(|| index_dir.to_owned());
-        std::fs::create_dir_all(index_dir).map_err(|source| IndexError::Directory {
+        std::fs::create_dir_all(index_dir).map_err(|source| FileError::Io {
             path: index_dir.to_owned(),
-            action: "cannot create",
+            action: "create",
             source,
         })?;
         let name = format!(".marks-spool-{}-{}", std::process::id(), SPOOLS.fetch_add(1, Ordering::Relaxed));
@@ -85,7 +82,7 @@ impl MarkSpool {
             if let Some(created) = &created {
                 let _ = std::fs::remove_dir(created);
             }
-            return Err(IndexError::Directory { path: dir, action: "cannot create", source });
+            return Err(FileError::Io { path: dir, action: "create", source }.into());
         }
         Ok(MarkSpool {
             dir,
@@ -99,7 +96,7 @@ impl MarkSpool {
     }
 
     /// A spool of `marks` (`marks[n]` of document `n`).
-    pub fn of(index_dir: &Path, marks: &[Vec<Mark>]) -> Result<MarkSpool, IndexError> {
+    pub fn of(index_dir: &Path, marks: &[Vec<Mark>]) -> Result<MarkSpool, SegmentError> {
         let mut spool = MarkSpool::new(index_dir)?;
         for held in marks {
             spool.push(held)?;
@@ -109,7 +106,7 @@ impl MarkSpool {
 
     /// Adds the next document's marks (winnowed by
     /// [`crate::Index::passage_winnowing`]).
-    pub fn push(&mut self, marks: &[Mark]) -> Result<(), IndexError> {
+    pub fn push(&mut self, marks: &[Mark]) -> Result<(), SegmentError> {
         let too_many = || SegmentError::TooManyDocuments { docs: self.counts.len() + 1 };
         let document = u32::try_from(self.counts.len()).map_err(|_| too_many())?;
         let count = u32::try_from(marks.len()).map_err(|_| too_many())?;
@@ -148,7 +145,7 @@ impl MarkSpool {
     }
 
     /// Sorts the rows in memory and writes them as a run.
-    fn write_run(&mut self) -> Result<(), IndexError> {
+    fn write_run(&mut self) -> Result<(), SegmentError> {
         self.buffer.sort_unstable();
         let path = self.dir.join(format!("run-{:06}", self.runs.len()));
         let io = |source| FileError::Io { path: path.clone(), action: "write", source };
@@ -259,37 +256,6 @@ fn run_rows(path: &Path) -> Result<impl Iterator<Item = Result<RowKey, FileError
             }
         }
     }))
-}
-
-/// The rows of `sources`, each sorted, as one sorted sequence; the first
-/// error ends it.
-pub(crate) fn merge<'a, E: 'a>(
-    mut sources: Vec<Box<dyn Iterator<Item = Result<RowKey, E>> + 'a>>,
-) -> impl Iterator<Item = Result<RowKey, E>> + 'a {
-    let mut heads: BinaryHeap<Reverse<(RowKey, usize)>> = BinaryHeap::with_capacity(sources.len());
-    let mut failure: Option<E> = None;
-    for (at, source) in sources.iter_mut().enumerate() {
-        match source.next() {
-            Some(Ok(row)) => heads.push(Reverse((row, at))),
-            Some(Err(err)) => {
-                failure.get_or_insert(err);
-            }
-            None => {}
-        }
-    }
-    std::iter::from_fn(move || {
-        if let Some(err) = failure.take() {
-            heads.clear();
-            return Some(Err(err));
-        }
-        let Reverse((row, at)) = heads.pop()?;
-        match sources[at].next() {
-            Some(Ok(next)) => heads.push(Reverse((next, at))),
-            Some(Err(err)) => failure = Some(err),
-            None => {}
-        }
-        Some(Ok(row))
-    })
 }
 
 #[cfg(test)]
