@@ -22,7 +22,10 @@
 //! ([`Entry::of_text`], [`Query::of_text`]), so that every one indexes and
 //! looks up a text the same way; [`MemoryIndex`] is an index to insert into
 //! and query in memory, then save as a directory that [`Index::open`]
-//! reads.
+//! reads. A [`MarkSpool`] takes each document's passage marks as it is
+//! read, on disk ([`Index::build_spooled`], [`Index::add_spooled`]), so
+//! that building an index with marks needs memory for the entries, not for
+//! the texts.
 
 #[macro_use]
 extern crate priorart_reason;
