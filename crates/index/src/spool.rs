@@ -23,8 +23,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Bytes of a row in a run.
 const ROW_BYTES: usize = 24;
-/// Read buffer of each run during the merge.
-const RUN_READ_BUFFER: usize = 64 << 10;
+/// Buffer of a run written, and of each run read during the merge.
+const RUN_BUFFER: usize = 64 << 10;
 
 /// Spools of this process so far (each spool's directory has its own name).
 static SPOOLS: AtomicU32 = AtomicU32::new(0);
@@ -150,7 +150,7 @@ impl MarkSpool {
         let path = self.dir.join(format!("run-{:06}", self.runs.len()));
         let io = |source| FileError::Io { path: path.clone(), action: "write", source };
         let file = File::create(&path).map_err(io)?;
-        let mut out = BufWriter::with_capacity(RUN_READ_BUFFER, file);
+        let mut out = BufWriter::with_capacity(RUN_BUFFER, file);
         for &row in &self.buffer {
             out.write_all(&row_bytes(row)).map_err(io)?;
         }
@@ -192,7 +192,7 @@ impl MarkSpool {
             sources.push(Box::new(run_rows(path)?));
         }
         sources.push(Box::new(self.buffer.iter().map(|&row| Ok(row))));
-        // Renumbering keeps the order: kept documents keep theirs.
+        // Renumbering keeps the rows in order: the kept documents keep theirs.
         let rows = merge(sources).filter_map(|row| match (row, &numbers) {
             (Ok(row), Some(numbers)) => {
                 numbers[row.1 as usize].map(|number| Ok((row.0, number, row.2, row.3, row.4)))
@@ -239,7 +239,7 @@ fn row_of(bytes: &[u8; ROW_BYTES]) -> RowKey {
 fn run_rows(path: &Path) -> Result<impl Iterator<Item = Result<RowKey, FileError>> + use<>, FileError> {
     let file =
         File::open(path).map_err(|source| FileError::Io { path: path.to_owned(), action: "open", source })?;
-    let mut reader = BufReader::with_capacity(RUN_READ_BUFFER, file);
+    let mut reader = BufReader::with_capacity(RUN_BUFFER, file);
     let path = path.to_owned();
     let mut failed = false;
     Ok(std::iter::from_fn(move || {
