@@ -330,7 +330,9 @@ fn check(params: &Params) -> Result<(), AlignError> {
 }
 
 /// The number of words in `text`: its alphanumeric runs, stopwords
-/// included (how long a passage is, in the words a reader counts).
+/// included, two letters of a script written without spaces (Chinese,
+/// Japanese, Thai…) counting one (how long a passage is, in about the
+/// words a reader counts, in every script).
 pub fn word_count(text: &str) -> usize {
     words::count(text)
 }

@@ -127,11 +127,20 @@ pub(crate) fn content_words(text: &str, is_stopword: impl Fn(u64) -> bool) -> Ve
     words
 }
 
-/// The number of words of `text`, stopwords included.
+/// The number of words of `text`, stopwords included, two letters of a
+/// script written without spaces counting one word (about the length of
+/// a Chinese or Japanese word, as [`priorart_fingerprint::count_words`]
+/// counts them), so that a passage of 50 words is about as much text in
+/// every script: counted one by one, 50 such letters are a sentence or two.
 pub(crate) fn count(text: &str) -> usize {
-    let mut count = 0;
-    for_each_word(text, |_, _, _| count += 1);
-    count
+    let (mut spaced, mut unspaced) = (0, 0);
+    for_each_word(text, |_, start, end| {
+        let word = &text[start as usize..end as usize];
+        let is_letter = word.as_bytes()[0] >= priorart_fingerprint::WIDE_LEAD
+            && word.chars().next().is_some_and(priorart_fingerprint::is_unspaced);
+        if is_letter { unspaced += 1 } else { spaced += 1 }
+    });
+    spaced + usize::div_ceil(unspaced, 2)
 }
 
 #[cfg(test)]
@@ -148,6 +157,8 @@ mod tests {
         assert_eq!(words(""), Vec::<&str>::new());
         assert_eq!(words("…"), Vec::<&str>::new());
         assert_eq!(words("漢字 テスト"), ["漢", "字", "テ", "ス", "ト"]);
+        assert_eq!(count("漢字 テスト"), 3, "two unspaced letters a word, rounded up");
+        assert_eq!(count("漢字 tests 42 テスト"), 5);
         assert_eq!(count("Héllo, wörld! 42x  _a-b"), 5);
     }
 

@@ -106,8 +106,9 @@ pub struct Args {
     /// whole near-duplicates: OUT/passages.jsonl and OUT/boilerplate.jsonl.
     #[arg(long, conflicts_with_all = ["candidates", "min_jaccard", "shingles"])]
     pub(crate) passages: bool,
-    /// With --passages: the fewest words (stopwords included) on both sides
-    /// of a reported passage.
+    /// With --passages: the fewest words (stopwords included; two Chinese,
+    /// Japanese or Thai letters count one) on both sides of a reported
+    /// passage.
     #[arg(long, requires = "passages", value_name = "N",
           default_value_t = priorart_dedup::passages::PassageSettings::DEFAULT_MIN_WORDS)]
     pub(crate) min_words: usize,

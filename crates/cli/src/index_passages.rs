@@ -10,7 +10,8 @@ use std::io::Write;
 /// How a passage lookup is asked.
 #[derive(ClapArgs, Debug, Clone)]
 pub(crate) struct PassageArgs {
-    /// Fewest words (stopwords included) of a passage reported, on FILE's side.
+    /// Fewest words (stopwords included; two Chinese, Japanese or Thai
+    /// letters count one) of a passage reported, on FILE's side.
     #[arg(long, value_name = "N", default_value_t = PassageSearch::DEFAULT_MIN_WORDS)]
     min_words: usize,
     /// Fewest winnowing marks a passage shares with an indexed document.

@@ -60,8 +60,9 @@ pub struct PassageSettings {
     pub min_marks: u32,
     /// A hash held by more documents than this is boilerplate.
     pub boilerplate: u32,
-    /// Fewest words (stopwords included) on both sides of a reported
-    /// passage.
+    /// Fewest words (stopwords included, [`priorart_align::word_count`]:
+    /// two letters of a script written without spaces count one) on both
+    /// sides of a reported passage.
     pub min_words: usize,
     /// Smallest share of one side's content words found in the other in
     /// runs of `k` ([`Winnowing::coverage`]) of a reported passage.
