@@ -30,7 +30,9 @@ Score:
   reported: a planted pair, or a pair one of whose reported passages is
   confirmed independently (difflib.SequenceMatcher on the two sides'
   lowercased words: matching blocks of 4 words or more cover at least half
-  of the shorter side and at least 25 words);
+  of the shorter side and at least 25 words; a letter of a script written
+  without spaces is a token of its own, two counting one word, as priorart
+  counts them);
 - PAN's character measures (scripts/eval/pan-eval.py's code: macro recall,
   precision, granularity, plagdet) of the planted cases against the
   passages reported for the planted pairs (host side as PAN's suspicious
@@ -202,11 +204,28 @@ def timed(command, log):
 
 
 def confirmed(a_text, b_text):
-    """Whether two passage sides genuinely share text (difflib, words)."""
-    a, b = WORD.findall(a_text.lower()), WORD.findall(b_text.lower())
+    """Whether two passage sides genuinely share text (difflib on their
+    words, counted as priorart counts them: see CONFIRM_WORD)."""
+    a, b = CONFIRM_WORD.findall(a_text.lower()), CONFIRM_WORD.findall(b_text.lower())
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    matched = sum(block.size for block in matcher.get_matching_blocks() if block.size >= 4)
-    return matched >= 25 and 2 * matched >= min(len(a), len(b))
+    blocks = [a[block.a : block.a + block.size] for block in matcher.get_matching_blocks()]
+    matched = sum(words(block) for block in blocks if words(block) >= 4)
+    return matched >= 25 and 2 * matched >= min(words(a), words(b))
+
+
+# A letter of a script written without spaces (Chinese, Japanese, Thai), or
+# a run of other word characters. As in priorart's word count, two such
+# letters count one word: split at `\w+`, a Japanese clause is one "word",
+# and no Japanese passage could ever be confirmed.
+UNSPACED = BUILD.CJK + "\u0e00-\u0e7f"
+CONFIRM_WORD = re.compile(f"[{UNSPACED}]|[^\\W{UNSPACED}]+")
+UNSPACED_LETTER = re.compile(f"[{UNSPACED}]")
+
+
+def words(tokens):
+    """The words `tokens` (CONFIRM_WORD's) make: two unspaced letters one."""
+    unspaced = sum(1 for token in tokens if UNSPACED_LETTER.fullmatch(token))
+    return len(tokens) - unspaced + unspaced / 2
 
 
 def score(found_pairs, cases):
