@@ -1,5 +1,5 @@
-"""`priorart.dedup_passages` and Spark's passage job against `priorart dedup --passages` on the
-same corpus, in one run.
+"""`priorart.dedup_passages`, `priorart.iter_dedup_passages` and Spark's passage job against
+`priorart dedup --passages` on the same corpus, in one run.
 
     python bench_passages.py --corpus /tmp/priorart-corpus/docs.jsonl --cli target/release/priorart
 
@@ -8,12 +8,16 @@ The corpus is one {"id", "text"} per line. Runs, each timed on the wall clock an
 (the CLI's and Spark's by /usr/bin/time, Python's by resource.getrusage in a child process):
 - the CLI: `priorart dedup --passages --jsonl --id-field id CORPUS --out DIR` (process start,
   reading and parsing the JSONL included);
-- Python: `priorart.dedup_passages(texts, ids)` from a generator that parses the same JSONL line
-  by line (what the CLI does), in a process of its own;
+- Python, in a process of its own per run, the texts from a generator that parses the same JSONL
+  line by line (what the CLI does), in each of the ways asked for (--python, all by default):
+  `records`: `priorart.dedup_passages(texts, ids)` (every pair held as a record, then written out);
+  `iterate`: `priorart.iter_dedup_passages(texts, ids)`, each pair written out as it comes;
+  `write`: `priorart.iter_dedup_passages(texts, ids).write(DIR)` (the extension writes both files);
 - Spark (--spark MASTER, e.g. local[2]): `python -m priorart.spark passages --input CORPUS
   --output DIR --master MASTER` (JVM start included).
-Checks each one's passages.jsonl lines equal the CLI's (as sets: the order of Spark's part files
-is not the CLI's), and prints one JSON object per run.
+Checks each one's passages.jsonl lines equal the CLI's (in order; as sets for Spark, the order of
+whose part files is not the CLI's; `write`'s files byte for byte), and prints one JSON object per
+run.
 """
 
 from __future__ import annotations
@@ -29,10 +33,10 @@ from pathlib import Path
 from typing import List, Tuple
 
 #: What the Python run does, in a child process (its peak RSS is its own).
-PYTHON_RUN = """
+PYTHON_RUN = r"""
 import collections, json, resource, sys, time
 import priorart
-corpus, out = sys.argv[1], sys.argv[2]
+corpus, out, mode = sys.argv[1], sys.argv[2], sys.argv[3]
 pending = collections.deque()
 def texts():
     with open(corpus, encoding="utf-8") as lines:
@@ -44,14 +48,38 @@ def ids():
     # Read in step with texts: each id right after its text.
     while pending:
         yield pending.popleft()
+def line(pair):
+    return json.dumps(pair.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
 started = time.perf_counter()
-found = priorart.dedup_passages(texts(), ids())
-seconds = time.perf_counter() - started
-usage = resource.getrusage(resource.RUSAGE_SELF)
-open(out, "w", encoding="utf-8").write(found.passages_jsonl())
-print(json.dumps({"seconds": seconds, "cpu_seconds": usage.ru_utime + usage.ru_stime, "pairs": len(found.pairs),
-                  "candidates": found.candidates, "peak_rss_mib": usage.ru_maxrss // 1024}))
+if mode == "records":
+    found = priorart.dedup_passages(texts(), ids())
+    # Timed and measured before the pairs are written out (a pair at a time).
+    seconds, usage = time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF)
+    with open(out + "/passages.jsonl", "w", encoding="utf-8") as pairs_out:
+        for pair in found.pairs:
+            pairs_out.write(line(pair))
+    pairs, candidates = len(found.pairs), found.candidates
+elif mode == "iterate":
+    pairs = 0
+    with priorart.iter_dedup_passages(texts(), ids()) as search, \
+            open(out + "/passages.jsonl", "w", encoding="utf-8") as pairs_out:
+        for pair in search:
+            pairs_out.write(line(pair))
+            pairs += 1
+    candidates = search.candidates
+else:
+    with priorart.iter_dedup_passages(texts(), ids()) as search:
+        pairs = search.write(out)
+    candidates = search.candidates
+if mode != "records":
+    seconds, usage = time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"seconds": seconds, "cpu_seconds": usage.ru_utime + usage.ru_stime, "pairs": pairs,
+                  "candidates": candidates, "peak_rss_mib": usage.ru_maxrss // 1024}))
 """
+
+
+#: The ways of running the search from Python.
+PYTHON_MODES = ("records", "iterate", "write")
 
 
 def timed(command: List[str]) -> Tuple[float, float, int, str]:
@@ -76,6 +104,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--corpus", type=Path, default=Path("/tmp/priorart-corpus/docs.jsonl"))
     parser.add_argument("--cli", default="target/release/priorart")
+    parser.add_argument("--python", nargs="*", choices=PYTHON_MODES, default=list(PYTHON_MODES),
+                        help="the Python runs (all by default; none with --python alone)")
     parser.add_argument("--spark", metavar="MASTER", help="also run the Spark job on this master (local[2])")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
@@ -86,17 +116,24 @@ def main() -> None:
         print(json.dumps({"run": "cli", "seconds": round(seconds, 2), "cpu_seconds": round(cpu, 2),
                           "peak_rss_mib": rss, "pairs": len(expected), "load": os.getloadavg()[0]}), flush=True)
 
-        run = subprocess.run([sys.executable, "-c", PYTHON_RUN, str(args.corpus), str(out / "python.jsonl")],
-                             capture_output=True, text=True, check=True)
-        python = json.loads(run.stdout)
-        found = lines(out / "python.jsonl")
-        print(json.dumps({"run": "python", "seconds": round(python["seconds"], 2),
-                          "cpu_seconds": round(python["cpu_seconds"], 2),
-                          "cpu_ratio_to_cli": round(python["cpu_seconds"] / cpu, 2),
-                          "peak_rss_mib": python["peak_rss_mib"], "pairs": len(found), "load": os.getloadavg()[0],
-                          "same_lines_in_order": found == expected,
-                          "same_lines": sorted(found) == sorted(expected),
-                          "ratio_to_cli": round(python["seconds"] / seconds, 2)}), flush=True)
+        for mode in args.python:
+            (out / mode).mkdir()
+            run = subprocess.run([sys.executable, "-c", PYTHON_RUN, str(args.corpus), str(out / mode), mode],
+                                 capture_output=True, text=True, check=True)
+            python = json.loads(run.stdout)
+            found = lines(out / mode / "passages.jsonl")
+            same_files = {"same_files": all((out / mode / name).read_bytes() == (out / "cli" / name).read_bytes()
+                                            for name in ("passages.jsonl", "boilerplate.jsonl"))}
+            print(json.dumps({"run": f"python {mode}", "seconds": round(python["seconds"], 2),
+                              "cpu_seconds": round(python["cpu_seconds"], 2),
+                              "cpu_ratio_to_cli": round(python["cpu_seconds"] / cpu, 2),
+                              "peak_rss_mib": python["peak_rss_mib"],
+                              "rss_ratio_to_cli": round(python["peak_rss_mib"] / rss, 2), "pairs": len(found),
+                              "load": os.getloadavg()[0], "same_lines_in_order": found == expected,
+                              "same_lines": sorted(found) == sorted(expected),
+                              **(same_files if mode == "write" else {}),
+                              "ratio_to_cli": round(python["seconds"] / seconds, 2)}), flush=True)
+            (out / mode / "passages.jsonl").unlink()
 
         if args.spark:
             spark_seconds, spark_cpu, spark_rss, stdout = timed(
