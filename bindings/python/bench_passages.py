@@ -122,8 +122,9 @@ def main() -> None:
                                  capture_output=True, text=True, check=True)
             python = json.loads(run.stdout)
             found = lines(out / mode / "passages.jsonl")
-            same_files = {"same_files": all((out / mode / name).read_bytes() == (out / "cli" / name).read_bytes()
-                                            for name in ("passages.jsonl", "boilerplate.jsonl"))}
+            same_files = {} if mode != "write" else {
+                "same_files": all((out / mode / name).read_bytes() == (out / "cli" / name).read_bytes()
+                                  for name in ("passages.jsonl", "boilerplate.jsonl"))}
             print(json.dumps({"run": f"python {mode}", "seconds": round(python["seconds"], 2),
                               "cpu_seconds": round(python["cpu_seconds"], 2),
                               "cpu_ratio_to_cli": round(python["cpu_seconds"] / cpu, 2),
@@ -131,7 +132,7 @@ def main() -> None:
                               "rss_ratio_to_cli": round(python["peak_rss_mib"] / rss, 2), "pairs": len(found),
                               "load": os.getloadavg()[0], "same_lines_in_order": found == expected,
                               "same_lines": sorted(found) == sorted(expected),
-                              **(same_files if mode == "write" else {}),
+                              **same_files,
                               "ratio_to_cli": round(python["seconds"] / seconds, 2)}), flush=True)
             (out / mode / "passages.jsonl").unlink()
 

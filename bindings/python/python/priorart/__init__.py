@@ -589,9 +589,10 @@ def iter_dedup_passages(
     read (and winnowed, and spilled to ``temp_dir``) before this returns,
     then the search runs on a thread of its own while the
     :class:`PassageStream` returned hands its pairs over as it finds them,
-    in the CLI's order (a round at a time: at most two rounds are held,
-    whatever the number of pairs), or writes ``priorart dedup --passages
-    --out DIR``'s two files byte for byte (:meth:`PassageStream.write`).
+    in the CLI's order (a batch of at most a few thousand pairs at a time:
+    two batches held at most, whatever the number of pairs), or writes
+    ``priorart dedup --passages --out DIR``'s two files byte for byte
+    (:meth:`PassageStream.write`).
     The arguments and errors are :func:`dedup_passages`' (an id given
     twice is raised by the first pair asked for).
 
