@@ -5,7 +5,9 @@
 
 The corpus is one {"id", "text"} per line. Runs, each timed on the wall clock and in CPU seconds
 (user + system: on a shared machine the ratio of CPU times is the steadier one), with its peak RSS
-(the CLI's and Spark's by /usr/bin/time, Python's by resource.getrusage in a child process):
+(the CLI's and Spark's by /usr/bin/time, Python's by its child process's own VmHWM: its
+`ru_maxrss` starts at this process's peak, inherited through vfork and exec, and this process
+once held whole passages.jsonl files):
 - the CLI: `priorart dedup --passages --jsonl --id-field id CORPUS --out DIR` (process start,
   reading and parsing the JSONL included);
 - Python, in a process of its own per run, the texts from a generator that parses the same JSONL
@@ -23,6 +25,7 @@ run.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -48,6 +51,10 @@ def ids():
     # Read in step with texts: each id right after its text.
     while pending:
         yield pending.popleft()
+def peak_rss_mib():
+    # This process's own peak (ru_maxrss would start at the parent's).
+    with open("/proc/self/status") as status:
+        return next(int(l.split()[1]) for l in status if l.startswith("VmHWM:")) // 1024
 def line(pair):
     return json.dumps(pair.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n"
 started = time.perf_counter()
@@ -55,6 +62,7 @@ if mode == "records":
     found = priorart.dedup_passages(texts(), ids())
     # Timed and measured before the pairs are written out (a pair at a time).
     seconds, usage = time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF)
+    peak = peak_rss_mib()
     with open(out + "/passages.jsonl", "w", encoding="utf-8") as pairs_out:
         for pair in found.pairs:
             pairs_out.write(line(pair))
@@ -73,8 +81,9 @@ else:
     candidates = search.candidates
 if mode != "records":
     seconds, usage = time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF)
+    peak = peak_rss_mib()
 print(json.dumps({"seconds": seconds, "cpu_seconds": usage.ru_utime + usage.ru_stime, "pairs": pairs,
-                  "candidates": candidates, "peak_rss_mib": usage.ru_maxrss // 1024}))
+                  "candidates": candidates, "peak_rss_mib": peak}))
 """
 
 
@@ -96,8 +105,14 @@ def timed(command: List[str]) -> Tuple[float, float, int, str]:
     return seconds, cpu, int(field("Maximum resident")) // 1024, run.stdout
 
 
-def lines(path: Path) -> List[str]:
-    return path.read_text(encoding="utf-8").split("\n")[:-1]
+def lines(*paths: Path) -> List[bytes]:
+    """A digest of each line of the files, in order (the files are hundreds of MB: their lines
+    are not held)."""
+    found = []
+    for path in paths:
+        with path.open("rb") as file:
+            found.extend(hashlib.sha1(line).digest() for line in file)
+    return found
 
 
 def main() -> None:
@@ -140,9 +155,8 @@ def main() -> None:
             spark_seconds, spark_cpu, spark_rss, stdout = timed(
                 [sys.executable, "-m", "priorart.spark", "passages", "--input", str(args.corpus),
                  "--output", str(out / "spark"), "--master", args.spark])
-            found = [line for part in sorted((out / "spark" / "passages").glob("part-*")) for line in lines(part)]
-            boilerplate = [line for part in sorted((out / "spark" / "boilerplate").glob("part-*"))
-                           for line in lines(part)]
+            found = lines(*sorted((out / "spark" / "passages").glob("part-*")))
+            boilerplate = lines(*sorted((out / "spark" / "boilerplate").glob("part-*")))
             print(json.dumps({"run": f"spark {args.spark}", "seconds": round(spark_seconds, 2),
                               "cpu_seconds": round(spark_cpu, 2), "cpu_ratio_to_cli": round(spark_cpu / cpu, 2),
                               "peak_rss_mib_largest_process": spark_rss, "pairs": len(found),
