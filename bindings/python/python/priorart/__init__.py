@@ -522,10 +522,11 @@ def dedup_passages(
     defaults. :meth:`PassageSearch.passages_jsonl` and
     :meth:`PassageSearch.boilerplate_jsonl` are its two files.
 
-    Every pair is held, with its passages' texts (about eight times the
-    size of its ``passages.jsonl`` line): for a large collection,
-    :func:`iter_dedup_passages` hands them over as the search finds them,
-    or writes the CLI's two files, in memory that does not grow with them.
+    Every pair is held, with its passages' texts (0.9 GiB for the 59,600
+    pairs of 21,148 Debian documents, BENCHMARKS.md): for a large
+    collection, :func:`iter_dedup_passages` hands them over as the search
+    finds them, or writes the CLI's two files, in memory that does not grow
+    with them.
 
     Each text's winnowing marks (hashes of its content-word 3-grams) are
     sorted on disk; pairs of documents sharing at least ``min_marks`` of
