@@ -932,10 +932,10 @@ class Index:
         "byte_length"}, "marks", "similarity"}]}], "boilerplate": [...]}``.
         The documents searched are those saved (:meth:`save`, or the
         directory it was opened from), with their marks: an index built
-        with ``marks=False`` or ``--no-marks``, or opened and saved to
-        another directory (its documents' marks are not copied), holds
-        none, and is an :class:`InputError` (reason ``no_marks``), as is
-        one never saved."""
+        with ``marks=False`` or ``--no-marks``, or saved to a directory
+        other than the one it was opened from or last saved to (the marks
+        on disk are not copied), holds none, and is an :class:`InputError`
+        (reason ``no_marks``), as is one never saved."""
         return json.loads(self._index.query_passages_json(text))
 
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
@@ -943,8 +943,9 @@ class Index:
         was inserted when ``path`` is where it was opened from or last
         saved to (with the texts' passage marks when the index holds
         marks), else a whole index (replacing what ``path`` held once the
-        new one is complete; with marks when every document was inserted
-        here as a text, ``marks=True``)."""
+        new one is complete; with the marks unless ``marks=False``, or the
+        index was opened from or saved to another directory before, whose
+        documents' marks cannot be copied)."""
         self._index.save(os.fspath(path))
 
     @property
