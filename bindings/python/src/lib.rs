@@ -5,6 +5,7 @@
 //! (`python/priorart/`) wraps it with docstrings, dicts and iterators.
 
 use priorart_align::report::Named;
+use priorart_align::{Mark, Winnowing};
 use priorart_dedup::{Candidates, DedupError, Document as DedupDocument, Settings, TextCollection};
 use priorart_extract::{ArchiveRecords, ExtractError, Format, Limits};
 use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, Shingling, SimhashDoc, TokenRule};
@@ -501,6 +502,14 @@ struct IndexState {
     saved_ids: HashSet<String>,
     /// Documents inserted since.
     pending: MemoryIndex,
+    /// How texts inserted are winnowed for their passage marks, as `priorart
+    /// index build` keeps them ([`priorart_index::Index::passage_winnowing`]);
+    /// `None`: no marks (`marks=False`, or an index opened without them).
+    winnowing: Option<Winnowing>,
+    /// The passage marks of each document of `pending`, in its order (none
+    /// for a simhash-doc value, or a text the winnowing refuses); empty
+    /// without `winnowing`.
+    pending_marks: Vec<Vec<Mark>>,
 }
 
 impl Index {
@@ -527,9 +536,12 @@ impl Index {
     /// tokens), or "words-v1" or "tokens-v1" (as indexes built before
     /// simhash-doc-v2, whose simhash-doc values are v1); an index opened
     /// keeps its own.
+    /// `marks`: keep each text's passage marks (what `query_passages` and
+    /// `priorart index query --passages` search), as `priorart index build`
+    /// does unless `--no-marks`.
     #[new]
-    #[pyo3(signature = (layout="manku-16x28", shingles="words"))]
-    fn new(py: Python<'_>, layout: &str, shingles: &str) -> PyResult<Self> {
+    #[pyo3(signature = (layout="manku-16x28", shingles="words", marks=true))]
+    fn new(py: Python<'_>, layout: &str, shingles: &str, marks: bool) -> PyResult<Self> {
         let shingling = shingles
             .parse::<Shingling>()
             .map_err(|err| with_reason::<InputError>(py, err.reason(), err.to_string()))?;
@@ -537,6 +549,8 @@ impl Index {
             saved: None,
             saved_ids: HashSet::new(),
             pending: MemoryIndex::new(self::layout(py, layout)?, shingling),
+            winnowing: marks.then(priorart_index::Index::passage_winnowing),
+            pending_marks: Vec::new(),
         }))
     }
 
@@ -546,7 +560,15 @@ impl Index {
         let index = py.detach(|| priorart_index::Index::open(&path)).map_err(|err| index_error(py, err))?;
         let saved_ids = index.entries().into_iter().map(|entry| entry.id).collect();
         let pending = MemoryIndex::like(&index);
-        Ok(Index::new_state(IndexState { saved: Some((path, index)), saved_ids, pending }))
+        // Documents added to an index with marks get theirs (`priorart index add`).
+        let winnowing = index.has_marks().then(priorart_index::Index::passage_winnowing);
+        Ok(Index::new_state(IndexState {
+            saved: Some((path, index)),
+            saved_ids,
+            pending,
+            winnowing,
+            pending_marks: Vec::new(),
+        }))
     }
 
     /// Adds a document: a text, or a simhash-doc value (an int).
@@ -556,14 +578,24 @@ impl Index {
             if state.saved_ids.contains(&id) {
                 return Err(priorart_index::IndexError::DuplicateIds { ids: vec![id] });
             }
-            let entry = match document {
+            let (entry, marks) = match document {
                 Document::Text(text) => {
-                    Entry::of_text(id, &text, state.pending.shingling(), &mut Fingerprinter::new())
+                    // A text the winnowing refuses (over the aligner's size
+                    // limit) is indexed without marks, as the CLI indexes it.
+                    let marks = state.winnowing.as_ref().and_then(|winnowing| winnowing.marks(&text).ok());
+                    let entry =
+                        Entry::of_text(id, &text, state.pending.shingling(), &mut Fingerprinter::new());
+                    (entry, marks.unwrap_or_default())
                 }
-                // No text, so no sketch: a match with it is found by distance alone.
-                Document::Value(simhash) => Entry { id, simhash, x: None, sketch: None },
+                // No text, so no sketch (a match with it is found by
+                // distance alone) and no marks.
+                Document::Value(simhash) => (Entry { id, simhash, x: None, sketch: None }, Vec::new()),
             };
-            state.pending.insert(entry)
+            state.pending.insert(entry)?;
+            if state.winnowing.is_some() {
+                state.pending_marks.push(marks);
+            }
+            Ok(())
         })
         .map_err(|err| index_error(py, err))
     }
@@ -644,30 +676,46 @@ impl Index {
 }
 
 impl IndexState {
+    /// Appends a segment of the pending documents (with their marks when
+    /// the index has marks), or builds a new index: with marks when every
+    /// document's are known (all were inserted here, `marks=True`); an
+    /// index opened and saved elsewhere has none (the index crate gives no
+    /// way to copy its documents' marks), so that `query_passages` says so
+    /// (`no_marks`) instead of missing its documents.
     fn save(&mut self, path: PathBuf) -> Result<(), priorart_index::IndexError> {
         let pending = &self.pending;
+        let marks = self.winnowing.is_some().then_some(self.pending_marks.as_slice());
         match &mut self.saved {
-            Some((dir, index)) if same_dir(dir, &path) => {
-                if !pending.is_empty() {
-                    index.add(pending.entries())?;
-                }
-            }
+            Some((dir, index)) if same_dir(dir, &path) => match marks {
+                _ if pending.is_empty() => {}
+                Some(marks) if index.has_marks() => index.add_with_marks(pending.entries(), marks)?,
+                _ => index.add(pending.entries())?,
+            },
             saved => {
-                let previous = saved.as_ref().map(|(_, index)| index);
-                let mut entries = previous.map(priorart_index::Index::entries).unwrap_or_default();
-                entries.extend_from_slice(pending.entries());
-                let index = priorart_index::Index::build(
-                    &path,
-                    pending.layout().clone(),
-                    SKETCH_WIDTH,
-                    pending.shingling(),
-                    &entries,
-                )?;
+                let (layout, shingling) = (pending.layout().clone(), pending.shingling());
+                let index = match (saved.as_ref(), marks) {
+                    (None, Some(marks)) => priorart_index::Index::build_with_marks(
+                        &path,
+                        layout,
+                        SKETCH_WIDTH,
+                        shingling,
+                        pending.entries(),
+                        marks,
+                    )?,
+                    (previous, _) => {
+                        let previous = previous.map(|(_, index)| index);
+                        let mut entries = previous.map(priorart_index::Index::entries).unwrap_or_default();
+                        entries.extend_from_slice(pending.entries());
+                        priorart_index::Index::build(&path, layout, SKETCH_WIDTH, shingling, &entries)?
+                    }
+                };
+                self.winnowing = index.has_marks().then(priorart_index::Index::passage_winnowing);
                 *saved = Some((path, index));
             }
         }
         self.saved_ids.extend(self.pending.entries().iter().map(|entry| entry.id.clone()));
         self.pending = MemoryIndex::new(self.pending.layout().clone(), self.pending.shingling());
+        self.pending_marks = Vec::new();
         Ok(())
     }
 }
@@ -1523,7 +1571,8 @@ fn _priorart(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(dedup_against_jsonl, module)?)?;
     module.add_function(wrap_pyfunction!(dedup_band_keys, module)?)?;
     module.add_function(wrap_pyfunction!(jaccard_many, module)?)?;
-    module.add_function(wrap_pyfunction!(passages::dedup_passages_jsonl, module)?)?;
+    module.add_function(wrap_pyfunction!(passages::dedup_passages_stream, module)?)?;
+    module.add_class::<passages::PassageRounds>()?;
     module.add_function(wrap_pyfunction!(passages::passage_marks, module)?)?;
     module.add_function(wrap_pyfunction!(passages::boilerplate_lines, module)?)?;
     module.add_class::<passages::PassageChecker>()?;

@@ -7,19 +7,31 @@
 //! front end reports the CLI's pairs.
 
 use super::{
-    InputError, dedup_error, each_batch, in_range, on_engine_thread, on_threads, thread_count, with_reason,
+    InputError, POLL, Steps, dedup_error, each_batch, file_error, in_range, on_threads, os_error,
+    thread_count, with_reason,
 };
 use priorart_dedup::passages::{
     PairCheck, PairChecker, PassageSettings, PreparedText, boilerplate_in, boilerplate_line,
     boilerplate_line_of,
 };
-use priorart_dedup::{Document, PassageCollection};
+use priorart_dedup::{DedupError, Document, PassageCollection};
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyBytes;
 use rayon::prelude::*;
 use std::collections::HashMap;
+use std::io::{BufWriter, Write};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+
+/// The pairs file of a passage search's output directory (the CLI's name).
+const PASSAGES: &str = "passages.jsonl";
+/// Its boilerplate file.
+const BOILERPLATE: &str = "boilerplate.jsonl";
 
 /// The largest `boilerplate` and `min_marks` accepted (document and mark
 /// counts are 32-bit in the search).
@@ -58,22 +70,62 @@ fn settings(
         .map_err(|err| dedup_error(py, err))
 }
 
-/// What `dedup_passages_jsonl` returns: the `passages.jsonl` lines, the
-/// `boilerplate.jsonl` text, documents, empty texts, unmarked texts,
-/// candidates, unaligned pairs.
-type PassageSearchFound = (Vec<String>, String, usize, u64, u64, usize, usize);
+/// What the engine thread ends with once every round is handed over: the
+/// `boilerplate.jsonl` text, the candidates aligned, the pairs the
+/// aligner refused.
+struct Ending {
+    boilerplate: String,
+    candidates: usize,
+    unaligned: usize,
+}
 
-/// `priorart dedup --passages` of texts: every pair of documents sharing a
-/// passage, by the dedup crate's passage search on texts spilled to a
-/// temporary file as they stream in. Returns the CLI's `passages.jsonl`
-/// lines and `boilerplate.jsonl` text, and counts: documents, empty texts
-/// skipped, texts too large to search, candidate pairs, pairs the aligner
-/// refused.
+/// What the engine thread returns: an error building its worker pool (a
+/// `PyErr` made without the GIL), or the search's answer.
+type EngineAnswer = PyResult<Result<Ending, DedupError>>;
+
+/// `priorart dedup --passages` of texts, running: the texts were read and
+/// winnowed when it was made (`dedup_passages_stream`); the search runs on
+/// a thread of its own, which hands each round of pairs (their
+/// `passages.jsonl` lines) over a channel holding none (the thread waits
+/// until the round is taken), so at most the round being handed out and
+/// the next one are held, whatever the number of pairs. Iterating gives
+/// the lines in the CLI's order; `write` writes both of the CLI's files
+/// instead. Closing it (or dropping it, or Ctrl-C while it waits) stops
+/// the search at its next check, waits for the thread and removes the
+/// temporary files.
+#[pyclass(module = "priorart._priorart")]
+pub(crate) struct PassageRounds {
+    /// The rounds to come (`None` once the thread ended or was let go). In
+    /// a mutex only because a Python object must be `Sync` (a receiver is
+    /// not); `&mut self` reaches it without locking.
+    rounds: Option<Mutex<Receiver<Vec<String>>>>,
+    /// The lines of the round being handed out.
+    held: std::vec::IntoIter<String>,
+    engine: Option<JoinHandle<EngineAnswer>>,
+    stop: Arc<AtomicBool>,
+    steps: Arc<Steps>,
+    progress: Option<Py<PyAny>>,
+    /// Whether a line was asked for or the search closed: `write` must
+    /// have every pair.
+    started: bool,
+    ending: Option<Ending>,
+    #[pyo3(get)]
+    documents: usize,
+    #[pyo3(get)]
+    empty: u64,
+    #[pyo3(get)]
+    unmarked: u64,
+}
+
+/// `priorart dedup --passages` of texts, started: the texts read (a batch
+/// at a time, winnowed on all cores, spilled to a temporary file) before
+/// this returns, then the search on a thread of its own, its pairs handed
+/// over by the `PassageRounds` returned.
 #[pyfunction]
 #[pyo3(signature = (texts, ids=None, min_words=None, boilerplate=None, min_marks=None, min_coverage=None,
                     working_set=None, threads=None, temp_dir=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn dedup_passages_jsonl(
+pub(crate) fn dedup_passages_stream(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
     ids: Option<&Bound<'_, PyAny>>,
@@ -84,8 +136,8 @@ pub(crate) fn dedup_passages_jsonl(
     working_set: Option<u64>,
     threads: Option<&Bound<'_, PyAny>>,
     temp_dir: Option<PathBuf>,
-    progress: Option<&Bound<'_, PyAny>>,
-) -> PyResult<PassageSearchFound> {
+    progress: Option<Bound<'_, PyAny>>,
+) -> PyResult<PassageRounds> {
     let threads = thread_count(py, threads)?;
     let mut settings = settings(py, min_words, boilerplate, min_marks, min_coverage)?;
     if let Some(bytes) = working_set {
@@ -93,24 +145,243 @@ pub(crate) fn dedup_passages_jsonl(
     }
     settings.temp_dir = temp_dir;
     let mut collection = PassageCollection::new(settings).map_err(|err| dedup_error(py, err))?;
-    each_batch(texts, ids, progress, |batch| {
+    each_batch(texts, ids, progress.as_ref(), |batch| {
         let documents: Vec<Document<'_>> = batch.iter().map(|(id, text)| Document { id, text }).collect();
         py.detach(|| on_threads(threads, || collection.push(&documents)))?.map_err(|err| dedup_error(py, err))
     })?;
-    let (empty, unmarked) = (collection.empty(), collection.unmarked());
-    let (catalog, outcome, pairs) = on_engine_thread(py, threads, progress, |control| {
-        // Line by line: each becomes a `str` of its own width (one `str` of
-        // them all takes four bytes a character once one is beyond U+FFFF).
-        let mut pairs: Vec<String> = Vec::new();
-        let (catalog, outcome) = collection.search(control, |round| {
-            pairs.extend(round.into_iter().map(|found| found.line));
-            Ok(())
-        })?;
-        Ok((catalog, outcome, pairs))
+    let (documents, empty, unmarked) = (collection.len(), collection.empty(), collection.unmarked());
+    let (stop, steps) = (Arc::new(AtomicBool::new(false)), Arc::new(Steps::default()));
+    // No room in the channel: the engine waits for each round to be taken.
+    let (sender, rounds) = sync_channel::<Vec<String>>(0);
+    let engine = {
+        let (stop, steps) = (Arc::clone(&stop), Arc::clone(&steps));
+        std::thread::Builder::new()
+            .name("priorart-passages".into())
+            .spawn(move || {
+                let control = priorart_dedup::Control { progress: &*steps, stop: &stop };
+                on_threads(threads, || search(collection, control, &sender))
+            })
+            .map_err(|err| PyOSError::new_err(format!("cannot start the search's thread: {err}")))?
+    };
+    Ok(PassageRounds {
+        rounds: Some(Mutex::new(rounds)),
+        held: Vec::new().into_iter(),
+        engine: Some(engine),
+        stop,
+        steps,
+        progress: progress.map(Bound::unbind),
+        started: false,
+        ending: None,
+        documents,
+        empty,
+        unmarked,
+    })
+}
+
+/// The search, on the engine thread: each round's lines sent (a round with
+/// none is not), then the boilerplate. A receiver gone (the search closed)
+/// stops it as Ctrl-C does.
+fn search(
+    collection: PassageCollection,
+    control: priorart_dedup::Control<'_>,
+    sender: &SyncSender<Vec<String>>,
+) -> Result<Ending, DedupError> {
+    let (catalog, outcome) = collection.search(control, |round| {
+        let lines: Vec<String> = round.into_iter().map(|found| found.line).collect();
+        if lines.is_empty() {
+            return Ok(());
+        }
+        sender.send(lines).map_err(|_| DedupError::Interrupted)
     })?;
-    let boilerplate: String =
-        outcome.boilerplate.iter().map(|found| boilerplate_line(&catalog, found)).collect();
-    Ok((pairs, boilerplate, catalog.len(), empty, unmarked, outcome.candidates, outcome.unaligned))
+    let boilerplate = outcome.boilerplate.iter().map(|found| boilerplate_line(&catalog, found)).collect();
+    Ok(Ending { boilerplate, candidates: outcome.candidates, unaligned: outcome.unaligned })
+}
+
+/// What waiting for the next round gave.
+enum Next {
+    Round(Vec<String>),
+    /// Nothing within [`POLL`]: time to report progress and check for Ctrl-C.
+    Waiting,
+    /// The engine thread ended (every round sent, or an error).
+    Ended,
+}
+
+impl PassageRounds {
+    /// The next round, waiting at most [`POLL`] with the GIL released.
+    fn next_round(&mut self, py: Python<'_>) -> Next {
+        let Some(mut rounds) = self.rounds.take() else { return Next::Ended };
+        let (rounds, got) = py.detach(move || {
+            let got = rounds.get_mut().unwrap_or_else(PoisonError::into_inner).recv_timeout(POLL);
+            (rounds, got)
+        });
+        match got {
+            Ok(round) => {
+                self.rounds = Some(rounds);
+                Next::Round(round)
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                self.rounds = Some(rounds);
+                Next::Waiting
+            }
+            Err(RecvTimeoutError::Disconnected) => Next::Ended,
+        }
+    }
+
+    /// Ctrl-C checked and progress reported (while waiting, and as each
+    /// round comes); either failing
+    /// (a `KeyboardInterrupt`, an exception of the callback) stops the
+    /// search before it is raised.
+    fn poll(&mut self, py: Python<'_>) -> PyResult<()> {
+        let checked = py.check_signals().and_then(|()| self.report(py));
+        if checked.is_err() {
+            self.abandon(py);
+        }
+        checked
+    }
+
+    fn report(&self, py: Python<'_>) -> PyResult<()> {
+        match &self.progress {
+            Some(progress) => self.steps.report(progress.bind(py)),
+            None => Ok(()),
+        }
+    }
+
+    /// The engine thread's answer, once it ended: its error raised, or
+    /// what it found kept and the last progress reported.
+    fn finish(&mut self, py: Python<'_>) -> PyResult<()> {
+        let Some(engine) = self.engine.take() else { return Ok(()) };
+        let answer = py.detach(|| engine.join());
+        let answer = answer.map_err(|_| PyOSError::new_err("the search's thread panicked"))??;
+        self.ending = Some(answer.map_err(|err| dedup_error(py, err))?);
+        self.report(py)
+    }
+
+    /// Stops the search (at its next check, or at once when it waits to
+    /// hand over a round) and waits for its thread, which removes the
+    /// temporary files as it ends.
+    fn abandon(&mut self, py: Python<'_>) {
+        self.started = true;
+        self.stop.store(true, Ordering::Relaxed);
+        self.rounds = None;
+        self.held = Vec::new().into_iter();
+        if let Some(engine) = self.engine.take() {
+            // Its answer is that it was interrupted.
+            let _ = py.detach(|| engine.join());
+        }
+    }
+}
+
+#[pymethods]
+impl PassageRounds {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    /// The next pair's `passages.jsonl` line (ending in a newline), in the
+    /// CLI's order; `None` (`StopIteration`) after the last, once the
+    /// boilerplate is found too.
+    fn __next__(&mut self, py: Python<'_>) -> PyResult<Option<String>> {
+        self.started = true;
+        loop {
+            if let Some(line) = self.held.next() {
+                return Ok(Some(line));
+            }
+            match self.next_round(py) {
+                Next::Round(round) => {
+                    self.held = round.into_iter();
+                    self.poll(py)?;
+                }
+                Next::Waiting => self.poll(py)?,
+                Next::Ended => {
+                    self.rounds = None;
+                    self.finish(py)?;
+                    return Ok(None);
+                }
+            }
+        }
+    }
+
+    /// Writes every pair to `out/passages.jsonl` and the boilerplate to
+    /// `out/boilerplate.jsonl`, as `priorart dedup --passages --out OUT`
+    /// writes them: the pairs as they come to a temporary file in `out`
+    /// that takes its name once the search is complete (removed if it
+    /// stops), then the boilerplate. Returns how many pairs. Only before
+    /// any pair is taken.
+    fn write(&mut self, py: Python<'_>, out: PathBuf) -> PyResult<u64> {
+        if self.started {
+            return Err(PyValueError::new_err(
+                "write takes every pair: this search has handed some over already, or was closed",
+            ));
+        }
+        self.started = true;
+        std::fs::create_dir_all(&out).map_err(|err| os_error(py, &err, &out, "cannot create"))?;
+        let pairs_file = tempfile::Builder::new()
+            .prefix(".passages.jsonl.")
+            // As the CLI's: 0666 less the umask.
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
+            .tempfile_in(&out)
+            .map_err(|err| os_error(py, &err, &out, "cannot write in"))?;
+        let mut writer = BufWriter::with_capacity(1 << 20, pairs_file);
+        let mut pairs = 0u64;
+        loop {
+            match self.next_round(py) {
+                Next::Round(round) => {
+                    pairs += round.len() as u64;
+                    let written =
+                        py.detach(|| round.iter().try_for_each(|line| writer.write_all(line.as_bytes())));
+                    if let Err(err) = written {
+                        self.abandon(py);
+                        return Err(os_error(py, &err, &out.join(PASSAGES), "cannot write"));
+                    }
+                    self.poll(py)?;
+                }
+                Next::Waiting => self.poll(py)?,
+                Next::Ended => break,
+            }
+        }
+        self.rounds = None;
+        self.finish(py)?;
+        let ending = self.ending.as_ref().expect("finish keeps the ending");
+        let boilerplate = ending.boilerplate.as_bytes().to_vec();
+        let (passages_path, boilerplate_path) = (out.join(PASSAGES), out.join(BOILERPLATE));
+        // The last moment to stop with nothing written.
+        py.check_signals()?;
+        py.detach(|| -> std::io::Result<()> {
+            let pairs_file = writer.into_inner().map_err(|err| err.into_error())?;
+            pairs_file.as_file().sync_all()?;
+            pairs_file.persist(&passages_path).map_err(|err| err.error)?;
+            Ok(())
+        })
+        .map_err(|err| os_error(py, &err, &passages_path, "cannot write"))?;
+        py.detach(|| priorart_files::replace_all(&[(boilerplate_path, boilerplate)]))
+            .map_err(|err| file_error(py, err))?;
+        Ok(pairs)
+    }
+
+    /// Stops the search if it runs (its thread waited for, its temporary
+    /// files removed); the pairs not taken are not found.
+    fn close(&mut self, py: Python<'_>) {
+        self.abandon(py);
+    }
+
+    /// Once every pair was handed over (or written): the `boilerplate.jsonl`
+    /// text, the candidates aligned and the pairs the aligner refused;
+    /// `None` before, or when the search was closed first.
+    fn ending(&self) -> Option<(String, usize, usize)> {
+        self.ending.as_ref().map(|ending| (ending.boilerplate.clone(), ending.candidates, ending.unaligned))
+    }
+}
+
+impl Drop for PassageRounds {
+    /// A search let go of while it runs is stopped and its thread waited
+    /// for (which needs no GIL), so that its temporary files go with it.
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.rounds = None;
+        if let Some(engine) = self.engine.take() {
+            let _ = engine.join();
+        }
+    }
 }
 
 /// The winnowing marks of each text as the passage search counts them

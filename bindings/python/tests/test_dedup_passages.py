@@ -1,20 +1,26 @@
-"""`priorart.dedup_passages` and Spark's `passage_pairs`: the pairs and
+"""`priorart.dedup_passages` and `iter_dedup_passages`: the pairs and
 boilerplate of `priorart dedup --passages` (the same search), on the
 repository's own Markdown cut into sections with passages planted in them
 (verbatim and with one word in ten replaced) and a paragraph shared by
-more documents than the boilerplate threshold; and the edges: empty
-texts, a `str` for a list, rows that are not text, repeated ids, settings
-out of range, progress."""
+more documents than the boilerplate threshold: as records, pair by pair
+as the search runs, and as the CLI's two files written by the extension;
+a search left half-way (closed, dropped, an exception, Ctrl-C) stops, its
+thread and temporary files gone; and the edges: empty texts, a `str` for
+a list, rows that are not text, repeated ids, settings out of range,
+progress."""
 
+import gc
 import json
+import os
 import random
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
 import priorart
-from priorart import BoilerplatePassage, InputError, PassagePair, PassageSearch
+from priorart import BoilerplatePassage, InputError, PassagePair, PassageSearch, PassageStream
 from conftest import REPO
 
 #: A passage planted in this many documents is boilerplate with this threshold.
@@ -71,8 +77,11 @@ def corpus():
     return planted_corpus()
 
 
-def cli_passages(cli, tmp_path, documents, *options):
-    """The CLI's passages.jsonl and boilerplate.jsonl lines for `documents`."""
+FILES = ("passages.jsonl", "boilerplate.jsonl")
+
+
+def cli_files(cli, tmp_path, documents, *options):
+    """The directory of the CLI's passages.jsonl and boilerplate.jsonl for `documents`."""
     corpus = tmp_path / "corpus.jsonl"
     with corpus.open("w", encoding="utf-8") as out:
         for doc_id, text in documents:
@@ -80,8 +89,59 @@ def cli_passages(cli, tmp_path, documents, *options):
     out = tmp_path / "found"
     subprocess.run([cli, "dedup", "--passages", "--jsonl", "--id-field", "id", *options, "--out", str(out),
                     str(corpus)], check=True, capture_output=True)
-    return [(out / name).read_text(encoding="utf-8").split("\n")[:-1]
-            for name in ("passages.jsonl", "boilerplate.jsonl")]
+    return out
+
+
+def cli_passages(cli, tmp_path, documents, *options):
+    """The CLI's passages.jsonl and boilerplate.jsonl lines for `documents`."""
+    out = cli_files(cli, tmp_path, documents, *options)
+    return [(out / name).read_text(encoding="utf-8").split("\n")[:-1] for name in FILES]
+
+
+def line(pair):
+    """A pair as a line of the CLI's passages.jsonl (without its newline)."""
+    return json.dumps(pair.to_json(), ensure_ascii=False, separators=(",", ":"))
+
+
+def search_threads():
+    """The names of this process's passage search threads (Linux), or None."""
+    tasks = Path("/proc/self/task")
+    if not tasks.is_dir():
+        return None
+    return [name for name in map(thread_name, tasks.iterdir()) if name.startswith("priorart-pass")]
+
+
+def thread_name(task):
+    """A thread's name, or "" for one that ended meanwhile."""
+    try:
+        return (task / "comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def open_in(temp_dir):
+    """The files in `temp_dir` this process holds open (Linux; the search's
+    temporary files are unnamed: removed once closed), or None."""
+    fds = Path("/proc/self/fd")
+    if not fds.is_dir():
+        return None
+    return [target for target in map(link_target, fds.iterdir()) if target.startswith(str(temp_dir) + os.sep)]
+
+
+def link_target(fd):
+    """Where an open file descriptor's link points, or "" for one closed
+    meanwhile (the listing's own)."""
+    try:
+        return os.readlink(fd)
+    except OSError:
+        return ""
+
+
+def assert_stopped(temp_dir):
+    """No search thread left, and no temporary file in `temp_dir`, named or open."""
+    assert os.listdir(temp_dir) == []
+    assert open_in(temp_dir) in (None, [])
+    assert search_threads() in (None, [])
 
 
 def test_pairs_and_boilerplate_equal_the_clis(cli, tmp_path, corpus):
@@ -90,7 +150,7 @@ def test_pairs_and_boilerplate_equal_the_clis(cli, tmp_path, corpus):
     found = priorart.dedup_passages([text for _, text in documents], [doc_id for doc_id, _ in documents],
                                     boilerplate=BOILERPLATE)
     assert isinstance(found, PassageSearch)
-    assert [json.dumps(pair.to_json(), ensure_ascii=False, separators=(",", ":")) for pair in found.pairs] == pairs
+    assert [line(pair) for pair in found.pairs] == pairs
     assert found.passages_jsonl().split("\n")[:-1] == pairs
     assert found.boilerplate_jsonl().split("\n")[:-1] == boilerplate
     # What was planted is found; the license is boilerplate.
@@ -100,6 +160,133 @@ def test_pairs_and_boilerplate_equal_the_clis(cli, tmp_path, corpus):
     assert any(passage.documents >= LICENSE_HOLDERS for passage in found.boilerplate)
     assert (found.documents, found.empty, found.unmarked) == (len(documents) - 2, 2, 0)
     assert found.candidates >= len(found.pairs)
+
+
+def test_the_stream_hands_over_the_clis_pairs_and_writes_its_files(cli, tmp_path, corpus):
+    """iter_dedup_passages: pair by pair, the CLI's passages.jsonl line for
+    line, in order, in small working sets (many rounds); written by the
+    extension, both files byte for byte the CLI's."""
+    documents, _ = corpus
+    texts, ids = [text for _, text in documents], [doc_id for doc_id, _ in documents]
+    expected = cli_files(cli, tmp_path, documents, "--boilerplate", str(BOILERPLATE))
+    pairs, boilerplate = [(expected / name).read_text(encoding="utf-8").split("\n")[:-1] for name in FILES]
+    temp_dir = tmp_path / "temp"
+    temp_dir.mkdir()
+    for working_set in (None, 1 << 14):
+        with priorart.iter_dedup_passages(iter(texts), iter(ids), boilerplate=BOILERPLATE, working_set=working_set,
+                                          temp_dir=temp_dir) as search:
+            assert isinstance(search, PassageStream)
+            assert (search.documents, search.empty, search.unmarked) == (len(documents) - 2, 2, 0)
+            with pytest.raises(RuntimeError):
+                _ = search.boilerplate
+            found = []
+            for pair in search:
+                assert isinstance(pair, PassagePair)
+                found.append(line(pair))
+            assert found == pairs
+            assert [json.dumps(b.to_json(), ensure_ascii=False, separators=(",", ":"))
+                    for b in search.boilerplate] == boilerplate
+            assert search.candidates >= len(pairs) and search.unaligned == 0
+            assert next(search, None) is None
+        assert_stopped(temp_dir)
+    out = tmp_path / "written"
+    with priorart.iter_dedup_passages(texts, ids, boilerplate=BOILERPLATE, working_set=1 << 14,
+                                      temp_dir=temp_dir) as search:
+        assert search.write(out) == len(pairs)
+        assert len(search.boilerplate) == len(boilerplate)
+    for name in FILES:
+        assert (out / name).read_bytes() == (expected / name).read_bytes(), name
+    assert sorted(os.listdir(out)) == sorted(FILES)
+    assert_stopped(temp_dir)
+    # Written again over the earlier files, as the CLI replaces them.
+    with priorart.iter_dedup_passages(texts, ids, boilerplate=BOILERPLATE) as search:
+        assert search.write(str(out)) == len(pairs)
+    assert sorted(os.listdir(out)) == sorted(FILES)
+    assert (out / FILES[0]).read_bytes() == (expected / FILES[0]).read_bytes()
+
+
+def stream(documents, temp_dir, **options):
+    """A search of the corpus three times over (ids by row) in small rounds."""
+    texts = [text for _, text in documents] * 3
+    return priorart.iter_dedup_passages(texts, boilerplate=BOILERPLATE, working_set=1 << 14, temp_dir=temp_dir,
+                                        **options)
+
+
+def test_a_stream_left_half_way_stops(corpus, tmp_path):
+    """Closed, dropped, left by an exception or a `break` out of a `with`:
+    the search stops, its thread ends and its temporary files go; what it
+    would have said at the end is not known."""
+    documents, _ = corpus
+    temp_dir = tmp_path / "temp"
+    temp_dir.mkdir()
+    search = stream(documents, temp_dir)
+    first = next(search)
+    assert isinstance(first, PassagePair)
+    assert open_in(temp_dir) != [] and search_threads() != [], "the search's files and thread, while it runs"
+    search.close()
+    assert_stopped(temp_dir)
+    assert next(search, None) is None
+    with pytest.raises(RuntimeError):
+        _ = search.candidates
+    with pytest.raises(ValueError):
+        search.write(tmp_path / "out")
+    search.close()
+
+    search = stream(documents, temp_dir)
+    next(search)
+    del search
+    gc.collect()
+    assert_stopped(temp_dir)
+
+    with pytest.raises(LookupError), stream(documents, temp_dir) as search:
+        for n, _ in enumerate(search):
+            if n == 2:
+                raise LookupError("the consumer failed")
+    assert_stopped(temp_dir)
+
+    with stream(documents, temp_dir) as search:
+        for _ in search:
+            break
+    assert_stopped(temp_dir)
+    # A stream not iterated at all.
+    with stream(documents, temp_dir) as search:
+        pass
+    assert_stopped(temp_dir)
+
+
+def test_ctrl_c_stops_a_stream(corpus, tmp_path):
+    """Ctrl-C (a KeyboardInterrupt seen while waiting for a round) stops the
+    search, pair by pair or writing; the files it was writing are not
+    left, nor earlier ones replaced."""
+    documents, _ = corpus
+    temp_dir = tmp_path / "temp"
+    temp_dir.mkdir()
+
+    def interrupt(phase, done, total):
+        if phase == "verifying" and done > 0:
+            raise KeyboardInterrupt
+
+    search = stream(documents, temp_dir, progress=interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        for _ in search:
+            pass
+    assert_stopped(temp_dir)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / FILES[0]).write_text("earlier\n")
+    with pytest.raises(KeyboardInterrupt), stream(documents, temp_dir, progress=interrupt) as search:
+        search.write(out)
+    assert_stopped(temp_dir)
+    assert os.listdir(out) == [FILES[0]] and (out / FILES[0]).read_text() == "earlier\n"
+
+
+def test_write_takes_every_pair(corpus, tmp_path):
+    documents, _ = corpus
+    with stream(documents, tmp_path) as search:
+        next(search)
+        with pytest.raises(ValueError, match="every pair"):
+            search.write(tmp_path / "out")
+    assert not (tmp_path / "out").exists()
 
 
 def test_other_settings_equal_the_clis(cli, tmp_path, corpus):

@@ -193,3 +193,69 @@ def test_passages_against_an_index_are_the_clis(cli, tmp_path):
     with pytest.raises(priorart.InputError) as caught:
         index.query_passages(text)
     assert caught.value.reason == "no_marks"
+
+
+def passage_answers(cli, index_dir, essays):
+    """`priorart index query --passages --json`'s answer for each essay file."""
+    answers = []
+    for essay in essays:
+        out = subprocess.run([cli, "index", "query", "--json", "--passages", str(index_dir), str(essay)], check=True,
+                             capture_output=True, text=True).stdout
+        answers.append(json.loads(out))
+    return answers
+
+
+def test_an_index_saved_from_python_answers_passages_as_the_clis(cli, tmp_path):
+    """An index built from Python texts keeps their passage marks as
+    `priorart index build` does: `index query --passages` and
+    Index.query_passages answer from it as from the CLI's index of the same
+    texts, for passages of several indexed records pasted into other
+    texts; documents added to it by a second save are found too; without
+    marks (marks=False, or opened and saved elsewhere) it says so."""
+    sample = records()[:80]
+    first, later = sample[:60], sample[60:]
+    corpus = tmp_path / "indexed.jsonl"
+    corpus.write_text("".join(json.dumps({"id": r["id"], "text": r["text"]}) + "\n" for r in first),
+                      encoding="utf-8")
+    built = tmp_path / "cli.idx"
+    subprocess.run([cli, "index", "build", str(built), "--jsonl", "--id-field", "id", str(corpus)], check=True,
+                   capture_output=True)
+    index = priorart.Index()
+    for record in first:
+        index.insert(record["id"], record["text"])
+    saved = tmp_path / "py.idx"
+    index.save(saved)
+    longest = sorted(sample, key=lambda r: len(r["text"].split()), reverse=True)
+    essays, texts = [], []
+    for n, source in enumerate(longest[:6]):
+        words = source["text"].split()
+        text = f"An essay, number {n}, quoting a license.\n" + " ".join(words[10:130]) + "\nThe end.\n"
+        essays.append(tmp_path / f"essay{n}.txt")
+        essays[-1].write_text(text, encoding="utf-8")
+        texts.append(text)
+    expected = passage_answers(cli, built, essays)
+    assert any(answer["documents"] for answer in expected), "the pasted passages are found"
+    assert passage_answers(cli, saved, essays) == expected
+    reopened = priorart.Index.open(saved)
+    for text, answer in zip(texts, expected):
+        assert reopened.query_passages(text) == {**answer, "query": "text"}
+        assert index.query_passages(text) == {**answer, "query": "text"}
+    # A second save to the same directory appends a segment with marks, as `index add` does.
+    for record in later:
+        reopened.insert(record["id"], record["text"])
+    reopened.save(saved)
+    corpus.write_text("".join(json.dumps({"id": r["id"], "text": r["text"]}) + "\n" for r in later),
+                      encoding="utf-8")
+    subprocess.run([cli, "index", "add", str(built), "--jsonl", "--id-field", "id", str(corpus)], check=True,
+                   capture_output=True)
+    expected = passage_answers(cli, built, essays)
+    assert {d["id"] for a in expected for d in a["documents"]} & {r["id"] for r in later}, "added ones are found"
+    assert passage_answers(cli, saved, essays) == expected
+    # Without marks: none kept, and lookups say so.
+    for unmarked in (priorart.Index(marks=False), priorart.Index.open(saved)):
+        unmarked.insert("extra", texts[0])
+        unmarked.save(tmp_path / "unmarked.idx")
+        with pytest.raises(priorart.InputError) as caught:
+            unmarked.query_passages(texts[0])
+        assert caught.value.reason == "no_marks"
+        assert priorart.Index.open(tmp_path / "unmarked.idx").query(texts[0])

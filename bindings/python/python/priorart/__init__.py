@@ -24,6 +24,7 @@ import json
 import os
 import subprocess
 import sys
+from types import TracebackType
 from typing import (
     TYPE_CHECKING,
     Any,
@@ -36,6 +37,7 @@ from typing import (
     Optional,
     Sequence,
     Tuple,
+    Type,
     Union,
     overload,
 )
@@ -61,6 +63,7 @@ from .results import (
 
 if TYPE_CHECKING:
     import numpy
+    from typing_extensions import Self
 
 # The public names; also what dir(priorart) lists (`__dir__` below).
 __all__ = [
@@ -83,6 +86,7 @@ __all__ = [
     "Passage",
     "PassagePair",
     "PassageSearch",
+    "PassageStream",
     "Progress",
     "ProofError",
     "SCHEMES",
@@ -100,6 +104,7 @@ __all__ = [
     "fingerprint",
     "fingerprint_many",
     "hamming",
+    "iter_dedup_passages",
     "layout_shape",
     "near_copies_filter",
     "near_copies_proof_filter",
@@ -517,6 +522,12 @@ def dedup_passages(
     defaults. :meth:`PassageSearch.passages_jsonl` and
     :meth:`PassageSearch.boilerplate_jsonl` are its two files.
 
+    Every pair is held, with its passages' texts (0.9 GiB for the 59,600
+    pairs of 21,148 Debian documents, BENCHMARKS.md): for a large
+    collection, :func:`iter_dedup_passages` hands them over as the search
+    finds them, or writes the CLI's two files, in memory that does not grow
+    with them.
+
     Each text's winnowing marks (hashes of its content-word 3-grams) are
     sorted on disk; pairs of documents sharing at least ``min_marks`` of
     them (3 within 64 content words) are aligned by ``priorart compare
@@ -545,11 +556,62 @@ def dedup_passages(
     (``out_of_range``, naming it: ``min_words`` at least 1,
     ``boilerplate`` at least 2, ``min_marks`` at least 1); ``TypeError``
     for a row that is not a text, naming it."""
+    with iter_dedup_passages(
+        texts,
+        ids,
+        min_words=min_words,
+        boilerplate=boilerplate,
+        min_marks=min_marks,
+        min_coverage=min_coverage,
+        working_set=working_set,
+        threads=threads,
+        temp_dir=temp_dir,
+        progress=progress,
+    ) as search:
+        pairs = tuple(search)
+    return PassageSearch(pairs, search.boilerplate, search.documents, search.empty, search.unmarked,
+                         search.candidates, search.unaligned)
+
+
+def iter_dedup_passages(
+    texts: Iterable[str],
+    ids: Optional[Iterable[Union[str, int]]] = None,
+    *,
+    min_words: int = 50,
+    boilerplate: int = 32,
+    min_marks: int = 5,
+    min_coverage: float = 0.65,
+    working_set: Optional[int] = None,
+    threads: Optional[int] = None,
+    temp_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
+    progress: Optional[Progress] = None,
+) -> PassageStream:
+    """:func:`dedup_passages` for collections of any size: the texts are
+    read (and winnowed, and spilled to ``temp_dir``) before this returns,
+    then the search runs on a thread of its own while the
+    :class:`PassageStream` returned hands its pairs over as it finds them,
+    in the CLI's order (a batch of at most a few thousand pairs at a time:
+    two batches held at most, whatever the number of pairs), or writes
+    ``priorart dedup --passages --out DIR``'s two files byte for byte
+    (:meth:`PassageStream.write`).
+    The arguments and errors are :func:`dedup_passages`' (an id given
+    twice is raised by the first pair asked for).
+
+    >>> with priorart.iter_dedup_passages(texts, ids) as search:    # doctest: +SKIP
+    ...     for pair in search:
+    ...         print(pair.a, pair.b, len(pair.passages))
+    >>> search.boilerplate, search.candidates                     # doctest: +SKIP
+
+    Use it in a ``with`` block (or call :meth:`PassageStream.close`): a
+    search left before its last pair (a ``break``, an exception, Ctrl-C)
+    is stopped there, its thread waited for and its temporary files
+    removed; without one, that happens when the stream is garbage
+    collected."""
     if isinstance(texts, (str, bytes)):
         raise _input_error("not_a_collection", "texts is one text: pass a list (or any iterable) of texts")
     if isinstance(ids, (str, bytes)):
         raise _input_error("not_a_collection", "ids is one str: pass a list (or any iterable) of ids")
-    found = _priorart.dedup_passages_jsonl(
+    return PassageStream(_priorart.dedup_passages_stream(
         _rows(texts),
         None if ids is None else _rows(ids),
         min_words,
@@ -560,13 +622,98 @@ def dedup_passages(
         threads,
         None if temp_dir is None else os.fspath(temp_dir),
         progress,
-    )
-    pair_lines, boilerplate_text, documents, empty, unmarked, candidates, unaligned = found
-    # The pairs' lines may be hundreds of MB: each let go once parsed.
-    del found
-    pairs = tuple(PassagePair.from_json(json.loads(pair_lines.pop())) for _ in range(len(pair_lines)))[::-1]
-    boilerplate_found = tuple(BoilerplatePassage(**json.loads(line)) for line in _jsonl(boilerplate_text))
-    return PassageSearch(pairs, boilerplate_found, documents, empty, unmarked, candidates, unaligned)
+    ))
+
+
+class PassageStream(Iterator[PassagePair]):
+    """A passage search running (:func:`iter_dedup_passages`): an iterator
+    of its pairs (:class:`PassagePair`, the CLI's ``passages.jsonl`` lines
+    parsed), in the CLI's order, and a context manager that stops it
+    (:meth:`close`). ``documents``, ``empty`` and ``unmarked`` are known
+    from the start; ``boilerplate``, ``candidates`` and ``unaligned`` once
+    every pair has been handed over or written (before, or after
+    :meth:`close` cut it short, they raise ``RuntimeError``)."""
+
+    __slots__ = ("_boilerplate", "_search")
+
+    def __init__(self, search: _priorart.PassageRounds) -> None:
+        self._search = search
+        self._boilerplate: Optional[Tuple[BoilerplatePassage, ...]] = None
+
+    def __iter__(self) -> "PassageStream":
+        return self
+
+    def __next__(self) -> PassagePair:
+        return PassagePair.from_json(json.loads(next(self._search)))
+
+    def write(self, out: Union[str, "os.PathLike[str]"]) -> int:
+        """Writes every pair to ``out/passages.jsonl`` and the boilerplate
+        to ``out/boilerplate.jsonl`` (``out`` created if needed), byte for
+        byte as ``priorart dedup --passages --out OUT`` writes them: the
+        pairs go to a temporary file in ``out`` as they are found, which
+        takes its name once the search is complete (an error or Ctrl-C
+        removes it and leaves ``out`` as it was). Returns how many pairs.
+        Only before any pair is taken (else ``ValueError``); the pairs never
+        pass through Python."""
+        return self._search.write(os.fspath(out))
+
+    def close(self) -> None:
+        """Stops the search if it runs (its thread waited for, its
+        temporary files removed); the pairs not taken are not found."""
+        self._search.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: Optional[Type[BaseException]],
+        value: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> None:
+        self.close()
+
+    @property
+    def documents(self) -> int:
+        """The documents searched (empty texts are not)."""
+        return self._search.documents
+
+    @property
+    def empty(self) -> int:
+        """The empty texts (or only white space) skipped."""
+        return self._search.empty
+
+    @property
+    def unmarked(self) -> int:
+        """The texts too large to search (over 64 MiB: in no pair)."""
+        return self._search.unmarked
+
+    def _ending(self) -> Tuple[str, int, int]:
+        ending = self._search.ending()
+        if ending is None:
+            raise RuntimeError("known once every pair has been handed over (or written), and this search has not")
+        return ending
+
+    @property
+    def boilerplate(self) -> Tuple[BoilerplatePassage, ...]:
+        """The boilerplate passages (the CLI's ``boilerplate.jsonl``)."""
+        if self._boilerplate is None:
+            text, _, _ = self._ending()
+            self._boilerplate = tuple(BoilerplatePassage(**json.loads(line)) for line in _jsonl(text))
+        return self._boilerplate
+
+    @property
+    def candidates(self) -> int:
+        """The candidate pairs aligned."""
+        return self._ending()[1]
+
+    @property
+    def unaligned(self) -> int:
+        """The pairs the aligner refused (too large or too repetitive)."""
+        return self._ending()[2]
+
+    def __repr__(self) -> str:
+        return f"PassageStream(documents={self.documents})"
 
 
 def _jsonl(text: str) -> Iterator[str]:
@@ -727,12 +874,14 @@ class Index:
     ['a', 'b']
 
     ``save(path)`` writes the directory ``priorart index`` reads and writes
-    (``priorart index query PATH FILE`` answers from it), and
-    ``Index.open(path)`` opens one built by either."""
+    (``priorart index query PATH FILE`` answers from it), with each text's
+    passage marks as ``priorart index build`` keeps them (so that
+    :meth:`query_passages` and ``priorart index query --passages`` answer
+    from it), and ``Index.open(path)`` opens one built by either."""
 
     __slots__ = ("_index",)
 
-    def __init__(self, layout: str = "manku-16x28", shingles: str = "words") -> None:
+    def __init__(self, layout: str = "manku-16x28", shingles: str = "words", *, marks: bool = True) -> None:
         """An empty index with table ``layout``: ``manku-16x28`` (the
         lsh-interop spec's 16 tables, exact for k <= 3), ``k=N`` (exact for
         k <= N, more tables) or ``pigeonhole-B-T``. ``shingles`` says how
@@ -743,8 +892,12 @@ class Index:
         ``tokens-v1`` are the rules of indexes built before simhash-doc-v2
         (``simhash-doc`` values); an index opened keeps its own. A
         document inserted as a simhash-doc value has no sketch: its
-        matches have no Jaccard estimate (``None``)."""
-        self._index = _priorart.Index(layout, shingles)
+        matches have no Jaccard estimate (``None``). ``marks``: keep each
+        text's passage marks (its winnowing hashes with their places, 24
+        bytes per about 2.5 content words, held in memory until
+        :meth:`save`), as ``priorart index build`` does unless
+        ``--no-marks``."""
+        self._index = _priorart.Index(layout, shingles, marks)
 
     @classmethod
     def open(cls, path: Union[str, "os.PathLike[str]"]) -> "Index":
@@ -777,16 +930,22 @@ class Index:
         --json`` prints them: ``{"documents": [{"id", "marks", "passages":
         [{"text": {offsets and text in ``text``}, "indexed": {"byte_offset",
         "byte_length"}, "marks", "similarity"}]}], "boilerplate": [...]}``.
-        Only an index opened from a directory built by ``priorart index
-        build`` holds passage marks; one without them is an
-        :class:`InputError` (reason ``no_marks``)."""
+        The documents searched are those saved (:meth:`save`, or the
+        directory it was opened from), with their marks: an index built
+        with ``marks=False`` or ``--no-marks``, or saved to a directory
+        other than the one it was opened from or last saved to (the marks
+        on disk are not copied), holds none, and is an :class:`InputError`
+        (reason ``no_marks``), as is one never saved."""
         return json.loads(self._index.query_passages_json(text))
 
     def save(self, path: Union[str, "os.PathLike[str]"]) -> None:
         """Writes the index to directory ``path``: a new segment of what
         was inserted when ``path`` is where it was opened from or last
-        saved to, else a whole index (replacing what ``path`` held once the
-        new one is complete)."""
+        saved to (with the texts' passage marks when the index holds
+        marks), else a whole index (replacing what ``path`` held once the
+        new one is complete; with the marks unless ``marks=False``, or the
+        index was opened from or saved to another directory before, whose
+        documents' marks cannot be copied)."""
         self._index.save(os.fspath(path))
 
     @property
