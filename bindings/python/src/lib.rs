@@ -1117,6 +1117,8 @@ fn dedup_error(py: Python<'_>, err: DedupError) -> PyErr {
         DedupError::Spill(io) => {
             PyOSError::new_err(format!("cannot write the texts to a temporary file: {io}"))
         }
+        // An output file (`PassageStream.write`'s), as `OSError`.
+        DedupError::OutputFile(err) => file_error(py, err),
         other => with_reason::<InputError>(py, other.reason(), other.to_string()),
     }
 }

@@ -7,9 +7,9 @@
 //! front end reports the CLI's pairs.
 
 use super::{
-    InputError, POLL, Steps, dedup_error, each_batch, file_error, in_range, on_threads, os_error,
-    thread_count, with_reason,
+    InputError, POLL, Steps, dedup_error, each_batch, in_range, on_threads, thread_count, with_reason,
 };
+use priorart_dedup::passage_files::PassageFiles;
 use priorart_dedup::passages::{
     PairCheck, PairChecker, PassageSettings, PreparedText, boilerplate_in, boilerplate_line,
     boilerplate_line_of,
@@ -21,17 +21,11 @@ use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyBytes;
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
-
-/// The pairs file of a passage search's output directory (the CLI's name).
-const PASSAGES: &str = "passages.jsonl";
-/// Its boilerplate file.
-const BOILERPLATE: &str = "boilerplate.jsonl";
 
 /// The largest `boilerplate` and `min_marks` accepted (document and mark
 /// counts are 32-bit in the search).
@@ -303,9 +297,9 @@ impl PassageRounds {
 
     /// Writes every pair to `out/passages.jsonl` and the boilerplate to
     /// `out/boilerplate.jsonl`, as `priorart dedup --passages --out OUT`
-    /// writes them: the pairs as they come to a temporary file in `out`
-    /// that takes its name once the search is complete (removed if it
-    /// stops), then the boilerplate. Returns how many pairs. Only before
+    /// writes them (the dedup crate's `PassageFiles`: the pairs as they
+    /// come to a temporary file in `out` that takes its name once the
+    /// search is complete, removed if it stops; then the boilerplate). Returns how many pairs. Only before
     /// any pair is taken.
     fn write(&mut self, py: Python<'_>, out: PathBuf) -> PyResult<u64> {
         if self.started {
@@ -314,24 +308,16 @@ impl PassageRounds {
             ));
         }
         self.started = true;
-        std::fs::create_dir_all(&out).map_err(|err| os_error(py, &err, &out, "cannot create"))?;
-        let pairs_file = tempfile::Builder::new()
-            .prefix(".passages.jsonl.")
-            // As the CLI's: 0666 less the umask.
-            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
-            .tempfile_in(&out)
-            .map_err(|err| os_error(py, &err, &out, "cannot write in"))?;
-        let mut writer = BufWriter::with_capacity(1 << 20, pairs_file);
+        let mut files = py.detach(|| PassageFiles::create(&out)).map_err(|err| dedup_error(py, err))?;
         let mut pairs = 0u64;
         loop {
             match self.next_round(py) {
                 Next::Round(round) => {
                     pairs += round.len() as u64;
-                    let written =
-                        py.detach(|| round.iter().try_for_each(|line| writer.write_all(line.as_bytes())));
+                    let written = py.detach(|| round.iter().try_for_each(|line| files.write_line(line)));
                     if let Err(err) = written {
                         self.abandon(py);
-                        return Err(os_error(py, &err, &out.join(PASSAGES), "cannot write"));
+                        return Err(dedup_error(py, err));
                     }
                     self.poll(py)?;
                 }
@@ -341,20 +327,11 @@ impl PassageRounds {
         }
         self.rounds = None;
         self.finish(py)?;
+        let files = py.detach(|| files.complete()).map_err(|err| dedup_error(py, err))?;
         let ending = self.ending.as_ref().expect("finish keeps the ending");
-        let boilerplate = ending.boilerplate.as_bytes().to_vec();
-        let (passages_path, boilerplate_path) = (out.join(PASSAGES), out.join(BOILERPLATE));
         // The last moment to stop with nothing written.
         py.check_signals()?;
-        py.detach(|| -> std::io::Result<()> {
-            let pairs_file = writer.into_inner().map_err(|err| err.into_error())?;
-            pairs_file.as_file().sync_all()?;
-            pairs_file.persist(&passages_path).map_err(|err| err.error)?;
-            Ok(())
-        })
-        .map_err(|err| os_error(py, &err, &passages_path, "cannot write"))?;
-        py.detach(|| priorart_files::replace_all(&[(boilerplate_path, boilerplate)]))
-            .map_err(|err| file_error(py, err))?;
+        py.detach(|| files.place(ending.boilerplate.as_bytes(), &[])).map_err(|err| dedup_error(py, err))?;
         Ok(pairs)
     }
 

@@ -46,7 +46,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let stop = interrupt_flag()?;
     let outputs = if args.passages {
-        [args.out.join(crate::dedup_passages::PASSAGES), args.out.join(crate::dedup_passages::BOILERPLATE)]
+        priorart_dedup::passage_files::PassageFiles::paths(&args.out)
     } else {
         [args.out.join(PAIRS), args.out.join(CLUSTERS)]
     };

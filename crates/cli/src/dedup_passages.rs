@@ -4,25 +4,21 @@
 //! sorted on disk, candidate pairs counted on disk, the candidates
 //! re-read and aligned); this reads the inputs (`corpus`, marks computed
 //! on all cores), shows progress, and writes the pairs as they are found
-//! to a temporary file that takes its name only when the run is complete.
+//! (`priorart_dedup::passage_files`: to a temporary file that takes its
+//! name only when the run is complete).
 
 use crate::corpus;
 use crate::dedup_passages_against::AgainstIndex;
 use crate::dedup_run::{Bars, Run};
 use crate::exit;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use priorart_corpus::{Wanted, WithX};
+use priorart_dedup::passage_files::PassageFiles;
 use priorart_dedup::passages::{PassageSettings, Postings, boilerplate_line, find_passages};
 use priorart_dedup::{Catalog, DedupError, Places};
 use priorart_fingerprint::TokenRule;
-use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 use std::time::Instant;
-
-/// The pairs file of a passage search's output directory.
-pub(crate) const PASSAGES: &str = "passages.jsonl";
-/// Its boilerplate file.
-pub(crate) const BOILERPLATE: &str = "boilerplate.jsonl";
 
 impl Run<'_> {
     /// Two passes: marks first, then the candidates read again and aligned.
@@ -67,44 +63,27 @@ impl Run<'_> {
         );
         let rereader = args.corpus.rereader(&read);
         self.check_inputs(&catalog, &read, |number| rereader.origin(catalog.kept().place(number)))?;
-        std::fs::create_dir_all(&args.out)
-            .with_context(|| format!("cannot create {}", args.out.display()))?;
         let earlier = self.outputs.iter().any(|path| path.exists());
-        // Pairs are written as they are found, under a temporary name in
-        // OUT (removed if the run stops) that becomes PASSAGES at the end.
-        let pairs_file = tempfile::Builder::new()
-            .prefix(".passages.jsonl.")
-            // As the files `files::replace_all` writes: 0666 less the umask.
-            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
-            .tempfile_in(&args.out)
-            .with_context(|| format!("cannot write in {}", args.out.display()))?;
-        let mut pairs_out = BufWriter::with_capacity(1 << 20, pairs_file);
+        let mut files = PassageFiles::create(&args.out)?;
         let bars = Bars::default();
         let outcome = find_passages(&catalog, postings, &settings, &rereader, self.control(&bars), |round| {
-            for found in round {
-                pairs_out.write_all(found.line.as_bytes()).map_err(DedupError::Output)?;
-            }
-            Ok(())
+            round.iter().try_for_each(|found| files.write_line(&found.line))
         });
         bars.finish();
         let outcome = outcome?;
         if let Some(against) = &against {
-            against.run(self, &catalog, &settings, &rereader, &mut pairs_out)?;
+            against.run(self, &catalog, &settings, &rereader, &mut files)?;
         }
-        let pairs_file = pairs_out.into_inner().map_err(|err| err.into_error())?;
-        pairs_file.as_file().sync_all().context("cannot write the pairs")?;
+        let files = files.complete()?;
         let boilerplate: String =
             outcome.boilerplate.iter().map(|found| boilerplate_line(&catalog, found)).collect();
-        let mut files = vec![(self.outputs[1].clone(), boilerplate.into_bytes())];
+        let mut others = Vec::new();
         if args.corpus.skip_unreadable {
-            files.push((args.out.join(priorart_corpus::SKIPPED), read.unreadable_lines()));
+            others.push((args.out.join(priorart_corpus::SKIPPED), read.unreadable_lines()));
         }
         // The last moment to stop with nothing written.
         self.check()?;
-        pairs_file
-            .persist(&self.outputs[0])
-            .with_context(|| format!("cannot write {}", self.outputs[0].display()))?;
-        priorart_files::replace_all(&files)?;
+        files.place(boilerplate.as_bytes(), &others)?;
         note!(
             "priorart: {} ({} skipped{}), {} sharing {} winnowing hashes or more ({} of them close together, \
              aligned), {} sharing passages of {} words or more ({}){}, {} (hashes in more than {})",

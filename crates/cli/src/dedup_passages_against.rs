@@ -6,11 +6,11 @@
 
 use crate::dedup_run::{Args, Bars, Run};
 use anyhow::{Result, bail};
+use priorart_dedup::passage_files::PassageFiles;
 use priorart_dedup::passages::PassageSettings;
 use priorart_dedup::passages_against::{IndexPassageOutcome, passages_against_index};
-use priorart_dedup::{Catalog, DedupError, Places, Reread};
+use priorart_dedup::{Catalog, Places, Reread};
 use priorart_index::{Index, IndexError, PassageSearch};
-use std::io::Write;
 use std::path::PathBuf;
 
 /// The index new documents are looked up in, and how.
@@ -45,7 +45,7 @@ impl AgainstIndex {
         catalog: &Catalog<Places>,
         settings: &PassageSettings,
         reread: &dyn Reread,
-        out: &mut impl Write,
+        out: &mut PassageFiles,
     ) -> Result<IndexPassageOutcome> {
         let bars = Bars::default();
         let outcome = passages_against_index(
@@ -55,12 +55,7 @@ impl AgainstIndex {
             settings.working_set,
             reread,
             run.control(&bars),
-            |pairs| {
-                for pair in pairs {
-                    out.write_all(pair.line.as_bytes()).map_err(DedupError::Output)?;
-                }
-                Ok(())
-            },
+            |pairs| pairs.iter().try_for_each(|pair| out.write_line(&pair.line)),
         );
         bars.finish();
         let outcome = outcome?;

@@ -61,6 +61,10 @@ pub enum DedupError {
     /// The results could not be written as they were found.
     #[error("cannot write the results: {0}")]
     Output(#[source] std::io::Error),
+    /// An output file (a passage search's, `passage_files`) could not be
+    /// written or put in place; the error names it.
+    #[error(transparent)]
+    OutputFile(priorart_files::FileError),
     /// A passage search's setting is out of its range.
     #[error("{0}")]
     PassageSettings(String),
@@ -98,4 +102,5 @@ reason_names!(DedupError {
     SortRuns => "sort_runs",
     PassageSettings => "passage_settings",
     Output => "output",
+    OutputFile => "output_file",
 });

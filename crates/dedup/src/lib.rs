@@ -53,6 +53,7 @@ mod catalog;
 mod error;
 pub mod minhash;
 pub mod output;
+pub mod passage_files;
 pub mod passages;
 pub mod passages_against;
 mod runs;
