@@ -4,12 +4,12 @@
 //! errors, and releases the GIL around the work. The `priorart` package
 //! (`python/priorart/`) wraps it with docstrings, dicts and iterators.
 
+use priorart_align::Winnowing;
 use priorart_align::report::Named;
-use priorart_align::{Mark, Winnowing};
 use priorart_dedup::{Candidates, DedupError, Document as DedupDocument, Settings, TextCollection};
 use priorart_extract::{ArchiveRecords, ExtractError, Format, Limits};
 use priorart_fingerprint::{Fingerprint, Fingerprinter, Scheme, Shingling, SimhashDoc, TokenRule};
-use priorart_index::{Answer, Entry, Layout, Match, MemoryIndex, Query, SKETCH_WIDTH, TableKeys};
+use priorart_index::{Answer, Entry, Layout, MarkSpool, Match, MemoryIndex, Query, SKETCH_WIDTH, TableKeys};
 use priorart_nip::check::{DEFAULT_MIN_JACCARD, NearQuery, UncheckedAnswer};
 use priorart_nip::fuzzy_tags::FUZZY_DISTANCE;
 use priorart_ots::{DetachedTimestamp, HeaderSource, Network, VerifyReport as OtsVerifyReport};
@@ -507,9 +507,13 @@ struct IndexState {
     /// `None`: no marks (`marks=False`, or an index opened without them).
     winnowing: Option<Winnowing>,
     /// The passage marks of each document of `pending`, in its order (none
-    /// for a simhash-doc value, or a text the winnowing refuses); empty
-    /// without `winnowing`.
-    pending_marks: Vec<Vec<Mark>>,
+    /// for a simhash-doc value, or a text the winnowing refuses), spooled
+    /// to disk as texts are inserted (`priorart index build`'s
+    /// [`MarkSpool`], in the temporary directory: an index opened may be
+    /// read-only), so that memory does not grow with the texts; kept whole
+    /// when a save fails. `None` without `winnowing`, and until the first
+    /// insert after a save.
+    pending_marks: Option<MarkSpool>,
 }
 
 impl Index {
@@ -550,7 +554,7 @@ impl Index {
             saved_ids: HashSet::new(),
             pending: MemoryIndex::new(self::layout(py, layout)?, shingling),
             winnowing: marks.then(priorart_index::Index::passage_winnowing),
-            pending_marks: Vec::new(),
+            pending_marks: None,
         }))
     }
 
@@ -567,7 +571,7 @@ impl Index {
             saved_ids,
             pending,
             winnowing,
-            pending_marks: Vec::new(),
+            pending_marks: None,
         }))
     }
 
@@ -575,7 +579,7 @@ impl Index {
     fn insert(&self, py: Python<'_>, id: String, item: &Bound<'_, PyAny>) -> PyResult<()> {
         let document = Document::of(py, item)?;
         self.with_state(py, |state| {
-            if state.saved_ids.contains(&id) {
+            if state.saved_ids.contains(&id) || state.pending.contains(&id) {
                 return Err(priorart_index::IndexError::DuplicateIds { ids: vec![id] });
             }
             let (entry, marks) = match document {
@@ -591,11 +595,11 @@ impl Index {
                 // distance alone) and no marks.
                 Document::Value(simhash) => (Entry { id, simhash, x: None, sketch: None }, Vec::new()),
             };
-            state.pending.insert(entry)?;
             if state.winnowing.is_some() {
-                state.pending_marks.push(marks);
+                state.spool(&marks)?;
             }
-            Ok(())
+            // Its id was checked: nothing refuses it after its marks are spooled.
+            state.pending.insert(entry)
         })
         .map_err(|err| index_error(py, err))
     }
@@ -684,24 +688,31 @@ impl IndexState {
     /// (`no_marks`) instead of missing its documents.
     fn save(&mut self, path: PathBuf) -> Result<(), priorart_index::IndexError> {
         let pending = &self.pending;
-        let marks = self.winnowing.is_some().then_some(self.pending_marks.as_slice());
+        let marked = self.winnowing.is_some();
         match &mut self.saved {
-            Some((dir, index)) if same_dir(dir, &path) => match marks {
+            Some((dir, index)) if same_dir(dir, &path) => match &mut self.pending_marks {
                 _ if pending.is_empty() => {}
-                Some(marks) if index.has_marks() => index.add_with_marks(pending.entries(), marks)?,
+                Some(marks) if index.has_marks() => index.add_spooled(pending.entries(), marks)?,
                 _ => index.add(pending.entries())?,
             },
             saved => {
                 let (layout, shingling) = (pending.layout().clone(), pending.shingling());
-                let index = match (saved.as_ref(), marks) {
-                    (None, Some(marks)) => priorart_index::Index::build_with_marks(
-                        &path,
-                        layout,
-                        SKETCH_WIDTH,
-                        shingling,
-                        pending.entries(),
-                        marks,
-                    )?,
+                let index = match (saved.as_ref(), marked) {
+                    (None, true) => {
+                        let marks = match &mut self.pending_marks {
+                            Some(marks) => marks,
+                            // Nothing inserted: an empty index with marks.
+                            none => none.insert(MarkSpool::new(&std::env::temp_dir())?),
+                        };
+                        priorart_index::Index::build_spooled(
+                            &path,
+                            layout,
+                            SKETCH_WIDTH,
+                            shingling,
+                            pending.entries(),
+                            marks,
+                        )?
+                    }
                     (previous, _) => {
                         let previous = previous.map(|(_, index)| index);
                         let mut entries = previous.map(priorart_index::Index::entries).unwrap_or_default();
@@ -715,8 +726,25 @@ impl IndexState {
         }
         self.saved_ids.extend(self.pending.entries().iter().map(|entry| entry.id.clone()));
         self.pending = MemoryIndex::new(self.pending.layout().clone(), self.pending.shingling());
-        self.pending_marks = Vec::new();
+        self.pending_marks = None;
         Ok(())
+    }
+
+    /// Adds the next document's marks to the spool (made at the first
+    /// insert after a save). A document whose marks could not all be
+    /// written is left out of it again, as it is left out of `pending`.
+    fn spool(&mut self, marks: &[priorart_align::Mark]) -> Result<(), priorart_index::IndexError> {
+        let spool = match &mut self.pending_marks {
+            Some(spool) => spool,
+            none => none.insert(MarkSpool::new(&std::env::temp_dir())?),
+        };
+        let document = spool.len();
+        spool.push(marks).map_err(|err| {
+            if spool.len() > document {
+                spool.retain(|n| n != document);
+            }
+            err.into()
+        })
     }
 }
 

@@ -259,3 +259,39 @@ def test_an_index_saved_from_python_answers_passages_as_the_clis(cli, tmp_path):
             unmarked.query_passages(texts[0])
         assert caught.value.reason == "no_marks"
         assert priorart.Index.open(tmp_path / "unmarked.idx").query(texts[0])
+
+
+def test_marks_are_spooled_as_texts_are_inserted_and_kept_when_a_save_fails(cli, tmp_path, monkeypatch):
+    """Passage marks go to a spool in the temporary directory as texts are
+    inserted (not held in memory until save); a save that fails keeps them,
+    so the next save answers `index query --passages` as the CLI's index of
+    the same texts; nothing of the spool is left after."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temporary))
+    sample = records()[:40]
+    corpus = tmp_path / "indexed.jsonl"
+    corpus.write_text("".join(json.dumps({"id": r["id"], "text": r["text"]}) + "\n" for r in sample),
+                      encoding="utf-8")
+    built = tmp_path / "cli.idx"
+    subprocess.run([cli, "index", "build", str(built), "--jsonl", "--id-field", "id", str(corpus)], check=True,
+                   capture_output=True)
+    index = priorart.Index()
+    for record in sample:
+        index.insert(record["id"], record["text"])
+    assert [p.name.startswith(".marks-spool-") for p in temporary.iterdir()] == [True]
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a directory", encoding="utf-8")
+    with pytest.raises(OSError):
+        index.save(blocked / "py.idx")
+    assert len(list(temporary.iterdir())) == 1, "the spool is kept"
+    saved = tmp_path / "py.idx"
+    index.save(saved)
+    assert list(temporary.iterdir()) == []
+    source = max(sample, key=lambda r: len(r["text"].split()))
+    essay = tmp_path / "essay.txt"
+    essay.write_text("An essay quoting a license.\n" + " ".join(source["text"].split()[10:130]) + "\nThe end.\n",
+                     encoding="utf-8")
+    expected = passage_answers(cli, built, [essay])
+    assert source["id"] in {d["id"] for d in expected[0]["documents"]}
+    assert passage_answers(cli, saved, [essay]) == expected

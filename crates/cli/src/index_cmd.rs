@@ -230,7 +230,9 @@ fn build(args: BuildArgs) -> Result<ExitCode> {
     }
     args.corpus.refuse_missing_inputs(&read, earlier.is_some(), "the index", &unchanged())?;
     let index = match spool {
-        Some(spool) => Index::build_spooled(&args.index, layout, SKETCH_WIDTH, args.shingles, &entries, spool)?,
+        Some(mut spool) => {
+            Index::build_spooled(&args.index, layout, SKETCH_WIDTH, args.shingles, &entries, &mut spool)?
+        }
         None => Index::build(&args.index, layout, SKETCH_WIDTH, args.shingles, &entries)?,
     };
     match found {
@@ -270,7 +272,7 @@ fn add(args: AddArgs) -> Result<ExitCode> {
         note!("priorart: nothing to add; {} left as it was", args.index.display());
     } else {
         match spool {
-            Some(spool) => index.add_spooled(&entries, spool)?,
+            Some(mut spool) => index.add_spooled(&entries, &mut spool)?,
             None => index.add(&entries)?,
         }
     }

@@ -252,20 +252,22 @@ impl Index {
         marks: &[Vec<Mark>],
     ) -> Result<Index, IndexError> {
         check_marks_count(entries, marks.len())?;
-        let spool = MarkSpool::of(dir, marks)?;
-        Index::build_marked(dir, layout, sketch_width, shingling, entries, Some(spool))
+        let mut spool = MarkSpool::of(dir, marks)?;
+        Index::build_marked(dir, layout, sketch_width, shingling, entries, Some(&mut spool))
     }
 
     /// [`Index::build_with_marks`] with the marks spooled to disk as the
     /// documents were read ([`MarkSpool`], of `dir`): memory for the
-    /// entries, not for the marks.
+    /// entries, not for the marks. The spool is left whole when the build
+    /// fails, so that a caller holding the only copy of the marks (texts
+    /// handed over in memory) can try again; it is dropped after.
     pub fn build_spooled(
         dir: &Path,
         layout: Layout,
         sketch_width: u32,
         shingling: Shingling,
         entries: &[Entry],
-        marks: MarkSpool,
+        marks: &mut MarkSpool,
     ) -> Result<Index, IndexError> {
         Index::build_marked(dir, layout, sketch_width, shingling, entries, Some(marks))
     }
@@ -276,7 +278,7 @@ impl Index {
         sketch_width: u32,
         shingling: Shingling,
         entries: &[Entry],
-        marks: Option<MarkSpool>,
+        marks: Option<&mut MarkSpool>,
     ) -> Result<Index, IndexError> {
         if let Some(marks) = &marks {
             check_marks_count(entries, marks.kept_len())?;
@@ -363,17 +365,18 @@ impl Index {
     /// lookups).
     pub fn add_with_marks(&mut self, entries: &[Entry], marks: &[Vec<Mark>]) -> Result<(), IndexError> {
         check_marks_count(entries, marks.len())?;
-        let spool = MarkSpool::of(&self.dir, marks)?;
-        self.add_marked(entries, Some(spool))
+        let mut spool = MarkSpool::of(&self.dir, marks)?;
+        self.add_marked(entries, Some(&mut spool))
     }
 
     /// [`Index::add_with_marks`] with the marks spooled to disk as the
-    /// documents were read ([`MarkSpool`], of this index's directory).
-    pub fn add_spooled(&mut self, entries: &[Entry], marks: MarkSpool) -> Result<(), IndexError> {
+    /// documents were read ([`MarkSpool`], of this index's directory); as
+    /// [`Index::build_spooled`], the spool is left whole on a failure.
+    pub fn add_spooled(&mut self, entries: &[Entry], marks: &mut MarkSpool) -> Result<(), IndexError> {
         self.add_marked(entries, Some(marks))
     }
 
-    fn add_marked(&mut self, entries: &[Entry], marks: Option<MarkSpool>) -> Result<(), IndexError> {
+    fn add_marked(&mut self, entries: &[Entry], marks: Option<&mut MarkSpool>) -> Result<(), IndexError> {
         if let Some(marks) = &marks {
             check_marks_count(entries, marks.kept_len())?;
         }
@@ -385,10 +388,13 @@ impl Index {
         }
         let name = next_segment_name(&self.dir)?;
         let path = self.dir.join(&name);
+        let mut unmarked = None;
         let marks = match (self.winnowing.is_some(), marks) {
             (false, _) => None,
             (true, Some(marks)) => Some(marks),
-            (true, None) => Some(MarkSpool::of(&self.dir, &vec![Vec::new(); entries.len()])?),
+            (true, None) => {
+                Some(unmarked.insert(MarkSpool::of(&self.dir, &vec![Vec::new(); entries.len()])?))
+            }
         };
         let written = Uncommitted::write(&path, &self.layout, entries, self.manifest.sketch_width, marks)?;
         let mut manifest = self.manifest.clone();
@@ -656,7 +662,7 @@ impl Uncommitted {
         layout: &Layout,
         entries: &[Entry],
         sketch_width: u32,
-        marks: Option<MarkSpool>,
+        marks: Option<&mut MarkSpool>,
     ) -> Result<Uncommitted, IndexError> {
         segment::write(path, layout, entries, sketch_width)?;
         let mut written = Uncommitted { paths: vec![path.to_owned()] };

@@ -9,8 +9,9 @@
 //! as a run (24 bytes a row) to a directory of its own inside the index
 //! directory; the segment's file is then written from a merge of the runs
 //! (and of the rows still in memory), row by row. The directory is removed
-//! when the spool is dropped: after the segment is written, after a
-//! failure, or when the build is abandoned.
+//! when the spool is dropped: after the segment is written, or when the
+//! build is abandoned. A write that fails leaves the spool whole, to be
+//! tried again (the Python package's `Index.save` keeps what was inserted).
 
 use crate::marks::{self, RowKey, merge};
 use crate::segment::SegmentError;
@@ -161,8 +162,9 @@ impl MarkSpool {
     }
 
     /// Writes the marks file `path` (which must not exist) of the kept
-    /// documents, from a merge of the runs; the spool is removed after.
-    pub(crate) fn write(mut self, path: &Path) -> Result<(), SegmentError> {
+    /// documents, from a merge of the runs, which stay (the spool is
+    /// removed when dropped), so that a failed write can be tried again.
+    pub(crate) fn write(&mut self, path: &Path) -> Result<(), SegmentError> {
         self.buffer.sort_unstable();
         let numbers: Option<Vec<Option<u32>>> = self.kept.as_ref().map(|kept| {
             let mut next = 0u32;

@@ -281,7 +281,7 @@ fn marks_spooled_write_the_files_of_marks_in_memory() {
         SKETCH_WIDTH,
         Shingling::Words,
         &entries[..3],
-        spool_of(spooled.path(), &marks[..3]),
+        &mut spool_of(spooled.path(), &marks[..3]),
     )
     .unwrap();
     assert_eq!(files(spooled.path()), files(memory.path()), "built");
@@ -290,7 +290,8 @@ fn marks_spooled_write_the_files_of_marks_in_memory() {
     in_memory.add_with_marks(&kept, &[marks[3].clone(), marks[5].clone()]).unwrap();
     let mut spool = spool_of(spooled.path(), &marks[3..]);
     spool.retain(|n| n != 1);
-    from_spool.add_spooled(&kept, spool).unwrap();
+    from_spool.add_spooled(&kept, &mut spool).unwrap();
+    drop(spool);
     assert_eq!(files(spooled.path()), files(memory.path()), "added");
     in_memory.compact().unwrap();
     from_spool.compact().unwrap();
@@ -306,7 +307,7 @@ fn a_build_or_add_that_fails_leaves_the_index_as_it_was_and_no_file_of_its_own()
     let dir = tempfile::tempdir().unwrap();
     let mut index = build(dir.path(), &texts[..3]);
     let before = files(dir.path());
-    let build_spooled = |entries: &[Entry], spool| {
+    let build_spooled = |entries: &[Entry], spool: &mut MarkSpool| {
         Index::build_spooled(
             dir.path(),
             Layout::manku_16x28(),
@@ -318,25 +319,32 @@ fn a_build_or_add_that_fails_leaves_the_index_as_it_was_and_no_file_of_its_own()
     };
     // An id given twice, found once every mark is spooled.
     let twice = [&entries[3..], &entries[3..4]].concat();
-    let spooled = build_spooled(&twice, spool_of(dir.path(), &[&marks[3..], &marks[3..4]].concat()));
+    let spooled = build_spooled(&twice, &mut spool_of(dir.path(), &[&marks[3..], &marks[3..4]].concat()));
     assert!(matches!(spooled, Err(IndexError::DuplicateIds { .. })), "{:?}", spooled.err());
     assert_eq!(files(dir.path()), before);
     // Marks of other documents than the entries.
-    let spooled = build_spooled(&entries[3..], spool_of(dir.path(), &marks[4..]));
+    let spooled = build_spooled(&entries[3..], &mut spool_of(dir.path(), &marks[4..]));
     assert!(matches!(spooled, Err(IndexError::MarksCount { entries: 3, marks: 2 })), "{:?}", spooled.err());
-    let added = index.add_spooled(&entries[3..], spool_of(dir.path(), &marks[4..]));
+    let added = index.add_spooled(&entries[3..], &mut spool_of(dir.path(), &marks[4..]));
     assert!(matches!(added, Err(IndexError::MarksCount { entries: 3, marks: 2 })), "{added:?}");
     assert_eq!(files(dir.path()), before);
     // The marks file cannot be written (its name is taken) once the
     // segment is: the segment is removed again.
     let taken = dir.path().join("seg-000002.pam");
     std::fs::create_dir(&taken).unwrap();
-    let spooled = build_spooled(&entries[3..], spool_of(dir.path(), &marks[3..]));
+    let spooled = build_spooled(&entries[3..], &mut spool_of(dir.path(), &marks[3..]));
     assert!(matches!(spooled, Err(IndexError::Segment(_))), "{:?}", spooled.err());
-    let added = index.add_spooled(&entries[3..], spool_of(dir.path(), &marks[3..]));
+    // A spool whose add failed is left whole: the same spool adds them later.
+    let mut spool = spool_of(dir.path(), &marks[3..]);
+    let added = index.add_spooled(&entries[3..], &mut spool);
     assert!(matches!(added, Err(IndexError::Segment(_))), "{added:?}");
     std::fs::remove_dir(&taken).unwrap();
-    assert_eq!(files(dir.path()), before);
+    let without_spool =
+        |dir: &Path| files(dir).into_iter().filter(|(name, _)| !name.starts_with(".marks-spool-"));
+    assert!(without_spool(dir.path()).eq(before.iter().cloned()), "the index as it was");
     assert_eq!(Index::open(dir.path()).unwrap().len(), 3);
     assert!(index.query_passages(&text, &PassageSearch::default()).unwrap().documents.is_empty());
+    index.add_spooled(&entries[3..], &mut spool).unwrap();
+    drop(spool);
+    assert_eq!(index.query_passages(&text, &PassageSearch::default()).unwrap().documents[0].id, "doc-3");
 }

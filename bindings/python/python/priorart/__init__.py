@@ -894,7 +894,8 @@ class Index:
         document inserted as a simhash-doc value has no sketch: its
         matches have no Jaccard estimate (``None``). ``marks``: keep each
         text's passage marks (its winnowing hashes with their places, 24
-        bytes per about 2.5 content words, held in memory until
+        bytes per about 2.5 content words, written to a temporary file as
+        texts are inserted, so that memory does not grow with them, until
         :meth:`save`), as ``priorart index build`` does unless
         ``--no-marks``."""
         self._index = _priorart.Index(layout, shingles, marks)
@@ -945,7 +946,8 @@ class Index:
         marks), else a whole index (replacing what ``path`` held once the
         new one is complete; with the marks unless ``marks=False``, or the
         index was opened from or saved to another directory before, whose
-        documents' marks cannot be copied)."""
+        documents' marks cannot be copied). A save that fails loses
+        nothing: what was inserted, with its marks, stays to be saved."""
         self._index.save(os.fspath(path))
 
     @property
