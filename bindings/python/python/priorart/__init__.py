@@ -532,7 +532,8 @@ def dedup_passages(
     sorted on disk; pairs of documents sharing at least ``min_marks`` of
     them (3 within 64 content words) are aligned by ``priorart compare
     --passages``'s aligner, and a passage is reported when it has at least
-    ``min_words`` words on both sides and one side is found in the other
+    ``min_words`` words on both sides (two Chinese, Japanese or Thai
+    letters counting one) and one side is found in the other
     in runs of words (``min_coverage``, 0 to 1, of its content words). A
     hash more than ``boilerplate`` documents hold (licenses, headers) makes
     no pair: its passages are reported once each
