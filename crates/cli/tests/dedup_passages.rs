@@ -9,7 +9,6 @@
 
 use priorart_nip_testkit::{priorart, priorart_binary};
 use serde_json::Value;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -204,21 +203,15 @@ fn ctrl_c_leaves_earlier_results_as_they_were() {
     // The second input is a named pipe: the run is in its first pass, its
     // signal handlers set, once the pipe is open at both ends.
     let fifo = dir.path().join("pipe");
-    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    priorart_testkit::named_pipe(&fifo);
     let child = std::process::Command::new(priorart_binary())
         .args(["dedup", "--passages", "--jsonl", "--out"])
         .args([&out, &input, &fifo])
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut pipe = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
-    writeln!(pipe, "{}", serde_json::json!({"text": "late words"})).unwrap();
-    let pid = child.id().to_string();
-    assert!(std::process::Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
-    drop(pipe);
-    let output = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    let pipe = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    let stderr = priorart_testkit::interrupt_reader(child, pipe);
     assert!(stderr.contains("left as it was"), "{stderr}");
     assert_eq!(std::fs::read_to_string(out.join("passages.jsonl")).unwrap(), "earlier\n");
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), 1, "no temporary file left");

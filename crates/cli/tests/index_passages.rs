@@ -11,6 +11,7 @@
 //! own.
 
 use assert_cmd::Command;
+use priorart_testkit::files_in;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -304,26 +305,11 @@ fn dedup_passages_against_an_index_pairs_new_documents_with_each_other_and_the_i
     assert!(!dir.path().join("out2").exists());
 }
 
-/// Every file of `dir` (name and bytes), sorted.
-fn listing(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|entry| {
-            let path = entry.unwrap().path();
-            let bytes = if path.is_dir() { Vec::new() } else { std::fs::read(&path).unwrap() };
-            (path.file_name().unwrap().to_str().unwrap().to_owned(), bytes)
-        })
-        .collect();
-    files.sort();
-    files
-}
-
 #[test]
 fn ctrl_c_while_building_leaves_the_index_as_it_was() {
-    use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
     let index = build(dir.path(), &INDEXED[..2], &[]);
-    let before = listing(&index);
+    let before = files_in(&index);
     let input = dir.path().join("docs.jsonl");
     let records: String = INDEXED[2..]
         .iter()
@@ -335,27 +321,21 @@ fn ctrl_c_while_building_leaves_the_index_as_it_was() {
     // The second input is a named pipe: the build is reading, its signal
     // handlers set and its spool made, once the pipe is open at both ends.
     let fifo = dir.path().join("pipe");
-    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    priorart_testkit::named_pipe(&fifo);
     let child = std::process::Command::new(priorart_nip_testkit::priorart_binary())
         .args(["index", "build", "--replace", "--jsonl"])
         .args([&index, &input, &fifo])
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let mut pipe = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
-    let spooling = listing(&index);
+    let pipe = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+    let spooling = files_in(&index);
     assert!(
         spooling.iter().any(|(name, _)| name.starts_with(".marks-spool-")),
         "{:?}",
         spooling.iter().map(|f| &f.0).collect::<Vec<_>>()
     );
-    writeln!(pipe, "{}", serde_json::json!({"text": "late words"})).unwrap();
-    let pid = child.id().to_string();
-    assert!(std::process::Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
-    drop(pipe);
-    let output = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    let stderr = priorart_testkit::interrupt_reader(child, pipe);
     assert!(stderr.contains("interrupted") && stderr.contains("left as it was"), "{stderr}");
-    assert_eq!(listing(&index), before, "the index as it was, and no file of the build's");
+    assert_eq!(files_in(&index), before, "the index as it was, and no file of the build's");
 }

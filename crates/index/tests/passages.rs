@@ -12,6 +12,7 @@ use priorart_fingerprint::{Fingerprinter, Shingling};
 use priorart_index::{
     Entry, Index, IndexError, Layout, MarkSpool, PassageAnswer, PassageSearch, SKETCH_WIDTH,
 };
+use priorart_testkit::files_in;
 use std::path::Path;
 
 /// `count` words drawn from a vocabulary of 20,000 made-up ones.
@@ -237,20 +238,6 @@ fn phrases_the_document_repeats_elsewhere_neither_stretch_nor_split_the_passage(
     assert!(passage.join(" ").contains(indexed), "{indexed}");
 }
 
-/// Every file of `dir` (name and bytes), sorted.
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|entry| {
-            let path = entry.unwrap().path();
-            let bytes = if path.is_dir() { Vec::new() } else { std::fs::read(&path).unwrap() };
-            (path.file_name().unwrap().to_str().unwrap().to_owned(), bytes)
-        })
-        .collect();
-    files.sort();
-    files
-}
-
 /// A spool of `marks` sorting a few rows at a time (many runs to merge).
 fn spool_of(dir: &Path, marks: &[Vec<priorart_align::Mark>]) -> MarkSpool {
     let mut spool = MarkSpool::with_run_rows(dir, 97).unwrap();
@@ -284,7 +271,7 @@ fn marks_spooled_write_the_files_of_marks_in_memory() {
         &mut spool_of(spooled.path(), &marks[..3]),
     )
     .unwrap();
-    assert_eq!(files(spooled.path()), files(memory.path()), "built");
+    assert_eq!(files_in(spooled.path()), files_in(memory.path()), "built");
     // Added: documents 3..6, of which the caller leaves out document 4.
     let kept: Vec<Entry> = [3, 5].map(|n| entries[n].clone()).to_vec();
     in_memory.add_with_marks(&kept, &[marks[3].clone(), marks[5].clone()]).unwrap();
@@ -292,10 +279,10 @@ fn marks_spooled_write_the_files_of_marks_in_memory() {
     spool.retain(|n| n != 1);
     from_spool.add_spooled(&kept, &mut spool).unwrap();
     drop(spool);
-    assert_eq!(files(spooled.path()), files(memory.path()), "added");
+    assert_eq!(files_in(spooled.path()), files_in(memory.path()), "added");
     in_memory.compact().unwrap();
     from_spool.compact().unwrap();
-    assert_eq!(files(spooled.path()), files(memory.path()), "compacted");
+    assert_eq!(files_in(spooled.path()), files_in(memory.path()), "compacted");
     let search = PassageSearch::default();
     assert_eq!(from_spool.query_passages(&text, &search).unwrap().documents[0].id, "doc-3");
 }
@@ -306,7 +293,7 @@ fn a_build_or_add_that_fails_leaves_the_index_as_it_was_and_no_file_of_its_own()
     let (entries, marks) = entries_and_marks(&texts);
     let dir = tempfile::tempdir().unwrap();
     let mut index = build(dir.path(), &texts[..3]);
-    let before = files(dir.path());
+    let before = files_in(dir.path());
     let build_spooled = |entries: &[Entry], spool: &mut MarkSpool| {
         Index::build_spooled(
             dir.path(),
@@ -321,13 +308,13 @@ fn a_build_or_add_that_fails_leaves_the_index_as_it_was_and_no_file_of_its_own()
     let twice = [&entries[3..], &entries[3..4]].concat();
     let spooled = build_spooled(&twice, &mut spool_of(dir.path(), &[&marks[3..], &marks[3..4]].concat()));
     assert!(matches!(spooled, Err(IndexError::DuplicateIds { .. })), "{:?}", spooled.err());
-    assert_eq!(files(dir.path()), before);
+    assert_eq!(files_in(dir.path()), before);
     // Marks of other documents than the entries.
     let spooled = build_spooled(&entries[3..], &mut spool_of(dir.path(), &marks[4..]));
     assert!(matches!(spooled, Err(IndexError::MarksCount { entries: 3, marks: 2 })), "{:?}", spooled.err());
     let added = index.add_spooled(&entries[3..], &mut spool_of(dir.path(), &marks[4..]));
     assert!(matches!(added, Err(IndexError::MarksCount { entries: 3, marks: 2 })), "{added:?}");
-    assert_eq!(files(dir.path()), before);
+    assert_eq!(files_in(dir.path()), before);
     // The marks file cannot be written (its name is taken) once the
     // segment is: the segment is removed again.
     let taken = dir.path().join("seg-000002.pam");
@@ -340,7 +327,7 @@ fn a_build_or_add_that_fails_leaves_the_index_as_it_was_and_no_file_of_its_own()
     assert!(matches!(added, Err(IndexError::Segment(_))), "{added:?}");
     std::fs::remove_dir(&taken).unwrap();
     let without_spool =
-        |dir: &Path| files(dir).into_iter().filter(|(name, _)| !name.starts_with(".marks-spool-"));
+        |dir: &Path| files_in(dir).into_iter().filter(|(name, _)| !name.starts_with(".marks-spool-"));
     assert!(without_spool(dir.path()).eq(before.iter().cloned()), "the index as it was");
     assert_eq!(Index::open(dir.path()).unwrap().len(), 3);
     assert!(index.query_passages(&text, &PassageSearch::default()).unwrap().documents.is_empty());

@@ -611,3 +611,43 @@ pub fn assert_every_test_file_is_a_module(crate_dir: &str, root: &str) {
         "tests/tests.rs does not declare `mod NAME;` for {missing:?}: they would never run"
     );
 }
+
+/// Every entry directly in `dir` with its bytes (a directory's empty),
+/// sorted by name: what a failed or interrupted run must leave as it was.
+pub fn files_in(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .expect("a readable directory")
+        .map(|entry| {
+            let path = entry.expect("a readable directory").path();
+            let bytes =
+                if path.is_dir() { Vec::new() } else { std::fs::read(&path).expect("a readable file") };
+            (path.file_name().expect("a named entry").to_string_lossy().into_owned(), bytes)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// A named pipe at `path` (`mkfifo`). Given as a command's last input, it
+/// keeps the command reading, its earlier inputs read and its signal
+/// handlers set, until it is opened for writing ([`interrupt_reader`]).
+pub fn named_pipe(path: &Path) {
+    let made = std::process::Command::new("mkfifo").arg(path).status().expect("mkfifo runs");
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
+/// Interrupts `child` while it reads `pipe` (a [`named_pipe`] it reads,
+/// opened for writing): one more JSON Lines record written, SIGINT sent,
+/// the pipe closed. Returns its standard error (piped) once it has exited
+/// 130, as an interrupted command does.
+pub fn interrupt_reader(child: std::process::Child, mut pipe: std::fs::File) -> String {
+    use std::io::Write;
+    writeln!(pipe, r#"{{"text": "late words"}}"#).expect("the reader takes a record");
+    let pid = child.id().to_string();
+    assert!(std::process::Command::new("kill").args(["-INT", &pid]).status().expect("kill runs").success());
+    drop(pipe);
+    let output = child.wait_with_output().expect("the interrupted command exits");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    stderr
+}
