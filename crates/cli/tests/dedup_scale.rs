@@ -275,7 +275,7 @@ fn ctrl_c_leaves_no_output_that_looks_complete() {
         // The second input is a named pipe: the run is in its first pass,
         // its signal handlers set, once the pipe is open at both ends.
         let fifo = dir.path().join(format!("pipe-{earlier}"));
-        assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        priorart_testkit::named_pipe(&fifo);
         let child = Command::new(binary())
             .args(["dedup", "--jsonl", "--id-field", "id", "--out"])
             .args([target, &input, &fifo])
