@@ -71,16 +71,19 @@ pub struct CompletePassageFiles {
 }
 
 impl CompletePassageFiles {
-    /// Gives the pairs file its name, then writes `boilerplate` (the
-    /// `boilerplate.jsonl` text) and each of `others` (`(path, bytes)`,
-    /// such as the list of inputs skipped) whole, replacing what was there.
+    /// Writes `boilerplate` (the `boilerplate.jsonl` text) and each of
+    /// `others` (`(path, bytes)`, such as the list of inputs skipped) under
+    /// temporary names, then gives the pairs file and them their names,
+    /// replacing what was there: a failure to write them leaves every
+    /// earlier file as it was, the pairs included.
     pub fn place(self, boilerplate: &[u8], others: &[(PathBuf, Vec<u8>)]) -> Result<(), DedupError> {
         let [passages, boilerplate_path] = PassageFiles::paths(&self.dir);
-        self.pairs.persist(&passages).map_err(|err| io(&passages, "rename")(err.error))?;
         let mut files = Vec::with_capacity(1 + others.len());
         files.push((boilerplate_path, boilerplate.to_vec()));
         files.extend_from_slice(others);
-        priorart_files::replace_all(&files).map_err(DedupError::OutputFile)
+        let staged = priorart_files::stage_all(&files).map_err(DedupError::OutputFile)?;
+        self.pairs.persist(&passages).map_err(|err| io(&passages, "rename")(err.error))?;
+        staged.place().map_err(DedupError::OutputFile)
     }
 }
 
@@ -132,6 +135,22 @@ mod tests {
         assert_eq!(names(dir.path()), [BOILERPLATE, PASSAGES]);
         assert_eq!(std::fs::read(&passages).unwrap(), b"earlier\n");
         assert_eq!(std::fs::read(&boilerplate).unwrap(), b"earlier too\n");
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_written_leaves_the_earlier_pairs_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let [passages, _] = PassageFiles::paths(dir.path());
+        std::fs::write(&passages, b"earlier\n").unwrap();
+        let blocked = dir.path().join("a-file");
+        std::fs::write(&blocked, b"").unwrap();
+        let mut files = PassageFiles::create(dir.path()).unwrap();
+        files.write_line("later\n").unwrap();
+        let other = (blocked.join("skipped.jsonl"), b"x\n".to_vec());
+        let err = files.complete().unwrap().place(b"", &[other]).expect_err("a-file is no directory");
+        assert_eq!(err.reason(), "output_file");
+        assert_eq!(std::fs::read(&passages).unwrap(), b"earlier\n");
+        assert_eq!(names(dir.path()), ["a-file", PASSAGES], "no temporary file left");
     }
 
     #[test]

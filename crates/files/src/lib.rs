@@ -148,32 +148,58 @@ pub fn write_all_new(outputs: &[(PathBuf, Vec<u8>)]) -> Result<(), FileError> {
 
 /// Writes every `(path, bytes)` as [`write_atomic`] does, replacing what
 /// exists, but only once every new file is complete: all are written to
-/// temporaries first, so a failure while writing leaves every destination
-/// as it was; then each takes its name (one rename each).
+/// temporaries first ([`stage_all`]), so a failure while writing leaves
+/// every destination as it was; then each takes its name (one rename each).
 pub fn replace_all(outputs: &[(PathBuf, Vec<u8>)]) -> Result<(), FileError> {
-    let mut temporaries: Vec<PathBuf> = Vec::with_capacity(outputs.len());
-    let written = outputs.iter().try_for_each(|(path, bytes)| {
+    stage_all(outputs)?.place()
+}
+
+/// Files written whole and synced under temporary names beside their
+/// destinations, none in place yet: [`Staged::place`] gives each its name.
+/// Dropped before, they are removed, and the destinations stay as they
+/// were.
+pub struct Staged {
+    /// `(destination, temporary)`, those not yet renamed.
+    files: Vec<(PathBuf, PathBuf)>,
+}
+
+/// Writes every `(path, bytes)` to a temporary beside `path` (creating
+/// its directory), or none: on the first failure those written are
+/// removed. A caller with a file of its own to put in place too (one
+/// written as it was computed) stages the others first, so that no
+/// failure to write them comes after its own file took its name.
+pub fn stage_all(outputs: &[(PathBuf, Vec<u8>)]) -> Result<Staged, FileError> {
+    let mut staged = Staged { files: Vec::with_capacity(outputs.len()) };
+    for (path, bytes) in outputs {
         if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(FileError::io(dir, "create"))?;
         }
-        temporaries.push(write_temporary(path, bytes)?);
+        staged.files.push((path.to_owned(), write_temporary(path, bytes)?));
+    }
+    Ok(staged)
+}
+
+impl Staged {
+    /// Renames each file into place, in order; on a failure the ones not
+    /// yet renamed are removed.
+    pub fn place(mut self) -> Result<(), FileError> {
+        while !self.files.is_empty() {
+            let (path, temporary) = self.files.remove(0);
+            if let Err(source) = std::fs::rename(&temporary, &path) {
+                let _ = std::fs::remove_file(&temporary);
+                return Err(FileError::Io { path, action: "rename", source });
+            }
+        }
         Ok(())
-    });
-    if let Err(err) = written {
-        for temporary in &temporaries {
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        for (_, temporary) in &self.files {
             let _ = std::fs::remove_file(temporary);
         }
-        return Err(err);
     }
-    for (index, ((path, _), temporary)) in outputs.iter().zip(&temporaries).enumerate() {
-        if let Err(source) = std::fs::rename(temporary, path) {
-            for temporary in &temporaries[index..] {
-                let _ = std::fs::remove_file(temporary);
-            }
-            return Err(FileError::Io { path: path.to_owned(), action: "rename", source });
-        }
-    }
-    Ok(())
 }
 
 /// Replaces `path` by `bytes`, keeping the original as `path.bak`; refused
