@@ -205,6 +205,15 @@ def passage_answers(cli, index_dir, essays):
     return answers
 
 
+def cli_index(cli, command, index, rows, tmp_path):
+    """`priorart index build|add INDEX` of `rows` ({"id", "text"}) as JSON Lines."""
+    corpus = tmp_path / "indexed.jsonl"
+    lines = (json.dumps({"id": r["id"], "text": r["text"]}) + "\n" for r in rows)
+    corpus.write_text("".join(lines), encoding="utf-8")
+    subprocess.run([cli, "index", command, str(index), "--jsonl", "--id-field", "id", str(corpus)], check=True,
+                   capture_output=True)
+
+
 def test_an_index_saved_from_python_answers_passages_as_the_clis(cli, tmp_path):
     """An index built from Python texts keeps their passage marks as
     `priorart index build` does: `index query --passages` and
@@ -214,12 +223,8 @@ def test_an_index_saved_from_python_answers_passages_as_the_clis(cli, tmp_path):
     marks (marks=False, or opened and saved elsewhere) it says so."""
     sample = records()[:80]
     first, later = sample[:60], sample[60:]
-    corpus = tmp_path / "indexed.jsonl"
-    corpus.write_text("".join(json.dumps({"id": r["id"], "text": r["text"]}) + "\n" for r in first),
-                      encoding="utf-8")
     built = tmp_path / "cli.idx"
-    subprocess.run([cli, "index", "build", str(built), "--jsonl", "--id-field", "id", str(corpus)], check=True,
-                   capture_output=True)
+    cli_index(cli, "build", built, first, tmp_path)
     index = priorart.Index()
     for record in first:
         index.insert(record["id"], record["text"])
@@ -244,10 +249,7 @@ def test_an_index_saved_from_python_answers_passages_as_the_clis(cli, tmp_path):
     for record in later:
         reopened.insert(record["id"], record["text"])
     reopened.save(saved)
-    corpus.write_text("".join(json.dumps({"id": r["id"], "text": r["text"]}) + "\n" for r in later),
-                      encoding="utf-8")
-    subprocess.run([cli, "index", "add", str(built), "--jsonl", "--id-field", "id", str(corpus)], check=True,
-                   capture_output=True)
+    cli_index(cli, "add", built, later, tmp_path)
     expected = passage_answers(cli, built, essays)
     assert {d["id"] for a in expected for d in a["documents"]} & {r["id"] for r in later}, "added ones are found"
     assert passage_answers(cli, saved, essays) == expected
@@ -270,12 +272,8 @@ def test_marks_are_spooled_as_texts_are_inserted_and_kept_when_a_save_fails(cli,
     temporary.mkdir()
     monkeypatch.setenv("TMPDIR", str(temporary))
     sample = records()[:40]
-    corpus = tmp_path / "indexed.jsonl"
-    corpus.write_text("".join(json.dumps({"id": r["id"], "text": r["text"]}) + "\n" for r in sample),
-                      encoding="utf-8")
     built = tmp_path / "cli.idx"
-    subprocess.run([cli, "index", "build", str(built), "--jsonl", "--id-field", "id", str(corpus)], check=True,
-                   capture_output=True)
+    cli_index(cli, "build", built, sample, tmp_path)
     index = priorart.Index()
     for record in sample:
         index.insert(record["id"], record["text"])
