@@ -52,6 +52,20 @@ impl Axis {
         }
     }
 
+    /// Where `seed` sorts along this axis: by its place, then by the other
+    /// text's (what `of` gives, then `a`, then `b`), packed in one integer
+    /// so that sorting compares one number. Word indices are below 2^31
+    /// (texts are at most `MAX_TEXT_BYTES`), so a diagonal shifted by 2^31
+    /// fits in 32 bits; on a diagonal, `a` alone orders the seeds.
+    fn order(self, seed: &Seed) -> u64 {
+        let (a, b) = (u64::from(seed.a), u64::from(seed.b));
+        match self {
+            Axis::A => a << 32 | b,
+            Axis::B => b << 32 | a,
+            Axis::Diagonal => ((b + (1 << 31) - a) << 32) | a,
+        }
+    }
+
     fn next(self) -> Axis {
         match self {
             Axis::A => Axis::B,
@@ -71,7 +85,7 @@ const AXES: u8 = 3;
 /// that merely happens to occur in both texts has no such neighbour, and
 /// left in it would stretch a passage past its true end.
 pub(crate) fn supported(mut seeds: Vec<Seed>, max_gap: u32, max_shift: u32) -> Vec<Seed> {
-    seeds.sort_unstable_by_key(|seed| (seed.a, seed.b));
+    seeds.sort_unstable_by_key(in_first_text_order);
     let diagonal = |seed: &Seed| i64::from(seed.b) - i64::from(seed.a);
     let near = |x: &Seed, y: &Seed| (diagonal(x) - diagonal(y)).unsigned_abs() <= u64::from(max_shift);
     // Each seed looks for one neighbour, the closest in the first text
@@ -93,10 +107,15 @@ pub(crate) fn supported(mut seeds: Vec<Seed>, max_gap: u32, max_shift: u32) -> V
     seeds.into_iter().zip(keep).filter_map(|(seed, kept)| kept.then_some(seed)).collect()
 }
 
+/// Where `seed` sorts by place in the first text, then in the second.
+pub(crate) fn in_first_text_order(seed: &Seed) -> u64 {
+    Axis::A.order(seed)
+}
+
 /// `seeds` sorted along `axis`, cut wherever the next seed starts more than
 /// `max_gap` after the reach of every earlier one.
 fn split_along(mut seeds: Vec<Seed>, axis: Axis, width: u32, max_gap: u32) -> Vec<Vec<Seed>> {
-    seeds.sort_unstable_by_key(|seed| (axis.of(seed, width).0, seed.a, seed.b));
+    seeds.sort_unstable_by_key(|seed| axis.order(seed));
     let mut parts = Vec::new();
     let mut current: Vec<Seed> = Vec::new();
     let mut reach = i64::MIN;

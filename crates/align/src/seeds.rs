@@ -1,12 +1,13 @@
 //! Seeds: places where both texts have the same few content words next to
 //! each other, in any order (a *sorted* word n-gram: shuffling words inside
-//! it does not change its key). The second text's keys are indexed once;
-//! the first text's are looked up as they come.
+//! it does not change its key). Each text's keys are sorted once
+//! ([`sorted_keys`]) and two texts' seeds are a merge of their lists
+//! ([`joined_seeds`]); the tests check it against a table of the second
+//! text's keys looked up word by word (`SourceKeys`).
 
 use crate::AlignError;
 use crate::words::Word;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 
 /// Content words per seed key, at most.
 pub const MAX_SEED_WORDS: usize = 8;
@@ -54,58 +55,6 @@ impl Hasher for KeyHasher {
     }
 }
 
-/// Where each key of the second text occurs: a range of `positions`.
-pub(crate) struct SourceKeys {
-    ranges: HashMap<u64, (u32, u32), BuildHasherDefault<KeyHasher>>,
-    positions: Vec<u32>,
-}
-
-impl SourceKeys {
-    /// The keys of `words` (`width` words each). A key found more than
-    /// `max_occurrences` times is left out: it is boilerplate, which
-    /// locates nothing, and keeping it would make the seeds grow with the
-    /// product of the texts' lengths.
-    pub(crate) fn new(words: &[Word], width: usize, max_occurrences: usize) -> SourceKeys {
-        let mut keyed: Vec<(u64, u32)> =
-            words.windows(width).enumerate().map(|(at, window)| (key(window), index(at))).collect();
-        keyed.sort_unstable();
-        let mut ranges = HashMap::with_capacity_and_hasher(keyed.len(), BuildHasherDefault::default());
-        let mut positions = Vec::with_capacity(keyed.len());
-        for run in keyed.chunk_by(|x, y| x.0 == y.0) {
-            if run.len() <= max_occurrences {
-                ranges.insert(run[0].0, (index(positions.len()), index(run.len())));
-                positions.extend(run.iter().map(|&(_, at)| at));
-            }
-        }
-        SourceKeys { ranges, positions }
-    }
-
-    /// Every seed between `words` (the first text) and the indexed text,
-    /// or [`AlignError::TooManySeeds`] past `max_seeds`.
-    pub(crate) fn seeds(
-        &self,
-        words: &[Word],
-        width: usize,
-        max_seeds: usize,
-    ) -> Result<Vec<Seed>, AlignError> {
-        let mut seeds = Vec::new();
-        for (at, window) in words.windows(width).enumerate() {
-            if let Some(&(start, count)) = self.ranges.get(&key(window)) {
-                if seeds.len() + count as usize > max_seeds {
-                    return Err(AlignError::TooManySeeds {
-                        seeds: seeds.len() + count as usize,
-                        limit: max_seeds,
-                    });
-                }
-                let a = index(at);
-                let found = &self.positions[start as usize..(start + count) as usize];
-                seeds.extend(found.iter().map(|&b| Seed { a, b }));
-            }
-        }
-        Ok(seeds)
-    }
-}
-
 /// The keys of `words` (`width` words each) with where each starts,
 /// sorted by key then position: a text cut once ([`crate::CutText`])
 /// brings them to each of its alignments, so that two texts' seeds are a
@@ -120,9 +69,9 @@ pub(crate) fn sorted_keys(words: &[Word], width: usize) -> Vec<(u64, u32)> {
 
 /// The seeds of two texts' [`sorted_keys`] (`a`'s and `b`'s): every pair
 /// of positions with the same key, but for keys found more than
-/// `max_occurrences` times in `b` (as [`SourceKeys`] leaves them out), or
-/// [`AlignError::TooManySeeds`] past `max_seeds`. The same seeds as
-/// [`SourceKeys::seeds`], in key order.
+/// `max_occurrences` times in `b` (boilerplate, which locates nothing, and
+/// would make the seeds grow with the product of the texts' lengths), or
+/// [`AlignError::TooManySeeds`] past `max_seeds`. In key order.
 pub(crate) fn joined_seeds(
     a: &[(u64, u32)],
     b: &[(u64, u32)],
@@ -178,6 +127,55 @@ fn index(at: usize) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
+    use std::hash::BuildHasherDefault;
+
+    /// Where each key of the second text occurs: a range of `positions`.
+    struct SourceKeys {
+        ranges: HashMap<u64, (u32, u32), BuildHasherDefault<KeyHasher>>,
+        positions: Vec<u32>,
+    }
+
+    impl SourceKeys {
+        /// The keys of `words` (`width` words each). A key found more than
+        /// `max_occurrences` times is left out: it is boilerplate, which
+        /// locates nothing, and keeping it would make the seeds grow with the
+        /// product of the texts' lengths.
+        fn new(words: &[Word], width: usize, max_occurrences: usize) -> SourceKeys {
+            let mut keyed: Vec<(u64, u32)> =
+                words.windows(width).enumerate().map(|(at, window)| (key(window), index(at))).collect();
+            keyed.sort_unstable();
+            let mut ranges = HashMap::with_capacity_and_hasher(keyed.len(), BuildHasherDefault::default());
+            let mut positions = Vec::with_capacity(keyed.len());
+            for run in keyed.chunk_by(|x, y| x.0 == y.0) {
+                if run.len() <= max_occurrences {
+                    ranges.insert(run[0].0, (index(positions.len()), index(run.len())));
+                    positions.extend(run.iter().map(|&(_, at)| at));
+                }
+            }
+            SourceKeys { ranges, positions }
+        }
+
+        /// Every seed between `words` (the first text) and the indexed text,
+        /// or [`AlignError::TooManySeeds`] past `max_seeds`.
+        fn seeds(&self, words: &[Word], width: usize, max_seeds: usize) -> Result<Vec<Seed>, AlignError> {
+            let mut seeds = Vec::new();
+            for (at, window) in words.windows(width).enumerate() {
+                if let Some(&(start, count)) = self.ranges.get(&key(window)) {
+                    if seeds.len() + count as usize > max_seeds {
+                        return Err(AlignError::TooManySeeds {
+                            seeds: seeds.len() + count as usize,
+                            limit: max_seeds,
+                        });
+                    }
+                    let a = index(at);
+                    let found = &self.positions[start as usize..(start + count) as usize];
+                    seeds.extend(found.iter().map(|&b| Seed { a, b }));
+                }
+            }
+            Ok(seeds)
+        }
+    }
 
     fn words(hashes: &[u64]) -> Vec<Word> {
         hashes.iter().map(|&hash| Word { hash, start: 0, end: 0 }).collect()

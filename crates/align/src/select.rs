@@ -7,6 +7,7 @@
 
 use crate::Params;
 use crate::cluster::{self, Group};
+use crate::seeds;
 use crate::words::Word;
 
 /// How many of the latest passages a group may join.
@@ -63,12 +64,15 @@ fn trim_second(group: Group, a: &[Word], b: &[Word], params: &Params) -> Group {
     if a_side.len() < width || b_side.len() < width {
         return group;
     }
-    let keys = crate::seeds::SourceKeys::new(b_side, width, params.max_key_occurrences);
+    let (a_keys, b_keys) = (seeds::sorted_keys(a_side, width), seeds::sorted_keys(b_side, width));
     // The group's own rectangle holds at most its words' seeds: bounded as
     // the whole texts' seeds were, and a failure only leaves it untrimmed.
-    let Ok(mut seeds) = keys.seeds(a_side, width, params.max_seeds) else { return group };
-    seeds.sort_unstable_by_key(|seed| (seed.a, seed.b));
-    let diagonal = |seed: &crate::seeds::Seed| i64::from(seed.b) - i64::from(seed.a);
+    let Ok(mut seeds) = seeds::joined_seeds(&a_keys, &b_keys, params.max_key_occurrences, params.max_seeds)
+    else {
+        return group;
+    };
+    seeds.sort_unstable_by_key(cluster::in_first_text_order);
+    let diagonal = |seed: &seeds::Seed| i64::from(seed.b) - i64::from(seed.a);
     let (gap, shift) = (params.max_gap, i64::from(params.max_shift));
     // Seeds within `gap` in the first text on about the same diagonal,
     // counted only where a word has several seeds to choose from, and
