@@ -45,7 +45,6 @@ pair and scores it the same way.
 
 import argparse
 import difflib
-import importlib.util
 import json
 import os
 import random
@@ -56,15 +55,10 @@ import sys
 import time
 from collections import defaultdict
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from evalscripts import load_script
 WORD = re.compile(r"\w+")
 
 
-def load_script(name):
-    spec = importlib.util.spec_from_file_location(name.replace("-", "_"), os.path.join(HERE, name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 PAN = load_script("pan-eval")

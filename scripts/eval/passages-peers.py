@@ -56,7 +56,6 @@ Prints one JSON object (per peer: the measures, seconds, peak RSS in MiB).
 
 import argparse
 import glob
-import importlib.util
 import json
 import os
 import random
@@ -66,14 +65,9 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from evalscripts import load_script
 
 
-def load_script(name):
-    spec = importlib.util.spec_from_file_location(name.replace("-", "_"), os.path.join(HERE, name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def read_jsonl(path):
