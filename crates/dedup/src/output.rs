@@ -62,6 +62,13 @@ pub struct SurvivorLine<'a> {
     pub id: &'a str,
 }
 
+/// `line` as one line of JSON Lines: its JSON and a newline.
+pub(crate) fn json_line<T: Serialize>(line: &T) -> String {
+    let mut text = serde_json::to_string(line).expect("a line serializes");
+    text.push('\n');
+    text
+}
+
 /// `lines` as JSON Lines.
 pub(crate) fn jsonl<T: Serialize>(lines: impl IntoIterator<Item = T>) -> Vec<u8> {
     let mut out = Vec::new();

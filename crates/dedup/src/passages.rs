@@ -525,9 +525,7 @@ pub fn pair_line(ids: [&str; 2], marks: u32, passages: &[Passage], a: &str, b: &
         marks,
         passages: passages.iter().map(|passage| Shared::of(a, b, passage)).collect(),
     };
-    let mut text = serde_json::to_string(&line).expect("a passages line serializes");
-    text.push('\n');
-    text
+    crate::output::json_line(&line)
 }
 
 /// A line of `passages.jsonl` (written by [`pair_line`]): two documents
@@ -796,9 +794,7 @@ pub fn boilerplate_line_of(example: &str, found: &Boilerplate) -> String {
         byte_length: span.byte_length,
         text: &found.snippet,
     };
-    let mut text = serde_json::to_string(&line).expect("a boilerplate line serializes");
-    text.push('\n');
-    text
+    crate::output::json_line(&line)
 }
 
 /// A line of `boilerplate.jsonl` (written by [`boilerplate_line_of`]): a

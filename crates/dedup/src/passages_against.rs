@@ -128,9 +128,7 @@ pub fn index_pair_line(matched: &PassageMatch, id: &str, text: &str) -> String {
         })
         .collect();
     let line = IndexPassagesLine { a: &matched.id, b: id, marks: matched.marks, from_index: true, passages };
-    let mut text = serde_json::to_string(&line).expect("a passages line serializes");
-    text.push('\n');
-    text
+    crate::output::json_line(&line)
 }
 
 /// A line of `passages.jsonl` against an index (written by
