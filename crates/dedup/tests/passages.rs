@@ -9,7 +9,7 @@
 
 use crate::dedup::StopAfterProgress;
 use priorart_dedup::passages::{
-    Found, PairCheck, PairChecker, PassageSettings, Postings, boilerplate_line, find_passages,
+    Found, PairCheck, PairChecker, PassageOutcome, PassageSettings, Postings, boilerplate_line, find_passages,
 };
 use priorart_dedup::{
     Catalog, Control, DedupError, Document, PassageCollection, Place, Places, Quiet, Reread, RereadError,
@@ -121,14 +121,7 @@ fn planted_passages_are_found_in_both_documents_with_any_memory() {
     let mut answers = Vec::new();
     for (sort_memory, working_set) in [(256 << 20, 256 << 20), (16 * 300, 3_000)] {
         let settings = PassageSettings { sort_memory, working_set, ..PassageSettings::default() };
-        let (catalog, postings, reader) = pass_one(&texts, &settings);
-        let stop = AtomicBool::new(false);
-        let mut found: Vec<Found> = Vec::new();
-        let outcome = find_passages(&catalog, postings, &settings, &reader, quiet(&stop), |round| {
-            found.extend(round);
-            Ok(())
-        })
-        .unwrap();
+        let (catalog, found, outcome) = search(&texts, &settings);
         let pairs: Vec<(u32, u32)> = found.iter().map(|found| (found.pair.a, found.pair.b)).collect();
         let expected: Vec<(u32, u32)> =
             planted.iter().map(|copy| (copy.source as u32, copy.host as u32)).collect();
@@ -170,16 +163,12 @@ fn below_the_boilerplate_threshold_a_shared_passage_makes_pairs() {
     let (texts, planted, _) = collection(6);
     // 40 documents hold the license: under a threshold of 64 they pair.
     let settings = PassageSettings::new(50, 64).unwrap();
-    let (catalog, postings, reader) = pass_one(&texts, &settings);
-    let stop = AtomicBool::new(false);
-    let mut pairs = 0;
-    let outcome = find_passages(&catalog, postings, &settings, &reader, quiet(&stop), |round| {
-        pairs += round.len();
-        Ok(())
-    })
-    .unwrap();
+    let (_, found, outcome) = search(&texts, &settings);
     assert!(outcome.boilerplate.is_empty());
-    assert_eq!(pairs, 40 * 39 / 2 + planted.len() - planted.iter().filter(|copy| copy.source >= 20).count());
+    assert_eq!(
+        found.len(),
+        40 * 39 / 2 + planted.len() - planted.iter().filter(|copy| copy.source >= 20).count()
+    );
 }
 
 #[test]
@@ -218,14 +207,7 @@ fn each_pair_checked_alone_gives_what_the_search_reports() {
         *text = words.join(" ");
     }
     let settings = PassageSettings::default();
-    let (catalog, postings, reader) = pass_one(&texts, &settings);
-    let stop = AtomicBool::new(false);
-    let mut found: Vec<Found> = Vec::new();
-    let outcome = find_passages(&catalog, postings, &settings, &reader, quiet(&stop), |round| {
-        found.extend(round);
-        Ok(())
-    })
-    .unwrap();
+    let (_, found, outcome) = search(&texts, &settings);
     assert_eq!(found.len(), planted.len());
     assert!(outcome.sharing >= 11 * 10 / 2 && outcome.sharing > outcome.candidates, "{outcome:?}");
     // The boilerplate hashes as a front end finds them: held by more
@@ -254,15 +236,22 @@ fn each_pair_checked_alone_gives_what_the_search_reports() {
     }
 }
 /// Every line of a search of `texts` (ids `doc-N`) in memory.
-fn lines_of(texts: &[String], settings: &PassageSettings) -> (Vec<String>, Vec<String>) {
+/// Every pair the search finds in `texts`, and what it says of them.
+fn search(texts: &[String], settings: &PassageSettings) -> (Catalog<Places>, Vec<Found>, PassageOutcome) {
     let (catalog, postings, reader) = pass_one(texts, settings);
     let stop = AtomicBool::new(false);
-    let mut lines = Vec::new();
+    let mut found: Vec<Found> = Vec::new();
     let outcome = find_passages(&catalog, postings, settings, &reader, quiet(&stop), |round| {
-        lines.extend(round.into_iter().map(|found| found.line));
+        found.extend(round);
         Ok(())
     })
     .unwrap();
+    (catalog, found, outcome)
+}
+
+fn lines_of(texts: &[String], settings: &PassageSettings) -> (Vec<String>, Vec<String>) {
+    let (catalog, found, outcome) = search(texts, settings);
+    let lines = found.into_iter().map(|found| found.line).collect();
     (lines, outcome.boilerplate.iter().map(|found| boilerplate_line(&catalog, found)).collect())
 }
 
