@@ -48,6 +48,7 @@ mod winnow;
 mod words;
 
 pub use seeds::MAX_SEED_WORDS;
+use seeds::{Stretches, index};
 use serde::Serialize;
 use std::ops::Range;
 use stopwords::Stopwords;
@@ -224,7 +225,23 @@ impl CutText {
     pub fn text(&self) -> &str {
         &self.text
     }
+
+    /// The content words within [`ANCHOR_REACH`] of the words at byte
+    /// offsets `anchors` (an offset inside or between words counts as the
+    /// next word).
+    fn stretches_around(&self, anchors: &[u32]) -> Stretches {
+        let at = |&byte: &u32| index(self.words.partition_point(|word| word.start < byte));
+        Stretches::around(anchors.iter().map(at).collect(), ANCHOR_REACH, index(self.words.len()))
+    }
 }
+
+/// How far from an anchor, in content words on each side, seeds are
+/// aligned by [`Aligner::align_cut_near`]: 64, past the longest stretch a
+/// passage with one word in ten replaced goes without a shared mark
+/// ([`Winnowing::guarantee`] words unchanged make one) and past
+/// [`Params::join_gap`], so that two parts of a passage split by an edit are
+/// both reached.
+pub const ANCHOR_REACH: u32 = 64;
 
 /// Finds passages with one set of [`Params`]; holds the stopword table, so
 /// a front end aligning many pairs builds one.
@@ -254,7 +271,7 @@ impl Aligner {
         self.check_size(Side::B, b)?;
         let (a_words, a_keys) = self.words_and_keys(a);
         let (b_words, b_keys) = self.words_and_keys(b);
-        self.align_words((a, &a_words, &a_keys), (b, &b_words, &b_keys))
+        self.align_words((a, &a_words, &a_keys), (b, &b_words, &b_keys), None)
     }
 
     /// `text` cut into its content words and their seed keys once, to be
@@ -271,7 +288,28 @@ impl Aligner {
     /// [`Aligner::cut`] (or one with the same parameters): the same
     /// passages.
     pub fn align_cut(&self, a: &CutText, b: &CutText) -> Result<Vec<Passage>, AlignError> {
-        self.align_words((&a.text, &a.words, &a.keys), (&b.text, &b.words, &b.keys))
+        self.align_words((&a.text, &a.words, &a.keys), (&b.text, &b.words, &b.keys), None)
+    }
+
+    /// [`Aligner::align_cut`] around `anchors`: byte offsets in each text
+    /// (`.0` in `a`, `.1` in `b`) of words where the two are known to
+    /// share text, such as the starts of the [`Winnowing`] marks they
+    /// share. Only seeds within [`ANCHOR_REACH`] content words of an
+    /// anchor, in both texts, are aligned: two long texts sharing a
+    /// paragraph cost that paragraph's seeds, not those of every phrase
+    /// both repeat (two large manual pages sharing a few marks had half a
+    /// million seeds, and such pairs took most of `dedup --passages`'
+    /// time). A passage holding an anchor is found as `align_cut` finds it,
+    /// unless it runs on past [`ANCHOR_REACH`] words beyond its last
+    /// anchor; a passage holding none is not found.
+    pub fn align_cut_near(
+        &self,
+        a: &CutText,
+        b: &CutText,
+        anchors: (&[u32], &[u32]),
+    ) -> Result<Vec<Passage>, AlignError> {
+        let near = (a.stretches_around(anchors.0), b.stretches_around(anchors.1));
+        self.align_words((&a.text, &a.words, &a.keys), (&b.text, &b.words, &b.keys), Some((&near.0, &near.1)))
     }
 
     fn words_and_keys(&self, text: &str) -> (Vec<words::Word>, Vec<(u64, u32)>) {
@@ -292,15 +330,20 @@ impl Aligner {
     }
 
     /// The passages of two texts, each with its content words and their
-    /// sorted seed keys.
-    fn align_words(&self, a: Keyed<'_>, b: Keyed<'_>) -> Result<Vec<Passage>, AlignError> {
+    /// sorted seed keys, from the seeds inside `within` when given.
+    fn align_words(
+        &self,
+        a: Keyed<'_>,
+        b: Keyed<'_>,
+        within: Option<(&Stretches, &Stretches)>,
+    ) -> Result<Vec<Passage>, AlignError> {
         let ((a, a_words, a_keys), (b, b_words, b_keys)) = (a, b);
         let width = self.params.seed_words;
         if a_words.len() < width || b_words.len() < width {
             return Ok(Vec::new());
         }
-        let seeds =
-            seeds::joined_seeds(a_keys, b_keys, self.params.max_key_occurrences, self.params.max_seeds)?;
+        let (occurrences, most) = (self.params.max_key_occurrences, self.params.max_seeds);
+        let seeds = seeds::joined_seeds(a_keys, b_keys, occurrences, most, within)?;
         let seeds = cluster::supported(seeds, self.params.max_gap, self.params.max_shift);
         let found = cluster::groups(seeds, width as u32, self.params.max_gap, self.params.max_shift);
         let found = found.into_iter().filter(|group| group.seeds >= self.params.min_seeds).collect();

@@ -302,3 +302,44 @@ fn texts_cut_once_align_as_the_texts_do() {
     let limited = Aligner::new(Params { max_text_bytes: 10, ..Params::default() }).unwrap();
     assert!(matches!(limited.cut("eleven bytes".into()), Err(AlignError::TextTooLarge { bytes: 12, .. })));
 }
+
+/// The starts of the winnowing marks `a` and `b` share, in each.
+fn shared_mark_starts(a: &str, b: &str) -> (Vec<u32>, Vec<u32>) {
+    let winnowing = priorart_align::Winnowing::default();
+    let (a_marks, b_marks) = (winnowing.marks(a).unwrap(), winnowing.marks(b).unwrap());
+    let held = |marks: &[priorart_align::Mark], hash: u64| marks.iter().any(|mark| mark.hash == hash);
+    let starts = |mine: &[priorart_align::Mark], theirs: &[priorart_align::Mark]| -> Vec<u32> {
+        mine.iter().filter(|mark| held(theirs, mark.hash)).map(|mark| mark.start).collect()
+    };
+    (starts(&a_marks, &b_marks), starts(&b_marks, &a_marks))
+}
+
+#[test]
+fn alignment_around_shared_marks_finds_the_passages_holding_them() {
+    let aligner = Aligner::new(Params::default()).unwrap();
+    for seed in 0..10 {
+        let source = prose(seed, 3000);
+        let words: Vec<&str> = source.split(' ').collect();
+        let borrowed = |from: usize, count: usize| words[from..from + count].join(" ");
+        let host = format!(
+            "{}\n{}\n{}\n{}\n{}",
+            prose(seed + 100, 600),
+            replace_words(&borrowed(400, 150), 9),
+            prose(seed + 200, 900),
+            borrowed(2200, 120),
+            prose(seed + 300, 400)
+        );
+        let cut = |text: &str| aligner.cut(text.to_owned()).unwrap();
+        let (a, b) = (cut(&host), cut(&source));
+        let whole = aligner.align_cut(&a, &b).unwrap();
+        assert_eq!(whole.len(), 2, "seed {seed}: {whole:?}");
+        let (a_anchors, b_anchors) = shared_mark_starts(&host, &source);
+        assert_eq!(aligner.align_cut_near(&a, &b, (&a_anchors, &b_anchors)).unwrap(), whole);
+        // Anchors in the first passage only: the second is not looked for.
+        let first = whole[0].a.bytes();
+        let in_first: Vec<u32> =
+            a_anchors.iter().copied().filter(|&at| first.contains(&(at as usize))).collect();
+        assert_eq!(aligner.align_cut_near(&a, &b, (&in_first, &b_anchors)).unwrap(), whole[..1]);
+        assert!(aligner.align_cut_near(&a, &b, (&[], &b_anchors)).unwrap().is_empty());
+    }
+}

@@ -25,8 +25,13 @@
 //! at a time (as `dedup`'s verification), on all cores: each text is cut
 //! into the aligner's words and their seed keys sorted once for all its
 //! pairs ([`Aligner::cut`], its winnowing marks taken from the same words),
-//! and each pair is aligned by the PAN aligner ([`Aligner::align_cut`]:
-//! seeds by merging the two sorted key lists). A pair is reported with its
+//! and each pair is aligned by the PAN aligner around the marks the two
+//! share ([`Aligner::align_cut_near`]: seeds by merging the two sorted key
+//! lists, kept within [`priorart_align::ANCHOR_REACH`] content words of a
+//! shared mark in both texts, so that two long documents sharing a
+//! paragraph cost that paragraph, not every phrase both repeat; a
+//! passage sharing no mark but boilerplate is not looked for, as it makes
+//! no candidate either). A pair is reported with its
 //! passages of at least [`PassageSettings::min_words`] words on both
 //! sides, less those mostly covered by boilerplate hashes.
 //! [`PairChecker`] is that check, public so that a front end finding its
@@ -405,10 +410,8 @@ impl PairChecker {
     /// The passages `a` and `b` share, as [`find_passages`] reports them.
     pub fn check(&self, a: &PreparedText, b: &PreparedText) -> PairCheck {
         let (Some(a_cut), Some(b_cut)) = (&a.cut, &b.cut) else { return PairCheck::Refused };
-        if !a.shares_nearby_marks(b) {
-            return PairCheck::Unrelated;
-        }
-        match self.aligner.align_cut(a_cut, b_cut) {
+        let Some((a_anchors, b_anchors)) = a.shared_marks(b) else { return PairCheck::Unrelated };
+        match self.aligner.align_cut_near(a_cut, b_cut, (&a_anchors, &b_anchors)) {
             Err(_) => PairCheck::Refused,
             Ok(passages) => {
                 let passages: Vec<Passage> =
@@ -425,8 +428,8 @@ impl PairChecker {
 pub struct PreparedText {
     cut: Option<CutText>,
     boilerplate: Vec<(u32, u32)>,
-    /// Its other marks, `(hash, word)`, sorted.
-    marks: Vec<(u64, u32)>,
+    /// Its other marks, `(hash, word, start byte)`, sorted.
+    marks: Vec<(u64, u32, u32)>,
 }
 
 impl PreparedText {
@@ -443,7 +446,7 @@ impl PreparedText {
         let cut = aligner.cut(text).ok();
         for mark in cut.as_ref().map(|cut| winnowing.marks_cut(cut)).unwrap_or_default() {
             if boilerplate_hashes.binary_search(&mark.hash).is_err() {
-                marks.push((mark.hash, mark.word));
+                marks.push((mark.hash, mark.word, mark.start));
                 continue;
             }
             match covered.last_mut() {
@@ -455,27 +458,22 @@ impl PreparedText {
         PreparedText { cut, boilerplate: covered, marks }
     }
 
-    /// Whether `self` shares marks with `other` close together in its own
-    /// words ([`nearby`]).
-    fn shares_nearby_marks(&self, other: &PreparedText) -> bool {
-        let (mut mine, mut theirs) = (self.marks.iter().peekable(), other.marks.iter().peekable());
+    /// Where the marks (not boilerplate) `self` shares with `other` start,
+    /// in bytes of each text (every place of each shared hash), when some
+    /// are close together in its own words ([`nearby`]); otherwise none.
+    fn shared_marks(&self, other: &PreparedText) -> Option<(Vec<u32>, Vec<u32>)> {
+        let mut starts = (Vec::new(), Vec::new());
         let mut words = Vec::new();
-        while let (Some(&&(x, word)), Some(&&(y, _))) = (mine.peek(), theirs.peek()) {
-            match x.cmp(&y) {
-                std::cmp::Ordering::Less => {
-                    mine.next();
-                }
-                std::cmp::Ordering::Greater => {
-                    theirs.next();
-                }
-                std::cmp::Ordering::Equal => {
-                    words.push(word);
-                    mine.next();
-                }
+        for_each_shared(&self.marks, &other.marks, |&(_, word, start), mine| {
+            if mine {
+                words.push(word);
+                starts.0.push(start);
+            } else {
+                starts.1.push(start);
             }
-        }
+        });
         words.sort_unstable();
-        nearby(&words)
+        nearby(&words).then_some(starts)
     }
 
     /// The text (empty when it was refused: its pairs are not aligned).
@@ -493,6 +491,34 @@ impl PreparedText {
                 end.min(range.end).saturating_sub(start.max(range.start))
             })
             .sum()
+    }
+}
+
+/// Calls `found` with each mark of `mine` and of `theirs` (both sorted by
+/// hash) whose hash the other holds, and whether it is one of `mine`
+/// (those of one hash, `mine` first).
+fn for_each_shared(
+    mine: &[(u64, u32, u32)],
+    theirs: &[(u64, u32, u32)],
+    mut found: impl FnMut(&(u64, u32, u32), bool),
+) {
+    let (mut i, mut j) = (0, 0);
+    while i < mine.len() && j < theirs.len() {
+        match mine[i].0.cmp(&theirs[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                let hash = mine[i].0;
+                for mark in mine[i..].iter().take_while(|mark| mark.0 == hash) {
+                    found(mark, true);
+                    i += 1;
+                }
+                for mark in theirs[j..].iter().take_while(|mark| mark.0 == hash) {
+                    found(mark, false);
+                    j += 1;
+                }
+            }
+        }
     }
 }
 
