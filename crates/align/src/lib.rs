@@ -236,11 +236,13 @@ impl CutText {
 }
 
 /// How far from an anchor, in content words on each side, seeds are
-/// aligned by [`Aligner::align_cut_near`]: 64, past the longest stretch a
-/// passage with one word in ten replaced goes without a shared mark
-/// ([`Winnowing::guarantee`] words unchanged make one) and past
-/// [`Params::join_gap`], so that two parts of a passage split by an edit are
-/// both reached.
+/// aligned by [`Aligner::align_cut_near`]: 64. A passage's ends are
+/// usually a few words from its first and last shared marks (any
+/// [`Winnowing::guarantee`] words it keeps unchanged hold one); the reach
+/// leaves room for edits near the ends and is past [`Params::join_gap`],
+/// so that two parts of a passage split by an edit are both reached. On
+/// the planted evaluation (BENCHMARKS.md) it finds the whole-text
+/// alignment's planted pairs and plagdet.
 pub const ANCHOR_REACH: u32 = 64;
 
 /// Finds passages with one set of [`Params`]; holds the stopword table, so
