@@ -565,7 +565,7 @@ impl Index {
         let saved_ids = index.entries().into_iter().map(|entry| entry.id).collect();
         let pending = MemoryIndex::like(&index);
         // Documents added to an index with marks get theirs (`priorart index add`).
-        let winnowing = index.has_marks().then(priorart_index::Index::passage_winnowing);
+        let winnowing = index.marks_winnowing().cloned();
         Ok(Index::new_state(IndexState {
             saved: Some((path, index)),
             saved_ids,
@@ -720,7 +720,7 @@ impl IndexState {
                         priorart_index::Index::build(&path, layout, SKETCH_WIDTH, shingling, &entries)?
                     }
                 };
-                self.winnowing = index.has_marks().then(priorart_index::Index::passage_winnowing);
+                self.winnowing = index.marks_winnowing().cloned();
                 *saved = Some((path, index));
             }
         }

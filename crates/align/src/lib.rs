@@ -52,7 +52,7 @@ use seeds::{Stretches, index};
 use serde::Serialize;
 use std::ops::Range;
 use stopwords::Stopwords;
-pub use winnow::{MAX_WINDOW, Mark, Winnowing};
+pub use winnow::{MAX_WINDOW, Mark, UnspacedLetters, Winnowing};
 
 /// The largest text [`Aligner::align`] takes, in bytes: 64 MiB. Memory is
 /// about 16 bytes per word of the first text, 50 per word of the second,

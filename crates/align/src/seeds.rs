@@ -20,10 +20,16 @@ pub(crate) struct Seed {
     pub(crate) b: u32,
 }
 
-/// The key of `words` (at most [`MAX_SEED_WORDS`]): their hashes sorted and
+/// The most words a key is made of: a winnowing k-gram of
+/// [`MAX_SEED_WORDS`] words holds twice as many letters of a script
+/// written without spaces ([`crate::Winnowing`]).
+const MAX_KEY_WORDS: usize = 2 * MAX_SEED_WORDS;
+
+/// The key of `words` (at most [`MAX_KEY_WORDS`]): their hashes sorted and
 /// mixed, so that the order of the words does not matter.
 pub(crate) fn key(words: &[Word]) -> u64 {
-    let mut hashes = [0u64; MAX_SEED_WORDS];
+    assert!(words.len() <= MAX_KEY_WORDS, "a key is made of at most {MAX_KEY_WORDS} words");
+    let mut hashes = [0u64; MAX_KEY_WORDS];
     for (slot, word) in hashes.iter_mut().zip(words) {
         *slot = word.hash;
     }

@@ -8,6 +8,12 @@
 //! content words (the aligner's words: [`crate::Aligner`] cuts and folds
 //! them the same way, stopwords left out), each hashed *sorted*, as the
 //! aligner's seeds are, so words shuffled inside a k-gram keep its hash.
+//! Letters of scripts written without spaces (Chinese, Japanese, Thai…),
+//! which the aligner takes one by one, count two to a word, as
+//! [`crate::word_count`] counts them ([`UnspacedLetters::TwoToAWord`]): a
+//! k-gram of Japanese is six letters, not three, which hundreds of pages
+//! share (with three, the marks of a Japanese passage were mostly
+//! boilerplate, and planted Japanese passages were missed).
 //! Of every window of [`Winnowing::w`] consecutive k-gram hashes the
 //! smallest is kept (the rightmost of equals), once per position. The
 //! guarantee: two texts sharing a run of at least `w + k - 1` content
@@ -16,8 +22,8 @@
 //! of the k-grams are kept.
 
 use crate::stopwords::Stopwords;
-use crate::words::Word;
-use crate::{AlignError, CutText, MAX_SEED_WORDS, MAX_TEXT_BYTES, Side, seeds, words};
+use crate::words::{self, Word};
+use crate::{AlignError, CutText, MAX_SEED_WORDS, MAX_TEXT_BYTES, Side, seeds};
 use std::collections::VecDeque;
 
 /// The most words per window.
@@ -42,6 +48,19 @@ pub struct Winnowing {
     k: usize,
     w: usize,
     stopwords: Stopwords,
+    letters: UnspacedLetters,
+}
+
+/// How letters of scripts written without spaces count in a k-gram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnspacedLetters {
+    /// Two to a word, as [`crate::word_count`] counts them: a k-gram holds
+    /// up to `2k` of them. The default.
+    TwoToAWord,
+    /// One word each: how passage marks were winnowed before 2026-11-29
+    /// (an index built then records none, and its texts are winnowed
+    /// this way to meet its marks).
+    OneWordEach,
 }
 
 impl Winnowing {
@@ -63,7 +82,17 @@ impl Winnowing {
             return Err(AlignError::BadParameter(format!("w is {w}, not 1 to {MAX_WINDOW}")));
         }
         let stopwords = if english_stopwords { Stopwords::english() } else { Stopwords::none() };
-        Ok(Winnowing { k, w, stopwords })
+        Ok(Winnowing { k, w, stopwords, letters: UnspacedLetters::TwoToAWord })
+    }
+
+    /// The same winnowing with unspaced letters counted as `letters` says.
+    pub fn with_unspaced_letters(self, letters: UnspacedLetters) -> Winnowing {
+        Winnowing { letters, ..self }
+    }
+
+    /// How unspaced letters count in a k-gram.
+    pub fn unspaced_letters(&self) -> UnspacedLetters {
+        self.letters
     }
 
     /// Content words per k-gram.
@@ -77,7 +106,8 @@ impl Winnowing {
     }
 
     /// The shortest run of shared content words sure to share a mark:
-    /// `w + k - 1`.
+    /// `w + k - 1` (in a script written without spaces, `w - 1` letters
+    /// and a k-gram's `2k`).
     pub fn guarantee(&self) -> usize {
         self.w + self.k - 1
     }
@@ -91,7 +121,7 @@ impl Winnowing {
             return Err(AlignError::TextTooLarge { side: Side::A, bytes: text.len(), limit: MAX_TEXT_BYTES });
         }
         let content = words::content_words(text, |hash| self.stopwords.contains(hash));
-        Ok(self.marks_of_words(&content))
+        Ok(self.marks_of_words(text, &content))
     }
 
     /// [`Winnowing::marks`] of a text already cut by an aligner
@@ -100,23 +130,50 @@ impl Winnowing {
     /// twice.
     pub fn marks_cut(&self, cut: &CutText) -> Vec<Mark> {
         if cut.english_stopwords == self.stopwords.is_english() {
-            return self.marks_of_words(&cut.words);
+            return self.marks_of_words(cut.text(), &cut.words);
         }
         let content = words::content_words(cut.text(), |hash| self.stopwords.contains(hash));
-        self.marks_of_words(&content)
+        self.marks_of_words(cut.text(), &content)
+    }
+
+    /// The k-gram starting at each of `text`'s content words, for as long
+    /// as the words left make one: its key and the index just past its
+    /// last word.
+    fn grams(&self, text: &str, content: &[Word]) -> Vec<(u64, usize)> {
+        // Weights in half words, so that an unspaced letter weighs one.
+        let weight = |word: &Word| match self.letters {
+            UnspacedLetters::TwoToAWord if words::is_unspaced_letter(text, word.start) => 1,
+            _ => 2,
+        };
+        let weights: Vec<usize> = content.iter().map(weight).collect();
+        let (mut end, mut held) = (0, 0);
+        let mut grams = Vec::with_capacity(content.len());
+        for start in 0..content.len() {
+            while held < 2 * self.k && end < content.len() {
+                held += weights[end];
+                end += 1;
+            }
+            if held < 2 * self.k {
+                break;
+            }
+            grams.push((seeds::key(&content[start..end]), end));
+            held -= weights[start];
+        }
+        grams
     }
 
     /// The marks of a text's content words.
-    fn marks_of_words(&self, content: &[Word]) -> Vec<Mark> {
-        if content.len() < self.k {
+    fn marks_of_words(&self, text: &str, content: &[Word]) -> Vec<Mark> {
+        let grams = self.grams(text, content);
+        if grams.is_empty() {
             return Vec::new();
         }
-        let hashes: Vec<u64> = content.windows(self.k).map(seeds::key).collect();
+        let hashes: Vec<u64> = grams.iter().map(|&(hash, _)| hash).collect();
         let mark = |at: usize| Mark {
             hash: hashes[at],
             word: at as u32,
             start: content[at].start,
-            end: content[at + self.k - 1].end,
+            end: content[grams[at].1 - 1].end,
         };
         let w = self.w.min(hashes.len());
         let mut kept = Vec::with_capacity(2 * hashes.len() / (w + 1) + 1);
@@ -247,6 +304,33 @@ mod tests {
         let reordered = winnowing.marks("BETA alpha").unwrap();
         assert_eq!(reordered[0].hash, marks[0].hash);
         assert!(winnowing.marks("the of and alpha").unwrap().is_empty());
+    }
+
+    #[test]
+    fn unspaced_letters_count_two_to_a_word_in_a_k_gram() {
+        let winnowing = Winnowing::new(3, 1, false).unwrap();
+        let span = |marks: &[Mark], text: &str, at: usize| {
+            text[marks[at].start as usize..marks[at].end as usize].to_owned()
+        };
+        // Six letters to a 3-gram, each start once (w = 1 keeps every k-gram).
+        let japanese = "但它也常常用于测试";
+        let marks = winnowing.marks(japanese).unwrap();
+        assert_eq!(marks.len(), 9 - 6 + 1);
+        assert_eq!(span(&marks, japanese, 0), "但它也常常用");
+        assert_eq!(span(&marks, japanese, 3), "常常用于测试");
+        // Mixed: a spaced word weighs two letters.
+        let mixed = "Debian的apt工具 and more";
+        let marks = winnowing.marks(mixed).unwrap();
+        assert_eq!(span(&marks, mixed, 0), "Debian的apt工");
+        assert_eq!(span(&marks, mixed, 1), "的apt工具 and");
+        // The older rule: one letter, one word.
+        let one_each = winnowing.clone().with_unspaced_letters(UnspacedLetters::OneWordEach);
+        let marks = one_each.marks(japanese).unwrap();
+        assert_eq!(marks.len(), 9 - 3 + 1);
+        assert_eq!(span(&marks, japanese, 0), "但它也");
+        // Spaced text is winnowed alike either way.
+        let english = "alpha beta gamma delta epsilon";
+        assert_eq!(winnowing.marks(english).unwrap(), one_each.marks(english).unwrap());
     }
 
     #[test]

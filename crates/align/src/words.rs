@@ -134,13 +134,22 @@ pub(crate) fn content_words(text: &str, is_stopword: impl Fn(u64) -> bool) -> Ve
 /// every script: counted one by one, 50 such letters are a sentence or two.
 pub(crate) fn count(text: &str) -> usize {
     let (mut spaced, mut unspaced) = (0, 0);
-    for_each_word(text, |_, start, end| {
-        let word = &text[start as usize..end as usize];
-        let is_letter = word.as_bytes()[0] >= priorart_fingerprint::WIDE_LEAD
-            && word.chars().next().is_some_and(priorart_fingerprint::is_unspaced);
-        if is_letter { unspaced += 1 } else { spaced += 1 }
-    });
+    for_each_word(
+        text,
+        |_, start, _| {
+            if is_unspaced_letter(text, start) { unspaced += 1 } else { spaced += 1 }
+        },
+    );
     spaced + usize::div_ceil(unspaced, 2)
+}
+
+/// Whether the word of `text` starting at byte `start` is a letter of a
+/// script written without spaces (such words are one letter each, with
+/// its marks).
+pub(crate) fn is_unspaced_letter(text: &str, start: u32) -> bool {
+    let start = start as usize;
+    text.as_bytes()[start] >= priorart_fingerprint::WIDE_LEAD
+        && text[start..].chars().next().is_some_and(priorart_fingerprint::is_unspaced)
 }
 
 #[cfg(test)]

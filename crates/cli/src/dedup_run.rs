@@ -48,7 +48,8 @@ With --passages, partial copies instead: every pair of documents sharing a passa
 words or more (a paragraph pasted into another text, verbatim or with words replaced), in
 OUT/passages.jsonl ({\"a\", \"b\", \"marks\", \"passages\"} per pair, each passage as `compare
 --passages --json` writes it: offsets and text in both documents, similarity, seeds), found by
-winnowing (hashes of three content words, the smallest of every four) and verified by aligning
+winnowing (hashes of three content words, six letters in Chinese, Japanese or Thai, the smallest
+of every four) and verified by aligning
 the candidates, each read again, around the hashes they share (64 content words on either side
 of each). A hash held by more than --boilerplate documents makes no pair;
 the passages made of such hashes are listed once each in OUT/boilerplate.jsonl ({\"documents\",

@@ -16,6 +16,7 @@ use anyhow::{Result, bail};
 use clap::{Args as ClapArgs, Parser, Subcommand};
 use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, Shingling, SimhashDoc};
 use priorart_index::{Entry, Index, Layout, MarkSpool, SKETCH_WIDTH};
+use priorart_align::Winnowing;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -217,7 +218,8 @@ fn build(args: BuildArgs) -> Result<ExitCode> {
     // The marks go to disk as the documents are read (in INDEX, removed
     // whatever happens), the entries stay in memory.
     let mut spool = (!args.no_marks && !args.lists.simhash).then(|| MarkSpool::new(&args.index)).transpose()?;
-    let read = entries(&args.corpus, &args.lists, args.shingles, spool.as_mut(), &stop);
+    let marks = spool.as_mut().map(|spool| (spool, Index::passage_winnowing()));
+    let read = entries(&args.corpus, &args.lists, args.shingles, marks, &stop);
     let (entries, read) = match interrupted(read, &stop) {
         Some(read) => read?,
         None => {
@@ -254,7 +256,8 @@ fn add(args: AddArgs) -> Result<ExitCode> {
     let mut index = Index::open(&args.index)?;
     let stop = interrupt_flag()?;
     let mut spool = (index.has_marks() && !args.lists.simhash).then(|| MarkSpool::new(&args.index)).transpose()?;
-    let read = entries(&args.corpus, &args.lists, index.shingling(), spool.as_mut(), &stop);
+    let winnowing = index.marks_winnowing().cloned().unwrap_or_else(Index::passage_winnowing);
+    let read = entries(&args.corpus, &args.lists, index.shingling(), spool.as_mut().map(|spool| (spool, winnowing)), &stop);
     let (entries, read) = match interrupted(read, &stop) {
         Some(read) => read?,
         None => {
@@ -324,14 +327,15 @@ fn summary(index: &Index, added: usize, skipped: usize) {
 }
 
 /// The documents of the inputs (their sketches cut by `shingling`), their
-/// passage marks pushed to `marks` if given; or the documents of the
-/// simhash-doc lists they are (`--simhash`: no marks). A run stopped
-/// (`stop`) ends with [`Interrupted`].
+/// passage marks pushed to `marks` if given (a spool and how the index's
+/// marks are winnowed); or the documents of the simhash-doc lists they are
+/// (`--simhash`: no marks). A run stopped (`stop`) ends with
+/// [`Interrupted`].
 fn entries(
     corpus: &CorpusArgs,
     lists: &ListArgs,
     shingling: Shingling,
-    mut marks: Option<&mut MarkSpool>,
+    marks: Option<(&mut MarkSpool, Winnowing)>,
     stop: &AtomicBool,
 ) -> Result<(Vec<Entry>, priorart_corpus::Summary)> {
     if lists.simhash {
@@ -342,8 +346,9 @@ fn entries(
         rule: shingling.token_rule(),
         shingles: Some(shingling),
         unique_ids: true,
-        marks: marks.is_some().then(Index::passage_winnowing),
+        marks: marks.as_ref().map(|(_, winnowing)| winnowing.clone()),
     };
+    let mut marks = marks.map(|(spool, _)| spool);
     let mut entries = Vec::new();
     let read = corpus::read_all(corpus, &wanted, |batch| {
         if stop.load(Ordering::Relaxed) {

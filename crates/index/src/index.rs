@@ -32,7 +32,7 @@ use crate::passages::{self, MarkedSegment, PassageAnswer, PassageSearch};
 use crate::query::{Answer, Match, Query, rank};
 use crate::segment::{self, Entry, Segment, SegmentError, sketch_jaccard};
 use crate::spool::MarkSpool;
-use priorart_align::{AlignError, Mark, Winnowing};
+use priorart_align::{AlignError, Mark, UnspacedLetters, Winnowing};
 use priorart_fingerprint::{Shingling, TokenRule};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -191,16 +191,33 @@ struct MarkParams {
     k: usize,
     w: usize,
     english_stopwords: bool,
+    /// Whether two letters of a script written without spaces count one
+    /// word in a k-gram ([`UnspacedLetters::TwoToAWord`]); absent (one
+    /// word each) in indexes built before 2026-11-29, whose texts are
+    /// still winnowed their way.
+    #[serde(default)]
+    unspaced_letters_paired: bool,
 }
 
 impl MarkParams {
     /// The winnowing of [`Index::passage_winnowing`].
     fn default_params() -> MarkParams {
-        MarkParams { k: Winnowing::DEFAULT_K, w: Winnowing::DEFAULT_W, english_stopwords: true }
+        let winnowing = Index::passage_winnowing();
+        MarkParams {
+            k: winnowing.k(),
+            w: winnowing.w(),
+            english_stopwords: true,
+            unspaced_letters_paired: winnowing.unspaced_letters() == UnspacedLetters::TwoToAWord,
+        }
     }
 
     fn winnowing(&self) -> Result<Winnowing, AlignError> {
-        Winnowing::new(self.k, self.w, self.english_stopwords)
+        let letters = if self.unspaced_letters_paired {
+            UnspacedLetters::TwoToAWord
+        } else {
+            UnspacedLetters::OneWordEach
+        };
+        Ok(Winnowing::new(self.k, self.w, self.english_stopwords)?.with_unspaced_letters(letters))
     }
 }
 
@@ -360,7 +377,7 @@ impl Index {
     }
 
     /// [`Index::add`] with each document's passage marks (`marks[n]` of
-    /// `entries[n]`, winnowed by [`Index::passage_winnowing`]); an index
+    /// `entries[n]`, winnowed by [`Index::marks_winnowing`]); an index
     /// without marks keeps none (it must be rebuilt to answer passage
     /// lookups).
     pub fn add_with_marks(&mut self, entries: &[Entry], marks: &[Vec<Mark>]) -> Result<(), IndexError> {
@@ -593,6 +610,13 @@ impl Index {
     /// answers).
     pub fn has_marks(&self) -> bool {
         self.winnowing.is_some()
+    }
+
+    /// How the index's passage marks were winnowed (none: it holds none):
+    /// documents added to it must be winnowed so ([`Index::add_spooled`]),
+    /// which may not be [`Index::passage_winnowing`] for an older index.
+    pub fn marks_winnowing(&self) -> Option<&Winnowing> {
+        self.winnowing.as_ref()
     }
 
     /// The indexed documents `text` shares passages with, and where (see

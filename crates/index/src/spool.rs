@@ -105,8 +105,9 @@ impl MarkSpool {
         Ok(spool)
     }
 
-    /// Adds the next document's marks (winnowed by
-    /// [`crate::Index::passage_winnowing`]).
+    /// Adds the next document's marks (winnowed as the index's are:
+    /// [`crate::Index::marks_winnowing`], [`crate::Index::passage_winnowing`]
+    /// for a new one).
     pub fn push(&mut self, marks: &[Mark]) -> Result<(), SegmentError> {
         let too_many = || SegmentError::TooManyDocuments { docs: self.counts.len() + 1 };
         let document = u32::try_from(self.counts.len()).map_err(|_| too_many())?;

@@ -335,3 +335,76 @@ fn a_build_or_add_that_fails_leaves_the_index_as_it_was_and_no_file_of_its_own()
     drop(spool);
     assert_eq!(index.query_passages(&text, &PassageSearch::default()).unwrap().documents[0].id, "doc-3");
 }
+
+/// `count` letters of a made-up script written without spaces (CJK
+/// ideographs), with a full stop every 20.
+fn unspaced_prose(rng: &mut fastrand::Rng, count: usize) -> String {
+    (0..count)
+        .map(|at| {
+            let letter = char::from_u32(0x4E00 + rng.u32(0..3_000)).unwrap();
+            if at % 20 == 19 { format!("{letter}。") } else { letter.to_string() }
+        })
+        .collect()
+}
+
+#[test]
+fn an_index_from_before_unspaced_letters_were_paired_is_still_searched_its_way() {
+    let mut rng = fastrand::Rng::with_seed(5);
+    let texts: Vec<String> = (0..4).map(|_| unspaced_prose(&mut rng, 3_000)).collect();
+    let source: Vec<char> = texts[2].chars().collect();
+    let pasted: String = source[1_000..1_400].iter().collect();
+    let text = format!("{}{pasted}{}", unspaced_prose(&mut rng, 600), unspaced_prose(&mut rng, 600));
+    let one_each =
+        Index::passage_winnowing().with_unspaced_letters(priorart_align::UnspacedLetters::OneWordEach);
+    let (entries, _) = entries_and_marks(&texts);
+    let old_marks: Vec<Vec<priorart_align::Mark>> =
+        texts.iter().map(|t| one_each.marks(t).unwrap()).collect();
+    let dir = tempfile::tempdir().unwrap();
+    Index::build_with_marks(
+        dir.path(),
+        Layout::manku_16x28(),
+        SKETCH_WIDTH,
+        Shingling::Words,
+        &entries,
+        &old_marks,
+    )
+    .unwrap();
+    // A manifest written before the field existed.
+    let manifest_path = dir.path().join("manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
+    let marks = manifest["marks"].as_object_mut().unwrap();
+    assert_eq!(marks.remove("unspaced_letters_paired"), Some(serde_json::Value::Bool(true)));
+    std::fs::write(&manifest_path, manifest.to_string()).unwrap();
+    let mut index = Index::open(dir.path()).unwrap();
+    let winnowing = index.marks_winnowing().unwrap().clone();
+    assert_eq!(winnowing.unspaced_letters(), priorart_align::UnspacedLetters::OneWordEach);
+    let found = |index: &Index| {
+        let answer = index.query_passages(&text, &PassageSearch::default()).unwrap();
+        answer.documents.iter().map(|document| document.id.clone()).collect::<Vec<_>>()
+    };
+    assert_eq!(found(&index), ["doc-2"]);
+    // Documents added are winnowed the index's way, and found.
+    let added_text = pasted.clone() + &unspaced_prose(&mut rng, 500);
+    let (mut added, _) = entries_and_marks(std::slice::from_ref(&added_text));
+    added[0].id = "added".into();
+    let added_marks = vec![winnowing.marks(&added_text).unwrap()];
+    index.add_with_marks(&added, &added_marks).unwrap();
+    assert_eq!(found(&Index::open(dir.path()).unwrap()).len(), 2);
+    // Its marks are not a new index's: searched the new way, nothing.
+    let new_dir = tempfile::tempdir().unwrap();
+    let new_index = Index::build_with_marks(
+        new_dir.path(),
+        Layout::manku_16x28(),
+        SKETCH_WIDTH,
+        Shingling::Words,
+        &entries,
+        &old_marks,
+    )
+    .unwrap();
+    assert_eq!(
+        new_index.marks_winnowing().unwrap().unspaced_letters(),
+        priorart_align::UnspacedLetters::TwoToAWord
+    );
+    assert!(found(&new_index).is_empty());
+}
