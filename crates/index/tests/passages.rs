@@ -359,16 +359,19 @@ fn an_index_from_before_unspaced_letters_were_paired_is_still_searched_its_way()
     let (entries, _) = entries_and_marks(&texts);
     let old_marks: Vec<Vec<priorart_align::Mark>> =
         texts.iter().map(|t| one_each.marks(t).unwrap()).collect();
+    let build_old = |dir: &Path| {
+        Index::build_with_marks(
+            dir,
+            Layout::manku_16x28(),
+            SKETCH_WIDTH,
+            Shingling::Words,
+            &entries,
+            &old_marks,
+        )
+        .unwrap()
+    };
     let dir = tempfile::tempdir().unwrap();
-    Index::build_with_marks(
-        dir.path(),
-        Layout::manku_16x28(),
-        SKETCH_WIDTH,
-        Shingling::Words,
-        &entries,
-        &old_marks,
-    )
-    .unwrap();
+    build_old(dir.path());
     // A manifest written before the field existed.
     let manifest_path = dir.path().join("manifest.json");
     let mut manifest: serde_json::Value =
@@ -393,15 +396,7 @@ fn an_index_from_before_unspaced_letters_were_paired_is_still_searched_its_way()
     assert_eq!(found(&Index::open(dir.path()).unwrap()).len(), 2);
     // Its marks are not a new index's: searched the new way, nothing.
     let new_dir = tempfile::tempdir().unwrap();
-    let new_index = Index::build_with_marks(
-        new_dir.path(),
-        Layout::manku_16x28(),
-        SKETCH_WIDTH,
-        Shingling::Words,
-        &entries,
-        &old_marks,
-    )
-    .unwrap();
+    let new_index = build_old(new_dir.path());
     assert_eq!(
         new_index.marks_winnowing().unwrap().unspaced_letters(),
         priorart_align::UnspacedLetters::TwoToAWord
