@@ -247,6 +247,12 @@ mod tests {
         assert_eq!(error, AlignError::TooManySeeds { seeds: 4, limit: 3 });
     }
 
+    /// Up to 80 words of 6 distinct ones, so that keys repeat and some
+    /// pass the cap.
+    fn repetitive_text(rng: &mut fastrand::Rng) -> Vec<Word> {
+        words(&(0..rng.usize(0..80)).map(|_| rng.u64(0..6)).collect::<Vec<_>>())
+    }
+
     #[test]
     fn stretches_merge_and_hold_the_words_near_their_anchors() {
         let stretches = Stretches::around(vec![50, 3, 10, 98], 4, 100);
@@ -261,10 +267,7 @@ mod tests {
     fn seeds_within_stretches_are_the_seeds_inside_them() {
         let mut rng = fastrand::Rng::with_seed(8);
         for _ in 0..300 {
-            let text = |rng: &mut fastrand::Rng| -> Vec<Word> {
-                words(&(0..rng.usize(0..80)).map(|_| rng.u64(0..6)).collect::<Vec<_>>())
-            };
-            let (a, b) = (text(&mut rng), text(&mut rng));
+            let (a, b) = (repetitive_text(&mut rng), repetitive_text(&mut rng));
             let (width, cap) = (rng.usize(1..=3), rng.usize(1..=8));
             let anchors = |rng: &mut fastrand::Rng| (0..rng.usize(0..4)).map(|_| rng.u32(0..80)).collect();
             let (a_near, b_near) = (
@@ -283,11 +286,7 @@ mod tests {
     fn joined_seeds_are_the_source_keys_seeds() {
         let mut rng = fastrand::Rng::with_seed(5);
         for _ in 0..300 {
-            // Few distinct words, so keys repeat and some pass the cap.
-            let text = |rng: &mut fastrand::Rng| -> Vec<Word> {
-                words(&(0..rng.usize(0..80)).map(|_| rng.u64(0..6)).collect::<Vec<_>>())
-            };
-            let (a, b) = (text(&mut rng), text(&mut rng));
+            let (a, b) = (repetitive_text(&mut rng), repetitive_text(&mut rng));
             let (width, cap) = (rng.usize(1..=3), rng.usize(1..=8));
             let mut expected = SourceKeys::new(&b, width, cap).seeds(&a, width, usize::MAX).unwrap();
             let mut joined =
