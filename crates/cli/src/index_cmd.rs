@@ -40,8 +40,8 @@ imported with --simhash has no sketch: a match with it is found by distance alon
 A build that read no document, that could not read an input while INDEX holds an index, or
 that was interrupted (Ctrl-C), leaves INDEX as it was. An id is indexed once: `add` skips a
 document the index holds already with the same fingerprints (a warning) and refuses one whose
-id it holds with others. Passage marks are spooled to disk as documents are read (in INDEX),
-so that memory does not grow with the texts.
+id it holds with others. Documents (their sketches) and passage marks are spooled to disk as
+they are read (in INDEX), so that memory grows by a few dozen bytes a document, not with the texts.
 
 `query --passages` finds the indexed documents that share passages (of --min-words words or
 more, exact or with words replaced) with each FILE, from the winnowing marks the index keeps of

@@ -222,6 +222,37 @@ fn checksum(bytes: &[u8]) -> [u8; 32] {
     hasher.finalize().into()
 }
 
+/// [`checksum`] of a segment file read a block at a time rather than
+/// through its map: what is read stays in the page cache, not in the
+/// process's resident memory (a 2 GB segment mapped and hashed whole made
+/// opening it, after a build, count 2 GB more at its peak), and queries
+/// then touch only the pages they read.
+fn checksum_read(mut file: &std::fs::File) -> std::io::Result<[u8; 32]> {
+    use std::io::Read;
+    file.seek(SeekFrom::Start(0))?;
+    let mut block = vec![0u8; 1 << 20];
+    let mut hasher = Sha256::new();
+    let mut at = 0usize;
+    loop {
+        let read = match file.read(&mut block) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        };
+        let chunk = &block[..read];
+        // All but the bytes 56..88 that hold the checksum.
+        if at + read <= 56 || at >= 88 {
+            hasher.update(chunk);
+        } else {
+            hasher.update(&chunk[..56usize.saturating_sub(at).min(read)]);
+            hasher.update(&chunk[(88 - at).min(read)..]);
+        }
+        at += read;
+    }
+    Ok(hasher.finalize().into())
+}
+
 fn u64_at(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
 }
@@ -577,15 +608,17 @@ impl Segment {
         // any read, so every access is within the mapping.
         let map = unsafe { memmap2::Mmap::map(&file) }
             .map_err(|source| SegmentError::Map { path: name.clone(), source })?;
-        Segment::check(Bytes::Mapped(map), &name)
+        Segment::check(Bytes::Mapped(map), &name, Some(&file))
     }
 
     /// Checks segment bytes held in memory.
     pub fn from_bytes(bytes: Vec<u8>) -> Result<Segment, SegmentError> {
-        Segment::check(Bytes::Owned(bytes), "(memory)")
+        Segment::check(Bytes::Owned(bytes), "(memory)", None)
     }
 
-    fn check(bytes: Bytes, name: &str) -> Result<Segment, SegmentError> {
+    /// Checks `bytes`; those of a map of `file` are hashed as read from
+    /// the file ([`checksum_read`]).
+    fn check(bytes: Bytes, name: &str, file: Option<&std::fs::File>) -> Result<Segment, SegmentError> {
         let corrupt =
             |detail: &str| SegmentError::Corrupt { path: name.to_owned(), detail: detail.to_owned() };
         if bytes.len() < HEADER_LEN || &bytes[..16] != MAGIC {
@@ -610,7 +643,13 @@ impl Segment {
         if sections.end != bytes.len() {
             return Err(corrupt(&format!("{} bytes where the header implies {}", bytes.len(), sections.end)));
         }
-        if checksum(&bytes)[..] != bytes[56..88] {
+        let sum = match file {
+            Some(file) => {
+                checksum_read(file).map_err(|source| SegmentError::Map { path: name.to_owned(), source })?
+            }
+            None => checksum(&bytes),
+        };
+        if sum[..] != bytes[56..88] {
             return Err(SegmentError::Checksum { path: name.to_owned() });
         }
         let layout: Layout =

@@ -75,7 +75,7 @@ fn spooled_entries_build_and_add_the_files_of_entries_in_memory() {
         drop((spool, marked));
         assert_eq!(files_in(spooled.path()), files_in(memory.path()), "built, marks {with_marks}");
         // Added: documents 25.., of which the caller leaves out every third.
-        let keep = |n: usize| n % 3 != 0;
+        let keep = |n: usize| !n.is_multiple_of(3);
         let kept: Vec<Entry> =
             entries[25..].iter().enumerate().filter(|(n, _)| keep(*n)).map(|(_, e)| e.clone()).collect();
         let kept_marks: Vec<_> =
