@@ -15,7 +15,7 @@ use crate::lookup::{Lookup, answer_json, write_answer};
 use anyhow::{Result, bail};
 use clap::{Args as ClapArgs, Parser, Subcommand};
 use priorart_fingerprint::{EqualityFingerprint, Fingerprinter, Shingling, SimhashDoc};
-use priorart_index::{Entry, Index, Layout, MarkSpool, SKETCH_WIDTH};
+use priorart_index::{Entry, EntrySpool, Index, Layout, MarkSpool, SKETCH_WIDTH};
 use priorart_align::Winnowing;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -40,8 +40,8 @@ imported with --simhash has no sketch: a match with it is found by distance alon
 A build that read no document, that could not read an input while INDEX holds an index, or
 that was interrupted (Ctrl-C), leaves INDEX as it was. An id is indexed once: `add` skips a
 document the index holds already with the same fingerprints (a warning) and refuses one whose
-id it holds with others. Passage marks are spooled to disk as documents are read (in INDEX),
-so that memory does not grow with the texts.
+id it holds with others. Documents (their sketches) and passage marks are spooled to disk as
+they are read (in INDEX), so that memory grows by a few dozen bytes a document, not with the texts.
 
 `query --passages` finds the indexed documents that share passages (of --min-words words or
 more, exact or with words replaced) with each FILE, from the winnowing marks the index keeps of
@@ -215,28 +215,26 @@ fn build(args: BuildArgs) -> Result<ExitCode> {
         None => "; nothing written".to_owned(),
     };
     let stop = interrupt_flag()?;
-    // The marks go to disk as the documents are read (in INDEX, removed
-    // whatever happens), the entries stay in memory.
+    // The documents and their marks go to disk as they are read (in INDEX,
+    // removed whatever happens). The documents' spool first: dropped last,
+    // it removes INDEX if it made it and nothing was written there.
+    let mut documents = EntrySpool::new(&args.index)?;
     let mut spool = (!args.no_marks && !args.lists.simhash).then(|| MarkSpool::new(&args.index)).transpose()?;
     let marks = spool.as_mut().map(|spool| (spool, Index::passage_winnowing()));
-    let read = entries(&args.corpus, &args.lists, args.shingles, marks, &stop);
-    let (entries, read) = match interrupted(read, &stop) {
+    let read = entries(&args.corpus, &args.lists, args.shingles, &mut documents, marks, &stop);
+    let read = match interrupted(read, &stop) {
         Some(read) => read?,
         None => {
             note!("priorart: interrupted{}", unchanged());
             return Ok(ExitCode::from(exit::INTERRUPTED));
         }
     };
-    if entries.is_empty() {
+    if documents.is_empty() {
         bail!("no document to index{}", unchanged());
     }
     args.corpus.refuse_missing_inputs(&read, earlier.is_some(), "the index", &unchanged())?;
-    let index = match spool {
-        Some(mut spool) => {
-            Index::build_spooled(&args.index, layout, SKETCH_WIDTH, args.shingles, &entries, &mut spool)?
-        }
-        None => Index::build(&args.index, layout, SKETCH_WIDTH, args.shingles, &entries)?,
-    };
+    let index =
+        Index::build_from_spool(&args.index, layout, SKETCH_WIDTH, args.shingles, &mut documents, spool.as_mut())?;
     match found {
         Existing::Index(documents) => note!(
             "priorart: replaced the earlier index of {} ({})",
@@ -248,57 +246,57 @@ fn build(args: BuildArgs) -> Result<ExitCode> {
         }
         Existing::Nothing => {}
     }
-    summary(&index, entries.len(), read.skipped());
+    summary(&index, documents.len(), read.skipped());
     Ok(ExitCode::from(if read.had_errors() { exit::BAD_INPUT } else { exit::OK }))
 }
 
 fn add(args: AddArgs) -> Result<ExitCode> {
     let mut index = Index::open(&args.index)?;
     let stop = interrupt_flag()?;
+    let mut documents = EntrySpool::new(&args.index)?;
     let mut spool = (index.has_marks() && !args.lists.simhash).then(|| MarkSpool::new(&args.index)).transpose()?;
     let winnowing = index.marks_winnowing().cloned().unwrap_or_else(Index::passage_winnowing);
-    let read = entries(&args.corpus, &args.lists, index.shingling(), spool.as_mut().map(|spool| (spool, winnowing)), &stop);
-    let (entries, read) = match interrupted(read, &stop) {
+    let marks = spool.as_mut().map(|spool| (spool, winnowing));
+    let read = entries(&args.corpus, &args.lists, index.shingling(), &mut documents, marks, &stop);
+    let read = match interrupted(read, &stop) {
         Some(read) => read?,
         None => {
             note!("priorart: interrupted; {} left as it was", args.index.display());
             return Ok(ExitCode::from(exit::INTERRUPTED));
         }
     };
-    let held = held_ids(&index, &args.index, &entries)?;
-    let is_new = |entry: &Entry| !held.contains(&entry.id);
+    let held = held_ids(&index, &args.index, &documents)?;
+    let is_new: Vec<bool> = (0..documents.len()).map(|n| !held.contains(documents.id(n))).collect();
+    documents.retain(|n| is_new[n]);
     if let Some(spool) = &mut spool {
-        spool.retain(|n| is_new(&entries[n]));
+        spool.retain(|n| is_new[n]);
     }
-    let entries: Vec<Entry> = entries.into_iter().filter(|entry| is_new(entry)).collect();
-    if entries.is_empty() {
+    let added = documents.kept_len();
+    if added == 0 {
         note!("priorart: nothing to add; {} left as it was", args.index.display());
     } else {
-        match spool {
-            Some(mut spool) => index.add_spooled(&entries, &mut spool)?,
-            None => index.add(&entries)?,
-        }
+        index.add_from_spool(&mut documents, spool.as_mut())?;
     }
-    summary(&index, entries.len(), read.skipped());
+    summary(&index, added, read.skipped());
     Ok(ExitCode::from(if read.had_errors() { exit::BAD_INPUT } else { exit::OK }))
 }
 
-/// The ids of `entries` that `index` holds already with the same
+/// The ids of the `documents` that `index` holds already with the same
 /// fingerprints (each named in a warning), not to be added again; an id
 /// that the index holds with other fingerprints is an error (a different
 /// document, or a changed one: which to keep is the user's call).
-fn held_ids(index: &Index, path: &Path, entries: &[Entry]) -> Result<HashSet<String>> {
-    let ids: HashSet<&str> = entries.iter().map(|entry| entry.id.as_str()).collect();
+fn held_ids(index: &Index, path: &Path, documents: &EntrySpool) -> Result<HashSet<String>> {
+    let ids: HashSet<&str> = (0..documents.len()).map(|n| documents.id(n)).collect();
     let held: Vec<Entry> = index.with_ids(&ids);
     if held.is_empty() {
         return Ok(HashSet::new());
     }
-    let by_id: HashMap<&str, &Entry> = entries.iter().map(|entry| (entry.id.as_str(), entry)).collect();
+    let by_id: HashMap<&str, usize> = (0..documents.len()).map(|n| (documents.id(n), n)).collect();
     let changed: Vec<&str> = held
         .iter()
         .filter(|old| {
             let new = by_id[old.id.as_str()];
-            (new.simhash, new.x) != (old.simhash, old.x)
+            (documents.simhash(new), documents.x(new)) != (old.simhash, old.x)
         })
         .map(|old| old.id.as_str())
         .collect();
@@ -326,20 +324,21 @@ fn summary(index: &Index, added: usize, skipped: usize) {
     );
 }
 
-/// The documents of the inputs (their sketches cut by `shingling`), their
-/// passage marks pushed to `marks` if given (a spool and how the index's
-/// marks are winnowed); or the documents of the simhash-doc lists they are
-/// (`--simhash`: no marks). A run stopped (`stop`) ends with
-/// [`Interrupted`].
+/// The documents of the inputs (their sketches cut by `shingling`) pushed
+/// to `documents`, their passage marks to `marks` if given (a spool and how
+/// the index's marks are winnowed); or the documents of the simhash-doc
+/// lists they are (`--simhash`: no marks). A run stopped (`stop`) ends
+/// with [`Interrupted`].
 fn entries(
     corpus: &CorpusArgs,
     lists: &ListArgs,
     shingling: Shingling,
+    documents: &mut EntrySpool,
     marks: Option<(&mut MarkSpool, Winnowing)>,
     stop: &AtomicBool,
-) -> Result<(Vec<Entry>, priorart_corpus::Summary)> {
+) -> Result<priorart_corpus::Summary> {
     if lists.simhash {
-        return listed_entries(&corpus.inputs);
+        return listed_entries(&corpus.inputs, documents);
     }
     let wanted = Wanted {
         x: WithX::Yes,
@@ -349,7 +348,6 @@ fn entries(
         marks: marks.as_ref().map(|(_, winnowing)| winnowing.clone()),
     };
     let mut marks = marks.map(|(spool, _)| spool);
-    let mut entries = Vec::new();
     let read = corpus::read_all(corpus, &wanted, |batch| {
         if stop.load(Ordering::Relaxed) {
             bail!(Interrupted);
@@ -362,11 +360,11 @@ fn entries(
                     Vec::new()
                 }))?;
             }
-            entries.push(entry(document));
+            documents.push(&entry(document))?;
         }
         Ok(())
     })?;
-    Ok((entries, read))
+    Ok(read)
 }
 
 /// A build or an add stopped by Ctrl-C or SIGTERM.
@@ -394,12 +392,15 @@ fn interrupted<T>(read: Result<T>, stop: &AtomicBool) -> Option<Result<T>> {
 /// The documents of simhash-doc lists. A list with a wrong line is
 /// reported and counts as an input that could not be read (nothing of it
 /// is indexed); an id listed twice is refused when indexing.
-fn listed_entries(inputs: &[String]) -> Result<(Vec<Entry>, priorart_corpus::Summary)> {
-    let mut entries = Vec::new();
+fn listed_entries(inputs: &[String], documents: &mut EntrySpool) -> Result<priorart_corpus::Summary> {
     let mut read = priorart_corpus::Summary::default();
     for name in inputs {
         match input::open(name).and_then(|list| Ok(priorart_index::read_list(list)?)) {
-            Ok(listed) => entries.extend(listed),
+            Ok(listed) => {
+                for entry in &listed {
+                    documents.push(entry)?;
+                }
+            }
             Err(err) => {
                 note!("priorart: {name}: {err:#}");
                 read.failed_inputs += 1;
@@ -407,7 +408,7 @@ fn listed_entries(inputs: &[String]) -> Result<(Vec<Entry>, priorart_corpus::Sum
             }
         }
     }
-    Ok((entries, read))
+    Ok(read)
 }
 
 /// `index export`: every document as a list line, on standard output.

@@ -26,6 +26,7 @@
 //! earlier versions read; one with marks is refused by them rather than
 //! compacted without its marks.
 
+use crate::entry_spool::EntrySpool;
 use crate::layout::{DistanceTooLarge, Layout, MAX_DISTANCE};
 use crate::marks::{self, Marks};
 use crate::passages::{self, MarkedSegment, PassageAnswer, PassageSearch};
@@ -139,14 +140,41 @@ fn list_ids(ids: &[String]) -> String {
     if more > 0 { format!("{} and {more} more", listed.join(", ")) } else { listed.join(", ") }
 }
 
-/// The ids of `entries` that repeat one given earlier, or one `taken`.
-fn repeated_ids<'a>(entries: &'a [Entry], taken: impl Fn(&str) -> bool) -> Vec<String> {
-    let mut seen: HashSet<&'a str> = HashSet::with_capacity(entries.len());
-    entries
-        .iter()
-        .filter(|entry| !seen.insert(entry.id.as_str()) || taken(&entry.id))
-        .map(|entry| entry.id.clone())
-        .collect()
+/// The `ids` that repeat one given earlier, or one `taken`.
+fn repeated_ids<'a>(ids: impl Iterator<Item = &'a str>, taken: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut seen: HashSet<&'a str> = HashSet::with_capacity(ids.size_hint().0);
+    ids.filter(|&id| !seen.insert(id) || taken(id)).map(str::to_owned).collect()
+}
+
+/// The documents of a new segment: entries held in memory, or spooled.
+enum NewDocuments<'a> {
+    Held(&'a [Entry]),
+    Spooled(&'a mut EntrySpool),
+}
+
+impl NewDocuments<'_> {
+    /// How many documents the segment gets.
+    fn len(&self) -> usize {
+        match self {
+            NewDocuments::Held(entries) => entries.len(),
+            NewDocuments::Spooled(spool) => spool.kept_len(),
+        }
+    }
+
+    fn ids(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        match self {
+            NewDocuments::Held(entries) => Box::new(entries.iter().map(|entry| entry.id.as_str())),
+            NewDocuments::Spooled(spool) => Box::new(spool.kept_ids()),
+        }
+    }
+
+    /// Writes them as the segment `path`, which must not exist.
+    fn write(&mut self, path: &Path, layout: &Layout, sketch_width: u32) -> Result<(), SegmentError> {
+        match self {
+            NewDocuments::Held(entries) => segment::write(path, layout, entries, sketch_width),
+            NewDocuments::Spooled(spool) => spool.write(path, layout, sketch_width),
+        }
+    }
 }
 
 reason_names!(IndexError {
@@ -252,7 +280,7 @@ impl Index {
         shingling: Shingling,
         entries: &[Entry],
     ) -> Result<Index, IndexError> {
-        Index::build_marked(dir, layout, sketch_width, shingling, entries, None)
+        Index::build_marked(dir, layout, sketch_width, shingling, NewDocuments::Held(entries), None)
     }
 
     /// [`Index::build`] with each document's passage marks (`marks[n]` of
@@ -268,9 +296,16 @@ impl Index {
         entries: &[Entry],
         marks: &[Vec<Mark>],
     ) -> Result<Index, IndexError> {
-        check_marks_count(entries, marks.len())?;
+        check_marks_count(entries.len(), marks.len())?;
         let mut spool = MarkSpool::of(dir, marks)?;
-        Index::build_marked(dir, layout, sketch_width, shingling, entries, Some(&mut spool))
+        Index::build_marked(
+            dir,
+            layout,
+            sketch_width,
+            shingling,
+            NewDocuments::Held(entries),
+            Some(&mut spool),
+        )
     }
 
     /// [`Index::build_with_marks`] with the marks spooled to disk as the
@@ -286,7 +321,24 @@ impl Index {
         entries: &[Entry],
         marks: &mut MarkSpool,
     ) -> Result<Index, IndexError> {
-        Index::build_marked(dir, layout, sketch_width, shingling, entries, Some(marks))
+        Index::build_marked(dir, layout, sketch_width, shingling, NewDocuments::Held(entries), Some(marks))
+    }
+
+    /// [`Index::build`] (with passage marks if `marks` is given, as
+    /// [`Index::build_spooled`]) of the documents spooled to disk as they
+    /// were read ([`EntrySpool`], of `dir`): memory for a few dozen bytes a
+    /// document, not for their sketches nor the segment file. The segment
+    /// is the one [`Index::build`] writes of the same entries, byte for
+    /// byte. The spools are left whole when the build fails.
+    pub fn build_from_spool(
+        dir: &Path,
+        layout: Layout,
+        sketch_width: u32,
+        shingling: Shingling,
+        entries: &mut EntrySpool,
+        marks: Option<&mut MarkSpool>,
+    ) -> Result<Index, IndexError> {
+        Index::build_marked(dir, layout, sketch_width, shingling, NewDocuments::Spooled(entries), marks)
     }
 
     fn build_marked(
@@ -294,13 +346,13 @@ impl Index {
         layout: Layout,
         sketch_width: u32,
         shingling: Shingling,
-        entries: &[Entry],
+        mut documents: NewDocuments<'_>,
         marks: Option<&mut MarkSpool>,
     ) -> Result<Index, IndexError> {
         if let Some(marks) = &marks {
-            check_marks_count(entries, marks.kept_len())?;
+            check_marks_count(documents.len(), marks.kept_len())?;
         }
-        let repeated = repeated_ids(entries, |_| false);
+        let repeated = repeated_ids(documents.ids(), |_| false);
         if !repeated.is_empty() {
             return Err(IndexError::DuplicateIds { ids: repeated });
         }
@@ -312,7 +364,7 @@ impl Index {
         let previous = read_manifest(dir).ok();
         let name = next_segment_name(dir)?;
         let with_marks = marks.is_some();
-        let written = Uncommitted::write(&dir.join(&name), &layout, entries, sketch_width, marks)?;
+        let written = Uncommitted::write(&dir.join(&name), &layout, &mut documents, sketch_width, marks)?;
         let manifest = Manifest {
             format: if with_marks { FORMAT_MARKS } else { FORMAT }.into(),
             layout: layout.name.clone(),
@@ -373,7 +425,7 @@ impl Index {
     /// In an index with passage marks, the documents added have none
     /// ([`Index::add_with_marks`] adds them with theirs).
     pub fn add(&mut self, entries: &[Entry]) -> Result<(), IndexError> {
-        self.add_marked(entries, None)
+        self.add_marked(NewDocuments::Held(entries), None)
     }
 
     /// [`Index::add`] with each document's passage marks (`marks[n]` of
@@ -381,25 +433,42 @@ impl Index {
     /// without marks keeps none (it must be rebuilt to answer passage
     /// lookups).
     pub fn add_with_marks(&mut self, entries: &[Entry], marks: &[Vec<Mark>]) -> Result<(), IndexError> {
-        check_marks_count(entries, marks.len())?;
+        check_marks_count(entries.len(), marks.len())?;
         let mut spool = MarkSpool::of(&self.dir, marks)?;
-        self.add_marked(entries, Some(&mut spool))
+        self.add_marked(NewDocuments::Held(entries), Some(&mut spool))
     }
 
     /// [`Index::add_with_marks`] with the marks spooled to disk as the
     /// documents were read ([`MarkSpool`], of this index's directory); as
     /// [`Index::build_spooled`], the spool is left whole on a failure.
     pub fn add_spooled(&mut self, entries: &[Entry], marks: &mut MarkSpool) -> Result<(), IndexError> {
-        self.add_marked(entries, Some(marks))
+        self.add_marked(NewDocuments::Held(entries), Some(marks))
     }
 
-    fn add_marked(&mut self, entries: &[Entry], marks: Option<&mut MarkSpool>) -> Result<(), IndexError> {
+    /// [`Index::add`] (with passage marks if `marks` is given, as
+    /// [`Index::add_spooled`]) of the kept documents of a spool
+    /// ([`EntrySpool`], of this index's directory), as
+    /// [`Index::build_from_spool`]; the spools are left whole on a failure.
+    pub fn add_from_spool(
+        &mut self,
+        entries: &mut EntrySpool,
+        marks: Option<&mut MarkSpool>,
+    ) -> Result<(), IndexError> {
+        self.add_marked(NewDocuments::Spooled(entries), marks)
+    }
+
+    fn add_marked(
+        &mut self,
+        mut documents: NewDocuments<'_>,
+        marks: Option<&mut MarkSpool>,
+    ) -> Result<(), IndexError> {
         if let Some(marks) = &marks {
-            check_marks_count(entries, marks.kept_len())?;
+            check_marks_count(documents.len(), marks.kept_len())?;
         }
-        let new: HashSet<&str> = entries.iter().map(|entry| entry.id.as_str()).collect();
+        let new: HashSet<&str> = documents.ids().collect();
         let held: HashSet<String> = self.with_ids(&new).into_iter().map(|entry| entry.id).collect();
-        let repeated = repeated_ids(entries, |id| held.contains(id));
+        drop(new);
+        let repeated = repeated_ids(documents.ids(), |id| held.contains(id));
         if !repeated.is_empty() {
             return Err(IndexError::DuplicateIds { ids: repeated });
         }
@@ -410,10 +479,11 @@ impl Index {
             (false, _) => None,
             (true, Some(marks)) => Some(marks),
             (true, None) => {
-                Some(unmarked.insert(MarkSpool::of(&self.dir, &vec![Vec::new(); entries.len()])?))
+                Some(unmarked.insert(MarkSpool::of(&self.dir, &vec![Vec::new(); documents.len()])?))
             }
         };
-        let written = Uncommitted::write(&path, &self.layout, entries, self.manifest.sketch_width, marks)?;
+        let written =
+            Uncommitted::write(&path, &self.layout, &mut documents, self.manifest.sketch_width, marks)?;
         let mut manifest = self.manifest.clone();
         manifest.segments.push(name.clone());
         write_manifest(&self.dir, &manifest)?;
@@ -433,8 +503,13 @@ impl Index {
         let old = self.manifest.segments.clone();
         let name = next_segment_name(&self.dir)?;
         let path = self.dir.join(&name);
-        let mut written =
-            Uncommitted::write(&path, &self.layout, &entries, self.manifest.sketch_width, None)?;
+        let mut written = Uncommitted::write(
+            &path,
+            &self.layout,
+            &mut NewDocuments::Held(&entries),
+            self.manifest.sketch_width,
+            None,
+        )?;
         if self.winnowing.is_some() {
             marks::merge_segments(&marks::path_of(&path), self.opened_marks()?)?;
             written.also(marks::path_of(&path));
@@ -664,12 +739,8 @@ impl Index {
     }
 }
 
-fn check_marks_count(entries: &[Entry], marks: usize) -> Result<(), IndexError> {
-    if marks == entries.len() {
-        Ok(())
-    } else {
-        Err(IndexError::MarksCount { entries: entries.len(), marks })
-    }
+fn check_marks_count(entries: usize, marks: usize) -> Result<(), IndexError> {
+    if marks == entries { Ok(()) } else { Err(IndexError::MarksCount { entries, marks }) }
 }
 
 /// A new segment's files, written but not yet listed by the manifest:
@@ -680,15 +751,15 @@ struct Uncommitted {
 }
 
 impl Uncommitted {
-    /// Writes the segment `path` of `entries` and, given, its marks.
+    /// Writes the segment `path` of `documents` and, given, its marks.
     fn write(
         path: &Path,
         layout: &Layout,
-        entries: &[Entry],
+        documents: &mut NewDocuments<'_>,
         sketch_width: u32,
         marks: Option<&mut MarkSpool>,
     ) -> Result<Uncommitted, IndexError> {
-        segment::write(path, layout, entries, sketch_width)?;
+        documents.write(path, layout, sketch_width)?;
         let mut written = Uncommitted { paths: vec![path.to_owned()] };
         if let Some(marks) = marks {
             marks.write(&marks::path_of(path))?;

@@ -25,7 +25,9 @@
 //! reads. A [`MarkSpool`] takes each document's passage marks as it is
 //! read, on disk ([`Index::build_spooled`], [`Index::add_spooled`]), so
 //! that building an index with marks needs memory for the entries, not for
-//! the texts.
+//! the texts; an [`EntrySpool`] takes the entries so
+//! ([`Index::build_from_spool`], [`Index::add_from_spool`]): a few dozen
+//! bytes a document in memory, not their sketches.
 
 #[macro_use]
 extern crate priorart_reason;
@@ -37,6 +39,7 @@ use priorart_fingerprint::layout;
 mod against;
 mod cluster;
 mod document;
+mod entry_spool;
 mod index;
 mod marks;
 mod memory;
@@ -50,6 +53,7 @@ mod spool;
 pub use against::{IndexPair, Member, Verification, clusters_with_index, standard_error, survivors};
 pub use cluster::{VerifiedPair, clusters};
 pub use document::{SKETCH_WIDTH, sketch};
+pub use entry_spool::EntrySpool;
 pub use index::{Index, IndexError};
 pub use memory::MemoryIndex;
 pub use pairs::{CrossPair, Pair, all_pairs, cross_pairs};

@@ -174,13 +174,13 @@ pub(crate) fn write_sorted(
 
 /// A file being written under a temporary name, removed when dropped
 /// (once linked at its name, or after a failure).
-struct Temporary {
-    path: PathBuf,
+pub(crate) struct Temporary {
+    pub(crate) path: PathBuf,
 }
 
 impl Temporary {
     /// The temporary name beside `path` (as `priorart_files` names its own).
-    fn beside(path: &Path) -> Temporary {
+    pub(crate) fn beside(path: &Path) -> Temporary {
         let mut name = path.as_os_str().to_owned();
         name.push(format!(".tmp{}", std::process::id()));
         Temporary { path: PathBuf::from(name) }

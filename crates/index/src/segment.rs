@@ -32,7 +32,9 @@
 //! next read of a lost page; nothing in priorart truncates them.
 
 use crate::layout::{Layout, LayoutError, Permutation};
+use priorart_files::FileError;
 use sha2::{Digest, Sha256};
+use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
 
 const MAGIC: &[u8; 16] = b"priorart-index\0\0";
@@ -220,6 +222,37 @@ fn checksum(bytes: &[u8]) -> [u8; 32] {
     hasher.finalize().into()
 }
 
+/// [`checksum`] of a segment file read a block at a time rather than
+/// through its map: what is read stays in the page cache, not in the
+/// process's resident memory (a 2 GB segment mapped and hashed whole made
+/// opening it, after a build, count 2 GB more at its peak), and queries
+/// then touch only the pages they read.
+fn checksum_read(mut file: &std::fs::File) -> std::io::Result<[u8; 32]> {
+    use std::io::Read;
+    file.seek(SeekFrom::Start(0))?;
+    let mut block = vec![0u8; 1 << 20];
+    let mut hasher = Sha256::new();
+    let mut at = 0usize;
+    loop {
+        let read = match file.read(&mut block) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        };
+        let chunk = &block[..read];
+        // All but the bytes 56..88 that hold the checksum.
+        if at + read <= 56 || at >= 88 {
+            hasher.update(chunk);
+        } else {
+            hasher.update(&chunk[..56usize.saturating_sub(at).min(read)]);
+            hasher.update(&chunk[(88 - at).min(read)..]);
+        }
+        at += read;
+    }
+    Ok(hasher.finalize().into())
+}
+
 fn u64_at(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
 }
@@ -313,6 +346,217 @@ pub fn encode(layout: &Layout, entries: &[Entry], sketch_width: u32) -> Result<V
     Ok(out)
 }
 
+/// The documents of a segment streamed to its file ([`write_streamed`]):
+/// what is held in memory of them, by number (the sketches come apart, in
+/// order).
+pub(crate) trait Columns {
+    /// How many documents.
+    fn len(&self) -> usize;
+    /// Document `n`'s id.
+    fn id(&self, n: usize) -> &str;
+    /// Document `n`'s simhash-doc value.
+    fn simhash(&self, n: usize) -> u64;
+    /// Document `n`'s `X`, if known.
+    fn x(&self, n: usize) -> Option<[u8; 32]>;
+}
+
+/// Writes the segment of [`encode`], byte for byte, to `path` (which must
+/// not exist) a section at a time: memory for the tables' rows of one
+/// table and the `X` order, not for the file. `sketches` gives each
+/// document's sketch in order (`None`: it has none). The file is written
+/// under a temporary name and linked at `path` once complete, so that
+/// `path` is the whole segment or nothing.
+pub(crate) fn write_streamed(
+    path: &Path,
+    layout: &Layout,
+    sketch_width: u32,
+    columns: &impl Columns,
+    sketches: impl Iterator<Item = Result<Option<Vec<u64>>, FileError>>,
+) -> Result<(), SegmentError> {
+    let docs = columns.len();
+    if docs as u64 > MAX_DOCS {
+        return Err(SegmentError::TooManyDocuments { docs });
+    }
+    let has_x = (0..docs).any(|n| columns.x(n).is_some());
+    let layout_json = serde_json::to_vec(layout).expect("a layout serializes");
+    let ids_bytes: usize = (0..docs).map(|n| columns.id(n).len()).sum();
+    let width = sketch_width.min(MAX_SKETCH_WIDTH);
+    let sections = Sections::new(
+        VERSION,
+        docs as u64,
+        layout.tables.len() as u32,
+        ids_bytes as u64,
+        width,
+        has_x,
+        layout_json.len() as u64,
+    )
+    .ok_or(SegmentError::TooManyDocuments { docs })?;
+    let temporary = crate::marks::Temporary::beside(path);
+    let io = |action: &'static str| {
+        let path = temporary.path.clone();
+        move |source| SegmentError::File(FileError::Io { path, action, source })
+    };
+    let file = std::fs::File::options()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&temporary.path)
+        .map_err(io("create"))?;
+    let mut header = [0u8; HEADER_LEN];
+    header[..16].copy_from_slice(MAGIC);
+    header[16..20].copy_from_slice(&VERSION.to_le_bytes());
+    header[20..24].copy_from_slice(&(layout.tables.len() as u32).to_le_bytes());
+    header[24..32].copy_from_slice(&(docs as u64).to_le_bytes());
+    header[32..40].copy_from_slice(&(ids_bytes as u64).to_le_bytes());
+    header[40..44].copy_from_slice(&width.to_le_bytes());
+    header[44..48].copy_from_slice(&(if has_x { FLAG_X } else { 0 }).to_le_bytes());
+    header[48..56].copy_from_slice(&(layout_json.len() as u64).to_le_bytes());
+    let mut out = HashingWriter::new(std::io::BufWriter::with_capacity(1 << 20, file));
+    out.hasher.update(&header[..56]);
+    out.hasher.update(&header[88..]);
+    out.inner.write_all(&header).map_err(io("write"))?;
+    out.at = HEADER_LEN;
+    let presence =
+        write_documents(&mut out, &temporary.path, &sections, &layout_json, width, columns, sketches)?;
+    write_tables(&mut out, &sections, layout, columns).map_err(io("write"))?;
+    if let Some(x_order) = sections.x_order {
+        out.pad_to(x_order).map_err(io("write"))?;
+        let mut order: Vec<u32> = (0..docs as u32).collect();
+        order.sort_by_key(|&n| columns.x(n as usize));
+        for number in order {
+            out.write_all(&number.to_le_bytes()).map_err(io("write"))?;
+        }
+    }
+    if let Some(at) = sections.presence {
+        out.pad_to(at).map_err(io("write"))?;
+        out.write_all(&presence).map_err(io("write"))?;
+    }
+    debug_assert_eq!(out.at, sections.end, "the sections written are the sections counted");
+    let checksum: [u8; 32] = out.hasher.finalize().into();
+    let mut file = out.inner.into_inner().map_err(|err| io("write")(err.into_error()))?;
+    file.seek(SeekFrom::Start(56)).map_err(io("write"))?;
+    file.write_all(&checksum).map_err(io("write"))?;
+    file.sync_all().map_err(io("write"))?;
+    drop(file);
+    std::fs::hard_link(&temporary.path, path).map_err(|source| match source.kind() {
+        std::io::ErrorKind::AlreadyExists => FileError::Exists { path: path.to_owned() },
+        _ => FileError::Io { path: path.to_owned(), action: "create", source },
+    })?;
+    Ok(())
+}
+
+/// The layout, ids, simhash values, `X`s and sketches of [`write_streamed`];
+/// the documents' presence bytes, known once their sketches are read.
+fn write_documents<W: Write>(
+    out: &mut HashingWriter<W>,
+    path: &Path,
+    sections: &Sections,
+    layout_json: &[u8],
+    width: u32,
+    columns: &impl Columns,
+    sketches: impl Iterator<Item = Result<Option<Vec<u64>>, FileError>>,
+) -> Result<Vec<u8>, SegmentError> {
+    let io = |source| FileError::Io { path: path.to_owned(), action: "write", source };
+    let docs = columns.len();
+    out.write_all(layout_json).map_err(io)?;
+    out.pad_to(sections.id_offsets).map_err(io)?;
+    let mut offset = 0u64;
+    for n in 0..docs {
+        out.write_all(&offset.to_le_bytes()).map_err(io)?;
+        offset += columns.id(n).len() as u64;
+    }
+    out.write_all(&offset.to_le_bytes()).map_err(io)?;
+    for n in 0..docs {
+        out.write_all(columns.id(n).as_bytes()).map_err(io)?;
+    }
+    out.pad_to(sections.simhash).map_err(io)?;
+    for n in 0..docs {
+        out.write_all(&columns.simhash(n).to_le_bytes()).map_err(io)?;
+    }
+    if sections.x.is_some() {
+        for n in 0..docs {
+            out.write_all(&columns.x(n).unwrap_or_default()).map_err(io)?;
+        }
+    }
+    let mut presence = Vec::with_capacity(docs);
+    let mut sketches = sketches.fuse();
+    for n in 0..docs {
+        // Fewer sketches than documents: the spool was cut short.
+        let sketch = sketches.next().unwrap_or_else(|| {
+            Err(FileError::Io {
+                path: path.to_owned(),
+                action: "read",
+                source: std::io::ErrorKind::UnexpectedEof.into(),
+            })
+        })?;
+        let has_x = if columns.x(n).is_some() { HAS_X } else { 0 };
+        presence.push(has_x | if sketch.is_some() { HAS_SKETCH } else { 0 });
+        let sketch = sketch.unwrap_or_default();
+        for slot in 0..width as usize {
+            out.write_all(&sketch.get(slot).copied().unwrap_or(u64::MAX).to_le_bytes()).map_err(io)?;
+        }
+    }
+    Ok(presence)
+}
+
+/// Each table's sorted permuted values and their document numbers.
+fn write_tables<W: Write>(
+    out: &mut HashingWriter<W>,
+    sections: &Sections,
+    layout: &Layout,
+    columns: &impl Columns,
+) -> std::io::Result<()> {
+    let docs = columns.len();
+    debug_assert_eq!(out.at, sections.tables);
+    let mut rows: Vec<(u64, u32)> = Vec::with_capacity(docs);
+    for table in &layout.tables {
+        let permutation = Permutation::new(table);
+        rows.clear();
+        rows.extend((0..docs).map(|n| (permutation.apply(columns.simhash(n)), n as u32)));
+        rows.sort_unstable();
+        for &(value, _) in &rows {
+            out.write_all(&value.to_le_bytes())?;
+        }
+        for &(_, number) in &rows {
+            out.write_all(&number.to_le_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+/// A writer that hashes what it writes (the body of a segment: its
+/// checksum) and counts it.
+struct HashingWriter<W> {
+    inner: W,
+    hasher: Sha256,
+    at: usize,
+}
+
+impl<W: Write> HashingWriter<W> {
+    fn new(inner: W) -> HashingWriter<W> {
+        HashingWriter { inner, hasher: Sha256::new(), at: 0 }
+    }
+
+    /// Zeros up to the offset `at` (a section's start).
+    fn pad_to(&mut self, at: usize) -> std::io::Result<()> {
+        let zeros = at.checked_sub(self.at).expect("sections are written in order");
+        self.write_all(&vec![0u8; zeros])
+    }
+}
+
+impl<W: Write> Write for HashingWriter<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let written = self.inner.write(bytes)?;
+        self.hasher.update(&bytes[..written]);
+        self.at += written;
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 fn presence_byte(entry: &Entry) -> u8 {
     (if entry.x.is_some() { HAS_X } else { 0 }) | (if entry.sketch.is_some() { HAS_SKETCH } else { 0 })
 }
@@ -364,15 +608,17 @@ impl Segment {
         // any read, so every access is within the mapping.
         let map = unsafe { memmap2::Mmap::map(&file) }
             .map_err(|source| SegmentError::Map { path: name.clone(), source })?;
-        Segment::check(Bytes::Mapped(map), &name)
+        Segment::check(Bytes::Mapped(map), &name, Some(&file))
     }
 
     /// Checks segment bytes held in memory.
     pub fn from_bytes(bytes: Vec<u8>) -> Result<Segment, SegmentError> {
-        Segment::check(Bytes::Owned(bytes), "(memory)")
+        Segment::check(Bytes::Owned(bytes), "(memory)", None)
     }
 
-    fn check(bytes: Bytes, name: &str) -> Result<Segment, SegmentError> {
+    /// Checks `bytes`; those of a map of `file` are hashed as read from
+    /// the file ([`checksum_read`]).
+    fn check(bytes: Bytes, name: &str, file: Option<&std::fs::File>) -> Result<Segment, SegmentError> {
         let corrupt =
             |detail: &str| SegmentError::Corrupt { path: name.to_owned(), detail: detail.to_owned() };
         if bytes.len() < HEADER_LEN || &bytes[..16] != MAGIC {
@@ -397,7 +643,13 @@ impl Segment {
         if sections.end != bytes.len() {
             return Err(corrupt(&format!("{} bytes where the header implies {}", bytes.len(), sections.end)));
         }
-        if checksum(&bytes)[..] != bytes[56..88] {
+        let sum = match file {
+            Some(file) => {
+                checksum_read(file).map_err(|source| SegmentError::Map { path: name.to_owned(), source })?
+            }
+            None => checksum(&bytes),
+        };
+        if sum[..] != bytes[56..88] {
             return Err(SegmentError::Checksum { path: name.to_owned() });
         }
         let layout: Layout =

@@ -64,27 +64,7 @@ impl MarkSpool {
     /// [`MarkSpool::new`] sorting `run_rows` rows (at least 1) in memory at a
     /// time.
     pub fn with_run_rows(index_dir: &Path, run_rows: usize) -> Result<MarkSpool, SegmentError> {
-        let created = (!index_dir.exists()).then(|| index_dir.to_owned());
-        std::fs::create_dir_all(index_dir).map_err(|source| FileError::Io {
-            path: index_dir.to_owned(),
-            action: "create",
-            source,
-        })?;
-        let name = format!(".marks-spool-{}-{}", std::process::id(), SPOOLS.fetch_add(1, Ordering::Relaxed));
-        let dir = index_dir.join(name);
-        let made = match std::fs::create_dir(&dir) {
-            // A leftover of a killed run with this process id.
-            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
-                std::fs::remove_dir_all(&dir).and_then(|()| std::fs::create_dir(&dir))
-            }
-            made => made,
-        };
-        if let Err(source) = made {
-            if let Some(created) = &created {
-                let _ = std::fs::remove_dir(created);
-            }
-            return Err(FileError::Io { path: dir, action: "create", source }.into());
-        }
+        let (dir, created) = spool_dir(index_dir, ".marks-spool")?;
         Ok(MarkSpool {
             dir,
             created,
@@ -208,13 +188,46 @@ impl MarkSpool {
     }
 }
 
-impl Drop for MarkSpool {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-        if let Some(created) = &self.created {
-            // Only if empty: nothing else of an index was written there.
+/// A new directory named `prefix`-(process id)-(a count) inside `index_dir`
+/// (created if needed: then also returned, to be removed with the spool if
+/// nothing else is written there).
+pub(crate) fn spool_dir(index_dir: &Path, prefix: &str) -> Result<(PathBuf, Option<PathBuf>), SegmentError> {
+    let created = (!index_dir.exists()).then(|| index_dir.to_owned());
+    std::fs::create_dir_all(index_dir).map_err(|source| FileError::Io {
+        path: index_dir.to_owned(),
+        action: "create",
+        source,
+    })?;
+    let name = format!("{prefix}-{}-{}", std::process::id(), SPOOLS.fetch_add(1, Ordering::Relaxed));
+    let dir = index_dir.join(name);
+    let made = match std::fs::create_dir(&dir) {
+        // A leftover of a killed run with this process id.
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
+            std::fs::remove_dir_all(&dir).and_then(|()| std::fs::create_dir(&dir))
+        }
+        made => made,
+    };
+    if let Err(source) = made {
+        if let Some(created) = &created {
             let _ = std::fs::remove_dir(created);
         }
+        return Err(FileError::Io { path: dir, action: "create", source }.into());
+    }
+    Ok((dir, created))
+}
+
+/// Removes a spool's directory and, if the spool created it, the index
+/// directory when nothing else was written there.
+pub(crate) fn remove_spool_dir(dir: &Path, created: Option<&Path>) {
+    let _ = std::fs::remove_dir_all(dir);
+    if let Some(created) = created {
+        let _ = std::fs::remove_dir(created);
+    }
+}
+
+impl Drop for MarkSpool {
+    fn drop(&mut self) {
+        remove_spool_dir(&self.dir, self.created.as_deref());
     }
 }
 

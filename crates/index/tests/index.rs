@@ -144,6 +144,34 @@ fn damaged_and_foreign_files_are_refused() {
     assert!(Segment::from_bytes(longer).is_err());
 }
 
+/// A segment file is hashed as read from the file, a block at a time
+/// (not through its map): a bit flipped anywhere, in the first block, the
+/// checksum's bytes or a later block, is refused as when held in memory.
+#[test]
+fn a_damaged_segment_file_is_refused_when_opened() {
+    let entries: Vec<Entry> = (0..700)
+        .map(|i| Entry {
+            sketch: Some((0..256).map(|h| h * 7 + i as u64).collect()),
+            ..entry(i, i as u64 * 31)
+        })
+        .collect();
+    let bytes = encode(&Layout::manku_16x28(), &entries, 256).unwrap();
+    assert!(bytes.len() > 1 << 20, "more than one block read");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("seg-000001.pai");
+    std::fs::write(&path, &bytes).unwrap();
+    assert_eq!(Segment::open(&path).unwrap().len(), 700);
+    let mut rng = fastrand::Rng::with_seed(5);
+    let mut places = vec![0, 55, 56, 87, 88, 200, (1 << 20) - 1, 1 << 20, bytes.len() - 1];
+    places.extend((0..20).map(|_| rng.usize(..bytes.len())));
+    for at in places {
+        let mut damaged = bytes.clone();
+        damaged[at] ^= 1 << rng.u32(0..8);
+        std::fs::write(&path, &damaged).unwrap();
+        assert!(Segment::open(&path).is_err(), "bit flip at {at} accepted");
+    }
+}
+
 #[test]
 fn a_failed_build_leaves_the_previous_index_intact() {
     let dir = tempfile::tempdir().unwrap();

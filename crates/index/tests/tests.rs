@@ -2,6 +2,7 @@
 //! Cargo.toml sets `autotests = false`, so a new file in `tests/` must be
 //! declared here; `every_test_file_is_a_module` fails until it is.
 
+mod entry_spool;
 mod incremental;
 mod index;
 mod passages;
