@@ -165,11 +165,7 @@ pub(crate) fn write_sorted(
     file.write_all(&sum).map_err(io("write"))?;
     file.sync_all().map_err(io("write"))?;
     drop(file);
-    std::fs::hard_link(&temporary.path, path).map_err(|source| match source.kind() {
-        std::io::ErrorKind::AlreadyExists => FileError::Exists { path: path.to_owned() },
-        _ => FileError::Io { path: path.to_owned(), action: "create", source },
-    })?;
-    Ok(())
+    Ok(temporary.link(path)?)
 }
 
 /// A file being written under a temporary name, removed when dropped
@@ -184,6 +180,15 @@ impl Temporary {
         let mut name = path.as_os_str().to_owned();
         name.push(format!(".tmp{}", std::process::id()));
         Temporary { path: PathBuf::from(name) }
+    }
+
+    /// Gives the file written (and synced) its name `path`, which must not
+    /// exist; the temporary name goes when `self` is dropped.
+    pub(crate) fn link(&self, path: &Path) -> Result<(), FileError> {
+        std::fs::hard_link(&self.path, path).map_err(|source| match source.kind() {
+            std::io::ErrorKind::AlreadyExists => FileError::Exists { path: path.to_owned() },
+            _ => FileError::Io { path: path.to_owned(), action: "create", source },
+        })
     }
 }
 

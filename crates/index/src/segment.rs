@@ -438,11 +438,7 @@ pub(crate) fn write_streamed(
     file.write_all(&checksum).map_err(io("write"))?;
     file.sync_all().map_err(io("write"))?;
     drop(file);
-    std::fs::hard_link(&temporary.path, path).map_err(|source| match source.kind() {
-        std::io::ErrorKind::AlreadyExists => FileError::Exists { path: path.to_owned() },
-        _ => FileError::Io { path: path.to_owned(), action: "create", source },
-    })?;
-    Ok(())
+    Ok(temporary.link(path)?)
 }
 
 /// The layout, ids, simhash values, `X`s and sketches of [`write_streamed`];
