@@ -268,35 +268,64 @@ pub fn write(path: &Path, layout: &Layout, entries: &[Entry], sketch_width: u32)
     Ok(())
 }
 
+/// What a segment's writer knows before its documents: where each section
+/// goes, the layout as stored, the header's first 56 bytes (all but the
+/// checksum, which follows them) and the sketch width kept.
+struct Plan {
+    sections: Sections,
+    layout_json: Vec<u8>,
+    header: [u8; 56],
+    width: u32,
+}
+
+impl Plan {
+    /// The plan of a segment of `docs` documents (any with an `X` when
+    /// `has_x`, their ids `ids_bytes` long) in `layout`.
+    fn new(
+        layout: &Layout,
+        docs: usize,
+        has_x: bool,
+        ids_bytes: usize,
+        sketch_width: u32,
+    ) -> Result<Plan, SegmentError> {
+        if docs as u64 > MAX_DOCS {
+            return Err(SegmentError::TooManyDocuments { docs });
+        }
+        let layout_json = serde_json::to_vec(layout).expect("a layout serializes");
+        let width = sketch_width.min(MAX_SKETCH_WIDTH);
+        let tables = layout.tables.len() as u32;
+        let sections = Sections::new(
+            VERSION,
+            docs as u64,
+            tables,
+            ids_bytes as u64,
+            width,
+            has_x,
+            layout_json.len() as u64,
+        )
+        .ok_or(SegmentError::TooManyDocuments { docs })?;
+        let mut header = [0u8; 56];
+        header[..16].copy_from_slice(MAGIC);
+        header[16..20].copy_from_slice(&VERSION.to_le_bytes());
+        header[20..24].copy_from_slice(&tables.to_le_bytes());
+        header[24..32].copy_from_slice(&(docs as u64).to_le_bytes());
+        header[32..40].copy_from_slice(&(ids_bytes as u64).to_le_bytes());
+        header[40..44].copy_from_slice(&width.to_le_bytes());
+        header[44..48].copy_from_slice(&(if has_x { FLAG_X } else { 0 }).to_le_bytes());
+        header[48..56].copy_from_slice(&(layout_json.len() as u64).to_le_bytes());
+        Ok(Plan { sections, layout_json, header, width })
+    }
+}
+
 /// A segment's bytes.
 pub fn encode(layout: &Layout, entries: &[Entry], sketch_width: u32) -> Result<Vec<u8>, SegmentError> {
     let docs = entries.len();
-    if docs as u64 > MAX_DOCS {
-        return Err(SegmentError::TooManyDocuments { docs });
-    }
     let has_x = entries.iter().any(|entry| entry.x.is_some());
-    let layout_json = serde_json::to_vec(layout).expect("a layout serializes");
     let ids_bytes: usize = entries.iter().map(|entry| entry.id.len()).sum();
-    let width = sketch_width.min(MAX_SKETCH_WIDTH);
-    let sections = Sections::new(
-        VERSION,
-        docs as u64,
-        layout.tables.len() as u32,
-        ids_bytes as u64,
-        width,
-        has_x,
-        layout_json.len() as u64,
-    )
-    .ok_or(SegmentError::TooManyDocuments { docs })?;
+    let Plan { sections, layout_json, header, width } =
+        Plan::new(layout, docs, has_x, ids_bytes, sketch_width)?;
     let mut out = vec![0u8; sections.end];
-    out[..16].copy_from_slice(MAGIC);
-    out[16..20].copy_from_slice(&VERSION.to_le_bytes());
-    out[20..24].copy_from_slice(&(layout.tables.len() as u32).to_le_bytes());
-    out[24..32].copy_from_slice(&(docs as u64).to_le_bytes());
-    out[32..40].copy_from_slice(&(ids_bytes as u64).to_le_bytes());
-    out[40..44].copy_from_slice(&width.to_le_bytes());
-    out[44..48].copy_from_slice(&(if has_x { FLAG_X } else { 0 }).to_le_bytes());
-    out[48..56].copy_from_slice(&(layout_json.len() as u64).to_le_bytes());
+    out[..header.len()].copy_from_slice(&header);
     out[sections.layout..sections.layout + layout_json.len()].copy_from_slice(&layout_json);
     let mut offset = 0u64;
     for (i, entry) in entries.iter().enumerate() {
@@ -374,23 +403,10 @@ pub(crate) fn write_streamed(
     sketches: impl Iterator<Item = Result<Option<Vec<u64>>, FileError>>,
 ) -> Result<(), SegmentError> {
     let docs = columns.len();
-    if docs as u64 > MAX_DOCS {
-        return Err(SegmentError::TooManyDocuments { docs });
-    }
     let has_x = (0..docs).any(|n| columns.x(n).is_some());
-    let layout_json = serde_json::to_vec(layout).expect("a layout serializes");
     let ids_bytes: usize = (0..docs).map(|n| columns.id(n).len()).sum();
-    let width = sketch_width.min(MAX_SKETCH_WIDTH);
-    let sections = Sections::new(
-        VERSION,
-        docs as u64,
-        layout.tables.len() as u32,
-        ids_bytes as u64,
-        width,
-        has_x,
-        layout_json.len() as u64,
-    )
-    .ok_or(SegmentError::TooManyDocuments { docs })?;
+    let Plan { sections, layout_json, header: start, width } =
+        Plan::new(layout, docs, has_x, ids_bytes, sketch_width)?;
     let temporary = crate::marks::Temporary::beside(path);
     let io = |action: &'static str| {
         let path = temporary.path.clone();
@@ -403,14 +419,7 @@ pub(crate) fn write_streamed(
         .open(&temporary.path)
         .map_err(io("create"))?;
     let mut header = [0u8; HEADER_LEN];
-    header[..16].copy_from_slice(MAGIC);
-    header[16..20].copy_from_slice(&VERSION.to_le_bytes());
-    header[20..24].copy_from_slice(&(layout.tables.len() as u32).to_le_bytes());
-    header[24..32].copy_from_slice(&(docs as u64).to_le_bytes());
-    header[32..40].copy_from_slice(&(ids_bytes as u64).to_le_bytes());
-    header[40..44].copy_from_slice(&width.to_le_bytes());
-    header[44..48].copy_from_slice(&(if has_x { FLAG_X } else { 0 }).to_le_bytes());
-    header[48..56].copy_from_slice(&(layout_json.len() as u64).to_le_bytes());
+    header[..start.len()].copy_from_slice(&start);
     let mut out = HashingWriter::new(std::io::BufWriter::with_capacity(1 << 20, file));
     out.hasher.update(&header[..56]);
     out.hasher.update(&header[88..]);
