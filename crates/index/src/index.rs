@@ -146,10 +146,67 @@ fn repeated_ids<'a>(ids: impl Iterator<Item = &'a str>, taken: impl Fn(&str) -> 
     ids.filter(|&id| !seen.insert(id) || taken(id)).map(str::to_owned).collect()
 }
 
-/// The documents of a new segment: entries held in memory, or spooled.
+/// The documents of a new segment: entries held in memory, spooled, or
+/// those of an index's segments (compaction).
 enum NewDocuments<'a> {
     Held(&'a [Entry]),
     Spooled(&'a mut EntrySpool),
+    Segments(Concatenated<'a>),
+}
+
+/// An index's segments, their documents numbered on from one to the next:
+/// compaction writes them again a section at a time, reading each
+/// document's sketch from its segment when the sketches are written, so
+/// that memory does not grow with the documents.
+struct Concatenated<'a> {
+    segments: &'a [Segment],
+    /// The number of each segment's first document.
+    starts: Vec<usize>,
+}
+
+impl<'a> Concatenated<'a> {
+    fn new(segments: &'a [Segment]) -> Concatenated<'a> {
+        let starts = segments
+            .iter()
+            .scan(0, |next, segment| {
+                let start = *next;
+                *next += segment.len();
+                Some(start)
+            })
+            .collect();
+        Concatenated { segments, starts }
+    }
+
+    /// Document `n`'s segment and number in it.
+    fn locate(&self, n: usize) -> (&'a Segment, u32) {
+        let at = self.starts.partition_point(|&start| start <= n) - 1;
+        (&self.segments[at], (n - self.starts[at]) as u32)
+    }
+
+    fn documents(&self) -> impl Iterator<Item = (&'a Segment, u32)> + 'a {
+        self.segments.iter().flat_map(|segment| (0..segment.len() as u32).map(move |n| (segment, n)))
+    }
+}
+
+impl segment::Columns for Concatenated<'_> {
+    fn len(&self) -> usize {
+        self.segments.iter().map(Segment::len).sum()
+    }
+
+    fn id(&self, n: usize) -> &str {
+        let (segment, number) = self.locate(n);
+        segment.id(number)
+    }
+
+    fn simhash(&self, n: usize) -> u64 {
+        let (segment, number) = self.locate(n);
+        segment.simhash(number)
+    }
+
+    fn x(&self, n: usize) -> Option<[u8; 32]> {
+        let (segment, number) = self.locate(n);
+        segment.x(number)
+    }
 }
 
 impl NewDocuments<'_> {
@@ -158,6 +215,7 @@ impl NewDocuments<'_> {
         match self {
             NewDocuments::Held(entries) => entries.len(),
             NewDocuments::Spooled(spool) => spool.kept_len(),
+            NewDocuments::Segments(segments) => segment::Columns::len(segments),
         }
     }
 
@@ -165,6 +223,9 @@ impl NewDocuments<'_> {
         match self {
             NewDocuments::Held(entries) => Box::new(entries.iter().map(|entry| entry.id.as_str())),
             NewDocuments::Spooled(spool) => Box::new(spool.kept_ids()),
+            NewDocuments::Segments(segments) => {
+                Box::new(segments.documents().map(|(segment, n)| segment.id(n)))
+            }
         }
     }
 
@@ -173,6 +234,10 @@ impl NewDocuments<'_> {
         match self {
             NewDocuments::Held(entries) => segment::write(path, layout, entries, sketch_width),
             NewDocuments::Spooled(spool) => spool.write(path, layout, sketch_width),
+            NewDocuments::Segments(segments) => {
+                let sketches = segments.documents().map(|(segment, n)| Ok(segment.sketch(n)));
+                segment::write_streamed(path, layout, sketch_width, segments, sketches)
+            }
         }
     }
 }
@@ -497,16 +562,16 @@ impl Index {
         Ok(())
     }
 
-    /// Merges every segment into one.
+    /// Merges every segment into one, written a section at a time from the
+    /// segments (memory does not grow with the documents).
     pub fn compact(&mut self) -> Result<(), IndexError> {
-        let entries = self.entries();
         let old = self.manifest.segments.clone();
         let name = next_segment_name(&self.dir)?;
         let path = self.dir.join(&name);
         let mut written = Uncommitted::write(
             &path,
             &self.layout,
-            &mut NewDocuments::Held(&entries),
+            &mut NewDocuments::Segments(Concatenated::new(&self.segments)),
             self.manifest.sketch_width,
             None,
         )?;

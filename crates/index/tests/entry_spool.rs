@@ -175,3 +175,43 @@ fn a_spool_abandoned_before_a_build_leaves_no_directory() {
     drop(spool);
     assert!(!index.exists());
 }
+
+/// The bytes of the one file of `dir` whose name ends in `extension`.
+fn only_file(dir: &Path, extension: &str) -> Vec<u8> {
+    let found: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == extension))
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    std::fs::read(&found[0]).unwrap()
+}
+
+#[test]
+fn compacting_writes_the_segment_one_build_of_the_same_documents_writes() {
+    let (entries, marks) = documents(60);
+    let layout = || Layout::for_distance(4).unwrap();
+    let (whole, pieces) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let build = |dir: &Path, upto: usize| {
+        Index::build_with_marks(
+            dir,
+            layout(),
+            SKETCH_WIDTH,
+            Shingling::Words,
+            &entries[..upto],
+            &marks[..upto],
+        )
+        .unwrap()
+    };
+    build(whole.path(), entries.len());
+    let mut index = build(pieces.path(), 20);
+    index.add_with_marks(&entries[20..45], &marks[20..45]).unwrap();
+    index.add_with_marks(&entries[45..], &marks[45..]).unwrap();
+    assert_eq!(index.segment_count(), 3);
+    index.compact().unwrap();
+    assert_eq!(index.segment_count(), 1);
+    assert_eq!(index.entries(), entries);
+    for extension in ["pai", "pam"] {
+        assert!(only_file(whole.path(), extension) == only_file(pieces.path(), extension), "{extension}");
+    }
+}
