@@ -49,6 +49,7 @@ mod query;
 mod segment;
 mod simhash_list;
 mod spool;
+mod temporary;
 
 pub use against::{IndexPair, Member, Verification, clusters_with_index, standard_error, survivors};
 pub use cluster::{VerifiedPair, clusters};

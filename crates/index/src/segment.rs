@@ -407,7 +407,7 @@ pub(crate) fn write_streamed(
     let ids_bytes: usize = (0..docs).map(|n| columns.id(n).len()).sum();
     let Plan { sections, layout_json, header: start, width } =
         Plan::new(layout, docs, has_x, ids_bytes, sketch_width)?;
-    let temporary = crate::marks::Temporary::beside(path);
+    let temporary = crate::temporary::Temporary::beside(path);
     let io = |action: &'static str| {
         let path = temporary.path.clone();
         move |source| SegmentError::File(FileError::Io { path, action, source })
