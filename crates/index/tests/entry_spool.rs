@@ -4,6 +4,7 @@
 //! leaves the index as it was and no file of its own, and its spools
 //! whole, to be written again.
 
+use crate::passages::spool_of;
 use priorart_fingerprint::{Fingerprinter, Shingling};
 use priorart_index::{Entry, EntrySpool, Index, IndexError, Layout, MarkSpool, SKETCH_WIDTH};
 use priorart_testkit::files_in;
@@ -33,14 +34,6 @@ fn documents(count: usize) -> (Vec<Entry>, Vec<Vec<priorart_align::Mark>>) {
     (entries, marks)
 }
 
-fn mark_spool(dir: &Path, marks: &[Vec<priorart_align::Mark>]) -> MarkSpool {
-    let mut spool = MarkSpool::with_run_rows(dir, 97).unwrap();
-    for held in marks {
-        spool.push(held).unwrap();
-    }
-    spool
-}
-
 #[test]
 fn spooled_entries_build_and_add_the_files_of_entries_in_memory() {
     let (entries, marks) = documents(40);
@@ -62,7 +55,7 @@ fn spooled_entries_build_and_add_the_files_of_entries_in_memory() {
         }
         .unwrap();
         let mut spool = EntrySpool::of(spooled.path(), first).unwrap();
-        let mut marked = with_marks.then(|| mark_spool(spooled.path(), &marks[..25]));
+        let mut marked = with_marks.then(|| spool_of(spooled.path(), &marks[..25]));
         let mut from_spool = Index::build_from_spool(
             spooled.path(),
             layout(),
@@ -87,7 +80,7 @@ fn spooled_entries_build_and_add_the_files_of_entries_in_memory() {
         }
         let mut spool = EntrySpool::of(spooled.path(), &entries[25..]).unwrap();
         spool.retain(keep);
-        let mut marked = with_marks.then(|| mark_spool(spooled.path(), &marks[25..]));
+        let mut marked = with_marks.then(|| spool_of(spooled.path(), &marks[25..]));
         if let Some(marked) = &mut marked {
             marked.retain(keep);
         }
@@ -136,7 +129,7 @@ fn a_spooled_build_or_add_that_fails_leaves_the_index_as_it_was_and_no_file_of_i
     assert!(matches!(added, Err(IndexError::DuplicateIds { ref ids }) if ids == &["doc-3"]), "{added:?}");
     // Marks of other documents than the entries.
     let mut spool = EntrySpool::of(dir.path(), &entries[4..]).unwrap();
-    let built = build(&mut spool, Some(&mut mark_spool(dir.path(), &marks[5..])));
+    let built = build(&mut spool, Some(&mut spool_of(dir.path(), &marks[5..])));
     assert!(matches!(built, Err(IndexError::MarksCount { entries: 10, marks: 9 })), "{:?}", built.err());
     drop(spool);
     assert_eq!(files_in(dir.path()), before);
@@ -146,7 +139,7 @@ fn a_spooled_build_or_add_that_fails_leaves_the_index_as_it_was_and_no_file_of_i
     let taken = dir.path().join(format!("seg-000002.pai.tmp{}", std::process::id()));
     std::fs::create_dir(&taken).unwrap();
     let mut spool = EntrySpool::of(dir.path(), &entries[4..]).unwrap();
-    let mut marked = mark_spool(dir.path(), &marks[4..]);
+    let mut marked = spool_of(dir.path(), &marks[4..]);
     let added = index.add_from_spool(&mut spool, Some(&mut marked));
     assert!(matches!(added, Err(IndexError::Segment(_))), "{added:?}");
     let built = build(&mut spool, Some(&mut marked));
@@ -170,21 +163,19 @@ fn a_spool_abandoned_before_a_build_leaves_no_directory() {
     let index = dir.path().join("new.idx");
     // As the CLI makes them: the documents' spool first, dropped last.
     let spool = EntrySpool::of(&index, &entries).unwrap();
-    let marked = mark_spool(&index, &marks);
+    let marked = spool_of(&index, &marks);
     drop(marked);
     drop(spool);
     assert!(!index.exists());
 }
 
-/// The bytes of the one file of `dir` whose name ends in `extension`.
+/// The bytes of the one file of `dir` whose name ends in `.extension`.
 fn only_file(dir: &Path, extension: &str) -> Vec<u8> {
-    let found: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == extension))
-        .collect();
-    assert_eq!(found.len(), 1, "{found:?}");
-    std::fs::read(&found[0]).unwrap()
+    let suffix = format!(".{extension}");
+    let mut found: Vec<(String, Vec<u8>)> =
+        files_in(dir).into_iter().filter(|(name, _)| name.ends_with(&suffix)).collect();
+    assert_eq!(found.len(), 1, "{:?}", found.iter().map(|(name, _)| name).collect::<Vec<_>>());
+    found.remove(0).1
 }
 
 #[test]

@@ -239,7 +239,7 @@ fn phrases_the_document_repeats_elsewhere_neither_stretch_nor_split_the_passage(
 }
 
 /// A spool of `marks` sorting a few rows at a time (many runs to merge).
-fn spool_of(dir: &Path, marks: &[Vec<priorart_align::Mark>]) -> MarkSpool {
+pub(crate) fn spool_of(dir: &Path, marks: &[Vec<priorart_align::Mark>]) -> MarkSpool {
     let mut spool = MarkSpool::with_run_rows(dir, 97).unwrap();
     for held in marks {
         spool.push(held).unwrap();
