@@ -10,6 +10,7 @@
 //! pair stays similar.
 
 use crate::seeds::{KeyHasher, Seed};
+use crate::words::Word;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
@@ -226,6 +227,44 @@ pub(crate) fn joined(group: &Group, next: &Group) -> Group {
     }
 }
 
+/// Steps over the words at a passage's end that keep it going: the next
+/// word on both sides matching, or past one word replaced, inserted in the
+/// first text or inserted in the second, the two words after it matching.
+const STEPS: [[(u32, u32); 2]; 4] = [[(1, 1), (1, 1)], [(2, 2), (3, 3)], [(2, 1), (3, 2)], [(1, 2), (2, 3)]];
+
+/// `group` with its ends moved outward over the words both texts have
+/// there ([`STEPS`]): its first and last seeds may lie a few words inside
+/// the passage (winnowing marks are about 2 in 5 of its k-grams).
+pub(crate) fn extended(group: Group, a: &[Word], b: &[Word]) -> Group {
+    let (a_first, b_first) = reach(a, b, (group.a_first, group.b_first), false);
+    let (a_last, b_last) = reach(a, b, (group.a_last, group.b_last), true);
+    Group { a_first, a_last, b_first, b_last, ..group }
+}
+
+/// How far the words at `at` (in `a`, in `b`) extend, forwards or
+/// backwards.
+fn reach(a: &[Word], b: &[Word], mut at: (u32, u32), forwards: bool) -> (u32, u32) {
+    let moved = |(x, y): (u32, u32), (by_x, by_y): (u32, u32)| {
+        if forwards {
+            x.checked_add(by_x).zip(y.checked_add(by_y))
+        } else {
+            x.checked_sub(by_x).zip(y.checked_sub(by_y))
+        }
+    };
+    let same =
+        |(x, y): (u32, u32)| a.get(x as usize).zip(b.get(y as usize)).is_some_and(|(x, y)| x.hash == y.hash);
+    loop {
+        let step = STEPS.iter().find_map(|&[first, second]| {
+            let (first, second) = (moved(at, first)?, moved(at, second)?);
+            (same(first) && same(second)).then_some(second)
+        });
+        match step {
+            Some(next) => at = next,
+            None => return at,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -300,6 +339,34 @@ mod tests {
             let kept: Vec<(u32, u32)> = supported(shuffled, gap, shift).iter().map(|s| (s.a, s.b)).collect();
             assert_eq!(kept, expected, "gap {gap} shift {shift}");
         }
+    }
+
+    fn words(hashes: &[u64]) -> Vec<Word> {
+        hashes.iter().map(|&hash| Word { hash, start: 0, end: 0 }).collect()
+    }
+
+    #[test]
+    fn a_group_extends_over_matching_words_and_single_edits() {
+        //          0  1  2  3  4  5  6  7  8  9 10 11
+        let a = words(&[9, 1, 2, 3, 4, 5, 6, 7, 8, 40, 41, 42]);
+        let b = words(&[1, 2, 77, 4, 5, 6, 7, 88, 99, 41, 50]);
+        // Seeds covered a 5..=6, b 4..=5 (diagonal -1).
+        let group = Group { a_first: 5, a_last: 6, b_first: 4, b_last: 5, seeds: 2, shared: 0 };
+        let found = extended(group, &a, &b);
+        // Backwards: 4 (b 3) matches, 3 (b 2: 77) does not but 2 and 1 do;
+        // then a 0 has no b before it. Forwards: 7 matches, then 8 and 9
+        // both differ.
+        assert_eq!((found.a_first, found.a_last, found.b_first, found.b_last), (1, 7, 0, 6));
+        // A word inserted in the second text is stepped over.
+        let (a, b) = (words(&[1, 2, 3, 4, 5, 6]), words(&[1, 2, 50, 3, 4, 5, 6]));
+        let group = Group { a_first: 4, a_last: 5, b_first: 5, b_last: 6, seeds: 2, shared: 0 };
+        let found = extended(group, &a, &b);
+        assert_eq!((found.a_first, found.a_last, found.b_first, found.b_last), (0, 5, 0, 6));
+        // At the texts' ends nothing moves past them.
+        let whole = words(&[1, 2, 3]);
+        let group = Group { a_first: 1, a_last: 1, b_first: 1, b_last: 1, seeds: 1, shared: 0 };
+        let found = extended(group, &whole, &whole);
+        assert_eq!((found.a_first, found.a_last, found.b_first, found.b_last), (0, 2, 0, 2));
     }
 
     #[test]

@@ -30,8 +30,9 @@
 //! Pure: no I/O, threads or global state. [`report`] writes what every
 //! front end prints: the JSON document and PAN's XML. [`Winnowing`] picks
 //! a few hashes of a text's content words, so that a collection's
-//! documents sharing passages are found without aligning every pair
-//! (`priorart dedup --passages`).
+//! documents sharing passages are found without aligning every pair, and
+//! [`Aligner::align_marked`] aligns a pair so found on the marks it
+//! shares (`priorart dedup --passages`, `marked.rs`).
 
 #![forbid(unsafe_code)]
 
@@ -39,6 +40,7 @@
 extern crate priorart_reason;
 
 mod cluster;
+mod marked;
 mod offsets;
 pub mod report;
 mod seeds;
@@ -47,8 +49,8 @@ mod stopwords;
 mod winnow;
 mod words;
 
+pub use marked::{MARK_GAP, MarkedText};
 pub use seeds::MAX_SEED_WORDS;
-use seeds::{Stretches, index};
 use serde::Serialize;
 use std::ops::Range;
 use stopwords::Stopwords;
@@ -209,42 +211,6 @@ pub struct Passage {
     pub seeds: usize,
 }
 
-/// A text, its content words and their seed keys sorted ([`Aligner::cut`]):
-/// about 32 bytes per content word besides the text.
-#[derive(Debug, Clone)]
-pub struct CutText {
-    text: String,
-    words: Vec<words::Word>,
-    keys: Vec<(u64, u32)>,
-    /// Whether English stopwords were left out of `words`.
-    english_stopwords: bool,
-}
-
-impl CutText {
-    /// The text.
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-
-    /// The content words within [`ANCHOR_REACH`] of the words at byte
-    /// offsets `anchors` (an offset inside or between words counts as the
-    /// next word).
-    fn stretches_around(&self, anchors: &[u32]) -> Stretches {
-        let at = |&byte: &u32| index(self.words.partition_point(|word| word.start < byte));
-        Stretches::around(anchors.iter().map(at).collect(), ANCHOR_REACH, index(self.words.len()))
-    }
-}
-
-/// How far from an anchor, in content words on each side, seeds are
-/// aligned by [`Aligner::align_cut_near`]: 64. A passage's ends are
-/// usually a few words from its first and last shared marks (any
-/// [`Winnowing::guarantee`] words it keeps unchanged hold one); the reach
-/// leaves room for edits near the ends and is past [`Params::join_gap`],
-/// so that two parts of a passage split by an edit are both reached. On
-/// the planted evaluation (BENCHMARKS.md) it finds the whole-text
-/// alignment's planted pairs and plagdet.
-pub const ANCHOR_REACH: u32 = 64;
-
 /// Finds passages with one set of [`Params`]; holds the stopword table, so
 /// a front end aligning many pairs builds one.
 #[derive(Debug, Clone)]
@@ -273,45 +239,7 @@ impl Aligner {
         self.check_size(Side::B, b)?;
         let (a_words, a_keys) = self.words_and_keys(a);
         let (b_words, b_keys) = self.words_and_keys(b);
-        self.align_words((a, &a_words, &a_keys), (b, &b_words, &b_keys), None)
-    }
-
-    /// `text` cut into its content words and their seed keys once, to be
-    /// aligned with many others by [`Aligner::align_cut`] (cutting and
-    /// keying are most of the work of an alignment). A text over the size
-    /// limit is refused (named as the first text).
-    pub fn cut(&self, text: String) -> Result<CutText, AlignError> {
-        self.check_size(Side::A, &text)?;
-        let (words, keys) = self.words_and_keys(&text);
-        Ok(CutText { text, words, keys, english_stopwords: self.params.english_stopwords })
-    }
-
-    /// [`Aligner::align`] of two texts cut by this aligner's
-    /// [`Aligner::cut`] (or one with the same parameters): the same
-    /// passages.
-    pub fn align_cut(&self, a: &CutText, b: &CutText) -> Result<Vec<Passage>, AlignError> {
-        self.align_words((&a.text, &a.words, &a.keys), (&b.text, &b.words, &b.keys), None)
-    }
-
-    /// [`Aligner::align_cut`] around `anchors`: byte offsets in each text
-    /// (`.0` in `a`, `.1` in `b`) of words where the two are known to
-    /// share text, such as the starts of the [`Winnowing`] marks they
-    /// share. Only seeds within [`ANCHOR_REACH`] content words of an
-    /// anchor, in both texts, are aligned: two long texts sharing a
-    /// paragraph cost that paragraph's seeds, not those of every phrase
-    /// both repeat (two large manual pages sharing a few marks had half a
-    /// million seeds, and such pairs took most of `dedup --passages`'
-    /// time). A passage holding an anchor is found as `align_cut` finds it,
-    /// unless it runs on past [`ANCHOR_REACH`] words beyond its last
-    /// anchor; a passage holding none is not found.
-    pub fn align_cut_near(
-        &self,
-        a: &CutText,
-        b: &CutText,
-        anchors: (&[u32], &[u32]),
-    ) -> Result<Vec<Passage>, AlignError> {
-        let near = (a.stretches_around(anchors.0), b.stretches_around(anchors.1));
-        self.align_words((&a.text, &a.words, &a.keys), (&b.text, &b.words, &b.keys), Some((&near.0, &near.1)))
+        self.align_words((a, &a_words, &a_keys), (b, &b_words, &b_keys))
     }
 
     fn words_and_keys(&self, text: &str) -> (Vec<words::Word>, Vec<(u64, u32)>) {
@@ -332,24 +260,19 @@ impl Aligner {
     }
 
     /// The passages of two texts, each with its content words and their
-    /// sorted seed keys, from the seeds inside `within` when given.
-    fn align_words(
-        &self,
-        a: Keyed<'_>,
-        b: Keyed<'_>,
-        within: Option<(&Stretches, &Stretches)>,
-    ) -> Result<Vec<Passage>, AlignError> {
+    /// sorted seed keys.
+    fn align_words(&self, a: Keyed<'_>, b: Keyed<'_>) -> Result<Vec<Passage>, AlignError> {
         let ((a, a_words, a_keys), (b, b_words, b_keys)) = (a, b);
         let width = self.params.seed_words;
         if a_words.len() < width || b_words.len() < width {
             return Ok(Vec::new());
         }
         let (occurrences, most) = (self.params.max_key_occurrences, self.params.max_seeds);
-        let seeds = seeds::joined_seeds(a_keys, b_keys, occurrences, most, within)?;
+        let seeds = seeds::joined_seeds(a_keys, b_keys, occurrences, most)?;
         let seeds = cluster::supported(seeds, self.params.max_gap, self.params.max_shift);
         let found = cluster::groups(seeds, width as u32, self.params.max_gap, self.params.max_shift);
         let found = found.into_iter().filter(|group| group.seeds >= self.params.min_seeds).collect();
-        let kept = select::passages(found, a_words, b_words, &self.params);
+        let kept = select::passages(found, a_words, b_words, &self.params, select::Trim::Second);
         Ok(offsets::passages(a, b, a_words, b_words, &kept))
     }
 }

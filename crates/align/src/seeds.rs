@@ -62,10 +62,8 @@ impl Hasher for KeyHasher {
 }
 
 /// The keys of `words` (`width` words each) with where each starts,
-/// sorted by key then position: a text cut once ([`crate::CutText`])
-/// brings them to each of its alignments, so that two texts' seeds are a
-/// merge of two sorted lists ([`joined_seeds`]) instead of a table of one
-/// text built again for every pair.
+/// sorted by key then position, so that two texts' seeds are a merge of
+/// two sorted lists ([`joined_seeds`]) instead of a table of one text.
 pub(crate) fn sorted_keys(words: &[Word], width: usize) -> Vec<(u64, u32)> {
     let mut keyed: Vec<(u64, u32)> =
         words.windows(width).enumerate().map(|(at, window)| (key(window), index(at))).collect();
@@ -73,22 +71,42 @@ pub(crate) fn sorted_keys(words: &[Word], width: usize) -> Vec<(u64, u32)> {
     keyed
 }
 
-/// The seeds of two texts' [`sorted_keys`] (`a`'s and `b`'s): every pair
-/// of positions with the same key, but for keys found more than
+/// The seeds of two texts' sorted `(key, position)` lists (`a`'s and
+/// `b`'s: their [`sorted_keys`], or their winnowing marks): every pair of
+/// positions with the same key, but for keys found more than
 /// `max_occurrences` times in `b` (boilerplate, which locates nothing, and
 /// would make the seeds grow with the product of the texts' lengths), or
-/// [`AlignError::TooManySeeds`] past `max_seeds`. In key order. With
-/// `within`, only the seeds starting inside its stretches of `a` and of
-/// `b` (a key's occurrences still counted in the whole of `b`).
+/// [`AlignError::TooManySeeds`] past `max_seeds`. In key order.
 pub(crate) fn joined_seeds(
     a: &[(u64, u32)],
     b: &[(u64, u32)],
     max_occurrences: usize,
     max_seeds: usize,
-    within: Option<(&Stretches, &Stretches)>,
 ) -> Result<Vec<Seed>, AlignError> {
     let mut seeds = Vec::new();
-    let (mut a_places, mut b_places) = (Vec::new(), Vec::new());
+    each_shared(a, b, |a_run, b_run| {
+        if b_run.len() > max_occurrences {
+            return Ok(());
+        }
+        let total = seeds.len() + a_run.len() * b_run.len();
+        if total > max_seeds {
+            return Err(AlignError::TooManySeeds { seeds: total, limit: max_seeds });
+        }
+        for &(_, at_a) in a_run {
+            seeds.extend(b_run.iter().map(|&(_, at_b)| Seed { a: at_a, b: at_b }));
+        }
+        Ok(())
+    })?;
+    Ok(seeds)
+}
+
+/// Calls `found` with the runs of `a` and of `b` (both sorted) of each key
+/// both hold, in key order, until it fails.
+pub(crate) fn each_shared<E>(
+    a: &[(u64, u32)],
+    b: &[(u64, u32)],
+    mut found: impl FnMut(&[(u64, u32)], &[(u64, u32)]) -> Result<(), E>,
+) -> Result<(), E> {
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         match a[i].0.cmp(&b[j].0) {
@@ -97,60 +115,12 @@ pub(crate) fn joined_seeds(
             std::cmp::Ordering::Equal => {
                 let key = a[i].0;
                 let (a_end, b_end) = (skip(a, i, |other| other == key), skip(b, j, |other| other == key));
-                let (a_run, b_run) = (&a[i..a_end], &b[j..b_end]);
-                if b_run.len() <= max_occurrences {
-                    places(a_run, within.map(|(a, _)| a), &mut a_places);
-                    places(b_run, within.map(|(_, b)| b), &mut b_places);
-                    let total = seeds.len() + a_places.len() * b_places.len();
-                    if total > max_seeds {
-                        return Err(AlignError::TooManySeeds { seeds: total, limit: max_seeds });
-                    }
-                    for &at_a in &a_places {
-                        seeds.extend(b_places.iter().map(|&at_b| Seed { a: at_a, b: at_b }));
-                    }
-                }
+                found(&a[i..a_end], &b[j..b_end])?;
                 (i, j) = (a_end, b_end);
             }
         }
     }
-    Ok(seeds)
-}
-
-/// The places of one key's run, those inside `within` when given, into
-/// `places`.
-fn places(run: &[(u64, u32)], within: Option<&Stretches>, places: &mut Vec<u32>) {
-    places.clear();
-    let inside = |at: &u32| within.is_none_or(|stretches| stretches.contains(*at));
-    places.extend(run.iter().map(|&(_, at)| at).filter(inside));
-}
-
-/// Stretches of a text's content words: sorted, disjoint, each a
-/// half-open range of word indices.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Stretches(Vec<(u32, u32)>);
-
-impl Stretches {
-    /// The content words within `reach` words of each of `anchors` (word
-    /// indices, in any order), of a text of `words` content words.
-    pub(crate) fn around(mut anchors: Vec<u32>, reach: u32, words: u32) -> Stretches {
-        anchors.sort_unstable();
-        let mut stretches: Vec<(u32, u32)> = Vec::new();
-        for at in anchors {
-            let (start, end) = (at.saturating_sub(reach), at.saturating_add(reach + 1).min(words));
-            match stretches.last_mut() {
-                Some(last) if start <= last.1 => last.1 = last.1.max(end),
-                _ if start < end => stretches.push((start, end)),
-                _ => {}
-            }
-        }
-        Stretches(stretches)
-    }
-
-    /// Whether the word `at` is in a stretch.
-    pub(crate) fn contains(&self, at: u32) -> bool {
-        let after = self.0.partition_point(|&(start, _)| start <= at);
-        after > 0 && at < self.0[after - 1].1
-    }
+    Ok(())
 }
 
 /// The first index after `from` of sorted `keys` whose key is not
@@ -254,35 +224,6 @@ mod tests {
     }
 
     #[test]
-    fn stretches_merge_and_hold_the_words_near_their_anchors() {
-        let stretches = Stretches::around(vec![50, 3, 10, 98], 4, 100);
-        assert_eq!(stretches, Stretches(vec![(0, 15), (46, 55), (94, 100)]));
-        let inside: Vec<u32> = (0..100).filter(|&at| stretches.contains(at)).collect();
-        let expected: Vec<u32> = (0..15).chain(46..55).chain(94..100).collect();
-        assert_eq!(inside, expected);
-        assert_eq!(Stretches::around(Vec::new(), 4, 100), Stretches(Vec::new()));
-    }
-
-    #[test]
-    fn seeds_within_stretches_are_the_seeds_inside_them() {
-        let mut rng = fastrand::Rng::with_seed(8);
-        for _ in 0..300 {
-            let (a, b) = (repetitive_text(&mut rng), repetitive_text(&mut rng));
-            let (width, cap) = (rng.usize(1..=3), rng.usize(1..=8));
-            let anchors = |rng: &mut fastrand::Rng| (0..rng.usize(0..4)).map(|_| rng.u32(0..80)).collect();
-            let (a_near, b_near) = (
-                Stretches::around(anchors(&mut rng), rng.u32(0..10), a.len() as u32),
-                Stretches::around(anchors(&mut rng), rng.u32(0..10), b.len() as u32),
-            );
-            let (a_keys, b_keys) = (sorted_keys(&a, width), sorted_keys(&b, width));
-            let mut expected = joined_seeds(&a_keys, &b_keys, cap, usize::MAX, None).unwrap();
-            expected.retain(|seed| a_near.contains(seed.a) && b_near.contains(seed.b));
-            let within = joined_seeds(&a_keys, &b_keys, cap, usize::MAX, Some((&a_near, &b_near))).unwrap();
-            assert_eq!(within, expected);
-        }
-    }
-
-    #[test]
     fn joined_seeds_are_the_source_keys_seeds() {
         let mut rng = fastrand::Rng::with_seed(5);
         for _ in 0..300 {
@@ -290,15 +231,14 @@ mod tests {
             let (width, cap) = (rng.usize(1..=3), rng.usize(1..=8));
             let mut expected = SourceKeys::new(&b, width, cap).seeds(&a, width, usize::MAX).unwrap();
             let mut joined =
-                joined_seeds(&sorted_keys(&a, width), &sorted_keys(&b, width), cap, usize::MAX, None)
-                    .unwrap();
+                joined_seeds(&sorted_keys(&a, width), &sorted_keys(&b, width), cap, usize::MAX).unwrap();
             let order = |seed: &Seed| (seed.a, seed.b);
             expected.sort_unstable_by_key(order);
             joined.sort_unstable_by_key(order);
             assert_eq!(joined, expected);
             let limit = expected.len().saturating_sub(1).max(1);
             assert_eq!(
-                joined_seeds(&sorted_keys(&a, width), &sorted_keys(&b, width), cap, limit, None).is_err(),
+                joined_seeds(&sorted_keys(&a, width), &sorted_keys(&b, width), cap, limit).is_err(),
                 expected.len() > limit
             );
         }

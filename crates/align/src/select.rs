@@ -22,9 +22,26 @@ const EXACT_JOIN_WORDS: u32 = 4096;
 /// `trim_second`): natural passages need far fewer.
 const TRIM_COMPARISONS: usize = 64 << 20;
 
+/// Whether a passage's second side is trimmed to where its first side's
+/// words are (`trim_second`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Trim {
+    /// Trimmed: seeds of every shared word pair stretch it in a repetitive
+    /// source.
+    Second,
+    /// Left as found (seeds of shared marks, `marked.rs`).
+    No,
+}
+
 /// The passages among `groups` (sorted by their first word in the first
 /// text), each with its exact similarity.
-pub(crate) fn passages(groups: Vec<Group>, a: &[Word], b: &[Word], params: &Params) -> Vec<(Group, f64)> {
+pub(crate) fn passages(
+    groups: Vec<Group>,
+    a: &[Word],
+    b: &[Word],
+    params: &Params,
+    trim: Trim,
+) -> Vec<(Group, f64)> {
     let with_shared = groups.into_iter().map(|group| Group { shared: shared(&group, a, b), ..group });
     let joined = join(with_shared, params, |group| shared(group, a, b));
     let long_enough = joined.into_iter().filter(|group| {
@@ -42,6 +59,9 @@ pub(crate) fn passages(groups: Vec<Group>, a: &[Word], b: &[Word], params: &Para
     drop_shadowed(merged)
         .into_iter()
         .map(|group| {
+            if trim == Trim::No {
+                return group;
+            }
             let trimmed = trim_second(group, a, b, params);
             if trimmed == group { group } else { Group { shared: shared(&trimmed, a, b), ..trimmed } }
         })
@@ -67,8 +87,7 @@ fn trim_second(group: Group, a: &[Word], b: &[Word], params: &Params) -> Group {
     let (a_keys, b_keys) = (seeds::sorted_keys(a_side, width), seeds::sorted_keys(b_side, width));
     // The group's own rectangle holds at most its words' seeds: bounded as
     // the whole texts' seeds were, and a failure only leaves it untrimmed.
-    let Ok(mut seeds) =
-        seeds::joined_seeds(&a_keys, &b_keys, params.max_key_occurrences, params.max_seeds, None)
+    let Ok(mut seeds) = seeds::joined_seeds(&a_keys, &b_keys, params.max_key_occurrences, params.max_seeds)
     else {
         return group;
     };

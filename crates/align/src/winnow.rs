@@ -23,7 +23,7 @@
 
 use crate::stopwords::Stopwords;
 use crate::words::{self, Word};
-use crate::{AlignError, CutText, MAX_SEED_WORDS, MAX_TEXT_BYTES, Side, seeds};
+use crate::{AlignError, MAX_SEED_WORDS, MAX_TEXT_BYTES, Side, seeds};
 use std::collections::VecDeque;
 
 /// The most words per window.
@@ -95,6 +95,11 @@ impl Winnowing {
         self.letters
     }
 
+    /// Whether English stopwords are left out of k-grams.
+    pub fn leaves_out_english_stopwords(&self) -> bool {
+        self.stopwords.is_english()
+    }
+
     /// Content words per k-gram.
     pub fn k(&self) -> usize {
         self.k
@@ -124,18 +129,6 @@ impl Winnowing {
         Ok(self.marks_of_words(text, &content))
     }
 
-    /// [`Winnowing::marks`] of a text already cut by an aligner
-    /// ([`crate::Aligner::cut`]): its words are used again when the
-    /// aligner leaves the same stopwords out, so the text is not cut
-    /// twice.
-    pub fn marks_cut(&self, cut: &CutText) -> Vec<Mark> {
-        if cut.english_stopwords == self.stopwords.is_english() {
-            return self.marks_of_words(cut.text(), &cut.words);
-        }
-        let content = words::content_words(cut.text(), |hash| self.stopwords.contains(hash));
-        self.marks_of_words(cut.text(), &content)
-    }
-
     /// The k-gram starting at each of `text`'s content words, for as long
     /// as the words left make one: its key and the index just past its
     /// last word.
@@ -162,8 +155,9 @@ impl Winnowing {
         grams
     }
 
-    /// The marks of a text's content words.
-    fn marks_of_words(&self, text: &str, content: &[Word]) -> Vec<Mark> {
+    /// The marks of a text's content words (cut leaving out the stopwords
+    /// this winnowing leaves out).
+    pub(crate) fn marks_of_words(&self, text: &str, content: &[Word]) -> Vec<Mark> {
         let grams = self.grams(text, content);
         if grams.is_empty() {
             return Vec::new();
@@ -346,20 +340,6 @@ mod tests {
         let shuffled = text(&(0..20).map(|n| (n * 7) % 20).collect::<Vec<_>>());
         assert_eq!(winnowing.coverage(&a, &shuffled), 0.0);
         assert_eq!(winnowing.coverage("w1 w2", &a), 0.0);
-    }
-
-    #[test]
-    fn marks_of_a_cut_text_are_its_marks() {
-        let text = "The quick brown fox jumps over the lazy dog, and the dog sleeps while the fox runs.";
-        for english in [true, false] {
-            let aligner =
-                crate::Aligner::new(crate::Params { english_stopwords: english, ..Default::default() })
-                    .unwrap();
-            let cut = aligner.cut(text.to_owned()).unwrap();
-            for winnowing in [Winnowing::new(2, 3, true).unwrap(), Winnowing::new(2, 3, false).unwrap()] {
-                assert_eq!(winnowing.marks_cut(&cut), winnowing.marks(text).unwrap(), "english {english}");
-            }
-        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! original texts, through edits, reordering and moves; none between
 //! unrelated texts; limits on input.
 
-use priorart_align::{AlignError, Aligner, Params, Passage, Side, align};
+use priorart_align::{AlignError, Aligner, Params, Passage, Side, Winnowing, align};
 
 /// English function words, the commonest ranks of [`prose`]'s vocabulary.
 const FUNCTION_WORDS: &[&str] = &[
@@ -279,67 +279,92 @@ fn passages_pasted_from_a_repetitive_source_are_marked_where_they_are_in_it() {
     assert!(inside_a as f64 >= 0.95 * marked_a as f64, "{passages:?}");
 }
 
-#[test]
-fn texts_cut_once_align_as_the_texts_do() {
-    let aligner = Aligner::new(Params::default()).unwrap();
-    for seed in 0..20 {
-        let source = prose(seed, 800);
-        let borrowed: String = source.split(' ').skip(200).take(150).collect::<Vec<_>>().join(" ");
-        let host = format!(
-            "{}\n{}\n{}",
-            prose(seed + 100, 300),
-            replace_words(&borrowed, 9),
-            prose(seed + 200, 300)
-        );
-        let cut = |text: &str| aligner.cut(text.to_owned()).unwrap();
-        let (a, b) = (cut(&host), cut(&source));
-        assert_eq!(a.text(), host);
-        let expected = aligner.align(&host, &source).unwrap();
-        assert!(!expected.is_empty());
-        assert_eq!(aligner.align_cut(&a, &b).unwrap(), expected);
-        assert_eq!(aligner.align_cut(&b, &a).unwrap(), aligner.align(&source, &host).unwrap());
-    }
-    let limited = Aligner::new(Params { max_text_bytes: 10, ..Params::default() }).unwrap();
-    assert!(matches!(limited.cut("eleven bytes".into()), Err(AlignError::TextTooLarge { bytes: 12, .. })));
+/// A host of `prose` holding two passages of a longer source: 150 words
+/// with every 9th replaced, and 120 verbatim; with both passages' text, as
+/// in the host and as in the source.
+fn host_of_two_passages(seed: u64) -> (String, String, [(String, String); 2]) {
+    let source = prose(seed, 3000);
+    let words: Vec<&str> = source.split(' ').collect();
+    let borrowed = |from: usize, count: usize| words[from..from + count].join(" ");
+    let (first, second) = (borrowed(400, 150), borrowed(2200, 120));
+    let host = format!(
+        "{}\n{}\n{}\n{}\n{}",
+        prose(seed + 100, 600),
+        replace_words(&first, 9),
+        prose(seed + 200, 900),
+        second,
+        prose(seed + 300, 400)
+    );
+    (host, source, [(replace_words(&first, 9), first), (second.clone(), second)])
 }
 
-/// The starts of the winnowing marks `a` and `b` share, in each.
-fn shared_mark_starts(a: &str, b: &str) -> (Vec<u32>, Vec<u32>) {
-    let winnowing = priorart_align::Winnowing::default();
-    let (a_marks, b_marks) = (winnowing.marks(a).unwrap(), winnowing.marks(b).unwrap());
-    let held = |marks: &[priorart_align::Mark], hash: u64| marks.iter().any(|mark| mark.hash == hash);
-    let starts = |mine: &[priorart_align::Mark], theirs: &[priorart_align::Mark]| -> Vec<u32> {
-        mine.iter().filter(|mark| held(theirs, mark.hash)).map(|mark| mark.start).collect()
-    };
-    (starts(&a_marks, &b_marks), starts(&b_marks, &a_marks))
+/// The characters of `passage`'s place in `text`.
+fn chars_of(text: &str, passage: &str) -> std::ops::Range<usize> {
+    let at = text.find(passage).unwrap();
+    chars_before(text, at)..chars_before(text, at + passage.len())
 }
 
 #[test]
-fn alignment_around_shared_marks_finds_the_passages_holding_them() {
+fn passages_aligned_on_shared_marks_are_where_they_were_planted() {
     let aligner = Aligner::new(Params::default()).unwrap();
+    let winnowing = Winnowing::default();
     for seed in 0..10 {
-        let source = prose(seed, 3000);
-        let words: Vec<&str> = source.split(' ').collect();
-        let borrowed = |from: usize, count: usize| words[from..from + count].join(" ");
-        let host = format!(
-            "{}\n{}\n{}\n{}\n{}",
-            prose(seed + 100, 600),
-            replace_words(&borrowed(400, 150), 9),
-            prose(seed + 200, 900),
-            borrowed(2200, 120),
-            prose(seed + 300, 400)
-        );
-        let cut = |text: &str| aligner.cut(text.to_owned()).unwrap();
-        let (a, b) = (cut(&host), cut(&source));
-        let whole = aligner.align_cut(&a, &b).unwrap();
-        assert_eq!(whole.len(), 2, "seed {seed}: {whole:?}");
-        let (a_anchors, b_anchors) = shared_mark_starts(&host, &source);
-        assert_eq!(aligner.align_cut_near(&a, &b, (&a_anchors, &b_anchors)).unwrap(), whole);
-        // Anchors in the first passage only: the second is not looked for.
-        let first = whole[0].a.bytes();
-        let in_first: Vec<u32> =
-            a_anchors.iter().copied().filter(|&at| first.contains(&(at as usize))).collect();
-        assert_eq!(aligner.align_cut_near(&a, &b, (&in_first, &b_anchors)).unwrap(), whole[..1]);
-        assert!(aligner.align_cut_near(&a, &b, (&[], &b_anchors)).unwrap().is_empty());
+        let (host, source, planted) = host_of_two_passages(seed);
+        let mark = |text: &str| aligner.mark(text.to_owned(), &winnowing, |_| true).unwrap();
+        let (a, b) = (mark(&host), mark(&source));
+        assert_eq!(a.text(), host);
+        let found = aligner.align_marked(&a, &b).unwrap();
+        assert_eq!(found.len(), 2, "seed {seed}: {found:?}");
+        for (passage, (in_host, in_source)) in found.iter().zip(&planted) {
+            let (in_host, in_source) = (chars_of(&host, in_host), chars_of(&source, in_source));
+            assert!(covers(&passage.a, in_host.clone(), 12), "seed {seed}: {:?} vs {in_host:?}", passage.a);
+            assert!(
+                passage.a.char_length <= in_host.len() + 2,
+                "seed {seed}: {:?} vs {in_host:?}",
+                passage.a
+            );
+            assert!(passage.b.char_offset <= in_source.start + 12, "seed {seed}: {:?}", passage.b);
+        }
+        assert_eq!(side(&host, &found[1].a), side(&source, &found[1].b));
+        // Unrelated texts share no passage.
+        let other = mark(&prose(seed + 500, 3000));
+        assert!(aligner.align_marked(&a, &other).unwrap().is_empty());
     }
+}
+
+#[test]
+fn a_passage_whose_marks_are_left_out_is_not_found() {
+    let aligner = Aligner::new(Params::default()).unwrap();
+    let winnowing = Winnowing::default();
+    let (host, source, planted) = host_of_two_passages(3);
+    let second = host.find(&planted[1].0).unwrap() as u32;
+    let a = aligner.mark(host.clone(), &winnowing, |mark| mark.start < second).unwrap();
+    let b = aligner.mark(source.clone(), &winnowing, |_| true).unwrap();
+    let found = aligner.align_marked(&a, &b).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(covers(&found[0].a, chars_of(&host, &planted[0].0), 12));
+    // The words of the shared marks are those of the first passage only.
+    let shared = a.shared_words(&b);
+    assert!(!shared.is_empty());
+    let nothing = aligner.mark(host, &winnowing, |_| false).unwrap();
+    assert!(nothing.shared_words(&b).is_empty());
+    assert!(aligner.align_marked(&nothing, &b).unwrap().is_empty());
+}
+
+#[test]
+fn marking_keeps_the_aligner_limits_and_stopwords() {
+    let limited = Aligner::new(Params { max_text_bytes: 10, ..Params::default() }).unwrap();
+    let winnowing = Winnowing::default();
+    assert!(matches!(
+        limited.mark("eleven bytes".into(), &winnowing, |_| true),
+        Err(AlignError::TextTooLarge { bytes: 12, .. })
+    ));
+    let aligner = Aligner::new(Params::default()).unwrap();
+    let every_word = Winnowing::new(3, 4, false).unwrap();
+    assert!(matches!(aligner.mark("text".into(), &every_word, |_| true), Err(AlignError::BadParameter(_))));
+    // Texts repeating one phrase are refused past the seed limit.
+    let few = Aligner::new(Params { max_seeds: 10, ..Params::default() }).unwrap();
+    let repeated = "alpha beta gamma delta. ".repeat(30);
+    let a = few.mark(repeated.clone(), &winnowing, |_| true).unwrap();
+    assert!(matches!(few.align_marked(&a, &a), Err(AlignError::TooManySeeds { .. })));
 }

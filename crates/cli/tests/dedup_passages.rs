@@ -1,8 +1,7 @@
 //! `priorart dedup --passages`, end to end on real documents (this
 //! repository's own docs): a paragraph pasted into another document, and
-//! one with words replaced, are reported with the passages of 50 words or
-//! more `compare --passages --json` gives for the two files, offsets slicing both files'
-//! texts; a paragraph in more documents than `--boilerplate` is one
+//! one with words replaced, are reported where they were pasted (as
+//! `compare --passages` finds them), offsets slicing both files' texts; a paragraph in more documents than `--boilerplate` is one
 //! boilerplate line, not pairs; JSON Lines with --id-field give the same
 //! pairs under their ids; standard input is refused; Ctrl-C leaves earlier
 //! results as they were.
@@ -34,6 +33,24 @@ fn pasted(text: &str, at: usize, passage: &str) -> String {
     lines.join("\n")
 }
 
+/// The paragraphs [`collection`] pasted: verbatim into the second
+/// document, with words replaced into the fourth; with the least
+/// similarity each should be found with.
+fn pasted_passages(paths: &[PathBuf]) -> [(String, f64); 2] {
+    let read = |number: usize| std::fs::read_to_string(&paths[number]).unwrap();
+    [(words(&read(0), 600, 120), 0.99), (replaced_words(&words(&read(2), 300, 150)), 0.8)]
+}
+
+/// `text` with every eighth word replaced (the fourth, the twelfth…).
+fn replaced_words(text: &str) -> String {
+    let replaced: Vec<String> = text
+        .split(' ')
+        .enumerate()
+        .map(|(at, word)| if at % 8 == 3 { format!("zq{at}x") } else { word.to_owned() })
+        .collect();
+    replaced.join(" ")
+}
+
 /// Eight of this repository's documents as text files: the fuzzy-tags
 /// spec gets 120 words of the simhash-doc spec, the policy guide 150 words
 /// of the guide with every eighth word replaced; a "license"
@@ -51,12 +68,7 @@ fn collection(dir: &Path) -> Vec<PathBuf> {
     ];
     let mut texts: Vec<String> = names.iter().map(|name| repository(name)).collect();
     texts[1] = pasted(&texts[1], 40, &words(&texts[0], 600, 120));
-    let replaced: Vec<String> = words(&texts[2], 300, 150)
-        .split(' ')
-        .enumerate()
-        .map(|(at, word)| if at % 8 == 3 { format!("zq{at}x") } else { word.to_owned() })
-        .collect();
-    texts[3] = pasted(&texts[3], 25, &replaced.join(" "));
+    texts[3] = pasted(&texts[3], 25, &replaced_words(&words(&texts[2], 300, 150)));
     let license = "Permission is hereby granted, free of charge, to any person obtaining a copy of this \
         software and associated documentation files, to deal in the Software without restriction, including \
         without limitation the rights to use, copy, modify, merge, publish, distribute, sublicense, and sell \
@@ -74,7 +86,7 @@ fn collection(dir: &Path) -> Vec<PathBuf> {
 }
 
 #[test]
-fn pasted_paragraphs_are_found_with_the_passages_compare_gives() {
+fn pasted_paragraphs_are_found_where_they_were_pasted() {
     let dir = tempfile::tempdir().unwrap();
     let paths = collection(dir.path());
     let out = dir.path().join("out");
@@ -93,22 +105,8 @@ fn pasted_paragraphs_are_found_with_the_passages_compare_gives() {
         found.iter().map(|line| (line["a"].as_str().unwrap(), line["b"].as_str().unwrap())).collect();
     let name = |number: usize| paths[number].to_str().unwrap().to_owned();
     assert_eq!(pairs, [(name(0).as_str(), name(1).as_str()), (name(2).as_str(), name(3).as_str())]);
-    for (line, (a, b)) in found.iter().zip([(0, 1), (2, 3)]) {
-        // The same passages, member for member, as compare gives the two files.
-        let compared = priorart()
-            .args(["compare", "--passages", "--json", "--format", "text"])
-            .args([&paths[a], &paths[b]])
-            .output()
-            .unwrap();
-        let compared: Value = serde_json::from_slice(&compared.stdout).unwrap();
-        let long_enough = |passage: &&Value| {
-            ["a", "b"]
-                .iter()
-                .all(|side| priorart_align::word_count(passage[side]["text"].as_str().unwrap()) >= 50)
-        };
-        let long: Vec<Value> =
-            compared["passages"].as_array().unwrap().iter().filter(long_enough).cloned().collect();
-        assert_eq!(line["passages"].as_array().unwrap(), &long, "{a} {b}");
+    let pasted = pasted_passages(&paths);
+    for (line, ((a, b), (planted, similar))) in found.iter().zip([(0, 1), (2, 3)].into_iter().zip(pasted)) {
         let texts =
             [std::fs::read_to_string(&paths[a]).unwrap(), std::fs::read_to_string(&paths[b]).unwrap()];
         let [passage] = line["passages"].as_array().unwrap().as_slice() else {
@@ -122,6 +120,32 @@ fn pasted_paragraphs_are_found_with_the_passages_compare_gives() {
             assert_eq!(chars, bytes);
             assert!(priorart_align::word_count(bytes) >= 100, "{bytes}");
         }
+        // Where the paragraph was pasted, give or take three words at
+        // either end (a word replaced there ends a passage).
+        let host = &texts[1];
+        let planted_at = host.find(&planted).unwrap();
+        let at = |key: &str| passage["b"][key].as_u64().unwrap() as usize;
+        let (start, end) = (at("byte_offset"), at("byte_offset") + at("byte_length"));
+        let words_between = |x: usize, y: usize| priorart_align::word_count(&host[x.min(y)..x.max(y)]);
+        assert!(words_between(start, planted_at) <= 3, "{passage}\n{planted}");
+        assert!(words_between(end, planted_at + planted.len()) <= 3, "{passage}\n{planted}");
+        assert!(passage["similarity"].as_f64().unwrap() >= similar, "{passage}");
+        // `compare --passages` on the two files finds it too.
+        let compared = priorart()
+            .args(["compare", "--passages", "--json", "--format", "text"])
+            .args([&paths[a], &paths[b]])
+            .output()
+            .unwrap();
+        let compared: Value = serde_json::from_slice(&compared.stdout).unwrap();
+        let overlaps = |other: &Value| {
+            let range = |passage: &Value| {
+                let at = |key: &str| passage["b"][key].as_u64().unwrap();
+                at("byte_offset")..at("byte_offset") + at("byte_length")
+            };
+            let (mine, theirs) = (range(passage), range(other));
+            mine.start < theirs.end && theirs.start < mine.end
+        };
+        assert!(compared["passages"].as_array().unwrap().iter().any(overlaps), "{a} {b}: {compared}");
     }
     let [boilerplate]: [Value; 1] = lines(&out.join("boilerplate.jsonl")).try_into().unwrap();
     assert_eq!(boilerplate["documents"], 5);

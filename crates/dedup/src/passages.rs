@@ -23,24 +23,21 @@
 //!
 //! Pass 2 re-reads the candidates' documents in place order, a working set
 //! at a time (as `dedup`'s verification), on all cores: each text is cut
-//! into the aligner's words and their seed keys sorted once for all its
-//! pairs ([`Aligner::cut`], its winnowing marks taken from the same words),
-//! and each pair is aligned by the PAN aligner around the marks the two
-//! share ([`Aligner::align_cut_near`]: seeds by merging the two sorted key
-//! lists, kept within [`priorart_align::ANCHOR_REACH`] content words of a
-//! shared mark in both texts, so that two long documents sharing a
-//! paragraph cost that paragraph, not every phrase both repeat; a
-//! passage sharing no mark but boilerplate is not looked for, as it makes
-//! no candidate either). A pair is reported with its
-//! passages of at least [`PassageSettings::min_words`] words on both
-//! sides, less those mostly covered by boilerplate hashes.
+//! into the aligner's words and winnowed once for all its pairs
+//! ([`Aligner::mark`]), and each pair is aligned on the marks the two
+//! share ([`Aligner::align_marked`]: the shared marks are the seeds, so
+//! that two long documents sharing a paragraph cost that paragraph, not
+//! every phrase both repeat; a passage sharing no mark but boilerplate is
+//! not looked for, as it makes no candidate either). A pair is reported
+//! with its passages of at least [`PassageSettings::min_words`] words on
+//! both sides, less those mostly covered by boilerplate hashes.
 //! [`PairChecker`] is that check, public so that a front end finding its
 //! candidates itself gets the same passages from the two texts alone.
 //!
 //! Memory: the catalog (about 60 bytes a document and its id), the sort
 //! buffers ([`PassageSettings::sort_memory`]), the candidates (12 bytes
 //! each), the boilerplate hashes (24 bytes each) and the working set (its
-//! texts with their words, keys and marks, about five times the text), not
+//! texts with their words and marks, about three times the text), not
 //! the collection's texts; the disk holds the postings (16 bytes per mark,
 //! about 2 in 5 content words by default) and the pairs (12 bytes per
 //! shared mark). Sorted runs are merged in levels, so that at most 64 per
@@ -52,7 +49,7 @@ use crate::runs::Runs;
 use crate::verify::{Reread, each_pair};
 use crate::{Control, Phase, Place};
 use priorart_align::report::Shared;
-use priorart_align::{Aligner, CutText, Mark, Params, Passage, Span, Winnowing};
+use priorart_align::{Aligner, Mark, MarkedText, Params, Passage, Span, Winnowing};
 use serde::Serialize;
 use std::path::PathBuf;
 
@@ -100,9 +97,8 @@ impl PassageSettings {
     /// postings' and the pairs').
     pub const DEFAULT_SORT_MEMORY: u64 = 128 << 20;
     /// Pass 2 holds 128 MiB of text by default: each text held is also
-    /// cut into its words and their sorted seed keys (16 bytes each, about
-    /// four times the text), and the lines of a round's pairs are held
-    /// until it ends.
+    /// cut into its words (16 bytes each, about twice the text) and its
+    /// marks, and the lines of a round's pairs are held until it ends.
     pub const DEFAULT_WORKING_SET: u64 = 128 << 20;
 
     /// The defaults with passages of at least `min_words` words and
@@ -409,9 +405,11 @@ impl PairChecker {
 
     /// The passages `a` and `b` share, as [`find_passages`] reports them.
     pub fn check(&self, a: &PreparedText, b: &PreparedText) -> PairCheck {
-        let (Some(a_cut), Some(b_cut)) = (&a.cut, &b.cut) else { return PairCheck::Refused };
-        let Some((a_anchors, b_anchors)) = a.shared_marks(b) else { return PairCheck::Unrelated };
-        match self.aligner.align_cut_near(a_cut, b_cut, (&a_anchors, &b_anchors)) {
+        let (Some(a_marked), Some(b_marked)) = (&a.marked, &b.marked) else { return PairCheck::Refused };
+        if !nearby(&a_marked.shared_words(b_marked)) {
+            return PairCheck::Unrelated;
+        }
+        match self.aligner.align_marked(a_marked, b_marked) {
             Err(_) => PairCheck::Refused,
             Ok(passages) => {
                 let passages: Vec<Passage> =
@@ -422,14 +420,13 @@ impl PairChecker {
     }
 }
 
-/// A text read back, cut into the aligner's words once for all its pairs
-/// (none when the aligner refuses it: too large), and the byte ranges its
-/// boilerplate marks cover (sorted, disjoint).
+/// A text read back, cut into the aligner's words and winnowed once for
+/// all its pairs, its boilerplate marks left out (none when the aligner
+/// refuses it: too large), and the byte ranges those cover (sorted,
+/// disjoint).
 pub struct PreparedText {
-    cut: Option<CutText>,
+    marked: Option<MarkedText>,
     boilerplate: Vec<(u32, u32)>,
-    /// Its other marks, `(hash, word, start byte)`, sorted.
-    marks: Vec<(u64, u32, u32)>,
 }
 
 impl PreparedText {
@@ -440,45 +437,21 @@ impl PreparedText {
         boilerplate_hashes: &[u64],
     ) -> PreparedText {
         let mut covered: Vec<(u32, u32)> = Vec::new();
-        let mut marks = Vec::new();
-        // A text the aligner refuses (too large) is not aligned: its marks
-        // are not needed.
-        let cut = aligner.cut(text).ok();
-        for mark in cut.as_ref().map(|cut| winnowing.marks_cut(cut)).unwrap_or_default() {
-            if boilerplate_hashes.binary_search(&mark.hash).is_err() {
-                marks.push((mark.hash, mark.word, mark.start));
-                continue;
-            }
-            match covered.last_mut() {
-                Some(last) if mark.start <= last.1 => last.1 = last.1.max(mark.end),
-                _ => covered.push((mark.start, mark.end)),
-            }
-        }
-        marks.sort_unstable();
-        PreparedText { cut, boilerplate: covered, marks }
-    }
-
-    /// Where the marks (not boilerplate) `self` shares with `other` start,
-    /// in bytes of each text (every place of each shared hash), when some
-    /// are close together in its own words ([`nearby`]); otherwise none.
-    fn shared_marks(&self, other: &PreparedText) -> Option<(Vec<u32>, Vec<u32>)> {
-        let mut starts = (Vec::new(), Vec::new());
-        let mut words = Vec::new();
-        for_each_shared(&self.marks, &other.marks, |&(_, word, start), mine| {
-            if mine {
-                words.push(word);
-                starts.0.push(start);
-            } else {
-                starts.1.push(start);
-            }
-        });
-        words.sort_unstable();
-        nearby(&words).then_some(starts)
+        let marked = aligner
+            .mark(text, winnowing, |mark| {
+                let boilerplate = boilerplate_hashes.binary_search(&mark.hash).is_ok();
+                if boilerplate {
+                    covered.push((mark.start, mark.end));
+                }
+                !boilerplate
+            })
+            .ok();
+        PreparedText { marked, boilerplate: merged(covered) }
     }
 
     /// The text (empty when it was refused: its pairs are not aligned).
     pub fn text(&self) -> &str {
-        self.cut.as_ref().map_or("", CutText::text)
+        self.marked.as_ref().map_or("", MarkedText::text)
     }
 
     /// Bytes of `span` its boilerplate marks cover.
@@ -494,32 +467,17 @@ impl PreparedText {
     }
 }
 
-/// Calls `found` with each mark of `mine` and of `theirs` (both sorted by
-/// hash) whose hash the other holds, and whether it is one of `mine`
-/// (those of one hash, `mine` first).
-fn for_each_shared(
-    mine: &[(u64, u32, u32)],
-    theirs: &[(u64, u32, u32)],
-    mut found: impl FnMut(&(u64, u32, u32), bool),
-) {
-    let (mut i, mut j) = (0, 0);
-    while i < mine.len() && j < theirs.len() {
-        match mine[i].0.cmp(&theirs[j].0) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                let hash = mine[i].0;
-                for mark in mine[i..].iter().take_while(|mark| mark.0 == hash) {
-                    found(mark, true);
-                    i += 1;
-                }
-                for mark in theirs[j..].iter().take_while(|mark| mark.0 == hash) {
-                    found(mark, false);
-                    j += 1;
-                }
-            }
+/// Byte ranges (in text order, as marks come) merged where they touch or
+/// overlap: sorted and disjoint.
+fn merged(ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    let mut merged: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
+    for (start, end) in ranges {
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
         }
     }
+    merged
 }
 
 /// Whether a passage is reported: long enough on both sides, not mostly
