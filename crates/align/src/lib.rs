@@ -49,7 +49,7 @@ mod stopwords;
 mod winnow;
 mod words;
 
-pub use marked::{MARK_GAP, MarkedText};
+pub use marked::{MARK_GAP, MarkedText, SharedMarks};
 pub use seeds::MAX_SEED_WORDS;
 use serde::Serialize;
 use std::ops::Range;
@@ -303,6 +303,23 @@ fn check(params: &Params) -> Result<(), AlignError> {
 /// words a reader counts, in every script).
 pub fn word_count(text: &str) -> usize {
     words::count(text)
+}
+
+/// Whether `text` has at least `words` words as [`word_count`] counts
+/// them, counting only as far as it needs: the count of a text's start
+/// is never more than the whole text's.
+pub fn has_words(text: &str, words: usize) -> bool {
+    let mut end = words.saturating_mul(8).max(64);
+    loop {
+        if end >= text.len() {
+            return words::count(text) >= words;
+        }
+        let start_of_char = (0..=end).rev().find(|&at| text.is_char_boundary(at)).unwrap_or(0);
+        if words::count(&text[..start_of_char]) >= words {
+            return true;
+        }
+        end = end.saturating_mul(4);
+    }
 }
 
 /// The passages `a` and `b` share, with [`Params::default`].

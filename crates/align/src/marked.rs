@@ -19,9 +19,9 @@
 //! trimming cost a third of the time for 0.001 of plagdet.
 
 use crate::cluster;
-use crate::seeds::{self, index};
+use crate::seeds::{self, Seed, index};
 use crate::words::{self, Word};
-use crate::{AlignError, Aligner, Mark, Passage, Side, Winnowing, offsets, select};
+use crate::{AlignError, Aligner, Mark, Passage, Side, Span, Winnowing, offsets, select, winnow};
 
 /// The largest gap, in content words, between two marks of one passage in
 /// either text: 20, measured (12, the word pairs' gap, lost one replaced
@@ -47,18 +47,42 @@ impl MarkedText {
         &self.text
     }
 
-    /// The words (indices among its content words, sorted) of the marks
-    /// of `self` whose hash `other` holds too, each place of such a hash.
-    pub fn shared_words(&self, other: &MarkedText) -> Vec<u32> {
-        let mut words: Vec<u32> = Vec::new();
-        let found: Result<(), std::convert::Infallible> =
-            seeds::each_shared(&self.marks, &other.marks, |mine, _| {
-                words.extend(mine.iter().map(|&(_, at)| at));
-                Ok(())
-            });
-        let Ok(()) = found;
-        words.sort_unstable();
-        words
+    /// The share of the content words of `span` (a passage's side in
+    /// `self`) that lie in a run of k of them (its winnowing's k), in any
+    /// order, also found in `other_span` of `other`: 1 for a verbatim
+    /// copy, about 1 − 3r/2 with a fraction `r` of the other side's words
+    /// replaced at random; low for two sides that share many words
+    /// (numbers, code, names) but few runs of them (a translation, a
+    /// template filled in). 0 when a side has fewer than k content words.
+    pub fn coverage(&self, span: &Span, other: &MarkedText, other_span: &Span) -> f64 {
+        winnow::coverage(self.k as usize, self.words_in(span), other.words_in(other_span))
+    }
+
+    /// Its content words inside `span`.
+    fn words_in(&self, span: &Span) -> &[Word] {
+        let range = span.bytes();
+        let first = self.words.partition_point(|word| (word.start as usize) < range.start);
+        let end = self.words.partition_point(|word| (word.end as usize) <= range.end);
+        &self.words[first..end.max(first)]
+    }
+}
+
+/// The marks two texts share ([`Aligner::shared_marks`]): where they are
+/// in the first, and the seeds of the texts' alignment.
+#[derive(Debug, Clone)]
+pub struct SharedMarks {
+    /// Each place in the first text of each shared hash, sorted.
+    words: Vec<u32>,
+    /// The seeds, or why there are too many.
+    seeds: Result<Vec<Seed>, AlignError>,
+}
+
+impl SharedMarks {
+    /// The words (indices among the first text's content words, sorted)
+    /// of its marks whose hash the second holds, each place of such a
+    /// hash.
+    pub fn words(&self) -> &[u32] {
+        &self.words
     }
 }
 
@@ -91,15 +115,41 @@ impl Aligner {
         Ok(MarkedText { text, words, marks, k: index(winnowing.k()) })
     }
 
-    /// The passages `a` and `b` share, seeded by the marks they share (see
-    /// the module), in the order they come in `a`. A hash found more than
-    /// [`crate::Params::max_key_occurrences`] times in `b` is not a seed;
-    /// past [`crate::Params::max_seeds`] the texts are refused as too
-    /// repetitive.
-    pub fn align_marked(&self, a: &MarkedText, b: &MarkedText) -> Result<Vec<Passage>, AlignError> {
+    /// The marks `a` and `b` share, found in one merge of their sorted
+    /// marks. A hash found more than [`crate::Params::max_key_occurrences`]
+    /// times in `b` is not a seed; past [`crate::Params::max_seeds`] the
+    /// texts are too repetitive to align.
+    pub fn shared_marks(&self, a: &MarkedText, b: &MarkedText) -> SharedMarks {
+        let (most, limit) = (self.params.max_key_occurrences, self.params.max_seeds);
+        let mut words = Vec::new();
+        let mut seeds = Ok(Vec::new());
+        let found: Result<(), std::convert::Infallible> =
+            seeds::each_shared(&a.marks, &b.marks, |a_run, b_run| {
+                words.extend(a_run.iter().map(|&(_, at)| at));
+                if let Ok(held) = &mut seeds
+                    && b_run.len() <= most
+                {
+                    seeds = seeds::add_seeds(std::mem::take(held), a_run, b_run, limit);
+                }
+                Ok(())
+            });
+        let Ok(()) = found;
+        words.sort_unstable();
+        SharedMarks { words, seeds }
+    }
+
+    /// The passages `a` and `b` share, seeded by the marks they share
+    /// (`shared`, [`Aligner::shared_marks`] of the two; see the module), in
+    /// the order they come in `a`; [`AlignError::TooManySeeds`] when they
+    /// share too many.
+    pub fn align_marked(
+        &self,
+        a: &MarkedText,
+        b: &MarkedText,
+        shared: SharedMarks,
+    ) -> Result<Vec<Passage>, AlignError> {
         let params = &self.params;
-        let seeds = seeds::joined_seeds(&a.marks, &b.marks, params.max_key_occurrences, params.max_seeds)?;
-        let seeds = cluster::supported(seeds, MARK_GAP, params.max_shift);
+        let seeds = cluster::supported(shared.seeds?, MARK_GAP, params.max_shift);
         let width = a.k.min(b.k);
         let mut found: Vec<cluster::Group> = cluster::groups(seeds, width, MARK_GAP, params.max_shift)
             .into_iter()

@@ -85,18 +85,29 @@ pub(crate) fn joined_seeds(
 ) -> Result<Vec<Seed>, AlignError> {
     let mut seeds = Vec::new();
     each_shared(a, b, |a_run, b_run| {
-        if b_run.len() > max_occurrences {
-            return Ok(());
-        }
-        let total = seeds.len() + a_run.len() * b_run.len();
-        if total > max_seeds {
-            return Err(AlignError::TooManySeeds { seeds: total, limit: max_seeds });
-        }
-        for &(_, at_a) in a_run {
-            seeds.extend(b_run.iter().map(|&(_, at_b)| Seed { a: at_a, b: at_b }));
+        if b_run.len() <= max_occurrences {
+            seeds = add_seeds(std::mem::take(&mut seeds), a_run, b_run, max_seeds)?;
         }
         Ok(())
     })?;
+    Ok(seeds)
+}
+
+/// `seeds` with every pair of places of one key's runs in `a` and `b`, or
+/// [`AlignError::TooManySeeds`] past `max_seeds`.
+pub(crate) fn add_seeds(
+    mut seeds: Vec<Seed>,
+    a_run: &[(u64, u32)],
+    b_run: &[(u64, u32)],
+    max_seeds: usize,
+) -> Result<Vec<Seed>, AlignError> {
+    let total = seeds.len() + a_run.len() * b_run.len();
+    if total > max_seeds {
+        return Err(AlignError::TooManySeeds { seeds: total, limit: max_seeds });
+    }
+    for &(_, at_a) in a_run {
+        seeds.extend(b_run.iter().map(|&(_, at_b)| Seed { a: at_a, b: at_b }));
+    }
     Ok(seeds)
 }
 

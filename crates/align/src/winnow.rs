@@ -196,31 +196,23 @@ impl Winnowing {
     }
 }
 
-impl Winnowing {
-    /// The share of `a`'s content words that lie in a k-gram whose key
-    /// (its words sorted) is also a k-gram of `b`: how much of `a` is
-    /// found in `b` in runs of `k` content words, in any order inside a
-    /// run. 1 for a verbatim copy, about 1 − 3r/2 with a fraction `r` of
-    /// `b`'s words replaced at random; low for two texts that share many
-    /// words (numbers, code, names) but few runs of them (a translation, a
-    /// template filled in). 0 when `a` has fewer than `k` content words.
-    pub fn coverage(&self, a: &str, b: &str) -> f64 {
-        let is_stopword = |hash| self.stopwords.contains(hash);
-        let (a, b) = (words::content_words(a, is_stopword), words::content_words(b, is_stopword));
-        if a.len() < self.k || b.len() < self.k {
-            return 0.0;
-        }
-        let mut keys: Vec<u64> = b.windows(self.k).map(seeds::key).collect();
-        keys.sort_unstable();
-        let (mut covered, mut reach) = (0usize, 0usize);
-        for (at, gram) in a.windows(self.k).enumerate() {
-            if keys.binary_search(&seeds::key(gram)).is_ok() {
-                covered += at + self.k - reach.max(at);
-                reach = at + self.k;
-            }
-        }
-        covered as f64 / a.len() as f64
+/// The share of the content words `a` that lie in a run of `k` of them
+/// whose key (its words sorted) is also a run of `b`
+/// ([`crate::MarkedText::coverage`]).
+pub(crate) fn coverage(k: usize, a: &[Word], b: &[Word]) -> f64 {
+    if a.len() < k || b.len() < k {
+        return 0.0;
     }
+    let mut keys: Vec<u64> = b.windows(k).map(seeds::key).collect();
+    keys.sort_unstable();
+    let (mut covered, mut reach) = (0usize, 0usize);
+    for (at, gram) in a.windows(k).enumerate() {
+        if keys.binary_search(&seeds::key(gram)).is_ok() {
+            covered += at + k - reach.max(at);
+            reach = at + k;
+        }
+    }
+    covered as f64 / a.len() as f64
 }
 
 impl Default for Winnowing {
@@ -329,17 +321,17 @@ mod tests {
 
     #[test]
     fn coverage_counts_the_words_in_shared_k_grams() {
-        let winnowing = Winnowing::new(3, 4, false).unwrap();
+        let words = |text: &str| words::content_words(text, |_| false);
         let a = text(&(0..20).collect::<Vec<_>>());
-        assert_eq!(winnowing.coverage(&a, &a), 1.0);
+        assert_eq!(coverage(3, &words(&a), &words(&a)), 1.0);
         // Word 10 replaced: the k-grams holding it are lost, its
         // neighbours are still covered by others.
         let replaced = a.replace("w10 ", "x10 ");
-        assert_eq!(winnowing.coverage(&a, &replaced), 19.0 / 20.0);
+        assert_eq!(coverage(3, &words(&a), &words(&replaced)), 19.0 / 20.0);
         // The same words in another order share no k-gram.
         let shuffled = text(&(0..20).map(|n| (n * 7) % 20).collect::<Vec<_>>());
-        assert_eq!(winnowing.coverage(&a, &shuffled), 0.0);
-        assert_eq!(winnowing.coverage("w1 w2", &a), 0.0);
+        assert_eq!(coverage(3, &words(&a), &words(&shuffled)), 0.0);
+        assert_eq!(coverage(3, &words("w1 w2"), &words(&a)), 0.0);
     }
 
     #[test]

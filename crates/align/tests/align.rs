@@ -313,7 +313,7 @@ fn passages_aligned_on_shared_marks_are_where_they_were_planted() {
         let mark = |text: &str| aligner.mark(text.to_owned(), &winnowing, |_| true).unwrap();
         let (a, b) = (mark(&host), mark(&source));
         assert_eq!(a.text(), host);
-        let found = aligner.align_marked(&a, &b).unwrap();
+        let found = aligner.align_marked(&a, &b, aligner.shared_marks(&a, &b)).unwrap();
         assert_eq!(found.len(), 2, "seed {seed}: {found:?}");
         for (passage, (in_host, in_source)) in found.iter().zip(&planted) {
             let (in_host, in_source) = (chars_of(&host, in_host), chars_of(&source, in_source));
@@ -328,7 +328,7 @@ fn passages_aligned_on_shared_marks_are_where_they_were_planted() {
         assert_eq!(side(&host, &found[1].a), side(&source, &found[1].b));
         // Unrelated texts share no passage.
         let other = mark(&prose(seed + 500, 3000));
-        assert!(aligner.align_marked(&a, &other).unwrap().is_empty());
+        assert!(aligner.align_marked(&a, &other, aligner.shared_marks(&a, &other)).unwrap().is_empty());
     }
 }
 
@@ -340,15 +340,23 @@ fn a_passage_whose_marks_are_left_out_is_not_found() {
     let second = host.find(&planted[1].0).unwrap() as u32;
     let a = aligner.mark(host.clone(), &winnowing, |mark| mark.start < second).unwrap();
     let b = aligner.mark(source.clone(), &winnowing, |_| true).unwrap();
-    let found = aligner.align_marked(&a, &b).unwrap();
+    let found = aligner.align_marked(&a, &b, aligner.shared_marks(&a, &b)).unwrap();
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(covers(&found[0].a, chars_of(&host, &planted[0].0), 12));
-    // The words of the shared marks are those of the first passage only.
-    let shared = a.shared_words(&b);
-    assert!(!shared.is_empty());
+    // The words of the shared marks: each place in the host of each hash
+    // both hold, of the marks kept.
+    let (host_marks, source_marks) = (winnowing.marks(&host).unwrap(), winnowing.marks(&source).unwrap());
+    let mut expected: Vec<u32> = host_marks
+        .iter()
+        .filter(|mark| mark.start < second && source_marks.iter().any(|theirs| theirs.hash == mark.hash))
+        .map(|mark| mark.word)
+        .collect();
+    expected.sort_unstable();
+    assert!(!expected.is_empty());
+    assert_eq!(aligner.shared_marks(&a, &b).words(), expected);
     let nothing = aligner.mark(host, &winnowing, |_| false).unwrap();
-    assert!(nothing.shared_words(&b).is_empty());
-    assert!(aligner.align_marked(&nothing, &b).unwrap().is_empty());
+    assert!(aligner.shared_marks(&nothing, &b).words().is_empty());
+    assert!(aligner.align_marked(&nothing, &b, aligner.shared_marks(&nothing, &b)).unwrap().is_empty());
 }
 
 #[test]
@@ -366,5 +374,41 @@ fn marking_keeps_the_aligner_limits_and_stopwords() {
     let few = Aligner::new(Params { max_seeds: 10, ..Params::default() }).unwrap();
     let repeated = "alpha beta gamma delta. ".repeat(30);
     let a = few.mark(repeated.clone(), &winnowing, |_| true).unwrap();
-    assert!(matches!(few.align_marked(&a, &a), Err(AlignError::TooManySeeds { .. })));
+    assert!(matches!(
+        few.align_marked(&a, &a, few.shared_marks(&a, &a)),
+        Err(AlignError::TooManySeeds { .. })
+    ));
+}
+
+#[test]
+fn has_words_agrees_with_word_count() {
+    let mut rng = fastrand::Rng::with_seed(21);
+    let pieces = ["alpha", "the", "Ünïcödé", "漢字", "テスト", "42", ", ", " ", "\n", "ไม่ใช่", "—"];
+    for _ in 0..500 {
+        let text: String = (0..rng.usize(0..400)).map(|_| pieces[rng.usize(0..pieces.len())]).collect();
+        let count = priorart_align::word_count(&text);
+        for words in [0, 1, count.saturating_sub(1), count, count + 1, rng.usize(0..300)] {
+            assert_eq!(priorart_align::has_words(&text, words), count >= words, "{words} of {count}: {text}");
+        }
+    }
+}
+
+#[test]
+fn coverage_of_passage_sides_counts_runs_of_their_words() {
+    let aligner = Aligner::new(Params::default()).unwrap();
+    let winnowing = Winnowing::default();
+    let (host, source, _) = host_of_two_passages(4);
+    let (a, b) = (
+        aligner.mark(host.clone(), &winnowing, |_| true).unwrap(),
+        aligner.mark(source.clone(), &winnowing, |_| true).unwrap(),
+    );
+    let found = aligner.align_marked(&a, &b, aligner.shared_marks(&a, &b)).unwrap();
+    let [replaced, verbatim] = found.as_slice() else { panic!("two passages: {found:?}") };
+    assert_eq!(a.coverage(&verbatim.a, &b, &verbatim.b), 1.0);
+    // One word in nine replaced: each costs up to three words of runs of 3.
+    let covered = a.coverage(&replaced.a, &b, &replaced.b);
+    assert!((0.6..0.95).contains(&covered), "{covered}");
+    // A side against an unrelated stretch of the same length.
+    let elsewhere = priorart_align::Span { byte_offset: 0, ..replaced.b };
+    assert!(a.coverage(&replaced.a, &b, &elsewhere) < 0.1);
 }

@@ -406,10 +406,11 @@ impl PairChecker {
     /// The passages `a` and `b` share, as [`find_passages`] reports them.
     pub fn check(&self, a: &PreparedText, b: &PreparedText) -> PairCheck {
         let (Some(a_marked), Some(b_marked)) = (&a.marked, &b.marked) else { return PairCheck::Refused };
-        if !nearby(&a_marked.shared_words(b_marked)) {
+        let shared = self.aligner.shared_marks(a_marked, b_marked);
+        if !nearby(shared.words()) {
             return PairCheck::Unrelated;
         }
-        match self.aligner.align_marked(a_marked, b_marked) {
+        match self.aligner.align_marked(a_marked, b_marked, shared) {
             Err(_) => PairCheck::Refused,
             Ok(passages) => {
                 let passages: Vec<Passage> =
@@ -487,16 +488,21 @@ fn merged(ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
 /// side is enough: the aligner may stretch a copy's source side over the
 /// repetitive text around it.
 fn keep(passage: &Passage, a: &PreparedText, b: &PreparedText, settings: &PassageSettings) -> bool {
-    let (a_text, b_text) = (&a.text()[passage.a.bytes()], &b.text()[passage.b.bytes()]);
-    let long_enough = |text: &str| priorart_align::word_count(text) >= settings.min_words;
+    let (Some(a_marked), Some(b_marked)) = (&a.marked, &b.marked) else { return false };
+    let long_enough = |side: &MarkedText, span: &Span| {
+        priorart_align::has_words(&side.text()[span.bytes()], settings.min_words)
+    };
     let mostly_boilerplate =
         |side: &PreparedText, span: &Span| 2 * side.boilerplate_bytes(span) > span.byte_length;
-    let covered = |x: &str, y: &str| settings.winnowing.coverage(x, y) >= settings.min_coverage;
-    long_enough(a_text)
-        && long_enough(b_text)
+    let covered = |x: (&MarkedText, &Span), y: (&MarkedText, &Span)| {
+        x.0.coverage(x.1, y.0, y.1) >= settings.min_coverage
+    };
+    let (a_side, b_side) = ((a_marked, &passage.a), (b_marked, &passage.b));
+    long_enough(a_marked, &passage.a)
+        && long_enough(b_marked, &passage.b)
         && !mostly_boilerplate(a, &passage.a)
         && !mostly_boilerplate(b, &passage.b)
-        && (covered(a_text, b_text) || covered(b_text, a_text))
+        && (covered(a_side, b_side) || covered(b_side, a_side))
 }
 
 /// A `passages.jsonl` line: `{"a", "b", "marks", "passages"}` for the
