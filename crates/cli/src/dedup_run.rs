@@ -50,8 +50,9 @@ OUT/passages.jsonl ({\"a\", \"b\", \"marks\", \"passages\"} per pair, each passa
 --passages --json` writes it: offsets and text in both documents, similarity, seeds), found by
 winnowing (hashes of three content words, six letters in Chinese, Japanese or Thai, the smallest
 of every four) and verified by aligning
-the candidates, each read again, around the hashes they share (64 content words on either side
-of each). A hash held by more than --boilerplate documents makes no pair;
+the candidates, each read again, on the hashes they share (the alignment's seeds, each passage's
+ends moved outward over the words both have there). A hash held by more than --boilerplate
+documents makes no pair;
 the passages made of such hashes are listed once each in OUT/boilerplate.jsonl ({\"documents\",
 \"marks\", \"example\", offsets in the example, \"text\"}). Memory: sort buffers and a working set;
 the hashes (16 bytes per mark) and the pairs sharing them are sorted in temporary files.
