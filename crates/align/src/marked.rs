@@ -8,13 +8,13 @@
 //! alignment with them, instead of every shared word pair, costs each pair
 //! its shared marks: two long manual pages that share a paragraph cost
 //! that paragraph, not every phrase both repeat. The rest is the aligner's
-//! (`cluster.rs`, `select.rs`), with two changes measured on the planted
+//! (`cluster.rs`, `select.rs`), with three changes measured on the planted
 //! passages of BENCHMARKS.md ("Aligned on the shared marks"): marks are
 //! sparser than word pairs, so a passage may leave [`MARK_GAP`] content
-//! words between two of them; and each group's ends are moved outward
+//! words between two of them; each group's ends are moved outward
 //! over the words both texts have there ([`cluster::extended`]), as a
 //! passage's first and last marks are usually a few words inside its
-//! ends. A passage's second side is not trimmed word by word
+//! ends; and a passage's second side is not trimmed word by word
 //! (`select::trim_second`): supported marks seldom stretch it, and the
 //! trimming cost a third of the time for 0.001 of plagdet.
 

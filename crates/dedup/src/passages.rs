@@ -394,7 +394,11 @@ impl PairChecker {
     pub fn new(settings: &PassageSettings, mut boilerplate_hashes: Vec<u64>) -> PairChecker {
         boilerplate_hashes.sort_unstable();
         boilerplate_hashes.dedup();
-        let aligner = Aligner::new(Params::default()).expect("the default parameters are in range");
+        // The aligner leaves out the stopwords the winnowing leaves out, so
+        // that every text can be marked (`Aligner::mark`).
+        let english_stopwords = settings.winnowing.leaves_out_english_stopwords();
+        let aligner = Aligner::new(Params { english_stopwords, ..Params::default() })
+            .expect("the default parameters are in range");
         PairChecker { aligner, settings: settings.clone(), boilerplate: boilerplate_hashes }
     }
 

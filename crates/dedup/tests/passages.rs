@@ -235,6 +235,20 @@ fn each_pair_checked_alone_gives_what_the_search_reports() {
         }
     }
 }
+#[test]
+fn a_search_winnowing_stopwords_too_aligns_with_them_and_finds_the_planted_pairs() {
+    let (texts, planted, _) = collection(9);
+    let winnowing = priorart_align::Winnowing::new(3, 4, false).unwrap();
+    let settings = PassageSettings { winnowing, ..PassageSettings::default() };
+    let (_, found, outcome) = search(&texts, &settings);
+    assert_eq!(outcome.unaligned, 0, "{outcome:?}");
+    let mut pairs: Vec<(u32, u32)> = found.iter().map(|found| (found.pair.a, found.pair.b)).collect();
+    pairs.sort_unstable();
+    let expected: Vec<(u32, u32)> =
+        planted.iter().map(|copy| (copy.source as u32, copy.host as u32)).collect();
+    assert_eq!(pairs, expected);
+}
+
 /// Every line of a search of `texts` (ids `doc-N`) in memory.
 /// Every pair the search finds in `texts`, and what it says of them.
 fn search(texts: &[String], settings: &PassageSettings) -> (Catalog<Places>, Vec<Found>, PassageOutcome) {
