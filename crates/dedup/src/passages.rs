@@ -67,7 +67,7 @@ pub struct PassageSettings {
     /// sides of a reported passage.
     pub min_words: usize,
     /// Smallest share of one side's content words found in the other in
-    /// runs of `k` ([`Winnowing::coverage`]) of a reported passage.
+    /// runs of `k` ([`MarkedText::coverage`]) of a reported passage.
     pub min_coverage: f64,
     /// Bytes of text pass 2 holds at once.
     pub working_set: u64,
