@@ -213,13 +213,25 @@ impl Sections {
     }
 }
 
+/// Where the header holds the segment's checksum.
+const CHECKSUM: std::ops::Range<usize> = 56..88;
+
 /// SHA-256 of the whole file but the 32 bytes that hold it (header fields
 /// and reserved bytes included, so no byte escapes the check).
 fn checksum(bytes: &[u8]) -> [u8; 32] {
     let mut hasher = Sha256::new();
-    hasher.update(&bytes[..56]);
-    hasher.update(&bytes[88..]);
+    hash_outside_checksum(&mut hasher, bytes, 0);
     hasher.finalize().into()
+}
+
+/// Hashes `chunk`, the bytes of a segment from offset `at`, but for those
+/// in [`CHECKSUM`]: every writer and reader of the checksum feeds it
+/// through here, whole or a block at a time.
+fn hash_outside_checksum(hasher: &mut Sha256, chunk: &[u8], at: usize) {
+    let before = CHECKSUM.start.saturating_sub(at).min(chunk.len());
+    let after = CHECKSUM.end.saturating_sub(at).min(chunk.len());
+    hasher.update(&chunk[..before]);
+    hasher.update(&chunk[after..]);
 }
 
 /// [`checksum`] of a segment file read a block at a time rather than
@@ -240,14 +252,7 @@ fn checksum_read(mut file: &std::fs::File) -> std::io::Result<[u8; 32]> {
             Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(err) => return Err(err),
         };
-        let chunk = &block[..read];
-        // All but the bytes 56..88 that hold the checksum.
-        if at + read <= 56 || at >= 88 {
-            hasher.update(chunk);
-        } else {
-            hasher.update(&chunk[..56usize.saturating_sub(at).min(read)]);
-            hasher.update(&chunk[(88 - at).min(read)..]);
-        }
+        hash_outside_checksum(&mut hasher, &block[..read], at);
         at += read;
     }
     Ok(hasher.finalize().into())
@@ -371,7 +376,7 @@ pub fn encode(layout: &Layout, entries: &[Entry], sketch_width: u32) -> Result<V
         }
     }
     let checksum = checksum(&out);
-    out[56..88].copy_from_slice(&checksum);
+    out[CHECKSUM].copy_from_slice(&checksum);
     Ok(out)
 }
 
@@ -421,8 +426,7 @@ pub(crate) fn write_streamed(
     let mut header = [0u8; HEADER_LEN];
     header[..start.len()].copy_from_slice(&start);
     let mut out = HashingWriter::new(std::io::BufWriter::with_capacity(1 << 20, file));
-    out.hasher.update(&header[..56]);
-    out.hasher.update(&header[88..]);
+    hash_outside_checksum(&mut out.hasher, &header, 0);
     out.inner.write_all(&header).map_err(io("write"))?;
     out.at = HEADER_LEN;
     let presence =
@@ -443,7 +447,7 @@ pub(crate) fn write_streamed(
     debug_assert_eq!(out.at, sections.end, "the sections written are the sections counted");
     let checksum: [u8; 32] = out.hasher.finalize().into();
     let mut file = out.inner.into_inner().map_err(|err| io("write")(err.into_error()))?;
-    file.seek(SeekFrom::Start(56)).map_err(io("write"))?;
+    file.seek(SeekFrom::Start(CHECKSUM.start as u64)).map_err(io("write"))?;
     file.write_all(&checksum).map_err(io("write"))?;
     file.sync_all().map_err(io("write"))?;
     drop(file);
@@ -654,7 +658,7 @@ impl Segment {
             }
             None => checksum(&bytes),
         };
-        if sum[..] != bytes[56..88] {
+        if sum[..] != bytes[CHECKSUM] {
             return Err(SegmentError::Checksum { path: name.to_owned() });
         }
         let layout: Layout =
