@@ -273,7 +273,15 @@ impl Aligner {
         let found = cluster::groups(seeds, width as u32, self.params.max_gap, self.params.max_shift);
         let found = found.into_iter().filter(|group| group.seeds >= self.params.min_seeds).collect();
         let kept = select::passages(found, a_words, b_words, &self.params, select::Trim::Second);
-        Ok(offsets::passages(a, b, a_words, b_words, &kept))
+        if kept.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (a_chars, b_chars) = (offsets::CharIndex::of(a), offsets::CharIndex::of(b));
+        Ok(offsets::passages(
+            offsets::Indexed { text: a, words: a_words, chars: &a_chars },
+            offsets::Indexed { text: b, words: b_words, chars: &b_chars },
+            &kept,
+        ))
     }
 }
 
@@ -303,23 +311,6 @@ fn check(params: &Params) -> Result<(), AlignError> {
 /// words a reader counts, in every script).
 pub fn word_count(text: &str) -> usize {
     words::count(text)
-}
-
-/// Whether `text` has at least `words` words as [`word_count`] counts
-/// them, counting only as far as it needs: the count of a text's start
-/// is never more than the whole text's.
-pub fn has_words(text: &str, words: usize) -> bool {
-    let mut end = words.saturating_mul(8).max(64);
-    loop {
-        if end >= text.len() {
-            return words::count(text) >= words;
-        }
-        let start_of_char = (0..=end).rev().find(|&at| text.is_char_boundary(at)).unwrap_or(0);
-        if words::count(&text[..start_of_char]) >= words {
-            return true;
-        }
-        end = end.saturating_mul(4);
-    }
 }
 
 /// The passages `a` and `b` share, with [`Params::default`].

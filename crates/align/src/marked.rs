@@ -19,6 +19,7 @@
 //! trimming cost a third of the time for 0.001 of plagdet.
 
 use crate::cluster;
+use crate::offsets::{CharIndex, Indexed};
 use crate::seeds::{self, Seed, index};
 use crate::words::{self, Word};
 use crate::{AlignError, Aligner, Mark, Passage, Side, Span, Winnowing, offsets, select, winnow};
@@ -35,6 +36,9 @@ pub const MARK_GAP: u32 = 20;
 pub struct MarkedText {
     text: String,
     words: Vec<Word>,
+    /// Half-words before each content word ([`words::counted_content_words`]).
+    halves_before: Vec<u32>,
+    chars: CharIndex,
     /// `(hash, word)` of each mark kept, sorted.
     marks: Vec<(u64, u32)>,
     /// Content words per k-gram.
@@ -58,12 +62,41 @@ impl MarkedText {
         winnow::coverage(self.k as usize, self.words_in(span), other.words_in(other_span))
     }
 
+    /// The words of `span` as [`crate::word_count`] counts them, without
+    /// counting them again when the span runs from one content word to
+    /// another, as a passage's side does.
+    pub fn word_count(&self, span: &Span) -> usize {
+        let range = span.bytes();
+        let (first, end) = self.word_range(span);
+        let on_words = first < end
+            && self.words[first].start as usize == range.start
+            && self.words[end - 1].end as usize == range.end;
+        if !on_words {
+            return words::count(&self.text[range]);
+        }
+        let last = &self.words[end - 1];
+        let halves =
+            self.halves_before[end - 1] + words::halves(&self.text, last.start) - self.halves_before[first];
+        halves.div_ceil(2) as usize
+    }
+
+    fn indexed(&self) -> Indexed<'_> {
+        Indexed { text: &self.text, words: &self.words, chars: &self.chars }
+    }
+
     /// Its content words inside `span`.
     fn words_in(&self, span: &Span) -> &[Word] {
+        let (first, end) = self.word_range(span);
+        &self.words[first..end.max(first)]
+    }
+
+    /// The indices of its first content word inside `span` and of the one
+    /// after its last (not above the first when none is inside).
+    fn word_range(&self, span: &Span) -> (usize, usize) {
         let range = span.bytes();
         let first = self.words.partition_point(|word| (word.start as usize) < range.start);
         let end = self.words.partition_point(|word| (word.end as usize) <= range.end);
-        &self.words[first..end.max(first)]
+        (first, end)
     }
 }
 
@@ -104,7 +137,8 @@ impl Aligner {
             ));
         }
         self.check_size(Side::A, &text)?;
-        let words = words::content_words(&text, |hash| self.stopwords.contains(hash));
+        let (words, halves_before) =
+            words::counted_content_words(&text, |hash| self.stopwords.contains(hash));
         let mut marks: Vec<(u64, u32)> = winnowing
             .marks_of_words(&text, &words)
             .into_iter()
@@ -112,7 +146,8 @@ impl Aligner {
             .map(|mark| (mark.hash, mark.word))
             .collect();
         marks.sort_unstable();
-        Ok(MarkedText { text, words, marks, k: index(winnowing.k()) })
+        let chars = CharIndex::of(&text);
+        Ok(MarkedText { text, words, halves_before, chars, marks, k: index(winnowing.k()) })
     }
 
     /// The marks `a` and `b` share, found in one merge of their sorted
@@ -158,6 +193,70 @@ impl Aligner {
             .collect();
         found.sort_unstable_by_key(|group| (group.a_first, group.b_first));
         let kept = select::passages(found, &a.words, &b.words, params, select::Trim::No);
-        Ok(offsets::passages(&a.text, &b.text, &a.words, &b.words, &kept))
+        Ok(offsets::passages(a.indexed(), b.indexed(), &kept))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Params;
+
+    fn span_of(text: &str, start: usize, end: usize) -> Span {
+        let char_offset = text[..start].chars().count();
+        Span {
+            char_offset,
+            char_length: text[start..end].chars().count(),
+            byte_offset: start,
+            byte_length: end - start,
+        }
+    }
+
+    #[test]
+    fn a_span_counts_the_words_its_text_counts() {
+        let aligner = Aligner::new(Params::default()).unwrap();
+        let winnowing = Winnowing::default();
+        let mut rng = fastrand::Rng::with_seed(21);
+        let pieces = [
+            "alpha",
+            "the",
+            "Ünïcödé",
+            "漢字",
+            "テスト",
+            "42",
+            ", ",
+            " ",
+            "\n",
+            "ไม่ใช่",
+            "—",
+            "漢字abc",
+            "e\u{301}",
+            "x漢",
+        ];
+        for _ in 0..300 {
+            let text: String = (0..rng.usize(0..300)).map(|_| pieces[rng.usize(0..pieces.len())]).collect();
+            let marked = aligner.mark(text.clone(), &winnowing, |_| true).unwrap();
+            let words = &marked.words;
+            for _ in 0..20 {
+                // A passage's side: from a content word to another.
+                if !words.is_empty() {
+                    let first = rng.usize(0..words.len());
+                    let last = rng.usize(first..words.len());
+                    let span = span_of(&text, words[first].start as usize, words[last].end as usize);
+                    assert_eq!(
+                        marked.word_count(&span),
+                        words::count(&text[span.bytes()]),
+                        "{text:?} {span:?}"
+                    );
+                }
+                // Any stretch of the text.
+                let mut ends = [rng.usize(0..=text.len()), rng.usize(0..=text.len())];
+                ends.sort_unstable();
+                let [start, end] =
+                    ends.map(|at| (0..=at).rev().find(|&at| text.is_char_boundary(at)).unwrap());
+                let span = span_of(&text, start, end);
+                assert_eq!(marked.word_count(&span), words::count(&text[start..end]), "{text:?} {span:?}");
+            }
+        }
     }
 }

@@ -1,71 +1,87 @@
 //! Word indices back to offsets in the original texts: bytes from the words'
-//! own ranges, characters by counting, in one pass over each text, the
-//! characters before every byte offset wanted.
+//! own ranges, characters from a [`CharIndex`] of each text.
 
 use crate::cluster::Group;
 use crate::words::Word;
 use crate::{Passage, Span};
 
-/// The character offset of each of `byte_offsets` (each at a character
-/// boundary of `text`), in the same order.
-pub(crate) fn char_offsets(text: &str, byte_offsets: &[usize]) -> Vec<usize> {
-    // Up to the last offset in ASCII (most texts), a byte is a character:
-    // checking that is several times faster than counting.
-    let last = byte_offsets.iter().copied().max().unwrap_or(0);
-    if text.as_bytes()[..last].is_ascii() {
-        return byte_offsets.to_vec();
-    }
-    let mut order: Vec<usize> = (0..byte_offsets.len()).collect();
-    order.sort_unstable_by_key(|&i| byte_offsets[i]);
-    let mut chars = vec![0; byte_offsets.len()];
-    let (mut at_byte, mut at_char) = (0usize, 0usize);
-    for i in order {
-        let target = byte_offsets[i];
-        at_char += text.as_bytes()[at_byte..target].iter().filter(|&&byte| !is_continuation(byte)).count();
-        at_byte = target;
-        chars[i] = at_char;
-    }
-    chars
+/// Bytes between two of a [`CharIndex`]'s counts: a character offset is
+/// found by counting at most this many bytes.
+const BLOCK: usize = 256;
+
+/// The characters before every [`BLOCK`]-th byte of a text, so that the
+/// character offset of any byte costs a block, not the text before it: a
+/// text prepared once is aligned with many others (`dedup --passages`),
+/// each time asking offsets deep into it. 4 bytes per block (1.6 % of the
+/// text); nothing for an ASCII text, whose bytes are its characters.
+#[derive(Debug, Clone)]
+pub(crate) struct CharIndex {
+    /// Characters before byte `i * BLOCK`, for `i` up to the text's length
+    /// over `BLOCK` rounded up; empty for an ASCII text.
+    before_block: Vec<u32>,
 }
 
-/// A UTF-8 continuation byte (`10xxxxxx`): not the start of a character.
-fn is_continuation(byte: u8) -> bool {
-    byte & 0xC0 == 0x80
+impl CharIndex {
+    /// The index of `text` (below the aligner's size limit, so that
+    /// counts fit in `u32`).
+    pub(crate) fn of(text: &str) -> CharIndex {
+        if text.is_ascii() {
+            return CharIndex { before_block: Vec::new() };
+        }
+        let mut before_block = Vec::with_capacity(text.len() / BLOCK + 2);
+        let mut chars = 0u32;
+        for block in text.as_bytes().chunks(BLOCK) {
+            before_block.push(chars);
+            chars += characters_starting_in(block);
+        }
+        before_block.push(chars);
+        CharIndex { before_block }
+    }
+
+    /// The character offset of byte `byte` (a character boundary of
+    /// `text`, the text indexed).
+    pub(crate) fn char_offset(&self, text: &str, byte: usize) -> usize {
+        if self.before_block.is_empty() {
+            return byte;
+        }
+        let block = byte / BLOCK;
+        self.before_block[block] as usize
+            + characters_starting_in(&text.as_bytes()[block * BLOCK..byte]) as usize
+    }
+}
+
+/// The characters starting in `bytes`: those that are not UTF-8
+/// continuation bytes (`10xxxxxx`). `bytes` is at most a block or two.
+fn characters_starting_in(bytes: &[u8]) -> u32 {
+    bytes.iter().filter(|&&byte| byte & 0xC0 != 0x80).count() as u32
+}
+
+/// A text with its content words and its [`CharIndex`].
+#[derive(Clone, Copy)]
+pub(crate) struct Indexed<'t> {
+    pub(crate) text: &'t str,
+    pub(crate) words: &'t [Word],
+    pub(crate) chars: &'t CharIndex,
 }
 
 /// Each kept group as a [`Passage`] with offsets into `a` and `b`.
-pub(crate) fn passages(
-    a: &str,
-    b: &str,
-    a_words: &[Word],
-    b_words: &[Word],
-    kept: &[(Group, f64)],
-) -> Vec<Passage> {
-    let byte_range = |words: &[Word], first: u32, last: u32| {
-        (words[first as usize].start as usize, words[last as usize].end as usize)
-    };
-    let a_bytes: Vec<(usize, usize)> =
-        kept.iter().map(|(g, _)| byte_range(a_words, g.a_first, g.a_last)).collect();
-    let b_bytes: Vec<(usize, usize)> =
-        kept.iter().map(|(g, _)| byte_range(b_words, g.b_first, g.b_last)).collect();
-    let a_chars = char_offsets(a, &flatten(&a_bytes));
-    let b_chars = char_offsets(b, &flatten(&b_bytes));
+pub(crate) fn passages(a: Indexed<'_>, b: Indexed<'_>, kept: &[(Group, f64)]) -> Vec<Passage> {
     kept.iter()
-        .enumerate()
-        .map(|(i, &(group, similarity))| Passage {
-            a: span(a_bytes[i], (a_chars[2 * i], a_chars[2 * i + 1])),
-            b: span(b_bytes[i], (b_chars[2 * i], b_chars[2 * i + 1])),
+        .map(|&(group, similarity)| Passage {
+            a: span(a, group.a_first, group.a_last),
+            b: span(b, group.b_first, group.b_last),
             similarity,
             seeds: group.seeds,
         })
         .collect()
 }
 
-fn flatten(ranges: &[(usize, usize)]) -> Vec<usize> {
-    ranges.iter().flat_map(|&(start, end)| [start, end]).collect()
-}
-
-fn span((byte_start, byte_end): (usize, usize), (char_start, char_end): (usize, usize)) -> Span {
+/// The span of a side's content words `first` to `last`.
+fn span(side: Indexed<'_>, first: u32, last: u32) -> Span {
+    let (byte_start, byte_end) =
+        (side.words[first as usize].start as usize, side.words[last as usize].end as usize);
+    let (char_start, char_end) =
+        (side.chars.char_offset(side.text, byte_start), side.chars.char_offset(side.text, byte_end));
     Span {
         char_offset: char_start,
         char_length: char_end - char_start,
@@ -73,20 +89,24 @@ fn span((byte_start, byte_end): (usize, usize), (char_start, char_end): (usize, 
         byte_length: byte_end - byte_start,
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Character offsets counted from the start, one by one.
+    fn counted(text: &str, byte: usize) -> usize {
+        text[..byte].chars().count()
+    }
+
     #[test]
-    fn char_offsets_count_characters_before_each_byte_offset() {
-        let text = "añb€c";
-        // bytes: a=0, ñ=1..3, b=3, €=4..7, c=7
-        assert_eq!(char_offsets(text, &[7, 0, 3, 4, 8]), [4, 0, 2, 3, 5]);
-        assert_eq!(char_offsets(text, &[]), Vec::<usize>::new());
-        // An ASCII start: offsets before the first wide character are bytes.
-        let text = "ascii then ñ and €";
-        assert_eq!(char_offsets(text, &[5, 0, 11]), [5, 0, 11]);
-        assert_eq!(char_offsets(text, &[11, 13, 14]), [11, 12, 13]);
+    fn char_index_gives_the_characters_before_each_boundary() {
+        let wide = "añb€c".repeat(200) + "漢字" + &"x".repeat(2 * BLOCK) + "é";
+        for text in ["", "ascii only", "añb€c", wide.as_str(), &"é".repeat(BLOCK)] {
+            let index = CharIndex::of(text);
+            for byte in (0..=text.len()).filter(|&byte| text.is_char_boundary(byte)) {
+                assert_eq!(index.char_offset(text, byte), counted(text, byte), "byte {byte} of {text:?}");
+            }
+        }
+        assert!(CharIndex::of("ascii only").before_block.is_empty(), "an ASCII text needs no counts");
     }
 }

@@ -127,20 +127,40 @@ pub(crate) fn content_words(text: &str, is_stopword: impl Fn(u64) -> bool) -> Ve
     words
 }
 
+/// [`content_words`], and for each the half-words ([`halves`]) of the
+/// words before it, stopwords included: the [`count`] of the text from
+/// one content word to another is then a subtraction (`MarkedText`).
+pub(crate) fn counted_content_words(text: &str, is_stopword: impl Fn(u64) -> bool) -> (Vec<Word>, Vec<u32>) {
+    let mut words = Vec::with_capacity(text.len() / 8);
+    let mut halves_before = Vec::with_capacity(text.len() / 8);
+    let mut halves_so_far = 0u32;
+    for_each_word(text, |hash, start, end| {
+        if !is_stopword(hash) {
+            words.push(Word { hash, start, end });
+            halves_before.push(halves_so_far);
+        }
+        // Texts are under the aligner's 64 MiB: two halves a byte fit.
+        halves_so_far += halves(text, start);
+    });
+    (words, halves_before)
+}
+
 /// The number of words of `text`, stopwords included, two letters of a
 /// script written without spaces counting one word (about the length of
 /// a Chinese or Japanese word, as [`priorart_fingerprint::count_words`]
 /// counts them), so that a passage of 50 words is about as much text in
 /// every script: counted one by one, 50 such letters are a sentence or two.
 pub(crate) fn count(text: &str) -> usize {
-    let (mut spaced, mut unspaced) = (0, 0);
-    for_each_word(
-        text,
-        |_, start, _| {
-            if is_unspaced_letter(text, start) { unspaced += 1 } else { spaced += 1 }
-        },
-    );
-    spaced + usize::div_ceil(unspaced, 2)
+    let mut counted = 0usize;
+    for_each_word(text, |_, start, _| counted += halves(text, start) as usize);
+    counted.div_ceil(2)
+}
+
+/// The word of `text` starting at byte `start` in halves of a [`count`]ed
+/// word: 1 for a letter of a script written without spaces, 2 for any
+/// other word (so that the count is the halves over two, rounded up).
+pub(crate) fn halves(text: &str, start: u32) -> u32 {
+    if is_unspaced_letter(text, start) { 1 } else { 2 }
 }
 
 /// Whether the word of `text` starting at byte `start` is a letter of a

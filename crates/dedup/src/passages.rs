@@ -15,9 +15,10 @@
 //! ([`Boilerplate`]: how many documents, an example and where). The other
 //! hashes held by two documents or more give every pair of their
 //! documents with the hash's word in the first, themselves sorted on disk;
-//! pairs sharing at least [`PassageSettings::min_marks`] hashes, three of
-//! them within 64 content words of the first document (a passage is made
-//! of such runs; scattered phrases are not), are the candidates. The test
+//! pairs sharing at least [`PassageSettings::min_marks`] hashes, five of
+//! them (all of them when `min_marks` is fewer) within 64 content words of
+//! the first document (a passage is made of such runs; scattered phrases
+//! are not), are the candidates. The test
 //! is made on these records, so the documents of pairs that fail it are
 //! not read again.
 //!
@@ -247,8 +248,9 @@ pub struct PassageOutcome {
     pub postings: u64,
     /// Pairs sharing at least the settings' marks.
     pub sharing: usize,
-    /// Those of them with 3 shared marks within 64 content words of the
-    /// first document (passages are made of such runs), aligned.
+    /// Those of them with 5 shared marks (or `min_marks` when fewer)
+    /// within 64 content words of the first document (passages are made of
+    /// such runs), aligned.
     pub candidates: usize,
     /// Pairs reported.
     pub pairs: usize,
@@ -343,18 +345,22 @@ pub fn find_passages(
 
 /// Shared marks a candidate needs close together to be aligned: a
 /// passage of 50 words (about 25 content words) shares about 9 verbatim,
-/// 5 with one word in ten replaced.
-const NEARBY_MARKS: usize = 3;
+/// 5 with one word in ten replaced. Measured on the planted passages
+/// (BENCHMARKS.md, "Fewer candidates"): 5 aligns a third fewer pairs than
+/// 3, and finds the same planted ones and all but 1 in 2,000 of the others.
+const NEARBY_MARKS: usize = 5;
 /// How close, in content words of the first document.
 const NEARBY_WORDS: u32 = 64;
 
 /// Whether the words (sorted) of the hashes a document shares with another
-/// hold [`NEARBY_MARKS`] within [`NEARBY_WORDS`] content words: a shared
-/// passage has them; documents that share only scattered phrases need not
-/// be aligned. The candidates are picked with it from the postings, and
-/// [`PairChecker::check`] asks it of two texts, so both agree.
-fn nearby(words: &[u32]) -> bool {
-    words.windows(NEARBY_MARKS).any(|run| run[NEARBY_MARKS - 1] - run[0] <= NEARBY_WORDS)
+/// hold [`NEARBY_MARKS`] (the search's `min_marks` when fewer) within
+/// [`NEARBY_WORDS`] content words: a shared passage has them; documents
+/// that share only scattered phrases need not be aligned. The candidates
+/// are picked with it from the postings, and [`PairChecker::check`] asks it
+/// of two texts, so both agree.
+fn nearby(words: &[u32], min_marks: u32) -> bool {
+    let marks = (min_marks as usize).clamp(1, NEARBY_MARKS);
+    words.windows(marks).any(|run| run[marks - 1] - run[0] <= NEARBY_WORDS)
 }
 
 /// What an aligned pair gave.
@@ -411,7 +417,7 @@ impl PairChecker {
     pub fn check(&self, a: &PreparedText, b: &PreparedText) -> PairCheck {
         let (Some(a_marked), Some(b_marked)) = (&a.marked, &b.marked) else { return PairCheck::Refused };
         let shared = self.aligner.shared_marks(a_marked, b_marked);
-        if !nearby(shared.words()) {
+        if !nearby(shared.words(), self.settings.min_marks) {
             return PairCheck::Unrelated;
         }
         match self.aligner.align_marked(a_marked, b_marked, shared) {
@@ -462,8 +468,12 @@ impl PreparedText {
     /// Bytes of `span` its boilerplate marks cover.
     fn boilerplate_bytes(&self, span: &Span) -> usize {
         let range = span.bytes();
-        self.boilerplate
+        // The ranges are sorted and disjoint: those ending after the span
+        // starts, up to the first starting after it ends.
+        let first = self.boilerplate.partition_point(|&(_, end)| end as usize <= range.start);
+        self.boilerplate[first..]
             .iter()
+            .take_while(|&&(start, _)| (start as usize) < range.end)
             .map(|&(start, end)| {
                 let (start, end) = (start as usize, end as usize);
                 end.min(range.end).saturating_sub(start.max(range.start))
@@ -493,9 +503,7 @@ fn merged(ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
 /// repetitive text around it.
 fn keep(passage: &Passage, a: &PreparedText, b: &PreparedText, settings: &PassageSettings) -> bool {
     let (Some(a_marked), Some(b_marked)) = (&a.marked, &b.marked) else { return false };
-    let long_enough = |side: &MarkedText, span: &Span| {
-        priorart_align::has_words(&side.text()[span.bytes()], settings.min_words)
-    };
+    let long_enough = |side: &MarkedText, span: &Span| side.word_count(span) >= settings.min_words;
     let mostly_boilerplate =
         |side: &PreparedText, span: &Span| 2 * side.boilerplate_bytes(span) > span.byte_length;
     let covered = |x: (&MarkedText, &Span), y: (&MarkedText, &Span)| {
@@ -646,7 +654,7 @@ fn candidates(
             sharing += 1;
             words.iter_mut().for_each(|word| *word &= !REPEAT);
             words.sort_unstable();
-            if nearby(words) {
+            if nearby(words, min_marks) {
                 kept.push((pair.0, pair.1, count));
             }
         }
