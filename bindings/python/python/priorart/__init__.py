@@ -530,7 +530,7 @@ def dedup_passages(
 
     Each text's winnowing marks (hashes of its content-word 3-grams) are
     sorted on disk; pairs of documents sharing at least ``min_marks`` of
-    them (3 within 64 content words) are aligned by ``priorart compare
+    them (5 within 64 content words) are aligned by ``priorart compare
     --passages``'s aligner, and a passage is reported when it has at least
     ``min_words`` words on both sides (two Chinese, Japanese or Thai
     letters counting one) and one side is found in the other

@@ -745,7 +745,7 @@ def passage_search(
     join on the hash; pairs sharing at least ``min_marks`` of them are the
     candidates; the texts are joined to the candidates and each pair is
     checked in the task holding both texts by the search's
-    ``PairChecker`` (aligned when 3 shared marks lie within 64 content
+    ``PairChecker`` (aligned when 5 shared marks lie within 64 content
     words, passages kept by ``min_words``, ``min_coverage`` and the
     boilerplate), each text prepared once per batch. Empty and null texts
     are skipped. Ids must be unique, as the CLI requires."""
