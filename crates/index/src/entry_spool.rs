@@ -16,7 +16,7 @@
 //! to be tried again.
 
 use crate::layout::Layout;
-use crate::segment::{self, Columns, Entry, SegmentError};
+use crate::segment::{self, Columns, Entry, HeldColumns, SegmentError};
 use crate::spool::{remove_spool_dir, spool_dir};
 use priorart_files::FileError;
 use std::fs::File;
@@ -40,12 +40,8 @@ pub struct EntrySpool {
     sketches_path: PathBuf,
     /// Each document's sketch: its length (or [`NO_SKETCH`]) and hashes.
     sketches: BufWriter<File>,
-    /// Every id, one after another.
-    ids: String,
-    /// Where each id ends in `ids`.
-    id_ends: Vec<usize>,
-    simhashes: Vec<u64>,
-    xs: Vec<Option<[u8; 32]>>,
+    /// Each document's id, simhash-doc value and `X`.
+    documents: HeldColumns,
     /// Which documents the segment keeps ([`EntrySpool::retain`]); all when
     /// `None`.
     kept: Option<Vec<bool>>,
@@ -70,10 +66,7 @@ impl EntrySpool {
             created,
             sketches_path,
             sketches: BufWriter::with_capacity(SKETCH_BUFFER, file),
-            ids: String::new(),
-            id_ends: Vec::new(),
-            simhashes: Vec::new(),
-            xs: Vec::new(),
+            documents: HeldColumns::default(),
             kept: None,
         })
     }
@@ -89,8 +82,8 @@ impl EntrySpool {
 
     /// Adds the next document.
     pub fn push(&mut self, entry: &Entry) -> Result<(), SegmentError> {
-        let too_many = || SegmentError::TooManyDocuments { docs: self.id_ends.len() + 1 };
-        if u32::try_from(self.id_ends.len()).is_err() {
+        let too_many = || SegmentError::TooManyDocuments { docs: self.len() + 1 };
+        if u32::try_from(self.len()).is_err() {
             return Err(too_many());
         }
         let length = match &entry.sketch {
@@ -104,10 +97,7 @@ impl EntrySpool {
         for hash in entry.sketch.iter().flatten() {
             self.sketches.write_all(&hash.to_le_bytes()).map_err(io)?;
         }
-        self.ids.push_str(&entry.id);
-        self.id_ends.push(self.ids.len());
-        self.simhashes.push(entry.simhash);
-        self.xs.push(entry.x);
+        self.documents.push(&entry.id, entry.simhash, entry.x);
         if let Some(kept) = &mut self.kept {
             kept.push(true);
         }
@@ -116,34 +106,34 @@ impl EntrySpool {
 
     /// How many documents were pushed (kept or not).
     pub fn len(&self) -> usize {
-        self.id_ends.len()
+        self.documents.len()
     }
 
     /// Whether no document was pushed.
     pub fn is_empty(&self) -> bool {
-        self.id_ends.is_empty()
+        self.len() == 0
     }
 
     /// Document `n`'s id (`n` below [`EntrySpool::len`], kept or not).
     pub fn id(&self, n: usize) -> &str {
-        let start = if n == 0 { 0 } else { self.id_ends[n - 1] };
-        &self.ids[start..self.id_ends[n]]
+        self.documents.id(n)
     }
 
     /// Document `n`'s simhash-doc value.
     pub fn simhash(&self, n: usize) -> u64 {
-        self.simhashes[n]
+        self.documents.simhash(n)
     }
 
     /// Document `n`'s `X`, if known.
     pub fn x(&self, n: usize) -> Option<[u8; 32]> {
-        self.xs[n]
+        self.documents.x(n)
     }
 
     /// Keeps only the documents `n` for which `keep(n)` holds, numbered
     /// again in order (as a [`crate::MarkSpool`] filtered the same way).
     pub fn retain(&mut self, mut keep: impl FnMut(usize) -> bool) {
-        let kept = self.kept.get_or_insert_with(|| vec![true; self.id_ends.len()]);
+        let docs = self.len();
+        let kept = self.kept.get_or_insert_with(|| vec![true; docs]);
         for (n, kept) in kept.iter_mut().enumerate() {
             *kept = *kept && keep(n);
         }
@@ -151,7 +141,7 @@ impl EntrySpool {
 
     /// How many documents are kept.
     pub fn kept_len(&self) -> usize {
-        self.kept.as_ref().map_or(self.id_ends.len(), |kept| kept.iter().filter(|&&kept| kept).count())
+        self.kept.as_ref().map_or(self.len(), |kept| kept.iter().filter(|&&kept| kept).count())
     }
 
     /// The ids of the documents kept, in order.

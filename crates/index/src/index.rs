@@ -28,12 +28,13 @@
 
 use crate::entry_spool::EntrySpool;
 use crate::layout::{DistanceTooLarge, Layout, MAX_DISTANCE};
-use crate::marks::{self, Marks};
+use crate::marks::{self, Marks, MarksFile};
 use crate::passages::{self, MarkedSegment, PassageAnswer, PassageSearch};
 use crate::query::{Answer, Match, Query, rank};
-use crate::segment::{self, Entry, Segment, SegmentError, sketch_jaccard};
+use crate::segment::{self, Columns, Entry, HeldColumns, Segment, SegmentError, SegmentFile, sketch_jaccard};
 use crate::spool::MarkSpool;
 use priorart_align::{AlignError, Mark, UnspacedLetters, Winnowing};
+use priorart_files::FileError;
 use priorart_fingerprint::{Shingling, TokenRule};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -154,58 +155,37 @@ enum NewDocuments<'a> {
     Segments(Concatenated<'a>),
 }
 
-/// An index's segments, their documents numbered on from one to the next:
-/// compaction writes them again a section at a time, reading each
-/// document's sketch from its segment when the sketches are written, so
-/// that memory does not grow with the documents.
+/// An index's segments read back from their files for compaction (not
+/// through their maps: `segment::SegmentFile`): their documents' ids,
+/// simhash-doc values and `X`s held in memory, numbered on from one
+/// segment to the next, and their sketches read in order as the new
+/// segment's are written, so that memory grows by a few dozen bytes a
+/// document, not by the segments' pages.
 struct Concatenated<'a> {
-    segments: &'a [Segment],
-    /// The number of each segment's first document.
-    starts: Vec<usize>,
+    columns: HeldColumns,
+    files: Vec<SegmentFile<'a>>,
 }
 
 impl<'a> Concatenated<'a> {
-    fn new(segments: &'a [Segment]) -> Concatenated<'a> {
-        let starts = segments
-            .iter()
-            .scan(0, |next, segment| {
-                let start = *next;
-                *next += segment.len();
-                Some(start)
-            })
-            .collect();
-        Concatenated { segments, starts }
+    /// The documents of `segments`, whose files are at `paths`.
+    fn read(segments: &'a [Segment], paths: &[PathBuf]) -> Result<Concatenated<'a>, SegmentError> {
+        let mut columns = HeldColumns::default();
+        let mut files = Vec::with_capacity(segments.len());
+        for (segment, path) in segments.iter().zip(paths) {
+            let file = SegmentFile::open(segment, path)?;
+            file.read_columns(&mut columns)?;
+            files.push(file);
+        }
+        Ok(Concatenated { columns, files })
     }
 
-    /// Document `n`'s segment and number in it.
-    fn locate(&self, n: usize) -> (&'a Segment, u32) {
-        let at = self.starts.partition_point(|&start| start <= n) - 1;
-        (&self.segments[at], (n - self.starts[at]) as u32)
-    }
-
-    fn documents(&self) -> impl Iterator<Item = (&'a Segment, u32)> + 'a {
-        self.segments.iter().flat_map(|segment| (0..segment.len() as u32).map(move |n| (segment, n)))
-    }
-}
-
-impl segment::Columns for Concatenated<'_> {
-    fn len(&self) -> usize {
-        self.segments.iter().map(Segment::len).sum()
-    }
-
-    fn id(&self, n: usize) -> &str {
-        let (segment, number) = self.locate(n);
-        segment.id(number)
-    }
-
-    fn simhash(&self, n: usize) -> u64 {
-        let (segment, number) = self.locate(n);
-        segment.simhash(number)
-    }
-
-    fn x(&self, n: usize) -> Option<[u8; 32]> {
-        let (segment, number) = self.locate(n);
-        segment.x(number)
+    /// Every document's sketch, segment after segment.
+    fn sketches(&self) -> impl Iterator<Item = Result<Option<Vec<u64>>, FileError>> + '_ {
+        type Sketches<'s> = Box<dyn Iterator<Item = Result<Option<Vec<u64>>, FileError>> + 's>;
+        self.files.iter().flat_map(|file| match file.sketches() {
+            Ok(sketches) => Box::new(sketches) as Sketches<'_>,
+            Err(err) => Box::new(std::iter::once(Err(err))),
+        })
     }
 }
 
@@ -215,7 +195,7 @@ impl NewDocuments<'_> {
         match self {
             NewDocuments::Held(entries) => entries.len(),
             NewDocuments::Spooled(spool) => spool.kept_len(),
-            NewDocuments::Segments(segments) => segment::Columns::len(segments),
+            NewDocuments::Segments(segments) => segments.columns.len(),
         }
     }
 
@@ -224,7 +204,7 @@ impl NewDocuments<'_> {
             NewDocuments::Held(entries) => Box::new(entries.iter().map(|entry| entry.id.as_str())),
             NewDocuments::Spooled(spool) => Box::new(spool.kept_ids()),
             NewDocuments::Segments(segments) => {
-                Box::new(segments.documents().map(|(segment, n)| segment.id(n)))
+                Box::new((0..segments.columns.len()).map(|n| segments.columns.id(n)))
             }
         }
     }
@@ -235,8 +215,7 @@ impl NewDocuments<'_> {
             NewDocuments::Held(entries) => segment::write(path, layout, entries, sketch_width),
             NewDocuments::Spooled(spool) => spool.write(path, layout, sketch_width),
             NewDocuments::Segments(segments) => {
-                let sketches = segments.documents().map(|(segment, n)| Ok(segment.sketch(n)));
-                segment::write_streamed(path, layout, sketch_width, segments, sketches)
+                segment::write_streamed(path, layout, sketch_width, &segments.columns, segments.sketches())
             }
         }
     }
@@ -563,20 +542,28 @@ impl Index {
     }
 
     /// Merges every segment into one, written a section at a time from the
-    /// segments (memory does not grow with the documents).
+    /// segments' and marks' files read back as files, not through their
+    /// maps: memory for a few dozen bytes a document and bounded buffers,
+    /// not for the segments. A segment or marks file damaged (or changed
+    /// since the index was opened) is refused ([`IndexError::Segment`])
+    /// and leaves the index as it was.
     pub fn compact(&mut self) -> Result<(), IndexError> {
         let old = self.manifest.segments.clone();
+        let paths: Vec<PathBuf> = old.iter().map(|name| self.dir.join(name)).collect();
         let name = next_segment_name(&self.dir)?;
         let path = self.dir.join(&name);
-        let mut written = Uncommitted::write(
-            &path,
-            &self.layout,
-            &mut NewDocuments::Segments(Concatenated::new(&self.segments)),
-            self.manifest.sketch_width,
-            None,
-        )?;
+        let mut documents = NewDocuments::Segments(Concatenated::read(&self.segments, &paths)?);
+        let mut written =
+            Uncommitted::write(&path, &self.layout, &mut documents, self.manifest.sketch_width, None)?;
+        // The documents' columns are not needed to merge the marks.
+        drop(documents);
         if self.winnowing.is_some() {
-            marks::merge_segments(&marks::path_of(&path), self.opened_marks()?)?;
+            let files = paths
+                .iter()
+                .zip(&self.segments)
+                .map(|(path, segment)| MarksFile::open(&marks::path_of(path), segment.len()))
+                .collect::<Result<Vec<MarksFile>, _>>()?;
+            marks::merge_segments(&marks::path_of(&path), &files)?;
             written.also(marks::path_of(&path));
         }
         let manifest = Manifest { segments: vec![name], ..self.manifest.clone() };

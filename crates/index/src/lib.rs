@@ -46,6 +46,7 @@ mod memory;
 mod pairs;
 mod passages;
 mod query;
+mod section_reader;
 mod segment;
 mod simhash_list;
 mod spool;

@@ -22,8 +22,11 @@
 //! Opening checks the magic, the version, the length, the checksum and that
 //! every row names a document of the segment and is in order, so that a
 //! damaged or hostile file is refused ([`SegmentError`]), never read out of
-//! bounds.
+//! bounds. Compaction reads the files it merges back as files
+//! ([`MarksFile`]), not through their maps: the same checks, the rows'
+//! order checked as they are merged.
 
+use crate::section_reader::SectionReader;
 use crate::segment::{Bytes, SegmentError, partition_point};
 use crate::temporary::Temporary;
 #[cfg(test)]
@@ -120,12 +123,15 @@ const COLUMN_BUFFER: usize = 256 << 10;
 /// temporary name beside `path`, synced, and only then linked at `path`
 /// (as `priorart_files::write_new`): a failure or a kill leaves no file
 /// at `path`, and the temporary name is removed on failure.
-pub(crate) fn write_sorted(
+pub(crate) fn write_sorted<E>(
     path: &Path,
     counts: &[u32],
     total: u64,
-    rows: impl Iterator<Item = Result<RowKey, FileError>>,
-) -> Result<(), SegmentError> {
+    rows: impl Iterator<Item = Result<RowKey, E>>,
+) -> Result<(), SegmentError>
+where
+    SegmentError: From<E>,
+{
     let too_many = || SegmentError::TooManyDocuments { docs: counts.len() };
     let docs = u64::try_from(counts.len()).map_err(|_| too_many())?;
     if docs > u64::from(u32::MAX) {
@@ -268,8 +274,71 @@ pub(crate) fn encode(marks: &[Vec<Mark>]) -> Result<Vec<u8>, SegmentError> {
 pub(crate) struct Marks {
     bytes: Bytes,
     sections: Sections,
+    rows: usize,
+}
+
+/// What a marks file's header says, checked against the file's length and
+/// its segment's document count.
+struct Header {
+    sections: Sections,
     docs: usize,
     rows: usize,
+}
+
+impl Header {
+    /// The header at the start of `bytes` (the file's first bytes, at
+    /// least [`HEADER_LEN`] of them unless the file is shorter) of a file
+    /// `length` bytes long.
+    fn check(bytes: &[u8], length: u64, name: &str, expected_docs: usize) -> Result<Header, SegmentError> {
+        let corrupt = |detail: String| SegmentError::Corrupt { path: name.to_owned(), detail };
+        if bytes.len() < HEADER_LEN || &bytes[..16] != MAGIC {
+            return Err(SegmentError::Foreign { path: name.to_owned() });
+        }
+        let version = u32_at(bytes, 16);
+        if version != VERSION {
+            return Err(SegmentError::Version { path: name.to_owned(), version });
+        }
+        let (docs, rows) = (u64_at(bytes, 24), u64_at(bytes, 32));
+        if docs != expected_docs as u64 {
+            return Err(corrupt(format!("marks of {docs} documents, the segment holds {expected_docs}")));
+        }
+        let sections = Sections::new(docs, rows).ok_or_else(|| corrupt("sizes overflow".into()))?;
+        if sections.end as u64 != length {
+            return Err(corrupt(format!("{length} bytes where the header implies {}", sections.end)));
+        }
+        // Both fit a `usize`: `Sections::new` converted them.
+        Ok(Header { sections, docs: docs as usize, rows: rows as usize })
+    }
+}
+
+/// Checks that the documents' mark counts add up to the rows.
+fn check_counts(counts: impl Iterator<Item = u32>, rows: u64) -> Result<(), &'static str> {
+    let counted: u64 = counts.map(u64::from).sum();
+    if counted == rows { Ok(()) } else { Err("the documents' mark counts do not add up to the rows") }
+}
+
+/// The order of a marks file's rows, checked one row at a time: sorted
+/// by hash, document and word, each naming a document of the file and
+/// its byte range not reversed.
+struct RowOrder {
+    docs: usize,
+    previous: (u64, u32, u32),
+}
+
+impl RowOrder {
+    fn new(docs: usize) -> RowOrder {
+        RowOrder { docs, previous: (0, 0, 0) }
+    }
+
+    /// Checks the next row (what is wrong if it does not hold).
+    fn check(&mut self, (hash, document, word, start, end): RowKey) -> Result<(), &'static str> {
+        let key = (hash, document, word);
+        if document as usize >= self.docs || key < self.previous || start > end {
+            return Err("a mark is out of order or names no document");
+        }
+        self.previous = key;
+        Ok(())
+    }
 }
 
 impl Marks {
@@ -294,45 +363,23 @@ impl Marks {
     }
 
     fn check(bytes: Bytes, name: &str, expected_docs: usize) -> Result<Marks, SegmentError> {
-        let corrupt =
-            |detail: &str| SegmentError::Corrupt { path: name.to_owned(), detail: detail.to_owned() };
-        if bytes.len() < HEADER_LEN || &bytes[..16] != MAGIC {
-            return Err(SegmentError::Foreign { path: name.to_owned() });
-        }
-        let version = u32_at(&bytes, 16);
-        if version != VERSION {
-            return Err(SegmentError::Version { path: name.to_owned(), version });
-        }
-        let (docs, rows) = (u64_at(&bytes, 24), u64_at(&bytes, 32));
-        if docs != expected_docs as u64 {
-            return Err(corrupt(&format!("marks of {docs} documents, the segment holds {expected_docs}")));
-        }
-        let sections = Sections::new(docs, rows).ok_or_else(|| corrupt("sizes overflow"))?;
-        if sections.end != bytes.len() {
-            return Err(corrupt(&format!("{} bytes where the header implies {}", bytes.len(), sections.end)));
-        }
+        let corrupt = |detail: &str| SegmentError::Corrupt { path: name.to_owned(), detail: detail.into() };
+        let Header { sections, docs, rows } = Header::check(&bytes, bytes.len() as u64, name, expected_docs)?;
         if checksum(&bytes)[..] != bytes[CHECKSUM] {
             return Err(SegmentError::Checksum { path: name.to_owned() });
         }
-        let marks = Marks { bytes, sections, docs: docs as usize, rows: rows as usize };
-        let counted: u64 = (0..marks.docs).map(|n| u64::from(marks.count(n as u32))).sum();
-        if counted != rows {
-            return Err(corrupt("the documents' mark counts do not add up to the rows"));
-        }
-        let mut previous = (0u64, 0u32, 0u32);
+        let marks = Marks { bytes, sections, rows };
+        check_counts((0..docs).map(|n| marks.count(n as u32)), rows as u64).map_err(corrupt)?;
+        let mut order = RowOrder::new(docs);
         for r in 0..marks.rows {
             let row = marks.row(r);
-            let key = (marks.hash(r), row.document, row.word);
-            if row.document as usize >= marks.docs || key < previous || row.start > row.end {
-                return Err(corrupt("a mark is out of order or names no document"));
-            }
-            previous = key;
+            order.check((marks.hash(r), row.document, row.word, row.start, row.end)).map_err(corrupt)?;
         }
         Ok(marks)
     }
 
     /// How many marks document `number` has.
-    pub(crate) fn count(&self, number: u32) -> u32 {
+    fn count(&self, number: u32) -> u32 {
         u32_at(&self.bytes, self.sections.counts + 4 * number as usize)
     }
 
@@ -355,37 +402,91 @@ impl Marks {
         let first = partition_point(self.rows, |r| self.hash(r) < hash);
         (first..self.rows).take_while(move |&r| self.hash(r) == hash).map(|r| self.row(r))
     }
+}
 
-    /// Every row in file order, its document numbered from `first`.
-    fn sorted_rows(&self, first: u32) -> impl Iterator<Item = RowKey> + '_ {
-        (0..self.rows).map(move |r| {
-            let row = self.row(r);
-            (self.hash(r), first + row.document, row.word, row.start, row.end)
-        })
+/// Buffer of each column of a marks file read back ([`MarksFile`]).
+const COLUMN_READ_BUFFER: usize = 64 << 10;
+
+/// A segment's marks file checked as read from its file, not through its
+/// map, and its rows read back a block of each column at a time: what
+/// compaction merges (see `crate::section_reader`). The header, length,
+/// checksum and mark counts are checked at open (the file read once, a
+/// block at a time), the rows' order as they are read, so that a damaged
+/// file is a [`SegmentError`], never a panic.
+pub(crate) struct MarksFile {
+    path: PathBuf,
+    sections: Sections,
+    rows: usize,
+    /// Each document's mark count.
+    counts: Vec<u32>,
+}
+
+impl MarksFile {
+    /// Checks the marks file at `path`, of a segment of `docs` documents.
+    pub(crate) fn open(path: &Path, docs: usize) -> Result<MarksFile, SegmentError> {
+        let name = path.display().to_string();
+        let io = |action| move |source| FileError::Io { path: path.to_owned(), action, source };
+        let mut file = File::open(path).map_err(io("open"))?;
+        let length = file.metadata().map_err(io("read"))?.len();
+        let mut header = Vec::with_capacity(HEADER_LEN);
+        Read::take(&mut file, HEADER_LEN as u64).read_to_end(&mut header).map_err(io("read"))?;
+        let Header { sections, rows, .. } = Header::check(&header, length, &name, docs)?;
+        if checksum_of(&mut file).map_err(io("read"))?[..] != header[CHECKSUM] {
+            return Err(SegmentError::Checksum { path: name });
+        }
+        let mut reader = SectionReader::open(path, sections.counts as u64, COLUMN_READ_BUFFER)?;
+        let counts = (0..docs).map(|_| reader.u32()).collect::<Result<Vec<u32>, _>>()?;
+        check_counts(counts.iter().copied(), rows as u64)
+            .map_err(|detail| SegmentError::Corrupt { path: name, detail: detail.into() })?;
+        Ok(MarksFile { path: path.to_owned(), sections, rows, counts })
+    }
+
+    /// Every row in file order, its document numbered from `first`; a row
+    /// out of order, or naming no document of the segment, is an error
+    /// that ends them.
+    fn rows(
+        &self,
+        first: u32,
+    ) -> Result<impl Iterator<Item = Result<RowKey, SegmentError>> + '_, SegmentError> {
+        let s = &self.sections;
+        let open = |at: usize| SectionReader::open(&self.path, at as u64, COLUMN_READ_BUFFER);
+        let mut columns = [open(s.documents)?, open(s.words)?, open(s.starts)?, open(s.ends)?];
+        let mut hashes = open(s.hashes)?;
+        let mut order = RowOrder::new(self.counts.len());
+        let corrupt = |detail: &str| SegmentError::Corrupt {
+            path: self.path.display().to_string(),
+            detail: detail.into(),
+        };
+        Ok((0..self.rows).map(move |_| {
+            let hash = hashes.u64()?;
+            let [document, word, start, end] = columns.each_mut().map(SectionReader::u32);
+            let row = (hash, document?, word?, start?, end?);
+            order.check(row).map_err(corrupt)?;
+            Ok((hash, first + row.1, row.2, row.3, row.4))
+        }))
     }
 }
 
 /// Writes the marks file `path` (which must not exist) of the segments
 /// whose marks are `segments`, merged into one in their order: a merge of
 /// their rows (each file sorted), so that memory does not grow with them.
-pub(crate) fn merge_segments(path: &Path, segments: &[Marks]) -> Result<(), SegmentError> {
-    let docs: usize = segments.iter().map(|marks| marks.docs).sum();
+pub(crate) fn merge_segments(path: &Path, segments: &[MarksFile]) -> Result<(), SegmentError> {
+    let docs: usize = segments.iter().map(|marks| marks.counts.len()).sum();
     let first_numbers = segments.iter().scan(0usize, |first, marks| {
         let this = *first;
-        *first += marks.docs;
+        *first += marks.counts.len();
         Some(this)
     });
     let first_numbers: Vec<u32> = first_numbers
         .map(|first| u32::try_from(first).map_err(|_| SegmentError::TooManyDocuments { docs }))
         .collect::<Result<_, _>>()?;
-    let counts: Vec<u32> =
-        segments.iter().flat_map(|marks| (0..marks.docs as u32).map(|n| marks.count(n))).collect();
+    let counts: Vec<u32> = segments.iter().flat_map(|marks| marks.counts.iter().copied()).collect();
     let total = segments.iter().map(|marks| marks.rows as u64).sum();
     let sources = segments
         .iter()
         .zip(first_numbers)
-        .map(|(marks, first)| Box::new(marks.sorted_rows(first).map(Ok)) as Box<dyn Iterator<Item = _> + '_>)
-        .collect();
+        .map(|(marks, first)| Ok(Box::new(marks.rows(first)?) as Box<dyn Iterator<Item = _> + '_>))
+        .collect::<Result<Vec<_>, SegmentError>>()?;
     write_sorted(path, &counts, total, merge(sources))
 }
 
@@ -444,21 +545,83 @@ mod tests {
         assert_eq!((marks.count(0), marks.count(1), marks.count(2)), (3, 0, 2));
     }
 
+    /// `bytes` written as the file `name` of `dir`.
+    fn file(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    /// Many marks, more than a column's read buffer holds.
+    fn many(docs: u32, seed: u64) -> Vec<Vec<Mark>> {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        (0..docs).map(|_| (0..rng.u32(..5_000)).map(|word| mark(rng.u64(..1_000), word)).collect()).collect()
+    }
+
     #[test]
     fn segments_merged_are_the_file_of_their_documents_together() {
         let dir = tempfile::tempdir().unwrap();
-        let (first, second) = (sample(), vec![vec![mark(3, 0), mark(1, 3)], vec![mark(9, 2), mark(3, 6)]]);
-        let opened = [
-            Marks::from_bytes(encode(&first).unwrap(), 3).unwrap(),
-            Marks::from_bytes(encode(&second).unwrap(), 2).unwrap(),
-        ];
-        let path = dir.path().join("seg-000003.pam");
+        let pieces = [sample(), vec![vec![mark(3, 0), mark(1, 3)], vec![mark(9, 2), mark(3, 6)]], many(9, 1)];
+        assert!(pieces[2].iter().map(Vec::len).sum::<usize>() * 8 > COLUMN_READ_BUFFER);
+        let opened: Vec<MarksFile> = pieces
+            .iter()
+            .enumerate()
+            .map(|(n, marks)| {
+                let path = file(dir.path(), &format!("seg-00000{n}.pam"), &encode(marks).unwrap());
+                MarksFile::open(&path, marks.len()).unwrap()
+            })
+            .collect();
+        let path = dir.path().join("seg-000009.pam");
         merge_segments(&path, &opened).unwrap();
-        let together: Vec<Vec<Mark>> = first.into_iter().chain(second).collect();
-        assert_eq!(std::fs::read(&path).unwrap(), encode(&together).unwrap());
+        assert_eq!(std::fs::read(&path).unwrap(), encode(&pieces.concat()).unwrap());
         // Never over an existing file, and no temporary file left.
         assert!(matches!(merge_segments(&path, &opened), Err(SegmentError::File(FileError::Exists { .. }))));
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 4);
+    }
+
+    /// What the file read back refuses, it refuses as the map does: at
+    /// open (header, length, checksum, counts) or, a row out of order, as
+    /// its rows are merged, leaving no file.
+    #[test]
+    fn a_damaged_or_foreign_file_read_back_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let bytes = encode(&sample()).unwrap();
+        let open = |bytes: &[u8], docs| MarksFile::open(&file(dir.path(), "seg-000001.pam", bytes), docs);
+        assert!(open(&bytes, 3).is_ok());
+        assert!(matches!(open(&bytes, 2), Err(SegmentError::Corrupt { .. })));
+        let mut flipped = bytes.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 1;
+        assert!(matches!(open(&flipped, 3), Err(SegmentError::Checksum { .. })));
+        for cut in [0, 10, HEADER_LEN, bytes.len() - 4] {
+            let err = open(&bytes[..cut], 3).err().expect("truncated");
+            assert!(
+                matches!(err, SegmentError::Foreign { .. } | SegmentError::Corrupt { .. }),
+                "{cut}: {err}"
+            );
+        }
+        assert!(matches!(
+            MarksFile::open(&dir.path().join("seg-000002.pam"), 3),
+            Err(SegmentError::File(FileError::Io { .. }))
+        ));
+        // Counts that do not add up, and a row naming a document the
+        // segment lacks, with good checksums.
+        let sections = Sections::new(3, 5).unwrap();
+        let resummed = |mut bytes: Vec<u8>| {
+            let sum = checksum(&bytes);
+            bytes[CHECKSUM].copy_from_slice(&sum);
+            bytes
+        };
+        let mut miscounted = bytes.clone();
+        miscounted[sections.counts] += 1;
+        assert!(matches!(open(&resummed(miscounted), 3), Err(SegmentError::Corrupt { .. })));
+        let mut hostile = bytes;
+        hostile[sections.documents + 4..][..4].copy_from_slice(&7u32.to_le_bytes());
+        let hostile = open(&resummed(hostile), 3).unwrap();
+        let merged = dir.path().join("seg-000003.pam");
+        let err = merge_segments(&merged, &[hostile]).unwrap_err();
+        assert!(matches!(err, SegmentError::Corrupt { .. }), "{err}");
+        assert!(!merged.exists());
     }
 
     #[test]

@@ -26,16 +26,21 @@
 //! and the id offsets: a corrupt, truncated or foreign file is refused with
 //! a [`SegmentError`], never a panic or an out-of-bounds read.
 //!
+//! Compaction reads the segments it merges back from their files a section
+//! at a time ([`SegmentFile`]), not through their maps, whose pages would
+//! all count in its memory.
+//!
 //! Segment files are never changed in place: they are written whole under
 //! a new name and then listed (see `crate::Index`). A memory map of a file
 //! that another program truncates while it is open raises SIGBUS on the
 //! next read of a lost page; nothing in priorart truncates them.
 
 use crate::layout::{Layout, LayoutError, Permutation};
+use crate::section_reader::SectionReader;
 use priorart_files::FileError;
 use sha2::{Digest, Sha256};
 use std::io::{Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 16] = b"priorart-index\0\0";
 /// The version written.
@@ -148,6 +153,8 @@ struct Sections {
     layout: usize,
     id_offsets: usize,
     ids: usize,
+    /// Just past the ids' bytes.
+    ids_end: usize,
     simhash: usize,
     x: Option<usize>,
     sketch: usize,
@@ -176,7 +183,8 @@ impl Sections {
         let layout = HEADER_LEN;
         let id_offsets = align8(layout.checked_add(usize::try_from(layout_bytes).ok()?)?);
         let ids = id_offsets.checked_add(docs.checked_add(1)?.checked_mul(8)?)?;
-        let simhash = align8(ids.checked_add(ids_bytes)?);
+        let ids_end = ids.checked_add(ids_bytes)?;
+        let simhash = align8(ids_end);
         let after_simhash = simhash.checked_add(docs.checked_mul(8)?)?;
         let (x, after_x) = if has_x {
             (Some(after_simhash), after_simhash.checked_add(docs.checked_mul(32)?)?)
@@ -202,6 +210,7 @@ impl Sections {
             layout,
             id_offsets,
             ids,
+            ids_end,
             simhash,
             x,
             sketch,
@@ -210,6 +219,12 @@ impl Sections {
             presence,
             end,
         })
+    }
+
+    /// What every document of a version 1 segment (which has no presence
+    /// bytes) has: a sketch, and an `X` when the segment holds them.
+    fn implied_presence(&self) -> u8 {
+        HAS_SKETCH | if self.x.is_some() { HAS_X } else { 0 }
     }
 }
 
@@ -256,6 +271,37 @@ fn checksum_read(mut file: &std::fs::File) -> std::io::Result<[u8; 32]> {
         at += read;
     }
     Ok(hasher.finalize().into())
+}
+
+/// What is wrong with ids that are not UTF-8.
+const NOT_UTF8: &str = "document ids are not UTF-8";
+
+/// Checks a segment's id offsets (one per document and the end) against
+/// its `ids`: from 0 to their length, in order, each on a character
+/// boundary, so that every id is a slice of them; what is wrong if not.
+fn check_id_offsets(offsets: impl Iterator<Item = u64>, ids: &str) -> Result<(), &'static str> {
+    let mut previous = 0u64;
+    for (i, offset) in offsets.enumerate() {
+        let within = usize::try_from(offset).is_ok_and(|offset| ids.is_char_boundary(offset));
+        if offset < previous || !within || (i == 0 && offset != 0) {
+            return Err("document id offsets are out of order or out of range");
+        }
+        previous = offset;
+    }
+    if previous != ids.len() as u64 {
+        return Err("document id offsets do not end at the ids' length");
+    }
+    Ok(())
+}
+
+/// A sketch from its slots as stored (the width's hashes, little-endian,
+/// padded with `u64::MAX`).
+fn sketch_of(slots: &[u8]) -> Vec<u64> {
+    slots
+        .chunks_exact(8)
+        .map(|slot| u64::from_le_bytes(slot.try_into().expect("8 bytes")))
+        .take_while(|&h| h != u64::MAX)
+        .collect()
 }
 
 fn u64_at(bytes: &[u8], at: usize) -> u64 {
@@ -392,6 +438,48 @@ pub(crate) trait Columns {
     fn simhash(&self, n: usize) -> u64;
     /// Document `n`'s `X`, if known.
     fn x(&self, n: usize) -> Option<[u8; 32]>;
+}
+
+/// Documents' ids, simhash-doc values and `X`s held in memory, in order:
+/// about 50 bytes and the id a document (an [`crate::EntrySpool`]'s
+/// documents, those compaction reads back from an index's segments).
+#[derive(Default)]
+pub(crate) struct HeldColumns {
+    /// Every id, one after another.
+    ids: String,
+    /// Where each id ends in `ids`.
+    id_ends: Vec<usize>,
+    simhashes: Vec<u64>,
+    xs: Vec<Option<[u8; 32]>>,
+}
+
+impl HeldColumns {
+    /// Adds the next document.
+    pub(crate) fn push(&mut self, id: &str, simhash: u64, x: Option<[u8; 32]>) {
+        self.ids.push_str(id);
+        self.id_ends.push(self.ids.len());
+        self.simhashes.push(simhash);
+        self.xs.push(x);
+    }
+}
+
+impl Columns for HeldColumns {
+    fn len(&self) -> usize {
+        self.id_ends.len()
+    }
+
+    fn id(&self, n: usize) -> &str {
+        let start = if n == 0 { 0 } else { self.id_ends[n - 1] };
+        &self.ids[start..self.id_ends[n]]
+    }
+
+    fn simhash(&self, n: usize) -> u64 {
+        self.simhashes[n]
+    }
+
+    fn x(&self, n: usize) -> Option<[u8; 32]> {
+        self.xs[n]
+    }
 }
 
 /// Writes the segment of [`encode`], byte for byte, to `path` (which must
@@ -669,23 +757,10 @@ impl Segment {
             return Err(corrupt("the layout's table count differs from the header's"));
         }
         let docs = docs as usize;
-        let ids = &bytes[sections.ids..sections.ids + ids_bytes as usize];
-        let ids_text = std::str::from_utf8(ids).map_err(|_| corrupt("document ids are not UTF-8"))?;
-        let mut previous = 0u64;
-        for i in 0..=docs {
-            let offset = u64_at(&bytes, sections.id_offsets + 8 * i);
-            if offset < previous
-                || offset > ids_bytes
-                || !ids_text.is_char_boundary(offset as usize)
-                || (i == 0 && offset != 0)
-            {
-                return Err(corrupt("document id offsets are out of order or out of range"));
-            }
-            previous = offset;
-        }
-        if previous != ids_bytes {
-            return Err(corrupt("document id offsets do not end at the ids' length"));
-        }
+        let ids =
+            std::str::from_utf8(&bytes[sections.ids..sections.ids_end]).map_err(|_| corrupt(NOT_UTF8))?;
+        check_id_offsets((0..=docs).map(|i| u64_at(&bytes, sections.id_offsets + 8 * i)), ids)
+            .map_err(corrupt)?;
         let permutations = layout.tables.iter().map(Permutation::new).collect();
         Ok(Segment { bytes, sections, docs, width: width as usize, layout, permutations })
     }
@@ -728,7 +803,7 @@ impl Segment {
     fn presence(&self, number: u32) -> u8 {
         match self.sections.presence {
             Some(at) => self.bytes[at + number as usize],
-            None => HAS_SKETCH | if self.sections.x.is_some() { HAS_X } else { 0 },
+            None => self.sections.implied_presence(),
         }
     }
 
@@ -745,12 +820,7 @@ impl Segment {
             return None;
         }
         let at = self.sections.sketch + 8 * self.width * number as usize;
-        Some(
-            (0..self.width)
-                .map(|slot| u64_at(&self.bytes, at + 8 * slot))
-                .take_while(|&h| h != u64::MAX)
-                .collect(),
-        )
+        Some(sketch_of(&self.bytes[at..at + 8 * self.width]))
     }
 
     /// The sketch width (hashes kept per document).
@@ -803,6 +873,96 @@ impl Segment {
         // Documents without an `X` sort first.
         let first = partition_point(self.docs, |row| x_of(row).is_none_or(|found| &found < x));
         (first..self.docs).take_while(|&row| x_of(row).as_ref() == Some(x)).map(number_at).collect()
+    }
+}
+
+/// Buffer of a segment's file read back ([`SegmentFile`]).
+const READ_BUFFER: usize = 1 << 20;
+
+/// The file of an open segment read back a section at a time, not through
+/// its map: what compaction reads of each segment it merges, so that the
+/// segments' pages never count in its memory (see `crate::section_reader`).
+/// Its sections are the open segment's, checked when it was opened; a file
+/// changed since (another header or length) is refused, and what is read
+/// again is checked again where a wrong value would slice out of bounds
+/// (the ids), so that a damaged file is a [`SegmentError`], never a panic.
+pub(crate) struct SegmentFile<'a> {
+    segment: &'a Segment,
+    path: PathBuf,
+    /// What each document has (`HAS_X`, `HAS_SKETCH`).
+    presence: Vec<u8>,
+}
+
+impl<'a> SegmentFile<'a> {
+    /// The file at `path` of the open `segment`, its presence bytes read.
+    pub(crate) fn open(segment: &'a Segment, path: &Path) -> Result<SegmentFile<'a>, SegmentError> {
+        let corrupt = |detail: String| SegmentError::Corrupt { path: path.display().to_string(), detail };
+        let length = std::fs::metadata(path)
+            .map_err(|source| FileError::Io { path: path.to_owned(), action: "read", source })?
+            .len();
+        let sections = &segment.sections;
+        if length != sections.end as u64 {
+            return Err(corrupt(format!("{length} bytes where the header implies {}", sections.end)));
+        }
+        let mut header = [0u8; HEADER_LEN];
+        SectionReader::open(path, 0, HEADER_LEN)?.read(&mut header)?;
+        if header[..] != segment.bytes[..HEADER_LEN] {
+            return Err(corrupt("its header changed since the index was opened".to_owned()));
+        }
+        let presence = match sections.presence {
+            Some(at) => {
+                let mut presence = vec![0u8; segment.docs];
+                SectionReader::open(path, at as u64, READ_BUFFER)?.read(&mut presence)?;
+                presence
+            }
+            None => vec![sections.implied_presence(); segment.docs],
+        };
+        Ok(SegmentFile { segment, path: path.to_owned(), presence })
+    }
+
+    /// Appends the segment's documents' ids, simhash-doc values and `X`s
+    /// to `columns`, read section by section.
+    pub(crate) fn read_columns(&self, columns: &mut HeldColumns) -> Result<(), SegmentError> {
+        let sections = &self.segment.sections;
+        let corrupt = |detail: &str| SegmentError::Corrupt {
+            path: self.path.display().to_string(),
+            detail: detail.into(),
+        };
+        let mut reader = SectionReader::open(&self.path, sections.id_offsets as u64, READ_BUFFER)?;
+        let offsets = (0..=self.segment.docs).map(|_| reader.u64()).collect::<Result<Vec<u64>, _>>()?;
+        let mut ids = vec![0u8; sections.ids_end - sections.ids];
+        reader.read(&mut ids)?;
+        let ids = String::from_utf8(ids).map_err(|_| corrupt(NOT_UTF8))?;
+        check_id_offsets(offsets.iter().copied(), &ids).map_err(corrupt)?;
+        let mut reader = SectionReader::open(&self.path, sections.simhash as u64, READ_BUFFER)?;
+        let simhashes = offsets[1..].iter().map(|_| reader.u64()).collect::<Result<Vec<u64>, _>>()?;
+        // The `X`s follow the simhash values.
+        let mut x = [0u8; 32];
+        for (n, (ends, simhash)) in offsets.windows(2).zip(simhashes).enumerate() {
+            // Checked above: in order, within the ids, on character boundaries.
+            let id = &ids[ends[0] as usize..ends[1] as usize];
+            let has_x = match sections.x {
+                Some(_) => {
+                    reader.read(&mut x)?;
+                    self.presence[n] & HAS_X != 0
+                }
+                None => false,
+            };
+            columns.push(id, simhash, has_x.then_some(x));
+        }
+        Ok(())
+    }
+
+    /// Each document's sketch, in order, read a block at a time.
+    pub(crate) fn sketches(
+        &self,
+    ) -> Result<impl Iterator<Item = Result<Option<Vec<u64>>, FileError>> + '_, FileError> {
+        let mut reader = SectionReader::open(&self.path, self.segment.sections.sketch as u64, READ_BUFFER)?;
+        let mut slots = vec![0u8; 8 * self.segment.width];
+        Ok(self.presence.iter().map(move |&presence| {
+            reader.read(&mut slots)?;
+            Ok((presence & HAS_SKETCH != 0).then(|| sketch_of(&slots)))
+        }))
     }
 }
 

@@ -206,3 +206,61 @@ fn compacting_writes_the_segment_one_build_of_the_same_documents_writes() {
         assert!(only_file(whole.path(), extension) == only_file(pieces.path(), extension), "{extension}");
     }
 }
+
+/// Compaction reads the segments and marks files it merges back from
+/// disk (not through their maps): one truncated or damaged since the index
+/// was opened (a segment, whose map would have raised SIGBUS), or a marks
+/// file damaged (checked at its first use), is a typed error that leaves
+/// the index as it was; repaired, the index compacts as one build.
+#[test]
+fn a_damaged_file_fails_compaction_and_leaves_the_index_as_it_was() {
+    let (entries, marks) = documents(30);
+    let layout = || Layout::for_distance(4).unwrap();
+    let (whole, pieces) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let build = |dir: &Path, upto: usize| {
+        Index::build_with_marks(
+            dir,
+            layout(),
+            SKETCH_WIDTH,
+            Shingling::Words,
+            &entries[..upto],
+            &marks[..upto],
+        )
+        .unwrap()
+    };
+    build(whole.path(), entries.len());
+    let mut index = build(pieces.path(), 10);
+    index.add_with_marks(&entries[10..], &marks[10..]).unwrap();
+    let before = files_in(pieces.path());
+    let read = |name: &str| std::fs::read(pieces.path().join(name)).unwrap();
+    let (segment, marked) = (read("seg-000002.pai"), read("seg-000001.pam"));
+    let u64_at = |at: usize| u64::from_le_bytes(segment[at..at + 8].try_into().unwrap()) as usize;
+    let id_offsets = (128 + u64_at(48)).next_multiple_of(8);
+    let first_id = id_offsets + 8 * (u64_at(24) + 1);
+    let damaged = |bytes: &[u8], at: usize, with: &[u8]| {
+        let mut damaged = bytes.to_vec();
+        damaged[at..at + with.len()].copy_from_slice(with);
+        damaged
+    };
+    let cases = [
+        ("seg-000002.pai", segment[..segment.len() / 2].to_vec(), "bytes where the header implies"),
+        ("seg-000002.pai", damaged(&segment, id_offsets, &5u64.to_le_bytes()), "id offsets are out of order"),
+        ("seg-000002.pai", damaged(&segment, first_id, b"\xff"), "not UTF-8"),
+        ("seg-000001.pam", damaged(&marked, marked.len() / 2, b"\xff"), "checksum mismatch"),
+        ("seg-000001.pam", marked[..marked.len() - 8].to_vec(), "bytes where the header implies"),
+    ];
+    for (name, bytes, message) in cases {
+        let mut opened = Index::open(pieces.path()).unwrap();
+        std::fs::write(pieces.path().join(name), &bytes).unwrap();
+        let err = opened.compact().unwrap_err();
+        assert!(matches!(err, IndexError::Segment(_)), "{name}: {err:?}");
+        assert!(err.to_string().contains(message), "{name}: {err}");
+        std::fs::write(pieces.path().join(name), if name.ends_with(".pai") { &segment } else { &marked })
+            .unwrap();
+        assert_eq!(files_in(pieces.path()), before, "{name}: the index as it was");
+    }
+    index.compact().unwrap();
+    for extension in ["pai", "pam"] {
+        assert!(only_file(whole.path(), extension) == only_file(pieces.path(), extension), "{extension}");
+    }
+}
