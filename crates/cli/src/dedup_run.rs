@@ -122,7 +122,7 @@ pub struct Args {
           default_value_t = priorart_dedup::passages::PassageSettings::DEFAULT_BOILERPLATE)]
     pub(crate) boilerplate: u32,
     /// With --passages: the fewest winnowing hashes two documents share to
-    /// be aligned.
+    /// be aligned (five of them, or all when fewer, within 64 content words).
     #[arg(long, requires = "passages", value_name = "HASHES",
           default_value_t = priorart_dedup::passages::PassageSettings::DEFAULT_MIN_MARKS)]
     pub(crate) min_marks: u32,
