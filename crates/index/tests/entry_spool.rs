@@ -178,22 +178,17 @@ fn only_file(dir: &Path, extension: &str) -> Vec<u8> {
     found.remove(0).1
 }
 
+/// An index of `entries` and their `marks` built in `dir`, in one segment.
+fn built(dir: &Path, entries: &[Entry], marks: &[Vec<priorart_align::Mark>]) -> Index {
+    let layout = Layout::for_distance(4).unwrap();
+    Index::build_with_marks(dir, layout, SKETCH_WIDTH, Shingling::Words, entries, marks).unwrap()
+}
+
 #[test]
 fn compacting_writes_the_segment_one_build_of_the_same_documents_writes() {
     let (entries, marks) = documents(60);
-    let layout = || Layout::for_distance(4).unwrap();
     let (whole, pieces) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let build = |dir: &Path, upto: usize| {
-        Index::build_with_marks(
-            dir,
-            layout(),
-            SKETCH_WIDTH,
-            Shingling::Words,
-            &entries[..upto],
-            &marks[..upto],
-        )
-        .unwrap()
-    };
+    let build = |dir: &Path, upto: usize| built(dir, &entries[..upto], &marks[..upto]);
     build(whole.path(), entries.len());
     let mut index = build(pieces.path(), 20);
     index.add_with_marks(&entries[20..45], &marks[20..45]).unwrap();
@@ -215,19 +210,8 @@ fn compacting_writes_the_segment_one_build_of_the_same_documents_writes() {
 #[test]
 fn a_damaged_file_fails_compaction_and_leaves_the_index_as_it_was() {
     let (entries, marks) = documents(30);
-    let layout = || Layout::for_distance(4).unwrap();
     let (whole, pieces) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let build = |dir: &Path, upto: usize| {
-        Index::build_with_marks(
-            dir,
-            layout(),
-            SKETCH_WIDTH,
-            Shingling::Words,
-            &entries[..upto],
-            &marks[..upto],
-        )
-        .unwrap()
-    };
+    let build = |dir: &Path, upto: usize| built(dir, &entries[..upto], &marks[..upto]);
     build(whole.path(), entries.len());
     let mut index = build(pieces.path(), 10);
     index.add_with_marks(&entries[10..], &marks[10..]).unwrap();
