@@ -38,6 +38,7 @@ pub struct MarkedText {
     words: Vec<Word>,
     /// Half-words before each content word ([`words::counted_content_words`]).
     halves_before: Vec<u32>,
+    /// Where its characters are, for the passages' character offsets.
     chars: CharIndex,
     /// `(hash, word)` of each mark kept, sorted.
     marks: Vec<(u64, u32)>,
@@ -62,9 +63,10 @@ impl MarkedText {
         winnow::coverage(self.k as usize, self.words_in(span), other.words_in(other_span))
     }
 
-    /// The words of `span` as [`crate::word_count`] counts them, without
-    /// counting them again when the span runs from one content word to
-    /// another, as a passage's side does.
+    /// The words of `span` (a span of this text; 0 for one outside it)
+    /// as [`crate::word_count`] counts them, without counting them again
+    /// when the span runs from one content word to another, as a passage's
+    /// side does.
     pub fn word_count(&self, span: &Span) -> usize {
         let range = span.bytes();
         let (first, end) = self.word_range(span);
@@ -72,7 +74,7 @@ impl MarkedText {
             && self.words[first].start as usize == range.start
             && self.words[end - 1].end as usize == range.end;
         if !on_words {
-            return words::count(&self.text[range]);
+            return self.text.get(range).map_or(0, words::count);
         }
         let last = &self.words[end - 1];
         let halves =
@@ -80,6 +82,7 @@ impl MarkedText {
         halves.div_ceil(2) as usize
     }
 
+    /// Its text, words and character index, as the offsets take them.
     fn indexed(&self) -> Indexed<'_> {
         Indexed { text: &self.text, words: &self.words, chars: &self.chars }
     }

@@ -90,6 +90,7 @@ fn span(side: Indexed<'_>, first: u32, last: u32) -> Span {
         byte_length: byte_end - byte_start,
     }
 }
+
 #[cfg(test)]
 mod tests {
     use super::*;
