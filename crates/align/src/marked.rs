@@ -260,6 +260,9 @@ mod tests {
                 let span = span_of(&text, start, end);
                 assert_eq!(marked.word_count(&span), words::count(&text[start..end]), "{text:?} {span:?}");
             }
+            // A span of another text, past this one's end, counts nothing.
+            let past = Span { byte_offset: text.len() + 1, byte_length: 10, ..span_of(&text, 0, 0) };
+            assert_eq!(marked.word_count(&past), 0);
         }
     }
 }
