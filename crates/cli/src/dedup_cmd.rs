@@ -82,7 +82,7 @@ impl Run<'_> {
         };
         let wanted = Wanted {
             x: WithX::No,
-            rule: self.settings.shingling.token_rule(),
+            simhash: Some(self.settings.shingling.token_rule()),
             shingles: lsh.map(|_| self.settings.shingling),
             unique_ids: false,
             marks: None,
@@ -120,7 +120,7 @@ impl Run<'_> {
         let mut catalog: Catalog<Sketches> = Catalog::new();
         let wanted = Wanted {
             x: WithX::No,
-            rule: self.settings.shingling.token_rule(),
+            simhash: Some(self.settings.shingling.token_rule()),
             shingles: Some(self.settings.shingling),
             unique_ids: false,
             marks: None,

@@ -16,7 +16,6 @@ use priorart_corpus::{Wanted, WithX};
 use priorart_dedup::passage_files::PassageFiles;
 use priorart_dedup::passages::{PassageSettings, Postings, boilerplate_line, find_passages};
 use priorart_dedup::{Catalog, DedupError, Places};
-use priorart_fingerprint::TokenRule;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -33,7 +32,7 @@ impl Run<'_> {
         let mut postings = Postings::new(&settings);
         let wanted = Wanted {
             x: WithX::No,
-            rule: TokenRule::V2,
+            simhash: None,
             shingles: None,
             unique_ids: false,
             marks: Some(settings.winnowing.clone()),

@@ -342,7 +342,7 @@ fn entries(
     }
     let wanted = Wanted {
         x: WithX::Yes,
-        rule: shingling.token_rule(),
+        simhash: Some(shingling.token_rule()),
         shingles: Some(shingling),
         unique_ids: true,
         marks: marks.as_ref().map(|(_, winnowing)| winnowing.clone()),

@@ -94,7 +94,7 @@ pub struct Fingerprinted {
     /// The user's id: the file name, FILE#OFFSET for a web archive record
     /// (with its URI), or the JSONL id.
     pub id: String,
-    /// Its simhash-doc value.
+    /// Its simhash-doc value (0 when not asked for).
     pub simhash: SimhashDoc,
     /// Its minhash-equality-v1 value, when asked for.
     pub x: Option<[u8; 32]>,
@@ -111,14 +111,15 @@ pub struct Fingerprinted {
     pub marks: Result<Vec<Mark>, AlignError>,
 }
 
-/// What is computed and checked per document besides simhash-doc.
+/// What is computed and checked per document.
 #[derive(Debug, Clone)]
 pub struct Wanted {
     /// Its `X`.
     pub x: WithX,
-    /// How its simhash-doc value cuts tokens: simhash-doc-v2's rule, or an
-    /// index's.
-    pub rule: TokenRule,
+    /// Its simhash-doc value, its tokens cut by this rule (simhash-doc-v2's,
+    /// or an index's); none when a search needs none (the passage search:
+    /// its tokens cost a tenth of its winnowing's reading).
+    pub simhash: Option<TokenRule>,
     /// Its word shingles, cut by this shingling (else they are left empty,
     /// and cost nothing).
     pub shingles: Option<Shingling>,
@@ -137,7 +138,7 @@ impl Wanted {
     pub fn fingerprints(with_x: WithX, shingling: Shingling) -> Wanted {
         Wanted {
             x: with_x,
-            rule: shingling.token_rule(),
+            simhash: Some(shingling.token_rule()),
             shingles: Some(shingling),
             unique_ids: true,
             marks: None,
@@ -370,14 +371,11 @@ fn unique_inputs(inputs: &[String], observer: &dyn Observer) -> Vec<String> {
 }
 
 fn fingerprint(fingerprinter: &mut Fingerprinter, pending: Pending, wanted: &Wanted) -> Fingerprinted {
-    let simhash_scheme = wanted.rule.simhash_scheme();
-    let with_x = [Scheme::MinhashEqualityV1, simhash_scheme];
-    let schemes: &[Scheme] = match wanted.x {
-        WithX::Yes => &with_x,
-        WithX::No => &with_x[1..],
-    };
+    let x_scheme = (wanted.x == WithX::Yes).then_some(Scheme::MinhashEqualityV1);
+    let simhash_scheme = wanted.simhash.map(TokenRule::simhash_scheme);
+    let schemes: Vec<Scheme> = x_scheme.into_iter().chain(simhash_scheme).collect();
     let (mut x, mut simhash) = (None, SimhashDoc(0));
-    for found in fingerprinter.fingerprint(&pending.text, schemes) {
+    for found in fingerprinter.fingerprint(&pending.text, &schemes) {
         match found {
             Fingerprint::Equality(value) => x = Some(value.0),
             Fingerprint::SimhashDoc(value) => simhash = value,
