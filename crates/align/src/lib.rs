@@ -39,6 +39,7 @@
 #[macro_use]
 extern crate priorart_reason;
 
+mod chars;
 mod cluster;
 mod marked;
 mod offsets;

@@ -23,8 +23,8 @@
 
 use crate::stopwords::Stopwords;
 use crate::words::{self, Word};
+use crate::seeds::index;
 use crate::{AlignError, MAX_SEED_WORDS, MAX_TEXT_BYTES, Side, seeds};
-use std::collections::VecDeque;
 
 /// The most words per window.
 pub const MAX_WINDOW: usize = 1024;
@@ -130,66 +130,63 @@ impl Winnowing {
     }
 
     /// The k-gram starting at each of `text`'s content words, for as long
-    /// as the words left make one: its key and the index just past its
-    /// last word.
-    fn grams(&self, text: &str, content: &[Word]) -> Vec<(u64, usize)> {
+    /// as the words left make one: its keys, and the index just past each
+    /// one's last word.
+    fn grams(&self, text: &str, content: &[Word]) -> (Vec<u64>, Vec<u32>) {
         // Weights in half words, so that an unspaced letter weighs one.
         let weight = |word: &Word| match self.letters {
             UnspacedLetters::TwoToAWord if words::is_unspaced_letter(text, word.start) => 1,
             _ => 2,
         };
-        let weights: Vec<usize> = content.iter().map(weight).collect();
         let (mut end, mut held) = (0, 0);
-        let mut grams = Vec::with_capacity(content.len());
+        let mut keys = Vec::with_capacity(content.len());
+        let mut ends = Vec::with_capacity(content.len());
         for start in 0..content.len() {
             while held < 2 * self.k && end < content.len() {
-                held += weights[end];
+                held += weight(&content[end]);
                 end += 1;
             }
             if held < 2 * self.k {
                 break;
             }
-            grams.push((seeds::key(&content[start..end]), end));
-            held -= weights[start];
+            keys.push(seeds::key(&content[start..end]));
+            ends.push(index(end));
+            held -= weight(&content[start]);
         }
-        grams
+        (keys, ends)
     }
 
     /// The marks of a text's content words (cut leaving out the stopwords
     /// this winnowing leaves out).
     pub(crate) fn marks_of_words(&self, text: &str, content: &[Word]) -> Vec<Mark> {
-        let grams = self.grams(text, content);
-        if grams.is_empty() {
+        let (hashes, ends) = self.grams(text, content);
+        if hashes.is_empty() {
             return Vec::new();
         }
-        let hashes: Vec<u64> = grams.iter().map(|&(hash, _)| hash).collect();
         let mark = |at: usize| Mark {
             hash: hashes[at],
-            word: at as u32,
+            word: index(at),
             start: content[at].start,
-            end: content[grams[at].1 - 1].end,
+            end: content[ends[at] as usize - 1].end,
         };
         let w = self.w.min(hashes.len());
         let mut kept = Vec::with_capacity(2 * hashes.len() / (w + 1) + 1);
-        // Positions whose hashes increase from front to back: the front is
-        // the smallest of the current window (the rightmost of equals, as
-        // a later equal hash evicts an earlier one).
-        let mut window: VecDeque<usize> = VecDeque::with_capacity(w);
+        // The rightmost smallest hash of the window ending at `at`: a new
+        // hash no larger takes its place; when it leaves the window, the
+        // window is searched again (rarely: about once per `w` hashes of
+        // a random text, and `w` is small).
+        let mut smallest = 0;
         let mut last = None;
         for at in 0..hashes.len() {
-            while window.back().is_some_and(|&back| hashes[back] >= hashes[at]) {
-                window.pop_back();
+            let first = (at + 1).saturating_sub(w);
+            if smallest < first {
+                smallest = (first..=at).rev().min_by_key(|&at| hashes[at]).expect("the window holds `at`");
+            } else if hashes[at] <= hashes[smallest] {
+                smallest = at;
             }
-            window.push_back(at);
-            if window.front().is_some_and(|&front| front + w <= at) {
-                window.pop_front();
-            }
-            if at + 1 >= w {
-                let smallest = *window.front().expect("the window holds `at`");
-                if last != Some(smallest) {
-                    kept.push(mark(smallest));
-                    last = Some(smallest);
-                }
+            if at + 1 >= w && last != Some(smallest) {
+                kept.push(mark(smallest));
+                last = Some(smallest);
             }
         }
         kept

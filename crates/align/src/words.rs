@@ -44,19 +44,18 @@ fn finish(hash: u64) -> u64 {
 pub(crate) fn word_hash(word: &str) -> u64 {
     let mut hash = HASH_START;
     for c in word.chars() {
-        for lower in c.to_lowercase() {
-            hash = hash_unit(hash, u32::from(lower));
-        }
+        chars::each_lower(c, |lower| hash = hash_unit(hash, u32::from(lower)));
     }
     finish(hash)
 }
 
+use crate::chars;
 use priorart_fingerprint::Piece;
 
 /// Calls `each` with every word of `text` (hash, byte start, byte end).
 /// The text is at most `u32::MAX` bytes long (the caller's limit). ASCII
 /// bytes are classified and folded one by one; a non-ASCII character is
-/// decoded and asked Unicode (alphanumeric, lowercase).
+/// decoded and looked up ([`chars`]: alphanumeric, lowercase).
 fn for_each_word(text: &str, mut each: impl FnMut(u64, u32, u32)) {
     let bytes = text.as_bytes();
     let mut hash = HASH_START;
@@ -72,11 +71,9 @@ fn for_each_word(text: &str, mut each: impl FnMut(u64, u32, u32)) {
             (byte.is_ascii_alphanumeric(), at + 1)
         } else {
             let c = text[at..].chars().next().expect("a character starts here");
-            let is_word = c.is_alphanumeric() || priorart_fingerprint::is_combining_mark(c);
+            let is_word = chars::is_word(c);
             if is_word {
-                for lower in c.to_lowercase() {
-                    hash = hash_unit(hash, u32::from(lower));
-                }
+                chars::each_lower(c, |lower| hash = hash_unit(hash, u32::from(lower)));
             }
             (is_word, at + c.len_utf8())
         };
@@ -100,7 +97,7 @@ fn for_each_word(text: &str, mut each: impl FnMut(u64, u32, u32)) {
 /// the stretches between them.
 fn run(text: &str, start: usize, end: usize, hash: u64, wide: bool, each: &mut impl FnMut(u64, u32, u32)) {
     let word = &text[start..end];
-    if !wide || !word.chars().any(priorart_fingerprint::is_unspaced) {
+    if !wide || !word.chars().any(chars::is_unspaced) {
         return each(hash, to_u32(start), to_u32(end));
     }
     priorart_fingerprint::unspaced_characters(word, |piece| {
@@ -169,7 +166,7 @@ pub(crate) fn halves(text: &str, start: u32) -> u32 {
 pub(crate) fn is_unspaced_letter(text: &str, start: u32) -> bool {
     let start = start as usize;
     text.as_bytes()[start] >= priorart_fingerprint::WIDE_LEAD
-        && text[start..].chars().next().is_some_and(priorart_fingerprint::is_unspaced)
+        && text[start..].chars().next().is_some_and(chars::is_unspaced)
 }
 
 #[cfg(test)]
