@@ -169,16 +169,16 @@ fn group_of(seeds: &[Seed], width: u32) -> Group {
 
 /// How many words two bags of words share, counted with repeats. Word
 /// order does not count, so reordering inside a passage costs nothing.
-pub(crate) fn shared_words(a: &[u64], b: &[u64]) -> u64 {
+pub(crate) fn shared_words(a: &[Word], b: &[Word]) -> u64 {
     // Word hashes are mixed already: the map needs no hashing of its own.
     let mut counts: HashMap<u64, i64, BuildHasherDefault<KeyHasher>> =
         HashMap::with_capacity_and_hasher(a.len(), BuildHasherDefault::default());
-    for &word in a {
-        *counts.entry(word).or_default() += 1;
+    for word in a {
+        *counts.entry(word.hash).or_default() += 1;
     }
     let mut shared = 0u64;
-    for &word in b {
-        if let Some(count) = counts.get_mut(&word)
+    for word in b {
+        if let Some(count) = counts.get_mut(&word.hash)
             && *count > 0
         {
             *count -= 1;
@@ -371,9 +371,12 @@ mod tests {
 
     #[test]
     fn shared_words_count_repeats_and_ignore_order() {
-        assert_eq!(shared_words(&[1, 2, 3], &[3, 2, 1]), 3);
-        assert_eq!(shared_words(&[1, 1, 2], &[1, 2, 2]), 2);
-        assert_eq!(shared_words(&[1], &[2]), 0);
+        let words = |hashes: &[u64]| -> Vec<Word> {
+            hashes.iter().map(|&hash| Word { hash, start: 0, end: 0 }).collect()
+        };
+        assert_eq!(shared_words(&words(&[1, 2, 3]), &words(&[3, 2, 1])), 3);
+        assert_eq!(shared_words(&words(&[1, 1, 2]), &words(&[1, 2, 2])), 2);
+        assert_eq!(shared_words(&words(&[1]), &words(&[2])), 0);
         let group = Group { a_first: 0, a_last: 2, b_first: 5, b_last: 7, seeds: 1, shared: 2 };
         assert_eq!(group.dice(), 4.0 / 6.0);
     }

@@ -44,12 +44,12 @@ pub(crate) fn passages(
 ) -> Vec<(Group, f64)> {
     let with_shared = groups.into_iter().map(|group| Group { shared: shared(&group, a, b), ..group });
     let joined = join(with_shared, params, |group| shared(group, a, b));
-    let long_enough = joined.into_iter().filter(|group| {
+    let long_enough = joined.into_iter().filter(|(group, _)| {
         let (a_words, b_words) = group.lengths();
         a_words >= params.min_words && b_words >= params.min_words
     });
     let similar: Vec<Group> = long_enough
-        .map(|group| Group { shared: shared(&group, a, b), ..group })
+        .map(|(group, exact)| if exact { group } else { Group { shared: shared(&group, a, b), ..group } })
         .filter(|group| group.dice() >= params.min_similarity)
         .collect();
     let merged = merge_overlapping(similar)
@@ -138,40 +138,41 @@ fn trim_second(group: Group, a: &[Word], b: &[Word], params: &Params) -> Group {
 
 /// The content words a group's two sides share.
 fn shared(group: &Group, a: &[Word], b: &[Word]) -> u64 {
-    let side = |words: &[Word], first: u32, last: u32| -> Vec<u64> {
-        words[first as usize..=last as usize].iter().map(|w| w.hash).collect()
-    };
-    cluster::shared_words(&side(a, group.a_first, group.a_last), &side(b, group.b_first, group.b_last))
+    let (a_first, a_last, b_first, b_last) =
+        (group.a_first as usize, group.a_last as usize, group.b_first as usize, group.b_last as usize);
+    cluster::shared_words(&a[a_first..=a_last], &b[b_first..=b_last])
 }
 
-/// Each group joined to a recent one it continues (within `join_gap` in
-/// both texts) when the joined pair stays similar (see [`EXACT_JOIN_WORDS`];
-/// `exact_shared` counts the words a group's sides share). A few recent
-/// passages are tried, not only the last: a stray group (a phrase an edit
-/// brought in) may sit between two parts of one.
+/// Each group (its `shared` count exact) joined to a recent one it
+/// continues (within `join_gap` in both texts) when the joined pair stays
+/// similar (see [`EXACT_JOIN_WORDS`]; `exact_shared` counts the words a
+/// group's sides share), each with whether its count is still exact. A
+/// few recent passages are tried, not only the last: a stray group (a
+/// phrase an edit brought in) may sit between two parts of one.
 fn join(
     groups: impl Iterator<Item = Group>,
     params: &Params,
     exact_shared: impl Fn(&Group) -> u64,
-) -> Vec<Group> {
-    let mut joined: Vec<Group> = Vec::new();
+) -> Vec<(Group, bool)> {
+    let mut joined: Vec<(Group, bool)> = Vec::new();
     for group in groups {
         let recent = joined.len().saturating_sub(JOIN_LOOKBACK);
         let into = (recent..joined.len()).rev().find_map(|at| {
-            let earlier = &joined[at];
+            let earlier = &joined[at].0;
             if !cluster::continues(earlier, &group, params.join_gap) {
                 return None;
             }
             let mut both = cluster::joined(earlier, &group);
             let (a_words, b_words) = both.lengths();
-            if a_words + b_words <= EXACT_JOIN_WORDS {
+            let exact = a_words + b_words <= EXACT_JOIN_WORDS;
+            if exact {
                 both.shared = exact_shared(&both);
             }
-            (both.dice() >= params.min_similarity).then_some((at, both))
+            (both.dice() >= params.min_similarity).then_some((at, (both, exact)))
         });
         match into {
             Some((at, both)) => joined[at] = both,
-            None => joined.push(group),
+            None => joined.push((group, true)),
         }
     }
     joined

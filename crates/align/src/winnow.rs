@@ -21,10 +21,12 @@
 //! still shares the hashes of its unchanged stretches. About `2 / (w + 1)`
 //! of the k-grams are kept.
 
+use crate::seeds::{KeyHasher, index};
 use crate::stopwords::Stopwords;
 use crate::words::{self, Word};
-use crate::seeds::index;
 use crate::{AlignError, MAX_SEED_WORDS, MAX_TEXT_BYTES, Side, seeds};
+use std::collections::HashSet;
+use std::hash::BuildHasherDefault;
 
 /// The most words per window.
 pub const MAX_WINDOW: usize = 1024;
@@ -200,11 +202,10 @@ pub(crate) fn coverage(k: usize, a: &[Word], b: &[Word]) -> f64 {
     if a.len() < k || b.len() < k {
         return 0.0;
     }
-    let mut keys: Vec<u64> = b.windows(k).map(seeds::key).collect();
-    keys.sort_unstable();
+    let keys: HashSet<u64, BuildHasherDefault<KeyHasher>> = b.windows(k).map(seeds::key).collect();
     let (mut covered, mut reach) = (0usize, 0usize);
     for (at, gram) in a.windows(k).enumerate() {
-        if keys.binary_search(&seeds::key(gram)).is_ok() {
+        if keys.contains(&seeds::key(gram)) {
             covered += at + k - reach.max(at);
             reach = at + k;
         }
