@@ -357,7 +357,7 @@ mod tests {
     fn packed_records_sort_as_the_records() {
         let mut rng = fastrand::Rng::with_seed(11);
         // Values at the edges of each field, and random ones.
-        let mut value = |rng: &mut fastrand::Rng| match rng.u8(0..4) {
+        let value = |rng: &mut fastrand::Rng| match rng.u8(0..4) {
             0 => 0,
             1 => u32::MAX,
             _ => rng.u32(..),
