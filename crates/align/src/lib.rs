@@ -47,6 +47,7 @@ pub mod report;
 mod seeds;
 mod select;
 mod stopwords;
+mod stored;
 mod winnow;
 mod words;
 
@@ -55,6 +56,7 @@ pub use seeds::MAX_SEED_WORDS;
 use serde::Serialize;
 use std::ops::Range;
 use stopwords::Stopwords;
+pub use stored::DamagedText;
 pub use winnow::{MAX_WINDOW, Mark, UnspacedLetters, Winnowing};
 
 /// The largest text [`Aligner::align`] takes, in bytes: 64 MiB. Memory is

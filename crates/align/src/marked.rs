@@ -34,16 +34,16 @@ pub const MARK_GAP: u32 = 20;
 /// ([`Aligner::align_marked`]).
 #[derive(Debug, Clone)]
 pub struct MarkedText {
-    text: String,
-    words: Vec<Word>,
+    pub(crate) text: String,
+    pub(crate) words: Vec<Word>,
     /// Half-words before each content word ([`words::counted_content_words`]).
-    halves_before: Vec<u32>,
+    pub(crate) halves_before: Vec<u32>,
     /// Where its characters are, for the passages' character offsets.
-    chars: CharIndex,
+    pub(crate) chars: CharIndex,
     /// `(hash, word)` of each mark kept, sorted.
-    marks: Vec<(u64, u32)>,
+    pub(crate) marks: Vec<(u64, u32)>,
     /// Content words per k-gram.
-    k: u32,
+    pub(crate) k: u32,
 }
 
 impl MarkedText {

@@ -40,14 +40,16 @@
 //! each), the boilerplate hashes (24 bytes each) and the working set (its
 //! texts with their words and marks, about three times the text), not
 //! the collection's texts; the disk holds the postings (16 bytes per mark,
-//! about 2 in 5 content words by default) and the pairs (12 bytes per
-//! shared mark). Sorted runs are merged in levels, so that at most 64 per
-//! level are open at once.
+//! about 2 in 5 content words by default), the pairs (12 bytes per
+//! shared mark) and, in pass 2, each document streamed past a round as it
+//! was prepared (about 3.5 times its text: read back in later rounds
+//! instead of being read and prepared again). Sorted runs are merged in
+//! levels, so that at most 64 per level are open at once.
 
 use crate::catalog::{Catalog, Places};
 use crate::error::DedupError;
 use crate::runs::Runs;
-use crate::verify::{Reread, each_pair};
+use crate::verify::{Reread, Stored, each_pair};
 use crate::{Control, Phase, Place};
 use priorart_align::report::Shared;
 use priorart_align::{Aligner, Mark, MarkedText, Params, Passage, Span, Winnowing};
@@ -313,13 +315,18 @@ pub fn find_passages(
     };
     let (mut pairs, mut passages, mut unaligned) = (0, 0, 0);
     let pair_of = |index: usize| (candidates[index].0, candidates[index].1);
+    let stored = Stored {
+        write: PreparedText::write_to,
+        read: PreparedText::read_from,
+        temp_dir: settings.temp_dir.as_deref(),
+    };
     each_pair(
         catalog,
         (&pair_of, candidates.len()),
         settings.working_set,
         reread,
         control,
-        prepare,
+        (prepare, Some(stored)),
         check,
         |round| {
             let mut kept = Vec::with_capacity(round.len());
@@ -463,6 +470,61 @@ impl PreparedText {
             })
             .ok();
         PreparedText { marked, boilerplate: merged(covered) }
+    }
+
+    /// Appends it to `out`, to be read back by [`PreparedText::read_from`]:
+    /// whether the aligner took the text (a byte), the text and what was
+    /// made of it ([`MarkedText::write_to`]), and its boilerplate ranges
+    /// (their count, then start and end, `u32` little-endian each).
+    fn write_to(&self, out: &mut Vec<u8>) {
+        match &self.marked {
+            Some(marked) => {
+                out.push(1);
+                marked.write_to(out);
+            }
+            None => out.push(0),
+        }
+        out.extend_from_slice(&(self.boilerplate.len() as u32).to_le_bytes());
+        for &(start, end) in &self.boilerplate {
+            out.extend_from_slice(&start.to_le_bytes());
+            out.extend_from_slice(&end.to_le_bytes());
+        }
+    }
+
+    /// What [`PreparedText::write_to`] wrote, checked: a damaged record is
+    /// an error, not a text.
+    fn read_from(bytes: &[u8]) -> Result<PreparedText, DedupError> {
+        let damaged =
+            |why: String| DedupError::Spill(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
+        let (marked, rest) = match bytes.split_first() {
+            Some((1, rest)) => {
+                let (marked, rest) = MarkedText::read_from(rest).map_err(|err| damaged(err.to_string()))?;
+                (Some(marked), rest)
+            }
+            Some((0, rest)) => (None, rest),
+            _ => return Err(damaged("a prepared text read back is damaged: no marker".into())),
+        };
+        let text_bytes = marked.as_ref().map_or(0, |marked| marked.text().len());
+        let (count, rest) =
+            rest.split_first_chunk::<4>().ok_or_else(|| damaged("ranges cut short".into()))?;
+        let count = u32::from_le_bytes(*count) as usize;
+        if rest.len() != 8 * count {
+            return Err(damaged("a prepared text read back is damaged: ranges cut short or too long".into()));
+        }
+        let boilerplate: Vec<(u32, u32)> = rest
+            .chunks_exact(8)
+            .map(|range| {
+                let at =
+                    |from: usize| u32::from_le_bytes(range[from..from + 4].try_into().expect("four bytes"));
+                (at(0), at(4))
+            })
+            .collect();
+        let in_order = boilerplate.windows(2).all(|pair| pair[0].1 < pair[1].0);
+        let inside = boilerplate.iter().all(|&(start, end)| start <= end && end as usize <= text_bytes);
+        if !in_order || !inside {
+            return Err(damaged("a prepared text read back is damaged: ranges out of order".into()));
+        }
+        Ok(PreparedText { marked, boilerplate })
     }
 
     /// The text (empty when it was refused: its pairs are not aligned).
@@ -825,4 +887,64 @@ pub struct BoilerplateLine<'t> {
     pub byte_length: usize,
     /// Its text in the example, at most [`SNIPPET_CHARS`] characters.
     pub text: &'t str,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A text that shares its first sentence with `shared`, and its
+    /// boilerplate hashes' ranges with the checker's.
+    fn prepared_pair() -> (PairChecker, PreparedText, PreparedText) {
+        let passage = "Partial copies are rarely whole texts: a paragraph pasted into a longer essay \
+                       leaves the two documents sharing only that paragraph, its words in the same \
+                       order, a few of them replaced by the copier to hide where it came from. \
+                       Archivists and curators ask which documents of a collection share passages, \
+                       and which passages, without reading every pair of documents one by one. ";
+        let tail = "Then the first essay goes on about something else entirely, café and 漢字テスト.";
+        let a = format!("{passage}{tail}");
+        let b = format!("An introduction that nobody copied. {passage}And a conclusion of its own.");
+        let settings = PassageSettings::new(20, 32).unwrap();
+        let boilerplate: Vec<u64> =
+            settings.winnowing.marks(tail).unwrap().iter().take(2).map(|mark| mark.hash).collect();
+        let checker = PairChecker::new(&settings, boilerplate);
+        let (a, b) = (checker.prepare(a), checker.prepare(b));
+        (checker, a, b)
+    }
+
+    #[test]
+    fn a_prepared_text_read_back_checks_as_the_text_prepared() {
+        let (checker, a, b) = prepared_pair();
+        let mut bytes = Vec::new();
+        a.write_to(&mut bytes);
+        let read = PreparedText::read_from(&bytes).unwrap();
+        assert_eq!(read.text(), a.text());
+        assert_eq!(read.boilerplate, a.boilerplate);
+        assert!(!a.boilerplate.is_empty());
+        let found = checker.check(&a, &b);
+        assert!(matches!(found, PairCheck::Passages(_)), "{found:?}");
+        assert_eq!(checker.check(&read, &b), found);
+        assert_eq!(checker.check(&b, &read), checker.check(&b, &a));
+        // A text the aligner refused comes back refused.
+        let refused = PreparedText { marked: None, boilerplate: Vec::new() };
+        bytes.clear();
+        refused.write_to(&mut bytes);
+        assert_eq!(checker.check(&PreparedText::read_from(&bytes).unwrap(), &b), PairCheck::Refused);
+    }
+
+    #[test]
+    fn a_damaged_prepared_text_is_an_error() {
+        let (_, a, _) = prepared_pair();
+        let mut bytes = Vec::new();
+        a.write_to(&mut bytes);
+        for end in 0..bytes.len() {
+            assert!(PreparedText::read_from(&bytes[..end]).is_err(), "cut at {end}");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(PreparedText::read_from(&longer).is_err());
+        let mut unknown = bytes.clone();
+        unknown[0] = 2;
+        assert!(matches!(PreparedText::read_from(&unknown), Err(DedupError::Spill(_))));
+    }
 }

@@ -13,6 +13,14 @@
 //! that pairs it with an earlier chunk, always in rank order, so the reads
 //! of a round go forward through the inputs. Memory is the working set's
 //! shingles, whatever the collection's size.
+//!
+//! A document streamed past many rounds (in a collection whose documents
+//! each share passages with others all over it, nearly every later
+//! document is streamed past nearly every round) would be read and
+//! prepared again each time: what a front end's [`Stored`] can write is
+//! kept in a temporary file the first time a document is streamed, and
+//! read back afterwards (a copy, where preparing it again meant parsing
+//! its record and cutting and winnowing its text).
 
 use crate::catalog::{Catalog, Places};
 use crate::error::DedupError;
@@ -20,7 +28,12 @@ use crate::{Control, Phase, Settings};
 use priorart_fingerprint::WordShingles;
 use priorart_index::{Pair, VerifiedPair};
 use rayon::prelude::*;
+use std::fs::File;
+use std::io::{BufWriter, Write};
 use std::ops::Range;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::sync::Mutex;
 
 /// Why a front end could not read a document again.
 pub type RereadError = Box<dyn std::error::Error + Send + Sync>;
@@ -31,6 +44,26 @@ pub trait Reread: Sync {
     /// [`crate::Place::order`]): each exactly the text pass 1 fingerprinted.
     fn texts(&self, places: &[crate::Place]) -> Result<Vec<String>, RereadError>;
 }
+
+/// How what `prepare` makes of a text is written to a temporary file
+/// (`write`) and read back (`read`: checked, a damaged record refused), in
+/// `temp_dir` (the system's when `None`).
+pub(crate) struct Stored<'a, T> {
+    pub(crate) write: fn(&T, &mut Vec<u8>),
+    pub(crate) read: fn(&[u8]) -> Result<T, DedupError>,
+    pub(crate) temp_dir: Option<&'a Path>,
+}
+
+/// The prepared documents written so far: the file, where each rank's
+/// record is in it (offset and length), and where the next goes.
+struct Store {
+    file: File,
+    at: Vec<Option<(u64, u32)>>,
+    end: u64,
+}
+
+/// Prepared documents written to the store at once.
+const STORED_AT_ONCE: usize = 64;
 
 /// Candidate pairs by rank: `(earlier rank, later rank, pair index,
 /// whether the pair's first document is the later rank)`.
@@ -52,7 +85,7 @@ pub(crate) fn by_rereading(
         settings.working_set,
         reread,
         control,
-        |text| WordShingles::of(&text, shingling),
+        (|text| WordShingles::of(&text, shingling), None),
         |index, x: &WordShingles, y: &WordShingles| {
             let Pair { a, b, distance } = candidates[index];
             let jaccard = x.jaccard(y);
@@ -76,10 +109,11 @@ pub(crate) type Pairs<'a> = (&'a (dyn Fn(usize) -> (u32, u32) + Sync), usize);
 
 /// Calls `check` once for every pair of `pairs` on what `prepare` made of
 /// its two texts (in the pair's order), re-reading the documents in place
-/// order a working set at a time (see the module's documentation); what
-/// the checks return goes to `found` at most [`PAIRS_PER_CALL`] pairs at a
-/// time (the pairs inside a round's chunk, then those of each batch
-/// streamed past it), in a fixed order.
+/// order a working set at a time (see the module's documentation), those
+/// streamed more than once read back from a temporary file when
+/// `stored` says how; what the checks return goes to `found` at most
+/// [`PAIRS_PER_CALL`] pairs at a time (the pairs inside a round's chunk,
+/// then those of each batch streamed past it), in a fixed order.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn each_pair<T: Send + Sync, R: Send>(
     catalog: &Catalog<Places>,
@@ -87,19 +121,24 @@ pub(crate) fn each_pair<T: Send + Sync, R: Send>(
     working_set: u64,
     reread: &dyn Reread,
     control: Control<'_>,
-    prepare: impl Fn(String) -> T + Sync,
+    (prepare, stored): (impl Fn(String) -> T + Sync, Option<Stored<'_, T>>),
     check: impl Fn(usize, &T, &T) -> Option<R> + Sync,
     mut found: impl FnMut(Vec<R>) -> Result<(), DedupError>,
 ) -> Result<(), DedupError> {
     control.progress.phase(Phase::Verifying, pairs.1 as u64);
     let documents = in_place_order(catalog, pairs);
     let ranked = ranked_pairs(catalog.len(), &documents, pairs);
+    let store = match &stored {
+        Some(stored) => Some(Mutex::new(Store::new(stored.temp_dir, documents.len())?)),
+        None => None,
+    };
     let reader = Reader {
         catalog,
         documents: &documents,
         reread,
         stream_bytes: (working_set / 4).max(1),
         prepare: &prepare,
+        stored: stored.as_ref().zip(store.as_ref()),
         control,
     };
     let held_bytes = (working_set * 3 / 4).max(1);
@@ -149,12 +188,43 @@ struct Reader<'a, T> {
     reread: &'a dyn Reread,
     /// What is held of each text read back.
     prepare: &'a (dyn Fn(String) -> T + Sync),
+    /// How it is written to and read from the store, and the store.
+    stored: Option<(&'a Stored<'a, T>, &'a Mutex<Store>)>,
     /// Text bytes read at once.
     stream_bytes: u64,
     control: Control<'a>,
 }
 
-impl<T: Send> Reader<'_, T> {
+impl Store {
+    fn new(temp_dir: Option<&Path>, documents: usize) -> Result<Store, DedupError> {
+        let file = match temp_dir {
+            Some(dir) => tempfile::tempfile_in(dir),
+            None => tempfile::tempfile(),
+        }
+        .map_err(DedupError::Spill)?;
+        Ok(Store { file, at: vec![None; documents], end: 0 })
+    }
+
+    /// Writes the records of `ranks` (in that order) at the end of the file.
+    fn append(&mut self, ranks: &[u32], records: &[Vec<u8>]) -> Result<(), DedupError> {
+        // Records are only ever appended, and read at their offsets.
+        let mut writer = BufWriter::with_capacity(1 << 20, &self.file);
+        for (&rank, record) in ranks.iter().zip(records) {
+            writer.write_all(record).map_err(DedupError::Spill)?;
+            let length = u32::try_from(record.len()).map_err(|_| too_long(record.len()))?;
+            self.at[rank as usize] = Some((self.end, length));
+            self.end += u64::from(length);
+        }
+        writer.flush().map_err(DedupError::Spill)
+    }
+}
+
+/// A prepared text too large for the store's records (4 GiB).
+fn too_long(bytes: usize) -> DedupError {
+    DedupError::Spill(std::io::Error::other(format!("a prepared text of {bytes} bytes: at most 4 GiB")))
+}
+
+impl<T: Send + Sync> Reader<'_, T> {
     fn text_bytes(&self, rank: u32) -> u64 {
         u64::from(self.catalog.kept().text_bytes(self.documents[rank as usize]))
     }
@@ -188,9 +258,51 @@ impl<T: Send> Reader<'_, T> {
         batches
     }
 
-    /// One batch of ranks, read in rank order and prepared.
-    fn prepared(&self, ranks: &[u32]) -> Result<Vec<T>, DedupError> {
+    /// One batch of ranks, prepared, in rank order: those in the store read
+    /// back from it, the others read and prepared (and, when `streamed`:
+    /// they will be needed again, written to the store).
+    fn prepared(&self, ranks: &[u32], streamed: bool) -> Result<Vec<T>, DedupError> {
         self.control.check()?;
+        let Some((stored, store)) = self.stored else { return self.read_and_prepare(ranks) };
+        // Only the thread that runs the rounds reads and writes the store.
+        let mut store = store.lock().expect("the store's lock is not poisoned");
+        let at: Vec<Option<(u64, u32)>> = ranks.iter().map(|&rank| store.at[rank as usize]).collect();
+        let missing: Vec<u32> =
+            ranks.iter().zip(&at).filter(|(_, at)| at.is_none()).map(|(&rank, _)| rank).collect();
+        let mut prepared = self.read_and_prepare(&missing)?.into_iter();
+        if streamed {
+            // A few records at a time: they are about four times their text.
+            for (ranks, held) in
+                missing.chunks(STORED_AT_ONCE).zip(prepared.as_slice().chunks(STORED_AT_ONCE))
+            {
+                let records: Vec<Vec<u8>> = held
+                    .par_iter()
+                    .map(|held| {
+                        let mut record = Vec::new();
+                        (stored.write)(held, &mut record);
+                        record
+                    })
+                    .collect();
+                store.append(ranks, &records)?;
+            }
+        }
+        let read_back: Vec<Option<T>> = at
+            .par_iter()
+            .map(|at| {
+                let Some((offset, length)) = *at else { return Ok(None) };
+                let mut record = vec![0; length as usize];
+                store.file.read_exact_at(&mut record, offset).map_err(DedupError::Spill)?;
+                (stored.read)(&record).map(Some)
+            })
+            .collect::<Result<_, DedupError>>()?;
+        Ok(read_back
+            .into_iter()
+            .map(|held| held.or_else(|| prepared.next()).expect("one for each rank"))
+            .collect())
+    }
+
+    /// One batch of ranks, read in rank order and prepared.
+    fn read_and_prepare(&self, ranks: &[u32]) -> Result<Vec<T>, DedupError> {
         let places = self.catalog.kept();
         let numbers: Vec<u32> = ranks.iter().map(|&rank| self.documents[rank as usize]).collect();
         let at: Vec<crate::Place> = numbers.iter().map(|&number| places.place(number)).collect();
@@ -235,7 +347,7 @@ impl<T: Send + Sync, R: Send> Round<'_, T, R> {
         held_ranks.dedup();
         let mut held: Vec<T> = Vec::with_capacity(held_ranks.len());
         for batch in self.reader.batches(&held_ranks) {
-            held.extend(self.reader.prepared(batch)?);
+            held.extend(self.reader.prepared(batch, false)?);
         }
         let held_of = |rank: u32| &held[held_ranks.binary_search(&rank).expect("a held rank")];
         let (inside, mut later): (Vec<Ranked>, Vec<Ranked>) = pairs.iter().partition(|pair| pair.1 < end);
@@ -252,7 +364,7 @@ impl<T: Send + Sync, R: Send> Round<'_, T, R> {
         partners.dedup();
         let mut rest = &later[..];
         for batch in self.reader.batches(&partners) {
-            let streamed = self.reader.prepared(batch)?;
+            let streamed = self.reader.prepared(batch, true)?;
             let last = *batch.last().expect("batches are not empty");
             let here = rest.partition_point(|pair| pair.1 <= last);
             let (now, after) = rest.split_at(here);
