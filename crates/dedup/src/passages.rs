@@ -37,9 +37,10 @@
 //!
 //! Memory: the catalog (about 60 bytes a document and its id), the sort
 //! buffers ([`PassageSettings::sort_memory`]), the candidates (12 bytes
-//! each), the boilerplate hashes (24 bytes each) and the working set (its
-//! texts with their words and marks, about three times the text), not
-//! the collection's texts; the disk holds the postings (16 bytes per mark,
+//! each, 16 more while pass 2 ranks them), where each candidate document
+//! is in the store of prepared texts (16 bytes), the boilerplate hashes
+//! (24 bytes each) and the working set (its texts with their words and
+//! marks, about three times the text), not the collection's texts; the disk holds the postings (16 bytes per mark,
 //! about 2 in 5 content words by default), the pairs (12 bytes per
 //! shared mark) and, in pass 2, each document streamed past a round as it
 //! was prepared (about 3.5 times its text: read back in later rounds
@@ -505,8 +506,9 @@ impl PreparedText {
             _ => return Err(damaged("a prepared text read back is damaged: no marker".into())),
         };
         let text_bytes = marked.as_ref().map_or(0, |marked| marked.text().len());
-        let (count, rest) =
-            rest.split_first_chunk::<4>().ok_or_else(|| damaged("ranges cut short".into()))?;
+        let (count, rest) = rest
+            .split_first_chunk::<4>()
+            .ok_or_else(|| damaged("a prepared text read back is damaged: ranges cut short".into()))?;
         let count = u32::from_le_bytes(*count) as usize;
         if rest.len() != 8 * count {
             return Err(damaged("a prepared text read back is damaged: ranges cut short or too long".into()));

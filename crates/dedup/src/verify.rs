@@ -271,7 +271,7 @@ impl<T: Send + Sync> Reader<'_, T> {
             ranks.iter().zip(&at).filter(|(_, at)| at.is_none()).map(|(&rank, _)| rank).collect();
         let mut prepared = self.read_and_prepare(&missing)?.into_iter();
         if streamed {
-            // A few records at a time: they are about four times their text.
+            // A few records at a time: they are about 3.5 times their text.
             for (ranks, held) in
                 missing.chunks(STORED_AT_ONCE).zip(prepared.as_slice().chunks(STORED_AT_ONCE))
             {
