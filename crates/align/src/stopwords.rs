@@ -29,7 +29,7 @@ pub(crate) struct Stopwords {
     /// Bit `hash % FILTER_BITS` of each stopword's hash: every word of a
     /// text is looked up, and most are not stopwords, so most lookups end
     /// on one bit instead of a binary search (on the Debian corpus, that
-    /// search was most of the time spent keeping the words of a run).
+    /// search was about a tenth of the time spent winnowing its texts).
     filter: [u64; FILTER_BITS / 64],
 }
 
