@@ -154,11 +154,18 @@ pub(crate) fn each_pair<T: Send + Sync, R: Send>(
     control.check()
 }
 
-/// The documents of the pairs, each once, in place order.
+/// The documents of the pairs, each once, in place order: flagged first
+/// (a byte per document of the catalog), so that what is held through
+/// pass 2 is one number per candidate document, not two per pair (on the
+/// 3 GB generated corpus, 116 MB for its 14.5 million candidates).
 fn in_place_order(catalog: &Catalog<Places>, (pair, count): Pairs<'_>) -> Vec<u32> {
-    let mut documents: Vec<u32> = (0..count).flat_map(|index| <[u32; 2]>::from(pair(index))).collect();
-    documents.par_sort_unstable();
-    documents.dedup();
+    let mut paired = vec![false; catalog.len()];
+    for index in 0..count {
+        let (a, b) = pair(index);
+        (paired[a as usize], paired[b as usize]) = (true, true);
+    }
+    let mut documents: Vec<u32> =
+        (0u32..).zip(&paired).filter(|(_, paired)| **paired).map(|(number, _)| number).collect();
     let places = catalog.kept();
     documents.par_sort_unstable_by_key(|&number| places.place(number).order());
     documents
