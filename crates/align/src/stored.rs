@@ -29,7 +29,8 @@ impl MarkedText {
     /// again.
     pub fn write_to(&self, out: &mut Vec<u8>) {
         let count = |n: usize| u32::try_from(n).expect("texts are under 4 GiB").to_le_bytes();
-        out.reserve(12 + self.text.len() + 20 * self.words.len() + 12 * self.marks.len());
+        // Four counts (text, k, words, marks), then what they count.
+        out.reserve(16 + self.text.len() + 20 * self.words.len() + 12 * self.marks.len());
         out.extend_from_slice(&count(self.text.len()));
         out.extend_from_slice(self.text.as_bytes());
         out.extend_from_slice(&self.k.to_le_bytes());

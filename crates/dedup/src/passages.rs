@@ -40,12 +40,13 @@
 //! each, 16 more while pass 2 ranks them), where each candidate document
 //! is in the store of prepared texts (16 bytes), the boilerplate hashes
 //! (24 bytes each) and the working set (its texts with their words and
-//! marks, about three times the text), not the collection's texts; the disk holds the postings (16 bytes per mark,
-//! about 2 in 5 content words by default), the pairs (12 bytes per
-//! shared mark) and, in pass 2, each document streamed past a round as it
-//! was prepared (about 3.5 times its text: read back in later rounds
-//! instead of being read and prepared again). Sorted runs are merged in
-//! levels, so that at most 64 per level are open at once.
+//! marks, about three times the text), not the collection's texts; the
+//! disk holds the postings (16 bytes per mark, about 2 in 5 content words
+//! by default), the pairs (12 bytes per shared mark) and, in pass 2, each
+//! document streamed past a round as it was prepared (about 3.5 times its
+//! text: read back in later rounds instead of being read and prepared
+//! again). Sorted runs are merged in levels, so that at most 64 per level
+//! are open at once.
 
 use crate::catalog::{Catalog, Places};
 use crate::error::DedupError;
