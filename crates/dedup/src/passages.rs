@@ -36,22 +36,23 @@
 //! candidates itself gets the same passages from the two texts alone.
 //!
 //! Memory: the catalog (about 60 bytes a document and its id), the sort
-//! buffers ([`PassageSettings::sort_memory`]), the candidates (12 bytes
-//! each, 16 more while pass 2 ranks them), where each candidate document
-//! is in the store of prepared texts (16 bytes), the boilerplate hashes
-//! (24 bytes each) and the working set (its texts with their words and
-//! marks, about three times the text), not the collection's texts; the
-//! disk holds the postings (16 bytes per mark, about 2 in 5 content words
-//! by default), the pairs (12 bytes per shared mark) and, in pass 2, each
-//! document streamed past a round as it was prepared (about 3.5 times its
-//! text: read back in later rounds instead of being read and prepared
-//! again). Sorted runs are merged in levels, so that at most 64 per level
-//! are open at once.
+//! buffers ([`PassageSettings::sort_memory`]: the candidates' ranks are
+//! sorted in one), where each candidate document is in the store of
+//! prepared texts (16 bytes), the boilerplate hashes (24 bytes each), one
+//! round's pairs (12 bytes each) and the working set (its texts with their
+//! words and marks, about three times the text), not the collection's
+//! texts nor its candidates; the disk holds the postings (16 bytes per
+//! mark, about 2 in 5 content words by default), the pairs (12 bytes per
+//! shared mark), the candidates (12 bytes each, twice while their ranks
+//! are sorted) and, in pass 2, each document streamed past a round as it
+//! was prepared (about 3.5 times its text: read back in later rounds
+//! instead of being read and prepared again). Sorted runs are merged in
+//! levels, so that at most 64 per level are open at once.
 
 use crate::catalog::{Catalog, Places};
 use crate::error::DedupError;
-use crate::runs::Runs;
-use crate::verify::{Reread, Stored, each_pair};
+use crate::runs::{Runs, Spool, Spooled};
+use crate::verify::{Memory, Reread, Stored, Tagged, each_pair};
 use crate::{Control, Phase, Place};
 use priorart_align::report::Shared;
 use priorart_align::{Aligner, Mark, MarkedText, Params, Passage, Span, Winnowing};
@@ -298,56 +299,45 @@ pub fn find_passages(
     control.progress.phase(Phase::Candidates, 0);
     let records = postings.len();
     let shared = shared_hashes(postings, settings, control)?;
-    let (candidates, sharing) = candidates(shared.pairs, settings.min_marks, control)?;
+    let (mut candidates, sharing) = candidates(shared.pairs, settings, control)?;
+    let candidate_count = candidates.len() as usize;
     let boilerplate_hashes: Vec<u64> = shared.boilerplate.iter().map(|mark| mark.hash).collect();
     let checker = PairChecker::new(settings, boilerplate_hashes);
     let prepare = |text: String| checker.prepare(text);
-    let check = |index: usize, a: &PreparedText, b: &PreparedText| {
-        let (first, second, marks) = candidates[index];
-        match checker.check(a, b) {
-            PairCheck::Unrelated => None,
-            PairCheck::Refused => Some(Checked::Refused),
-            PairCheck::Passages(passages) => {
-                let ids = catalog.ids();
-                let line = pair_line([ids.get(first), ids.get(second)], marks, &passages, a.text(), b.text());
-                let pair = PassagePair { a: first, b: second, marks, passages };
-                Some(Checked::Found(Found { pair, line }))
-            }
-        }
+    let check = |(first, second, marks): Tagged, a: &PreparedText, b: &PreparedText| {
+        let passages = match checker.check(a, b) {
+            PairCheck::Unrelated => return None,
+            PairCheck::Refused => return Some(Checked::Refused),
+            PairCheck::Passages(passages) => passages,
+        };
+        let ids = catalog.ids();
+        let line = pair_line([ids.get(first), ids.get(second)], marks, &passages, a.text(), b.text());
+        Some(Checked::Found(Found { pair: PassagePair { a: first, b: second, marks, passages }, line }))
     };
     let (mut pairs, mut passages, mut unaligned) = (0, 0, 0);
-    let pair_of = |index: usize| (candidates[index].0, candidates[index].1);
-    let stored = Stored {
-        write: PreparedText::write_to,
-        read: PreparedText::read_from,
+    let stored = Stored { write: PreparedText::write_to, read: PreparedText::read_from };
+    let memory = Memory {
+        working_set: settings.working_set,
+        sort_memory: settings.sort_memory,
         temp_dir: settings.temp_dir.as_deref(),
     };
-    each_pair(
-        catalog,
-        (&pair_of, candidates.len()),
-        settings.working_set,
-        reread,
-        control,
-        (prepare, Some(stored)),
-        check,
-        |round| {
-            let mut kept = Vec::with_capacity(round.len());
-            for checked in round {
-                match checked {
-                    Checked::Found(pair) => kept.push(pair),
-                    Checked::Refused => unaligned += 1,
-                }
+    each_pair(catalog, &mut candidates, memory, reread, control, (prepare, Some(stored)), check, |round| {
+        let mut kept = Vec::with_capacity(round.len());
+        for checked in round {
+            match checked {
+                Checked::Found(pair) => kept.push(pair),
+                Checked::Refused => unaligned += 1,
             }
-            pairs += kept.len();
-            passages += kept.iter().map(|found| found.pair.passages.len()).sum::<usize>();
-            found(kept)
-        },
-    )?;
+        }
+        pairs += kept.len();
+        passages += kept.iter().map(|found| found.pair.passages.len()).sum::<usize>();
+        found(kept)
+    })?;
     let boilerplate = boilerplate(catalog, shared.boilerplate, settings, reread, control)?;
     Ok(PassageOutcome {
         postings: records,
         sharing,
-        candidates: candidates.len(),
+        candidates: candidate_count,
         pairs,
         passages,
         unaligned,
@@ -700,18 +690,18 @@ fn shared_hashes(
     Ok(SharedHashes { pairs, boilerplate })
 }
 
-/// A candidate pair: its documents and how many hashes they share.
-type Candidate = (u32, u32, u32);
-
-/// The candidates: pairs sharing at least `min_marks` hashes, some of
-/// them close together in the first document ([`nearby`]), as `(a, b,
-/// shared)`, sorted; and how many pairs share `min_marks` hashes.
+/// The candidates: pairs sharing at least the settings' `min_marks`
+/// hashes, some of them close together in the first document
+/// ([`nearby`]), as `(a, b, shared)`, sorted, written to a temporary file
+/// (held, they would grow with the collection: 14.5 million on the 3 GB
+/// generated corpus); and how many pairs share `min_marks` hashes.
 fn candidates(
     pairs: Runs<(u32, u32, u32)>,
-    min_marks: u32,
+    settings: &PassageSettings,
     control: Control<'_>,
-) -> Result<(Vec<Candidate>, usize), DedupError> {
-    let mut kept = Vec::new();
+) -> Result<(Spooled<Tagged>, usize), DedupError> {
+    let min_marks = settings.min_marks;
+    let mut kept = Spool::new(settings.temp_dir.as_deref())?;
     let mut sharing = 0;
     // The current pair and the places of its shared hashes in its first
     // document (flagged after a hash's first).
@@ -725,9 +715,10 @@ fn candidates(
             words.iter_mut().for_each(|word| *word &= !REPEAT);
             words.sort_unstable();
             if nearby(words, min_marks) {
-                kept.push((pair.0, pair.1, count));
+                return kept.push((pair.0, pair.1, count));
             }
         }
+        Ok(())
     };
     for (read, record) in (1u64..).zip(pairs.merged()?) {
         let (a, b, word) = record?;
@@ -736,7 +727,7 @@ fn candidates(
         }
         if current != Some((a, b)) {
             if let Some(pair) = current {
-                close(pair, &mut words);
+                close(pair, &mut words)?;
             }
             current = Some((a, b));
             words.clear();
@@ -744,10 +735,10 @@ fn candidates(
         words.push(word);
     }
     if let Some(pair) = current {
-        close(pair, &mut words);
+        close(pair, &mut words)?;
     }
     control.check()?;
-    Ok((kept, sharing))
+    Ok((kept.finish()?, sharing))
 }
 
 /// Boilerplate hashes grouped into passages ([`boilerplate_in`]), each

@@ -4,7 +4,11 @@
 //! search aligns the texts.
 //!
 //! The candidate documents are ranked by place, and each pair is verified
-//! in the round of its earlier document. A round holds the shingles of a
+//! in the round of its earlier document. The pairs come from the front end
+//! as it holds them ([`CandidatePairs`]: in memory for `dedup`, in a
+//! temporary file for the passage search, whose candidates are tens of
+//! millions on a few GB) and are sorted by rank in an external sort
+//! ([`Runs`]), so that pass 2 holds one round's pairs at a time. A round holds the shingles of a
 //! chunk of consecutive ranks (three quarters of the working set's text)
 //! and verifies the pairs inside it; the later documents paired with the
 //! chunk are then streamed past it in rank order, a quarter of the working
@@ -24,6 +28,7 @@
 
 use crate::catalog::{Catalog, Places};
 use crate::error::DedupError;
+use crate::runs::{Merged, Runs, Spooled};
 use crate::{Control, Phase, Settings};
 use priorart_fingerprint::WordShingles;
 use priorart_index::{Pair, VerifiedPair};
@@ -46,12 +51,56 @@ pub trait Reread: Sync {
 }
 
 /// How what `prepare` makes of a text is written to a temporary file
-/// (`write`) and read back (`read`: checked, a damaged record refused), in
-/// `temp_dir` (the system's when `None`).
-pub(crate) struct Stored<'a, T> {
+/// (`write`) and read back (`read`: checked, a damaged record refused).
+pub(crate) struct Stored<T> {
     pub(crate) write: fn(&T, &mut Vec<u8>),
     pub(crate) read: fn(&[u8]) -> Result<T, DedupError>,
+}
+
+/// What pass 2 holds: `working_set` bytes of text prepared at once (see
+/// [`crate::Settings::working_set`]), the pairs sorted by rank in buffers
+/// of `sort_memory` bytes, and its temporary files in `temp_dir` (the
+/// system's when `None`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Memory<'a> {
+    pub(crate) working_set: u64,
+    pub(crate) sort_memory: u64,
     pub(crate) temp_dir: Option<&'a Path>,
+}
+
+/// A candidate pair as [`each_pair`] takes it: two document numbers, the
+/// smaller first, and what its check needs to know of it besides them (a
+/// tag: `dedup`'s simhash distance, the passage search's shared marks).
+pub(crate) type Tagged = (u32, u32, u32);
+
+/// The candidate pairs [`each_pair`] checks, read twice: once for their
+/// documents, once for their ranks.
+pub(crate) trait CandidatePairs {
+    fn len(&self) -> u64;
+    /// Calls `visit` with each pair, until it fails.
+    fn each(&mut self, visit: &mut dyn FnMut(Tagged) -> Result<(), DedupError>) -> Result<(), DedupError>;
+}
+
+/// `dedup`'s candidates, held: tagged with their distance.
+impl CandidatePairs for &[Pair] {
+    fn len(&self) -> u64 {
+        <[Pair]>::len(self) as u64
+    }
+
+    fn each(&mut self, visit: &mut dyn FnMut(Tagged) -> Result<(), DedupError>) -> Result<(), DedupError> {
+        self.iter().try_for_each(|pair| visit((pair.a, pair.b, pair.distance)))
+    }
+}
+
+/// Candidates written to a temporary file.
+impl CandidatePairs for Spooled<Tagged> {
+    fn len(&self) -> u64 {
+        Spooled::len(self)
+    }
+
+    fn each(&mut self, visit: &mut dyn FnMut(Tagged) -> Result<(), DedupError>) -> Result<(), DedupError> {
+        self.records()?.try_for_each(|pair| visit(pair?))
+    }
 }
 
 /// The prepared documents written so far: the file, where each rank's
@@ -65,9 +114,8 @@ struct Store {
 /// Prepared documents written to the store at once.
 const STORED_AT_ONCE: usize = 64;
 
-/// Candidate pairs by rank: `(earlier rank, later rank, pair index,
-/// whether the pair's first document is the later rank)`.
-type Ranked = (u32, u32, u32, bool);
+/// A candidate pair by rank: `(earlier rank, later rank, tag)`.
+type Ranked = (u32, u32, u32);
 
 pub(crate) fn by_rereading(
     catalog: &Catalog<Places>,
@@ -76,18 +124,18 @@ pub(crate) fn by_rereading(
     reread: &dyn Reread,
     control: Control<'_>,
 ) -> Result<Vec<VerifiedPair>, DedupError> {
-    let pair = |index: usize| (candidates[index].a, candidates[index].b);
     let shingling = settings.shingling;
     let mut verified = Vec::new();
+    // As many candidates as `dedup` holds already: sorted in memory.
+    let memory = Memory { working_set: settings.working_set, sort_memory: u64::MAX, temp_dir: None };
     each_pair(
         catalog,
-        (&pair, candidates.len()),
-        settings.working_set,
+        &mut { candidates },
+        memory,
         reread,
         control,
         (|text| WordShingles::of(&text, shingling), None),
-        |index, x: &WordShingles, y: &WordShingles| {
-            let Pair { a, b, distance } = candidates[index];
+        |(a, b, distance), x: &WordShingles, y: &WordShingles| {
             let jaccard = x.jaccard(y);
             (jaccard >= settings.min_jaccard).then_some(VerifiedPair { a, b, distance, jaccard })
         },
@@ -104,9 +152,6 @@ pub(crate) fn by_rereading(
 /// it, not the pairs of a round.
 const PAIRS_PER_CALL: usize = 4096;
 
-/// Pairs by index: the documents of pair `i` and the number of pairs.
-pub(crate) type Pairs<'a> = (&'a (dyn Fn(usize) -> (u32, u32) + Sync), usize);
-
 /// Calls `check` once for every pair of `pairs` on what `prepare` made of
 /// its two texts (in the pair's order), re-reading the documents in place
 /// order a working set at a time (see the module's documentation), those
@@ -117,75 +162,86 @@ pub(crate) type Pairs<'a> = (&'a (dyn Fn(usize) -> (u32, u32) + Sync), usize);
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn each_pair<T: Send + Sync, R: Send>(
     catalog: &Catalog<Places>,
-    pairs: Pairs<'_>,
-    working_set: u64,
+    pairs: &mut dyn CandidatePairs,
+    memory: Memory<'_>,
     reread: &dyn Reread,
     control: Control<'_>,
-    (prepare, stored): (impl Fn(String) -> T + Sync, Option<Stored<'_, T>>),
-    check: impl Fn(usize, &T, &T) -> Option<R> + Sync,
+    (prepare, stored): (impl Fn(String) -> T + Sync, Option<Stored<T>>),
+    check: impl Fn(Tagged, &T, &T) -> Option<R> + Sync,
     mut found: impl FnMut(Vec<R>) -> Result<(), DedupError>,
 ) -> Result<(), DedupError> {
-    control.progress.phase(Phase::Verifying, pairs.1 as u64);
-    let documents = in_place_order(catalog, pairs);
-    let ranked = ranked_pairs(catalog.len(), &documents, pairs);
+    control.progress.phase(Phase::Verifying, pairs.len());
+    let documents = in_place_order(catalog, pairs)?;
+    let mut ranked = ranked_pairs(catalog.len(), &documents, pairs, memory)?.peekable();
     let store = match &stored {
-        Some(stored) => Some(Mutex::new(Store::new(stored.temp_dir, documents.len())?)),
+        Some(_) => Some(Mutex::new(Store::new(memory.temp_dir, documents.len())?)),
         None => None,
     };
     let reader = Reader {
         catalog,
         documents: &documents,
         reread,
-        stream_bytes: (working_set / 4).max(1),
+        stream_bytes: (memory.working_set / 4).max(1),
         prepare: &prepare,
         stored: stored.as_ref().zip(store.as_ref()),
         control,
     };
-    let held_bytes = (working_set * 3 / 4).max(1);
+    let held_bytes = (memory.working_set * 3 / 4).max(1);
     let round = Round { reader: &reader, check: &check };
-    let mut start = 0;
-    while start < ranked.len() {
+    let mut of_round: Vec<Ranked> = Vec::new();
+    loop {
         control.check()?;
-        let chunk = reader.chunk(ranked[start].0 as usize, held_bytes);
-        let end = start + ranked[start..].partition_point(|pair| (pair.0 as usize) < chunk.end);
-        round.verify(&ranked[start..end], chunk.end as u32, &mut found)?;
-        start = end;
+        let first = match ranked.peek() {
+            None => break,
+            Some(Ok(pair)) => pair.0,
+            Some(Err(_)) => return Err(ranked.next().and_then(Result::err).expect("the error peeked")),
+        };
+        let chunk = reader.chunk(first as usize, held_bytes);
+        of_round.clear();
+        while let Some(pair) =
+            ranked.next_if(|pair| pair.as_ref().is_ok_and(|pair| (pair.0 as usize) < chunk.end))
+        {
+            of_round.push(pair?);
+        }
+        round.verify(&of_round, chunk.end as u32, &mut found)?;
     }
     control.check()
 }
 
 /// The documents of the pairs, each once, in place order: flagged first
 /// (a byte per document of the catalog), so that what is held through
-/// pass 2 is one number per candidate document, not two per pair (on the
-/// 3 GB generated corpus, 116 MB for its 14.5 million candidates).
-fn in_place_order(catalog: &Catalog<Places>, (pair, count): Pairs<'_>) -> Vec<u32> {
+/// pass 2 is one number per candidate document.
+fn in_place_order(catalog: &Catalog<Places>, pairs: &mut dyn CandidatePairs) -> Result<Vec<u32>, DedupError> {
     let mut paired = vec![false; catalog.len()];
-    for index in 0..count {
-        let (a, b) = pair(index);
+    pairs.each(&mut |(a, b, _)| {
         (paired[a as usize], paired[b as usize]) = (true, true);
-    }
+        Ok(())
+    })?;
     let mut documents: Vec<u32> =
         (0u32..).zip(&paired).filter(|(_, paired)| **paired).map(|(number, _)| number).collect();
     let places = catalog.kept();
     documents.par_sort_unstable_by_key(|&number| places.place(number).order());
-    documents
+    Ok(documents)
 }
 
-/// The pairs by the ranks of their documents, sorted.
-fn ranked_pairs(count: usize, documents: &[u32], (pair, pairs): Pairs<'_>) -> Vec<Ranked> {
+/// The pairs by the ranks of their documents, sorted (in `memory`'s sort
+/// buffers, spilled past them).
+fn ranked_pairs(
+    count: usize,
+    documents: &[u32],
+    pairs: &mut dyn CandidatePairs,
+    memory: Memory<'_>,
+) -> Result<Merged<Ranked>, DedupError> {
     let mut rank = vec![u32::MAX; count];
     for (position, &number) in (0u32..).zip(documents) {
         rank[number as usize] = position;
     }
-    let mut ranked: Vec<Ranked> = (0..pairs)
-        .map(|index| {
-            let (a, b) = pair(index);
-            let (x, y) = (rank[a as usize], rank[b as usize]);
-            (x.min(y), x.max(y), index as u32, x > y)
-        })
-        .collect();
-    ranked.par_sort_unstable();
-    ranked
+    let mut ranked = Runs::new(memory.sort_memory, memory.temp_dir);
+    pairs.each(&mut |(a, b, tag)| {
+        let (x, y) = (rank[a as usize], rank[b as usize]);
+        ranked.push((x.min(y), x.max(y), tag))
+    })?;
+    ranked.merged()
 }
 
 /// Reads ranked documents back and prepares them.
@@ -196,7 +252,7 @@ struct Reader<'a, T> {
     /// What is held of each text read back.
     prepare: &'a (dyn Fn(String) -> T + Sync),
     /// How it is written to and read from the store, and the store.
-    stored: Option<(&'a Stored<'a, T>, &'a Mutex<Store>)>,
+    stored: Option<(&'a Stored<T>, &'a Mutex<Store>)>,
     /// Text bytes read at once.
     stream_bytes: u64,
     control: Control<'a>,
@@ -336,7 +392,7 @@ impl<T: Send + Sync> Reader<'_, T> {
 /// One round's work: the pairs whose earlier document is in a chunk.
 struct Round<'a, T, R> {
     reader: &'a Reader<'a, T>,
-    check: &'a (dyn Fn(usize, &T, &T) -> Option<R> + Sync),
+    check: &'a (dyn Fn(Tagged, &T, &T) -> Option<R> + Sync),
 }
 
 impl<T: Send + Sync, R: Send> Round<'_, T, R> {
@@ -349,7 +405,7 @@ impl<T: Send + Sync, R: Send> Round<'_, T, R> {
         found: &mut impl FnMut(Vec<R>) -> Result<(), DedupError>,
     ) -> Result<(), DedupError> {
         let mut held_ranks: Vec<u32> =
-            pairs.iter().flat_map(|&(x, y, _, _)| std::iter::once(x).chain((y < end).then_some(y))).collect();
+            pairs.iter().flat_map(|&(x, y, _)| std::iter::once(x).chain((y < end).then_some(y))).collect();
         held_ranks.sort_unstable();
         held_ranks.dedup();
         let mut held: Vec<T> = Vec::with_capacity(held_ranks.len());
@@ -361,12 +417,12 @@ impl<T: Send + Sync, R: Send> Round<'_, T, R> {
         for part in inside.chunks(PAIRS_PER_CALL) {
             found(
                 part.par_iter()
-                    .filter_map(|&(x, y, index, swapped)| self.check(index, swapped, held_of(x), held_of(y)))
+                    .filter_map(|&pair| self.check(pair, held_of(pair.0), held_of(pair.1)))
                     .collect(),
             )?;
         }
         self.reader.control.progress.advance(inside.len() as u64);
-        later.sort_unstable_by_key(|pair| pair.1);
+        later.sort_unstable_by_key(|pair| (pair.1, pair.0));
         let mut partners: Vec<u32> = later.iter().map(|pair| pair.1).collect();
         partners.dedup();
         let mut rest = &later[..];
@@ -378,9 +434,9 @@ impl<T: Send + Sync, R: Send> Round<'_, T, R> {
             for part in now.chunks(PAIRS_PER_CALL) {
                 found(
                     part.par_iter()
-                        .filter_map(|&(x, y, index, swapped)| {
-                            let position = batch.binary_search(&y).expect("a streamed rank");
-                            self.check(index, swapped, held_of(x), &streamed[position])
+                        .filter_map(|&pair| {
+                            let position = batch.binary_search(&pair.1).expect("a streamed rank");
+                            self.check(pair, held_of(pair.0), &streamed[position])
                         })
                         .collect(),
                 )?;
@@ -391,9 +447,11 @@ impl<T: Send + Sync, R: Send> Round<'_, T, R> {
         Ok(())
     }
 
-    /// The check of pair `index` on what is held of its earlier rank `x`
-    /// and its later `y`, in the pair's order.
-    fn check(&self, index: u32, swapped: bool, x: &T, y: &T) -> Option<R> {
-        if swapped { (self.check)(index as usize, y, x) } else { (self.check)(index as usize, x, y) }
+    /// The check of a pair on what is held of its earlier rank (`x`) and
+    /// its later (`y`), in the pair's order (the smaller number first).
+    fn check(&self, (x_rank, y_rank, tag): Ranked, x: &T, y: &T) -> Option<R> {
+        let documents = self.reader.documents;
+        let (a, b) = (documents[x_rank as usize], documents[y_rank as usize]);
+        if a < b { (self.check)((a, b, tag), x, y) } else { (self.check)((b, a, tag), y, x) }
     }
 }

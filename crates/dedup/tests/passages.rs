@@ -119,7 +119,9 @@ fn overlap(x: &std::ops::Range<usize>, y: &std::ops::Range<usize>) -> usize {
 fn planted_passages_are_found_in_both_documents_with_any_memory() {
     let (texts, planted, license) = collection(5);
     let mut answers = Vec::new();
-    for (sort_memory, working_set) in [(256 << 20, 256 << 20), (16 * 300, 3_000)] {
+    // The small memory: the candidates' ranks (12 bytes each) sorted in
+    // runs of 3 on disk, and pass 2 in many rounds.
+    for (sort_memory, working_set) in [(256 << 20, 256 << 20), (12 * 3, 3_000)] {
         let settings = PassageSettings { sort_memory, working_set, ..PassageSettings::default() };
         let (catalog, found, outcome) = search(&texts, &settings);
         let pairs: Vec<(u32, u32)> = found.iter().map(|found| (found.pair.a, found.pair.b)).collect();
@@ -144,6 +146,7 @@ fn planted_passages_are_found_in_both_documents_with_any_memory() {
             assert_eq!(text, &texts[copy.host][b.clone()]);
         }
         assert_eq!(outcome.pairs, planted.len());
+        assert!(outcome.candidates > 3 * 2, "{} candidates: the small memory spills", outcome.candidates);
         let [boilerplate] = &outcome.boilerplate[..] else {
             panic!("one boilerplate: {:?}", outcome.boilerplate)
         };
