@@ -83,8 +83,9 @@ pub struct Settings {
     /// Smallest Jaccard similarity of word 5-grams of a kept pair.
     pub min_jaccard: f64,
     /// Bytes of text whose shingles pass 2 holds at once (three quarters
-    /// for the chunk held, a quarter for the documents streamed past it);
-    /// shingles take about 1.4 times their text.
+    /// for the chunk held, a quarter for the documents streamed past it:
+    /// an eighth checked, the next eighth read); shingles take about 1.4
+    /// times their text.
     pub working_set: u64,
     /// How texts are cut into words for their 5-grams.
     pub shingling: Shingling,
