@@ -169,16 +169,39 @@ fn group_of(seeds: &[Seed], width: u32) -> Group {
 
 /// How many words two bags of words share, counted with repeats. Word
 /// order does not count, so reordering inside a passage costs nothing.
+///
+/// Words equal at the same offset of both sides are paired off first:
+/// taking one word out of both bags lowers the count by exactly one
+/// (`min(x, y) − 1 = min(x − 1, y − 1)`), so the count is those words plus
+/// what the rest share. A verbatim passage is all such words and never
+/// reaches the map; on the generated corpus, where most reported passages
+/// are verbatim, counting was 7 % of the search's time.
 pub(crate) fn shared_words(a: &[Word], b: &[Word]) -> u64 {
+    let common = a.len().min(b.len());
+    let differs = |&at: &usize| a[at].hash != b[at].hash;
+    let paired = (0..common).filter(|at| !differs(at)).count();
+    let a_rest =
+        (0..common).filter(differs).map(|at| a[at].hash).chain(a[common..].iter().map(|word| word.hash));
+    let b_rest =
+        (0..common).filter(differs).map(|at| b[at].hash).chain(b[common..].iter().map(|word| word.hash));
+    if paired == a.len() || paired == b.len() {
+        return paired as u64;
+    }
+    paired as u64 + bag_shared(a_rest, a.len() - paired, b_rest)
+}
+
+/// How many hashes of `b` are found in the bag of `a` (`a_len` of them),
+/// each found hash taken out of it.
+fn bag_shared(a: impl Iterator<Item = u64>, a_len: usize, b: impl Iterator<Item = u64>) -> u64 {
     // Word hashes are mixed already: the map needs no hashing of its own.
     let mut counts: HashMap<u64, i64, BuildHasherDefault<KeyHasher>> =
-        HashMap::with_capacity_and_hasher(a.len(), BuildHasherDefault::default());
-    for word in a {
-        *counts.entry(word.hash).or_default() += 1;
+        HashMap::with_capacity_and_hasher(a_len, BuildHasherDefault::default());
+    for hash in a {
+        *counts.entry(hash).or_default() += 1;
     }
     let mut shared = 0u64;
-    for word in b {
-        if let Some(count) = counts.get_mut(&word.hash)
+    for hash in b {
+        if let Some(count) = counts.get_mut(&hash)
             && *count > 0
         {
             *count -= 1;
@@ -377,7 +400,48 @@ mod tests {
         assert_eq!(shared_words(&words(&[1, 2, 3]), &words(&[3, 2, 1])), 3);
         assert_eq!(shared_words(&words(&[1, 1, 2]), &words(&[1, 2, 2])), 2);
         assert_eq!(shared_words(&words(&[1]), &words(&[2])), 0);
+        assert_eq!(shared_words(&words(&[1, 2, 3, 4]), &words(&[1, 2])), 2);
+        assert_eq!(shared_words(&words(&[1, 2]), &words(&[1, 5, 2])), 2);
         let group = Group { a_first: 0, a_last: 2, b_first: 5, b_last: 7, seeds: 1, shared: 2 };
         assert_eq!(group.dice(), 4.0 / 6.0);
+    }
+
+    /// The shared words counted from the bags alone: each word's fewest
+    /// occurrences on either side.
+    fn shared_in_bags(a: &[Word], b: &[Word]) -> u64 {
+        let mut counts: HashMap<u64, (u64, u64)> = HashMap::new();
+        a.iter().for_each(|word| counts.entry(word.hash).or_default().0 += 1);
+        b.iter().for_each(|word| counts.entry(word.hash).or_default().1 += 1);
+        counts.values().map(|&(x, y)| x.min(y)).sum()
+    }
+
+    #[test]
+    fn words_paired_off_at_the_same_offset_count_as_the_bags() {
+        let mut rng = fastrand::Rng::with_seed(41);
+        let words = |hashes: Vec<u64>| -> Vec<Word> {
+            hashes.into_iter().map(|hash| Word { hash, start: 0, end: 0 }).collect()
+        };
+        for _ in 0..2_000 {
+            // Few distinct words, so that repeats are common; the second
+            // side a copy of the first, edited (replaced, deleted, inserted
+            // words), or unrelated.
+            let a: Vec<u64> = (0..rng.usize(0..40)).map(|_| rng.u64(0..8)).collect();
+            let mut b =
+                if rng.bool() { a.clone() } else { (0..rng.usize(0..40)).map(|_| rng.u64(0..8)).collect() };
+            for _ in 0..rng.usize(0..4) {
+                match rng.u8(0..3) {
+                    0 if !b.is_empty() => {
+                        let at = rng.usize(0..b.len());
+                        b[at] = rng.u64(0..8);
+                    }
+                    1 if !b.is_empty() => {
+                        b.remove(rng.usize(0..b.len()));
+                    }
+                    _ => b.insert(rng.usize(0..=b.len()), rng.u64(0..8)),
+                }
+            }
+            let (a, b) = (words(a), words(b));
+            assert_eq!(shared_words(&a, &b), shared_in_bags(&a, &b), "{a:?} {b:?}");
+        }
     }
 }

@@ -159,8 +159,12 @@ impl Aligner {
     /// texts are too repetitive to align.
     pub fn shared_marks(&self, a: &MarkedText, b: &MarkedText) -> SharedMarks {
         let (most, limit) = (self.params.max_key_occurrences, self.params.max_seeds);
-        let mut words = Vec::new();
-        let mut seeds = Ok(Vec::new());
+        // Sized for two texts sharing all the marks of the shorter, as
+        // most aligned pairs nearly do: growing them was a fifth of the
+        // merge.
+        let expected = a.marks.len().min(b.marks.len());
+        let mut words = Vec::with_capacity(expected);
+        let mut seeds = Ok(Vec::with_capacity(expected));
         let found: Result<(), std::convert::Infallible> =
             seeds::each_shared(&a.marks, &b.marks, |a_run, b_run| {
                 words.extend(a_run.iter().map(|&(_, at)| at));
