@@ -77,8 +77,10 @@ impl MarkedText {
             return self.text.get(range).map_or(0, words::count);
         }
         let last = &self.words[end - 1];
-        let halves =
-            self.halves_before[end - 1] + words::halves(&self.text, last.start) - self.halves_before[first];
+        // In 64 bits: a text read back may claim any counts in 32.
+        let halves = u64::from(self.halves_before[end - 1])
+            + u64::from(words::halves(&self.text, last.start))
+            - u64::from(self.halves_before[first]);
         halves.div_ceil(2) as usize
     }
 

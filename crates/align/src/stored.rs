@@ -72,7 +72,7 @@ impl MarkedText {
         for _ in 0..mark_count {
             marks.push((from.u64()?, from.u32()?));
         }
-        check(text, &words, &halves_before, &marks)?;
+        check(text, &words, &halves_before, (&marks, k))?;
         let chars = CharIndex::of(text);
         let text = text.to_owned();
         Ok((MarkedText { text, words, halves_before, chars, marks, k }, from.0))
@@ -80,15 +80,21 @@ impl MarkedText {
 }
 
 /// What the rest of the crate takes for granted of a [`MarkedText`]: its
-/// words in order, inside the text, on character boundaries; the
-/// half-words before them never decreasing; its marks sorted, each at one
-/// of its words.
-fn check(text: &str, words: &[Word], halves_before: &[u32], marks: &[(u64, u32)]) -> Result<(), DamagedText> {
+/// words in order, not empty, inside the text, on character boundaries; the
+/// half-words before them never decreasing; its marks sorted, each at the
+/// first of `k` of its words or more (a k-gram of letters of a script
+/// written without spaces holds up to twice k).
+fn check(
+    text: &str,
+    words: &[Word],
+    halves_before: &[u32],
+    (marks, k): (&[(u64, u32)], u32),
+) -> Result<(), DamagedText> {
     let mut reach = 0;
     for word in words {
         let (start, end) = (word.start as usize, word.end as usize);
-        if start < reach || end < start || end > text.len() {
-            return Err(DamagedText("words out of order or outside the text"));
+        if start < reach || end <= start || end > text.len() {
+            return Err(DamagedText("words empty, out of order or outside the text"));
         }
         if !text.is_char_boundary(start) || !text.is_char_boundary(end) {
             return Err(DamagedText("a word not on character boundaries"));
@@ -99,7 +105,7 @@ fn check(text: &str, words: &[Word], halves_before: &[u32], marks: &[(u64, u32)]
         return Err(DamagedText("word counts decreasing"));
     }
     if marks.windows(2).any(|pair| pair[1] < pair[0])
-        || marks.iter().any(|&(_, word)| word as usize >= words.len())
+        || marks.iter().any(|&(_, word)| word as usize + k as usize > words.len())
     {
         return Err(DamagedText("marks out of order or past the words"));
     }
