@@ -418,29 +418,8 @@ mod tests {
     #[test]
     fn words_paired_off_at_the_same_offset_count_as_the_bags() {
         let mut rng = fastrand::Rng::with_seed(41);
-        let words = |hashes: Vec<u64>| -> Vec<Word> {
-            hashes.into_iter().map(|hash| Word { hash, start: 0, end: 0 }).collect()
-        };
         for _ in 0..2_000 {
-            // Few distinct words, so that repeats are common; the second
-            // side a copy of the first, edited (replaced, deleted, inserted
-            // words), or unrelated.
-            let a: Vec<u64> = (0..rng.usize(0..40)).map(|_| rng.u64(0..8)).collect();
-            let mut b =
-                if rng.bool() { a.clone() } else { (0..rng.usize(0..40)).map(|_| rng.u64(0..8)).collect() };
-            for _ in 0..rng.usize(0..4) {
-                match rng.u8(0..3) {
-                    0 if !b.is_empty() => {
-                        let at = rng.usize(0..b.len());
-                        b[at] = rng.u64(0..8);
-                    }
-                    1 if !b.is_empty() => {
-                        b.remove(rng.usize(0..b.len()));
-                    }
-                    _ => b.insert(rng.usize(0..=b.len()), rng.u64(0..8)),
-                }
-            }
-            let (a, b) = (words(a), words(b));
+            let (a, b) = crate::related::related_words(&mut rng, 8);
             assert_eq!(shared_words(&a, &b), shared_in_bags(&a, &b), "{a:?} {b:?}");
         }
     }

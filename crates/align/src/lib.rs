@@ -43,6 +43,8 @@ mod chars;
 mod cluster;
 mod marked;
 mod offsets;
+#[cfg(test)]
+mod related;
 pub mod report;
 mod seeds;
 mod select;

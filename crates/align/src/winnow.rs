@@ -363,26 +363,9 @@ mod tests {
     #[test]
     fn runs_equal_at_the_same_offset_cover_as_their_keys() {
         let mut rng = fastrand::Rng::with_seed(43);
-        let words = |hashes: Vec<u64>| -> Vec<Word> {
-            hashes.into_iter().map(|hash| Word { hash, start: 0, end: 0 }).collect()
-        };
         for _ in 0..2_000 {
-            let a: Vec<u64> = (0..rng.usize(0..40)).map(|_| rng.u64(0..6)).collect();
-            let mut b =
-                if rng.bool() { a.clone() } else { (0..rng.usize(0..40)).map(|_| rng.u64(0..6)).collect() };
-            for _ in 0..rng.usize(0..4) {
-                match rng.u8(0..3) {
-                    0 if !b.is_empty() => {
-                        let at = rng.usize(0..b.len());
-                        b[at] = rng.u64(0..6);
-                    }
-                    1 if !b.is_empty() => {
-                        b.remove(rng.usize(0..b.len()));
-                    }
-                    _ => b.insert(rng.usize(0..=b.len()), rng.u64(0..6)),
-                }
-            }
-            let (a, b, k) = (words(a), words(b), rng.usize(1..=4));
+            let (a, b) = crate::related::related_words(&mut rng, 6);
+            let k = rng.usize(1..=4);
             assert_eq!(coverage(k, &a, &b), coverage_by_keys(k, &a, &b), "{k} {a:?} {b:?}");
         }
     }
