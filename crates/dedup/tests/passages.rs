@@ -186,6 +186,26 @@ fn a_stop_request_ends_the_search() {
 }
 
 #[test]
+fn a_failure_to_take_the_results_ends_the_search_with_it() {
+    let (texts, _, _) = collection(7);
+    // Many rounds, so that results are handed over while more are checked.
+    let settings = PassageSettings { working_set: 2_000, ..PassageSettings::default() };
+    let (catalog, postings, reader) = pass_one(&texts, &settings);
+    let stop = AtomicBool::new(false);
+    let mut calls = 0;
+    let err = find_passages(&catalog, postings, &settings, &reader, quiet(&stop), |_| {
+        calls += 1;
+        match calls {
+            2 => Err(DedupError::Output(std::io::Error::other("disk full"))),
+            _ => Ok(()),
+        }
+    })
+    .unwrap_err();
+    assert!(matches!(&err, DedupError::Output(error) if error.to_string() == "disk full"), "{err}");
+    assert_eq!(calls, 2, "nothing is handed over after the failure");
+}
+
+#[test]
 fn passage_settings_are_checked() {
     assert_eq!(PassageSettings::new(0, 32).unwrap_err().reason(), "passage_settings");
     assert_eq!(PassageSettings::new(50, 1).unwrap_err().reason(), "passage_settings");
