@@ -55,8 +55,9 @@ ends moved outward over the words both have there). A hash held by more than --b
 documents makes no pair;
 the passages made of such hashes are listed once each in OUT/boilerplate.jsonl ({\"documents\",
 \"marks\", \"example\", offsets in the example, \"text\"}). Memory: sort buffers and a working set;
-the hashes (16 bytes per mark) and the pairs sharing them are sorted in temporary files, and the
-documents read again more than once are kept there prepared (about 3.5 times their text).
+the hashes (16 bytes per mark) and the pairs sharing them are sorted in temporary files, the
+candidate pairs are kept there (12 bytes each), and so are the documents read again more than
+once, prepared (about 3.5 times their text).
 With --passages --against INDEX, each document is also looked up in INDEX's passage marks (as
 `index query --passages`): a pair with an indexed document is a line with \"from_index\": true,
 \"a\" the indexed document, whose side of each passage is a byte range (the index keeps no
