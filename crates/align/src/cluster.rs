@@ -180,13 +180,13 @@ pub(crate) fn shared_words(a: &[Word], b: &[Word]) -> u64 {
     let common = a.len().min(b.len());
     let differs = |&at: &usize| a[at].hash != b[at].hash;
     let paired = (0..common).filter(|at| !differs(at)).count();
+    if paired == a.len() || paired == b.len() {
+        return paired as u64;
+    }
     let a_rest =
         (0..common).filter(differs).map(|at| a[at].hash).chain(a[common..].iter().map(|word| word.hash));
     let b_rest =
         (0..common).filter(differs).map(|at| b[at].hash).chain(b[common..].iter().map(|word| word.hash));
-    if paired == a.len() || paired == b.len() {
-        return paired as u64;
-    }
     paired as u64 + bag_shared(a_rest, a.len() - paired, b_rest)
 }
 

@@ -156,9 +156,9 @@ pub(crate) fn each_shared<E>(
 /// then for a prefix of the rest: found by galloping (steps doubling from
 /// `from`, then a binary search), so that a short text's keys are found in
 /// a long one's in time growing with the short one's. The next key is
-/// tried first: two texts of about the same length, and a key's run (one
-/// place, mostly), end there, and the binary search of the first step
-/// was a third of the merge.
+/// tried first: the skip ends there when the two texts are of about the
+/// same length, and a key's run ends there (one place, mostly); the first
+/// step's binary search was a third of the merge.
 fn skip(keys: &[(u64, u32)], from: usize, before: impl Fn(u64) -> bool) -> usize {
     if keys.get(from + 1).is_none_or(|next| !before(next.0)) {
         return from + 1;

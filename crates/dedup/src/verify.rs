@@ -219,6 +219,7 @@ pub(crate) fn each_pair<T: Send + Sync, R: Send>(
 fn in_place_order(catalog: &Catalog<Places>, pairs: &mut dyn CandidatePairs) -> Result<Vec<u32>, DedupError> {
     let mut paired = vec![false; catalog.len()];
     pairs.each(&mut |(a, b, _)| {
+        debug_assert!(a < b, "a pair's smaller number comes first");
         (paired[a as usize], paired[b as usize]) = (true, true);
         Ok(())
     })?;
