@@ -174,11 +174,18 @@ fn below_the_boilerplate_threshold_a_shared_passage_makes_pairs() {
     );
 }
 
-#[test]
-fn a_stop_request_ends_the_search() {
+/// Pass 1 of a collection searched in many rounds (a working set of
+/// 2,000 bytes), and the settings.
+fn in_many_rounds() -> (PassageSettings, Catalog<Places>, Postings, MemoryTexts) {
     let (texts, _, _) = collection(7);
     let settings = PassageSettings { working_set: 2_000, ..PassageSettings::default() };
     let (catalog, postings, reader) = pass_one(&texts, &settings);
+    (settings, catalog, postings, reader)
+}
+
+#[test]
+fn a_stop_request_ends_the_search() {
+    let (settings, catalog, postings, reader) = in_many_rounds();
     let stop = AtomicBool::new(false);
     let control = Control { progress: &StopAfterProgress(&stop), stop: &stop };
     let err = find_passages(&catalog, postings, &settings, &reader, control, |_| Ok(())).unwrap_err();
@@ -187,10 +194,8 @@ fn a_stop_request_ends_the_search() {
 
 #[test]
 fn a_failure_to_take_the_results_ends_the_search_with_it() {
-    let (texts, _, _) = collection(7);
     // Many rounds, so that results are handed over while more are checked.
-    let settings = PassageSettings { working_set: 2_000, ..PassageSettings::default() };
-    let (catalog, postings, reader) = pass_one(&texts, &settings);
+    let (settings, catalog, postings, reader) = in_many_rounds();
     let stop = AtomicBool::new(false);
     let mut calls = 0;
     let err = find_passages(&catalog, postings, &settings, &reader, quiet(&stop), |_| {
