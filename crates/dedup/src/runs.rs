@@ -219,16 +219,22 @@ struct RunWriter<R: Record> {
     record: std::marker::PhantomData<R>,
 }
 
+/// A temporary file (gone when closed) in `temp_dir`, the system's when
+/// `None`: the runs', the passage search's store and the Python package's
+/// spilled texts.
+pub(crate) fn temp_file(temp_dir: Option<&Path>) -> std::io::Result<File> {
+    match temp_dir {
+        Some(dir) => tempfile::tempfile_in(dir),
+        None => tempfile::tempfile(),
+    }
+}
+
 /// Records written to a run at once.
 const WRITE_RECORDS: usize = 4096;
 
 impl<R: Record> RunWriter<R> {
     fn new(temp_dir: Option<&Path>) -> Result<RunWriter<R>, DedupError> {
-        let file = match temp_dir {
-            Some(dir) => tempfile::tempfile_in(dir),
-            None => tempfile::tempfile(),
-        }
-        .map_err(DedupError::SortRuns)?;
+        let file = temp_file(temp_dir).map_err(DedupError::SortRuns)?;
         Ok(RunWriter {
             writer: BufWriter::with_capacity(1 << 20, file),
             bytes: Vec::with_capacity(R::BYTES * WRITE_RECORDS),

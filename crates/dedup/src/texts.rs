@@ -45,11 +45,7 @@ pub struct Spill {
 impl Spill {
     /// An empty spill file in `temp_dir` (the system's when `None`).
     pub fn new(temp_dir: Option<&Path>) -> Result<Spill, DedupError> {
-        let file = match temp_dir {
-            Some(dir) => tempfile::tempfile_in(dir),
-            None => tempfile::tempfile(),
-        }
-        .map_err(DedupError::Spill)?;
+        let file = crate::runs::temp_file(temp_dir).map_err(DedupError::Spill)?;
         Ok(Spill { writer: BufWriter::with_capacity(1 << 20, file), written: 0 })
     }
 

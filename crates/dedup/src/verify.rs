@@ -267,11 +267,7 @@ struct Reader<'a, T> {
 
 impl Store {
     fn new(temp_dir: Option<&Path>, documents: usize) -> Result<Store, DedupError> {
-        let file = match temp_dir {
-            Some(dir) => tempfile::tempfile_in(dir),
-            None => tempfile::tempfile(),
-        }
-        .map_err(DedupError::Spill)?;
+        let file = crate::runs::temp_file(temp_dir).map_err(DedupError::Spill)?;
         Ok(Store { file, at: vec![None; documents], end: 0 })
     }
 
