@@ -300,7 +300,6 @@ pub fn find_passages(
     let records = postings.len();
     let shared = shared_hashes(postings, settings, control)?;
     let (mut candidates, sharing) = candidates(shared.pairs, settings, control)?;
-    let candidate_count = candidates.len() as usize;
     let boilerplate_hashes: Vec<u64> = shared.boilerplate.iter().map(|mark| mark.hash).collect();
     let checker = PairChecker::new(settings, boilerplate_hashes);
     let prepare = |text: String| checker.prepare(text);
@@ -337,7 +336,7 @@ pub fn find_passages(
     Ok(PassageOutcome {
         postings: records,
         sharing,
-        candidates: candidate_count,
+        candidates: candidates.len() as usize,
         pairs,
         passages,
         unaligned,
@@ -486,23 +485,23 @@ impl PreparedText {
     /// What [`PreparedText::write_to`] wrote, checked: a damaged record is
     /// an error, not a text.
     fn read_from(bytes: &[u8]) -> Result<PreparedText, DedupError> {
-        let damaged =
-            |why: String| DedupError::Spill(std::io::Error::new(std::io::ErrorKind::InvalidData, why));
+        let invalid = |error: Box<dyn std::error::Error + Send + Sync>| {
+            DedupError::Spill(std::io::Error::new(std::io::ErrorKind::InvalidData, error))
+        };
+        let damaged = |why: &str| invalid(format!("a prepared text read back is damaged: {why}").into());
         let (marked, rest) = match bytes.split_first() {
             Some((1, rest)) => {
-                let (marked, rest) = MarkedText::read_from(rest).map_err(|err| damaged(err.to_string()))?;
+                let (marked, rest) = MarkedText::read_from(rest).map_err(|err| invalid(err.into()))?;
                 (Some(marked), rest)
             }
             Some((0, rest)) => (None, rest),
-            _ => return Err(damaged("a prepared text read back is damaged: no marker".into())),
+            _ => return Err(damaged("no marker")),
         };
         let text_bytes = marked.as_ref().map_or(0, |marked| marked.text().len());
-        let (count, rest) = rest
-            .split_first_chunk::<4>()
-            .ok_or_else(|| damaged("a prepared text read back is damaged: ranges cut short".into()))?;
+        let (count, rest) = rest.split_first_chunk::<4>().ok_or_else(|| damaged("ranges cut short"))?;
         let count = u32::from_le_bytes(*count) as usize;
         if rest.len() != 8 * count {
-            return Err(damaged("a prepared text read back is damaged: ranges cut short or too long".into()));
+            return Err(damaged("ranges cut short or too long"));
         }
         let boilerplate: Vec<(u32, u32)> = rest
             .chunks_exact(8)
@@ -515,7 +514,7 @@ impl PreparedText {
         let in_order = boilerplate.windows(2).all(|pair| pair[0].1 < pair[1].0);
         let inside = boilerplate.iter().all(|&(start, end)| start <= end && end as usize <= text_bytes);
         if !in_order || !inside {
-            return Err(damaged("a prepared text read back is damaged: ranges out of order".into()));
+            return Err(damaged("ranges out of order"));
         }
         Ok(PreparedText { marked, boilerplate })
     }

@@ -330,7 +330,9 @@ impl<T: Send + Sync> Reader<'_, T> {
     fn prepared(&self, ranks: &[u32], streamed: bool) -> Result<Vec<T>, DedupError> {
         self.control.check()?;
         let Some((stored, store)) = self.stored else { return self.read_and_prepare(ranks) };
-        // Only the thread that runs the rounds reads and writes the store.
+        // One batch is prepared at a time (the next batch is read only once
+        // the one before it is): the lock never waits, it lets the threads
+        // that take turns share the store.
         let mut store = store.lock().expect("the store's lock is not poisoned");
         let at: Vec<Option<(u64, u32)>> = ranks.iter().map(|&rank| store.at[rank as usize]).collect();
         let missing: Vec<u32> =
