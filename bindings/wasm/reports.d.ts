@@ -527,14 +527,14 @@ export interface PassagesText {
 
 /**
  * One passage as the `priorart-passages/1` document writes it (its
- * `passages` members): where it is and its text in each text, its
+ * `passages` members): where it is (and its text) in each text, its
  * similarity and seeds. `dedup --passages` writes these too, so both
  * read alike.
  */
 export interface Passage {
-  /** Where it is in the first text, and its text there. */
+  /** Where it is in the first text (and its text there). */
   a: PassageSide;
-  /** Where it is in the second text, and its text there. */
+  /** Where it is in the second text (and its text there). */
   b: PassageSide;
   /** How alike the two sides are (shared content words, Dice: 0 to 1). */
   similarity: number;
@@ -552,8 +552,12 @@ export interface PassageSide {
   byte_offset: number;
   /** Its length in bytes. */
   byte_length: number;
-  /** Its text. */
-  text: string;
+  /**
+   * Its text: always in the `priorart-passages/1` document; in a
+   * `dedup --passages` line only when asked for (`--passage-text`), as
+   * a collection's passages are about its size again.
+   */
+  text?: string;
 }
 
 /** The JSON members of an [`Explanation`], in their documented order. */
@@ -897,8 +901,11 @@ export interface TextSpan {
   byte_offset: number;
   /** Its bytes. */
   byte_length: number;
-  /** Its text. */
-  text: string;
+  /**
+   * Its text: always in `index query --passages`' answer; in a `dedup
+   * --passages --against` line only with `--passage-text`.
+   */
+  text?: string;
 }
 
 /**

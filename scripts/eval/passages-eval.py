@@ -28,7 +28,8 @@ Score:
   per kind;
 - pair precision: reported pairs that genuinely share a passage, over all
   reported: a planted pair, or a pair one of whose reported passages is
-  confirmed independently (difflib.SequenceMatcher on the two sides'
+  confirmed independently (the two sides cut from the documents at their
+  reported character offsets; difflib.SequenceMatcher on their
   lowercased words: matching blocks of 4 words or more cover at least half
   of the shorter side and at least 25 words; a letter of a script written
   without spaces is a token of its own, two counting one word, as priorart
@@ -222,8 +223,9 @@ def words(tokens):
     return len(tokens) - unspaced + unspaced / 2
 
 
-def score(found_pairs, cases):
-    """Pair recall (all, per kind), precision, and PAN measures."""
+def score(found_pairs, cases, texts):
+    """Pair recall (all, per kind), precision (each side's text cut from
+    the documents `texts` at its character offsets), and PAN measures."""
     planted = {}
     for case in cases:
         planted[frozenset((case["host"], case["source"]))] = case
@@ -241,7 +243,10 @@ def score(found_pairs, cases):
             right += 1
             continue
         unplanted += 1
-        if any(confirmed(p["a"]["text"], p["b"]["text"]) for p in line["passages"]):
+        def side(document, at):
+            return texts[document][at["char_offset"]:at["char_offset"] + at["char_length"]]
+
+        if any(confirmed(side(line["a"], p["a"]), side(line["b"], p["b"])) for p in line["passages"]):
             right += 1
             unplanted_right += 1
     truth, detections = [], []
@@ -295,13 +300,13 @@ def run_text_matcher(texts, cases):
         for (a_start, a_end), (b_start, b_end) in zip(matcher.locationsA, matcher.locationsB):
             passages.append(
                 {
-                    "a": {"char_offset": a_start, "char_length": a_end - a_start, "text": host[a_start:a_end]},
-                    "b": {"char_offset": b_start, "char_length": b_end - b_start, "text": source[b_start:b_end]},
+                    "a": {"char_offset": a_start, "char_length": a_end - a_start},
+                    "b": {"char_offset": b_start, "char_length": b_end - b_start},
                 }
             )
         if passages:
             found.append({"a": case["host"], "b": case["source"], "passages": passages})
-    result = score(found, cases)
+    result = score(found, cases, texts)
     result["seconds"] = round(time.time() - started, 2)
     return result
 
@@ -336,7 +341,7 @@ def main():
         "peak_rss_mib": round(rss / 1024, 1),
         "boilerplate_passages": boilerplate,
     }
-    result.update(score(found, cases))
+    result.update(score(found, cases, texts))
     if args.baseline:
         base = [args.priorart, "dedup", "--jsonl", docs, "--id-field", "id", "--out", os.path.join(args.work, "dedup-out")]
         base_seconds, base_rss = timed(base, os.path.join(args.work, "dedup.time"))

@@ -43,6 +43,7 @@ fn settings(
     boilerplate: Option<&Bound<'_, PyAny>>,
     min_marks: Option<&Bound<'_, PyAny>>,
     min_coverage: Option<f64>,
+    passage_text: bool,
 ) -> PyResult<PassageSettings> {
     let count = |name: &str, given: Option<&Bound<'_, PyAny>>, default: u32, min: u32, max: u32| {
         given.map_or(Ok(default), |value| in_range(py, name, value, min, max))
@@ -61,6 +62,7 @@ fn settings(
     PassageSettings::new(min_words as usize, boilerplate)
         .and_then(|settings| settings.with_min_marks(min_marks))
         .and_then(|settings| settings.with_min_coverage(min_coverage))
+        .map(|settings| settings.with_passage_text(passage_text))
         .map_err(|err| dedup_error(py, err))
 }
 
@@ -117,7 +119,7 @@ pub(crate) struct PassageRounds {
 /// over by the `PassageRounds` returned.
 #[pyfunction]
 #[pyo3(signature = (texts, ids=None, min_words=None, boilerplate=None, min_marks=None, min_coverage=None,
-                    working_set=None, threads=None, temp_dir=None, progress=None))]
+                    passage_text=false, working_set=None, threads=None, temp_dir=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn dedup_passages_stream(
     py: Python<'_>,
@@ -127,13 +129,14 @@ pub(crate) fn dedup_passages_stream(
     boilerplate: Option<&Bound<'_, PyAny>>,
     min_marks: Option<&Bound<'_, PyAny>>,
     min_coverage: Option<f64>,
+    passage_text: bool,
     working_set: Option<u64>,
     threads: Option<&Bound<'_, PyAny>>,
     temp_dir: Option<PathBuf>,
     progress: Option<Bound<'_, PyAny>>,
 ) -> PyResult<PassageRounds> {
     let threads = thread_count(py, threads)?;
-    let mut settings = settings(py, min_words, boilerplate, min_marks, min_coverage)?;
+    let mut settings = settings(py, min_words, boilerplate, min_marks, min_coverage, passage_text)?;
     if let Some(bytes) = working_set {
         settings.working_set = bytes;
     }
@@ -422,9 +425,10 @@ impl PassageChecker {
     /// A checker for the settings (the CLI's defaults for those not given)
     /// of a search whose boilerplate hashes (held by more than
     /// `boilerplate` documents) are `boilerplate_hashes`, native-endian
-    /// u64s.
+    /// u64s; its lines carry the passages' texts when `passage_text`.
     #[new]
-    #[pyo3(signature = (boilerplate_hashes, min_words=None, boilerplate=None, min_marks=None, min_coverage=None))]
+    #[pyo3(signature = (boilerplate_hashes, min_words=None, boilerplate=None, min_marks=None, min_coverage=None,
+                        passage_text=false))]
     fn new(
         py: Python<'_>,
         boilerplate_hashes: &[u8],
@@ -432,8 +436,9 @@ impl PassageChecker {
         boilerplate: Option<&Bound<'_, PyAny>>,
         min_marks: Option<&Bound<'_, PyAny>>,
         min_coverage: Option<f64>,
+        passage_text: bool,
     ) -> PyResult<PassageChecker> {
-        let settings = settings(py, min_words, boilerplate, min_marks, min_coverage)?;
+        let settings = settings(py, min_words, boilerplate, min_marks, min_coverage, passage_text)?;
         if !boilerplate_hashes.len().is_multiple_of(8) {
             return Err(with_reason::<InputError>(
                 py,
@@ -510,13 +515,7 @@ impl PassageChecker {
                         PairCheck::Passages(passages) => {
                             let (a, b) = pair(row);
                             let ids = [&*a_ids[row], &*b_ids[row]];
-                            Some(priorart_dedup::passages::pair_line(
-                                ids,
-                                marks[row],
-                                &passages,
-                                a.text(),
-                                b.text(),
-                            ))
+                            Some(checker.line(ids, marks[row], &passages, [a, b]))
                         }
                         PairCheck::Unrelated | PairCheck::Refused => None,
                     })
@@ -546,7 +545,7 @@ pub(crate) fn boilerplate_lines(
     threads: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<Vec<(usize, String)>>> {
     let threads = thread_count(py, threads)?;
-    let settings = settings(py, min_words, None, None, None)?;
+    let settings = settings(py, min_words, None, None, None, false)?;
     let rows = ids.len();
     let lengths = [texts.len(), words.len(), documents.len()];
     if lengths.iter().any(|&length| length != rows)

@@ -298,10 +298,21 @@ def test_other_settings_equal_the_clis(cli, tmp_path, corpus):
     documents, _ = corpus
     options = {"min_words": 80, "min_marks": 8, "min_coverage": 0.8}
     flags = [part for name, value in options.items() for part in ("--" + name.replace("_", "-"), str(value))]
-    pairs, boilerplate = cli_passages(cli, tmp_path, documents, *flags)
-    found = priorart.dedup_passages([text for _, text in documents], [doc_id for doc_id, _ in documents], **options)
+    pairs, boilerplate = cli_passages(cli, tmp_path, documents, *flags, "--passage-text")
+    texts = dict(documents)
+    found = priorart.dedup_passages(list(texts.values()), list(texts), passage_text=True, **options)
     assert found.passages_jsonl().split("\n")[:-1] == pairs
     assert found.boilerplate_jsonl().split("\n")[:-1] == boilerplate
+    # Each side's text is the text at its offsets; without passage_text, only the offsets.
+    for pair in found.pairs:
+        for passage in pair.passages:
+            for side, doc_id in ((passage.a, pair.a), (passage.b, pair.b)):
+                assert side.text == texts[doc_id][side.char_offset:side.char_offset + side.char_length]
+    offsets = priorart.dedup_passages(list(texts.values()), list(texts), **options)
+    assert [(pair.a, pair.b) for pair in offsets.pairs] == [(pair.a, pair.b) for pair in found.pairs]
+    assert all(passage.a.text is None and passage.b.text is None
+               for pair in offsets.pairs for passage in pair.passages)
+    assert all('"text"' not in line for line in offsets.passages_jsonl().split("\n"))
 
 
 def test_a_stream_in_small_working_sets_gives_the_same_answer(corpus):

@@ -60,7 +60,7 @@ def test_passage_pairs_by_id_and_other_settings(spark, corpus):
     documents, _ = corpus
     # Without an order, a pair's a is the smaller id: the CLI's pairs with ids in input order.
     by_id = sorted(documents, key=lambda document: document[0])
-    options = {"min_words": 70, "min_marks": 6, "min_coverage": 0.7, "boilerplate": BOILERPLATE}
+    options = {"min_words": 70, "min_marks": 6, "min_coverage": 0.7, "boilerplate": BOILERPLATE, "passage_text": True}
     expected = priorart.dedup_passages([t for _, t in by_id], [i for i, _ in by_id], **options)
     found = pspark.passage_pairs(frame(spark, documents), **options).collect()
     assert sorted(row["line"] for row in found) == sorted(expected.passages_jsonl().split("\n")[:-1])

@@ -83,15 +83,15 @@ struct Text<'t> {
 }
 
 /// One passage as the `priorart-passages/1` document writes it (its
-/// `passages` members): where it is and its text in each text, its
+/// `passages` members): where it is (and its text) in each text, its
 /// similarity and seeds. `dedup --passages` writes these too, so both
 /// read alike.
 #[derive(Debug, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(rename = "Passage"))]
 pub struct Shared<'t> {
-    /// Where it is in the first text, and its text there.
+    /// Where it is in the first text (and its text there).
     a: Side<'t>,
-    /// Where it is in the second text, and its text there.
+    /// Where it is in the second text (and its text there).
     b: Side<'t>,
     /// How alike the two sides are (shared content words, Dice: 0 to 1).
     similarity: f64,
@@ -102,16 +102,22 @@ pub struct Shared<'t> {
 impl<'t> Shared<'t> {
     /// `passage`, found between `a` and `b`, with its text on each side.
     pub fn of(a: &'t str, b: &'t str, passage: &Passage) -> Shared<'t> {
-        let side = |text: &'t str, span: &crate::Span| Side {
+        Shared::with_texts(Some([a, b]), passage)
+    }
+
+    /// `passage` with its text on each side when `texts` (the first text and
+    /// the second) are given, else with its offsets alone.
+    pub fn with_texts(texts: Option<[&'t str; 2]>, passage: &Passage) -> Shared<'t> {
+        let side = |text: Option<&'t str>, span: &crate::Span| Side {
             char_offset: span.char_offset,
             char_length: span.char_length,
             byte_offset: span.byte_offset,
             byte_length: span.byte_length,
-            text: &text[span.bytes()],
+            text: text.map(|text| &text[span.bytes()]),
         };
         Shared {
-            a: side(a, &passage.a),
-            b: side(b, &passage.b),
+            a: side(texts.map(|[a, _]| a), &passage.a),
+            b: side(texts.map(|[_, b]| b), &passage.b),
             similarity: passage.similarity,
             seeds: passage.seeds,
         }
@@ -130,8 +136,12 @@ struct Side<'t> {
     byte_offset: usize,
     /// Its length in bytes.
     byte_length: usize,
-    /// Its text.
-    text: &'t str,
+    /// Its text: always in the `priorart-passages/1` document; in a
+    /// `dedup --passages` line only when asked for (`--passage-text`), as
+    /// a collection's passages are about its size again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
+    text: Option<&'t str>,
 }
 
 /// PAN's detection file for the pair: one `detected-plagiarism` feature

@@ -26,6 +26,7 @@ impl Run<'_> {
         let settings = PassageSettings::new(args.min_words, args.boilerplate)
             .and_then(|settings| settings.with_min_marks(args.min_marks))
             .and_then(|settings| settings.with_min_coverage(args.min_coverage))
+            .map(|settings| settings.with_passage_text(args.passage_text))
             .map_err(|err| exit::UsageError(err.to_string()))?;
         let against = AgainstIndex::open(args, &settings)?;
         let mut catalog: Catalog<Places> = Catalog::new();

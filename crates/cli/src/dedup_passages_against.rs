@@ -52,7 +52,7 @@ impl AgainstIndex {
             &self.index,
             catalog,
             &self.search,
-            settings.working_set,
+            settings,
             reread,
             run.control(&bars),
             |pairs| pairs.iter().try_for_each(|pair| out.write_line(&pair.line)),

@@ -47,7 +47,8 @@ memory on this path.
 With --passages, partial copies instead: every pair of documents sharing a passage of --min-words
 words or more (a paragraph pasted into another text, verbatim or with words replaced), in
 OUT/passages.jsonl ({\"a\", \"b\", \"marks\", \"passages\"} per pair, each passage as `compare
---passages --json` writes it: offsets and text in both documents, similarity, seeds), found by
+--passages --json` writes it: offsets in both documents, similarity, seeds; with --passage-text
+its text on both sides too), found by
 winnowing (hashes of three content words, six letters in Chinese, Japanese or Thai, the smallest
 of every four) and verified by aligning
 the candidates, each read again, on the hashes they share (the alignment's seeds, each passage's
@@ -135,6 +136,12 @@ pub struct Args {
     #[arg(long, requires = "passages", value_name = "SHARE",
           default_value_t = priorart_dedup::passages::PassageSettings::DEFAULT_MIN_COVERAGE)]
     pub(crate) min_coverage: f64,
+    /// With --passages: each passage's text on both sides in
+    /// OUT/passages.jsonl, not only its offsets (a collection's shared
+    /// passages can be larger than the collection: 10.9 GB of lines for 3
+    /// GB of generated documents).
+    #[arg(long, requires = "passages")]
+    pub(crate) passage_text: bool,
     /// Output directory (created).
     #[arg(long)]
     pub(crate) out: PathBuf,

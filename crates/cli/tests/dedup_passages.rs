@@ -89,18 +89,33 @@ fn collection(dir: &Path) -> Vec<PathBuf> {
 fn pasted_paragraphs_are_found_where_they_were_pasted() {
     let dir = tempfile::tempdir().unwrap();
     let paths = collection(dir.path());
+    let search = |out: &Path, with: &[&str]| {
+        let output = priorart()
+            .args(["dedup", "--passages", "--boilerplate", "3", "--format", "text", "--out"])
+            .arg(out)
+            .args(with)
+            .args(&paths)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        assert!(output.status.success(), "{stderr}");
+        assert!(stderr.contains("2 pairs sharing passages of 50 words or more"), "{stderr}");
+        assert!(stderr.contains("1 boilerplate passage (hashes in more than 3 documents)"), "{stderr}");
+        lines(&out.join("passages.jsonl"))
+    };
     let out = dir.path().join("out");
-    let output = priorart()
-        .args(["dedup", "--passages", "--boilerplate", "3", "--format", "text", "--out"])
-        .arg(&out)
-        .args(&paths)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
-    assert!(stderr.contains("2 pairs sharing passages of 50 words or more"), "{stderr}");
-    assert!(stderr.contains("1 boilerplate passage (hashes in more than 3 documents)"), "{stderr}");
-    let found = lines(&out.join("passages.jsonl"));
+    let found = search(&out, &["--passage-text"]);
+    // Without --passage-text, the same lines but for the passages' texts.
+    let mut without_text = found.clone();
+    for line in &mut without_text {
+        for passage in line["passages"].as_array_mut().unwrap() {
+            for side in ["a", "b"] {
+                passage[side].as_object_mut().unwrap().remove("text").expect("a text with --passage-text");
+            }
+        }
+    }
+    let offsets = search(&dir.path().join("offsets"), &[]);
+    assert_eq!(offsets, without_text);
     let pairs: Vec<(&str, &str)> =
         found.iter().map(|line| (line["a"].as_str().unwrap(), line["b"].as_str().unwrap())).collect();
     let name = |number: usize| paths[number].to_str().unwrap().to_owned();
@@ -172,7 +187,7 @@ fn pasted_paragraphs_are_found_where_they_were_pasted() {
         .success();
     let again = lines(&by_id.join("passages.jsonl"));
     assert_eq!(again.len(), 2);
-    for (line, earlier) in again.iter().zip(&found) {
+    for (line, earlier) in again.iter().zip(&offsets) {
         assert_eq!(line["passages"], earlier["passages"]);
     }
     assert_eq!((again[0]["a"].as_str(), again[1]["b"].as_str()), (Some("doc-0"), Some("doc-3")));

@@ -254,7 +254,7 @@ fn dedup_passages_against_an_index_pairs_new_documents_with_each_other_and_the_i
         .unwrap();
     let out = dir.path().join("out");
     priorart()
-        .args(["dedup", "--passages", "--against"])
+        .args(["dedup", "--passages", "--passage-text", "--against"])
         .arg(&index)
         .arg(&essay)
         .arg(&other)

@@ -83,6 +83,11 @@ pub struct PassageSettings {
     /// Where sorted runs are written (the system's temporary directory
     /// when `None`).
     pub temp_dir: Option<PathBuf>,
+    /// Whether a pair's line carries each passage's text on both sides,
+    /// not only where it is: off by default, as a collection's shared
+    /// passages are often as large as the collection again (on the 3 GB
+    /// generated corpus, 10.9 GB of lines with them; BENCHMARKS.md).
+    pub passage_text: bool,
 }
 
 impl PassageSettings {
@@ -133,6 +138,7 @@ impl PassageSettings {
             working_set: PassageSettings::DEFAULT_WORKING_SET,
             sort_memory: PassageSettings::DEFAULT_SORT_MEMORY,
             temp_dir: None,
+            passage_text: false,
         })
     }
 
@@ -145,6 +151,12 @@ impl PassageSettings {
         }
         self.min_coverage = min_coverage;
         Ok(self)
+    }
+
+    /// The same settings, the passages' texts in the lines or not.
+    pub fn with_passage_text(mut self, passage_text: bool) -> PassageSettings {
+        self.passage_text = passage_text;
+        self
     }
 
     /// The same settings with another number of shared marks (at least 1).
@@ -310,7 +322,7 @@ pub fn find_passages(
             PairCheck::Passages(passages) => passages,
         };
         let ids = catalog.ids();
-        let line = pair_line([ids.get(first), ids.get(second)], marks, &passages, a.text(), b.text());
+        let line = checker.line([ids.get(first), ids.get(second)], marks, &passages, [a, b]);
         Some(Checked::Found(Found { pair: PassagePair { a: first, b: second, marks, passages }, line }))
     };
     let (mut pairs, mut passages, mut unaligned) = (0, 0, 0);
@@ -414,6 +426,20 @@ impl PairChecker {
     /// A text cut and winnowed once for all its pairs.
     pub fn prepare(&self, text: String) -> PreparedText {
         PreparedText::new(text, &self.aligner, &self.settings.winnowing, &self.boilerplate)
+    }
+
+    /// The `passages.jsonl` line ([`pair_line`]) of documents of ids `ids`
+    /// and texts `texts` sharing `marks` marks and `passages`, with the
+    /// passages' texts when the settings ask for them.
+    pub fn line(
+        &self,
+        ids: [&str; 2],
+        marks: u32,
+        passages: &[Passage],
+        texts: [&PreparedText; 2],
+    ) -> String {
+        let texts = self.settings.passage_text.then(|| texts.map(PreparedText::text));
+        pair_line(ids, marks, passages, texts)
     }
 
     /// The passages `a` and `b` share, as [`find_passages`] reports them.
@@ -577,14 +603,15 @@ fn keep(passage: &Passage, a: &PreparedText, b: &PreparedText, settings: &Passag
 }
 
 /// A `passages.jsonl` line: `{"a", "b", "marks", "passages"}` for the
-/// documents of ids `ids` and texts `a` and `b`, the passages as `compare
-/// --passages --json` writes them, ending in a newline.
-pub fn pair_line(ids: [&str; 2], marks: u32, passages: &[Passage], a: &str, b: &str) -> String {
+/// documents of ids `ids`, the passages as `compare --passages --json`
+/// writes them, their text on each side when the documents' `texts` are
+/// given ([`PassageSettings::passage_text`]), ending in a newline.
+pub fn pair_line(ids: [&str; 2], marks: u32, passages: &[Passage], texts: Option<[&str; 2]>) -> String {
     let line = PassagesLine {
         a: ids[0],
         b: ids[1],
         marks,
-        passages: passages.iter().map(|passage| Shared::of(a, b, passage)).collect(),
+        passages: passages.iter().map(|passage| Shared::with_texts(texts, passage)).collect(),
     };
     crate::output::json_line(&line)
 }

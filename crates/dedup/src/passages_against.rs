@@ -13,6 +13,7 @@
 
 use crate::catalog::{Catalog, Places};
 use crate::error::DedupError;
+use crate::passages::PassageSettings;
 use crate::verify::Reread;
 use crate::{Control, Phase, Place};
 use priorart_index::{ByteRangeJson, Index, IndexError, PassageMatch, PassageSearch, TextSpanJson};
@@ -46,12 +47,13 @@ pub struct IndexPassageOutcome {
 /// The passages each document of `catalog` shares with the documents of
 /// `index`, handed to `found` a batch at a time in place
 /// order (the same inputs give the same lines). Texts come back through
-/// `reread`, at most `working_set` bytes at once.
+/// `reread`, at most `settings.working_set` bytes at once; the lines carry
+/// the passages' texts when `settings.passage_text`.
 pub fn passages_against_index(
     index: &Index,
     catalog: &Catalog<Places>,
     search: &PassageSearch,
-    working_set: u64,
+    settings: &PassageSettings,
     reread: &dyn Reread,
     control: Control<'_>,
     mut found: impl FnMut(Vec<IndexPassagePair>) -> Result<(), DedupError>,
@@ -65,7 +67,7 @@ pub fn passages_against_index(
     while start < order.len() {
         control.check()?;
         let (mut end, mut bytes) = (start, 0u64);
-        while end < order.len() && (end == start || bytes < working_set) {
+        while end < order.len() && (end == start || bytes < settings.working_set) {
             bytes += u64::from(places.text_bytes(order[end]));
             end += 1;
         }
@@ -83,7 +85,8 @@ pub fn passages_against_index(
                     .documents
                     .into_iter()
                     .map(|matched| {
-                        let line = index_pair_line(&matched, id, text);
+                        let line =
+                            index_pair_line(&matched, id, settings.passage_text.then_some(text.as_str()));
                         IndexPassagePair { document: number, matched, line }
                     })
                     .collect())
@@ -107,10 +110,11 @@ pub fn passages_against_index(
 /// A `passages.jsonl` line of a pair with an indexed document: `{"a",
 /// "b", "marks", "from_index": true, "passages": [{"a": {"byte_offset",
 /// "byte_length"}, "b": {"char_offset", "char_length", "byte_offset",
-/// "byte_length", "text"}, "marks", "similarity"}]}`, `a` the indexed
-/// document (its side a byte range of the text it indexed: the index keeps
-/// no text) and `b` the new one, of text `text`; ending in a newline.
-pub fn index_pair_line(matched: &PassageMatch, id: &str, text: &str) -> String {
+/// "byte_length"}, "marks", "similarity"}]}`, `a` the indexed document (its
+/// side a byte range of the text it indexed: the index keeps no text) and
+/// `b` the new one, its side's text in `b` too when the new document's
+/// `text` is given; ending in a newline.
+pub fn index_pair_line(matched: &PassageMatch, id: &str, text: Option<&str>) -> String {
     let passages = matched
         .passages
         .iter()
@@ -121,7 +125,7 @@ pub fn index_pair_line(matched: &PassageMatch, id: &str, text: &str) -> String {
                 char_length: passage.text.char_length,
                 byte_offset: passage.text.byte_offset,
                 byte_length: passage.text.byte_length,
-                text: &text[passage.text.bytes()],
+                text: text.map(|text| &text[passage.text.bytes()]),
             },
             marks: passage.marks,
             similarity: passage.similarity,

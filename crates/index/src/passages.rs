@@ -440,7 +440,7 @@ impl PassageAnswer {
             char_length: span.char_length,
             byte_offset: span.byte_offset,
             byte_length: span.byte_length,
-            text: &text[span.bytes()],
+            text: Some(&text[span.bytes()]),
         };
         let documents = self
             .documents
@@ -541,8 +541,11 @@ pub struct TextSpanJson<'a> {
     pub byte_offset: usize,
     /// Its bytes.
     pub byte_length: usize,
-    /// Its text.
-    pub text: &'a str,
+    /// Its text: always in `index query --passages`' answer; in a `dedup
+    /// --passages --against` line only with `--passage-text`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(with = "String"))]
+    pub text: Option<&'a str>,
 }
 
 /// Where a passage is in an indexed document's text, in bytes.

@@ -509,6 +509,7 @@ def dedup_passages(
     boilerplate: int = 32,
     min_marks: int = 5,
     min_coverage: float = 0.65,
+    passage_text: bool = False,
     working_set: Optional[int] = None,
     threads: Optional[int] = None,
     temp_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
@@ -522,11 +523,13 @@ def dedup_passages(
     defaults. :meth:`PassageSearch.passages_jsonl` and
     :meth:`PassageSearch.boilerplate_jsonl` are its two files.
 
-    Every pair is held, with its passages' texts (0.9 GiB for the 59,600
-    pairs of 21,148 Debian documents, BENCHMARKS.md): for a large
-    collection, :func:`iter_dedup_passages` hands them over as the search
-    finds them, or writes the CLI's two files, in memory that does not grow
-    with them.
+    A pair's passages are where they are in both texts (offsets); with
+    ``passage_text=True`` (the CLI's ``--passage-text``) their texts on
+    both sides too, about as large as the collection again on one whose
+    documents share much. Every pair is held: for a large collection,
+    :func:`iter_dedup_passages` hands them over as the search finds them,
+    or writes the CLI's two files, in memory that does not grow with
+    them.
 
     Each text's winnowing marks (hashes of its content-word 3-grams) are
     sorted on disk; pairs of documents sharing at least ``min_marks`` of
@@ -564,6 +567,7 @@ def dedup_passages(
         boilerplate=boilerplate,
         min_marks=min_marks,
         min_coverage=min_coverage,
+        passage_text=passage_text,
         working_set=working_set,
         threads=threads,
         temp_dir=temp_dir,
@@ -582,6 +586,7 @@ def iter_dedup_passages(
     boilerplate: int = 32,
     min_marks: int = 5,
     min_coverage: float = 0.65,
+    passage_text: bool = False,
     working_set: Optional[int] = None,
     threads: Optional[int] = None,
     temp_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
@@ -619,6 +624,7 @@ def iter_dedup_passages(
         boilerplate,
         min_marks,
         min_coverage,
+        passage_text,
         working_set,
         threads,
         None if temp_dir is None else os.fspath(temp_dir),

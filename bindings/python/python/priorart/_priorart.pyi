@@ -111,6 +111,7 @@ def dedup_passages_stream(
     boilerplate: Optional[int] = None,
     min_marks: Optional[int] = None,
     min_coverage: Optional[float] = None,
+    passage_text: bool = False,
     working_set: Optional[int] = None,
     threads: Optional[int] = None,
     temp_dir: Optional[Union[str, PathLike[str]]] = None,
@@ -152,6 +153,7 @@ class PassageChecker:
         boilerplate: Optional[int] = None,
         min_marks: Optional[int] = None,
         min_coverage: Optional[float] = None,
+        passage_text: bool = False,
     ) -> PassageChecker: ...
     def check_many(
         self,

@@ -396,14 +396,19 @@ class IndexMatch(_Json):
 @_record
 class PassageSide(_Json):
     """Where a shared passage is in one text: ``text[char_offset:char_offset
-    + char_length]`` is ``text`` (Python's ``str`` indices); the byte
-    offsets are into the text's UTF-8 encoding."""
+    + char_length]`` (Python's ``str`` indices); the byte offsets are into
+    the text's UTF-8 encoding. ``text`` is that passage's text:
+    :func:`priorart.passages` always gives it, the collection searches
+    (:func:`priorart.dedup_passages`) only with ``passage_text=True``, else
+    ``None``."""
 
     char_offset: int
     char_length: int
     byte_offset: int
     byte_length: int
-    text: str
+    text: Optional[str] = None
+
+    _OPTIONAL = ("text",)
 
 
 @_record

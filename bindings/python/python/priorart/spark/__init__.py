@@ -648,14 +648,15 @@ def _mark_rows() -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch
 
 
 def _check_pairs(
-    boilerplate_hashes: bytes, min_words: int, boilerplate: int, min_marks: int, min_coverage: float
+    boilerplate_hashes: bytes, min_words: int, boilerplate: int, min_marks: int, min_coverage: float,
+    passage_text: bool,
 ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
     """Batches of candidates ``(a, b, marks, text_a, text_b)`` as the pairs
     that share passages, checked by the passage search's pair checker."""
 
     def rows(iterator: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         checker = priorart._priorart.PassageChecker(boilerplate_hashes, min_words, boilerplate, min_marks,
-                                                    min_coverage)
+                                                    min_coverage, passage_text)
         for batch in iterator:
             a, b, marks, text_a, text_b = (batch.column(i).to_pylist() for i in range(5))
             lines, _ = checker.check_many(a, b, marks, text_a, text_b, 1)
@@ -706,6 +707,7 @@ def passage_pairs(
     id_col: str = "id",
     text_col: str = "text",
     order_col: Optional[str] = None,
+    passage_text: bool = False,
 ) -> DataFrame:
     """The pairs ``priorart dedup --passages`` (and
     :func:`priorart.dedup_passages`) finds in ``documents``: rows of
@@ -713,10 +715,11 @@ def passage_pairs(
     same settings and defaults. ``a`` is the earlier document by
     ``order_col`` (any orderable column: a row number, a struct of file
     and line; give the input order to get the CLI's pairs, whose passage
-    offsets are ``a``'s then ``b``'s), else by id. :func:`passage_search`
-    gives the boilerplate passages too."""
+    offsets are ``a``'s then ``b``'s), else by id; with ``passage_text``
+    the lines carry the passages' texts (the CLI's ``--passage-text``).
+    :func:`passage_search` gives the boilerplate passages too."""
     return passage_search(documents, min_words, boilerplate, min_marks, min_coverage, id_col, text_col,
-                          order_col)["pairs"]
+                          order_col, passage_text)["pairs"]
 
 
 def passage_search(
@@ -728,6 +731,7 @@ def passage_search(
     id_col: str = "id",
     text_col: str = "text",
     order_col: Optional[str] = None,
+    passage_text: bool = False,
 ) -> Dict[str, DataFrame]:
     """``priorart dedup --passages`` distributed: ``pairs``
     (:func:`passage_pairs`) and ``boilerplate``, the lines of its
@@ -790,7 +794,7 @@ def passage_search(
         .sortWithinPartitions("a")
         .select("a", "b", "marks", "text_a", "text_b")
     )
-    check = _check_pairs(boilerplate_hashes, min_words, boilerplate, min_marks, min_coverage)
+    check = _check_pairs(boilerplate_hashes, min_words, boilerplate, min_marks, min_coverage, passage_text)
     pairs = with_texts.mapInArrow(check, PASSAGE_PAIR_SCHEMA)
     examples = (
         common.groupBy(F.col("first.id").alias("id"))

@@ -107,6 +107,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     passages.add_argument("--min-coverage", type=float, default=0.65,
                           help="smallest share of a passage's content words found in the other side in runs "
                           "(default 0.65)")
+    passages.add_argument("--passage-text", action="store_true",
+                          help="each passage's text on both sides in the lines, not only its offsets")
     passages.add_argument("--master", help="Spark master, e.g. local[2] (default: spark-submit's or Spark's)")
     passages.add_argument("--format", choices=["jsonl", "parquet"], default="jsonl")
     passages.add_argument("--id-field", default="id",
@@ -301,7 +303,7 @@ def _passages(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         spark.stop()
         return 2
     found = passage_search(texts, args.min_words, args.boilerplate, args.min_marks, args.min_coverage,
-                           order_col="order")
+                           order_col="order", passage_text=args.passage_text)
     pairs = found["pairs"].cache()
     boilerplate = found["boilerplate"].cache()
     os.makedirs(args.output)
@@ -325,6 +327,7 @@ def _passages(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         "boilerplate": args.boilerplate,
         "min_marks": args.min_marks,
         "min_coverage": args.min_coverage,
+        "passage_text": args.passage_text,
         "seconds": round(time.perf_counter() - started, 3),
     }
     print(json.dumps(summary))
