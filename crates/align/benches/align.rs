@@ -3,11 +3,14 @@
 //! `PRIORART_ALIGN_BENCH_TEXT` (a UTF-8 file, e.g. the Debian corpus's
 //! `docs.txt`, cut to 32 MB) or else 16 MB of generated prose; the source is
 //! 40 KB of it, ten passages of which are planted in the suspicious text.
+//! Also the throughput of reading back a prepared text (`MarkedText::read_from`,
+//! what a passage search's pass 2 does for each document streamed past a
+//! round): the source, marked and written as the search writes it.
 //!
 //!     PRIORART_ALIGN_BENCH_TEXT=$PRIORART_CORPUS/docs.txt cargo bench -p priorart-align --bench align
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use priorart_align::{Aligner, Params};
+use priorart_align::{Aligner, MarkedText, Params, Winnowing};
 use std::hint::black_box;
 
 const GENERATED_BYTES: usize = 16 << 20;
@@ -79,6 +82,21 @@ fn bench(c: &mut Criterion) {
     group.bench_function("suspicious_vs_one_source", |b| {
         b.iter(|| aligner.align(black_box(&suspicious), black_box(&source)).expect("aligns"))
     });
+    group.finish();
+    read_back(c, &source);
+}
+
+fn read_back(c: &mut Criterion, text: &str) {
+    let aligner =
+        Aligner::new(Params { english_stopwords: true, ..Params::default() }).expect("valid parameters");
+    let winnowing = Winnowing::default();
+    let marked = aligner.mark(text.to_owned(), &winnowing, |_| true).expect("marks");
+    let mut bytes = Vec::new();
+    marked.write_to(&mut bytes);
+    let mut group = c.benchmark_group("stored");
+    group.throughput(Throughput::Bytes(text.len() as u64));
+    group
+        .bench_function("read_back", |b| b.iter(|| MarkedText::read_from(black_box(&bytes)).expect("reads")));
     group.finish();
 }
 

@@ -58,20 +58,22 @@ impl MarkedText {
         if !(1..=MAX_SEED_WORDS as u32).contains(&k) {
             return Err(DamagedText("k out of range"));
         }
+        // Each array taken whole, then cut into its records: one bounds
+        // check per array, not one per field (a document streamed past
+        // many rounds is read back once a round).
         let word_count = from.count()?;
-        let mut words = Vec::with_capacity(word_count.min(bytes.len() / 16));
-        for _ in 0..word_count {
-            words.push(Word { hash: from.u64()?, start: from.u32()?, end: from.u32()? });
-        }
-        let mut halves_before = Vec::with_capacity(words.len());
-        for _ in 0..word_count {
-            halves_before.push(from.u32()?);
-        }
+        let words: Vec<Word> = from
+            .records::<16>(word_count)?
+            .map(|word| Word {
+                hash: le_u64(&word[..8]),
+                start: le_u32(&word[8..12]),
+                end: le_u32(&word[12..]),
+            })
+            .collect();
+        let halves_before: Vec<u32> = from.records::<4>(word_count)?.map(|halves| le_u32(halves)).collect();
         let mark_count = from.count()?;
-        let mut marks = Vec::with_capacity(mark_count.min(bytes.len() / 12));
-        for _ in 0..mark_count {
-            marks.push((from.u64()?, from.u32()?));
-        }
+        let marks: Vec<(u64, u32)> =
+            from.records::<12>(mark_count)?.map(|mark| (le_u64(&mark[..8]), le_u32(&mark[8..]))).collect();
         check(text, &words, &halves_before, (&marks, k))?;
         let chars = CharIndex::of(text);
         let text = text.to_owned();
@@ -126,16 +128,31 @@ impl<'b> Reader<'b> {
     }
 
     fn u32(&mut self) -> Result<u32, DamagedText> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("four bytes")))
-    }
-
-    fn u64(&mut self) -> Result<u64, DamagedText> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("eight bytes")))
+        Ok(le_u32(self.take(4)?))
     }
 
     fn count(&mut self) -> Result<usize, DamagedText> {
         Ok(self.u32()? as usize)
     }
+
+    /// `count` records of `SIZE` bytes each.
+    fn records<const SIZE: usize>(
+        &mut self,
+        count: usize,
+    ) -> Result<std::slice::ChunksExact<'b, u8>, DamagedText> {
+        let bytes = count.checked_mul(SIZE).ok_or(DamagedText("cut short"))?;
+        Ok(self.take(bytes)?.chunks_exact(SIZE))
+    }
+}
+
+/// The `u32` of four little-endian bytes.
+fn le_u32(bytes: &[u8]) -> u32 {
+    u32::from_le_bytes(bytes.try_into().expect("four bytes"))
+}
+
+/// The `u64` of eight little-endian bytes.
+fn le_u64(bytes: &[u8]) -> u64 {
+    u64::from_le_bytes(bytes.try_into().expect("eight bytes"))
 }
 
 #[cfg(test)]
