@@ -70,7 +70,7 @@ impl MarkedText {
                 end: le_u32(&word[12..]),
             })
             .collect();
-        let halves_before: Vec<u32> = from.records::<4>(word_count)?.map(|halves| le_u32(halves)).collect();
+        let halves_before: Vec<u32> = from.records::<4>(word_count)?.map(le_u32).collect();
         let mark_count = from.count()?;
         let marks: Vec<(u64, u32)> =
             from.records::<12>(mark_count)?.map(|mark| (le_u64(&mark[..8]), le_u32(&mark[8..]))).collect();
