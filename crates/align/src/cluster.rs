@@ -113,25 +113,25 @@ pub(crate) fn in_first_text_order(seed: &Seed) -> u64 {
     Axis::A.order(seed)
 }
 
-/// `seeds` sorted along `axis`, cut wherever the next seed starts more than
-/// `max_gap` after the reach of every earlier one.
-fn split_along(mut seeds: Vec<Seed>, axis: Axis, width: u32, max_gap: u32) -> Vec<Vec<Seed>> {
+/// `seeds` sorted along `axis`, and where to cut them: the indices of the
+/// seeds starting more than `max_gap` after the reach of every earlier one
+/// (none, mostly: the seeds of one passage stay whole, and are not copied).
+fn sort_and_cut(seeds: &mut [Seed], axis: Axis, width: u32, max_gap: u32) -> Vec<usize> {
     seeds.sort_unstable_by_key(|seed| axis.order(seed));
-    let mut parts = Vec::new();
-    let mut current: Vec<Seed> = Vec::new();
+    let mut cuts = Vec::new();
     let mut reach = i64::MIN;
-    for seed in seeds {
-        let (at, end) = axis.of(&seed, width);
-        if !current.is_empty() && at > reach + i64::from(max_gap) {
-            parts.push(std::mem::take(&mut current));
+    for (at_seed, seed) in seeds.iter().enumerate() {
+        let (at, end) = axis.of(seed, width);
+        if at_seed == 0 || at > reach + i64::from(max_gap) {
+            if at_seed > 0 {
+                cuts.push(at_seed);
+            }
+            reach = end;
+        } else {
+            reach = reach.max(end);
         }
-        reach = if current.is_empty() { end } else { reach.max(end) };
-        current.push(seed);
     }
-    if !current.is_empty() {
-        parts.push(current);
-    }
-    parts
+    cuts
 }
 
 /// The groups of seeds close together in both texts and on nearby
@@ -142,18 +142,23 @@ pub(crate) fn groups(seeds: Vec<Seed>, width: u32, max_gap: u32, max_shift: u32)
     // how many axes in a row they are known to be whole.
     let mut work = vec![(seeds, Axis::A, 0u8)];
     let mut groups = Vec::new();
-    while let Some((seeds, axis, whole)) = work.pop() {
+    while let Some((mut seeds, axis, whole)) = work.pop() {
+        if seeds.is_empty() {
+            continue;
+        }
         let gap = if matches!(axis, Axis::Diagonal) { max_shift } else { max_gap };
-        let mut parts = split_along(seeds, axis, width, gap);
-        if parts.len() == 1 {
+        let cuts = sort_and_cut(&mut seeds, axis, width, gap);
+        if cuts.is_empty() {
             if whole + 1 == AXES {
-                groups.push(group_of(&parts.pop().expect("one part"), width));
+                groups.push(group_of(&seeds, width));
             } else {
-                work.push((parts.pop().expect("one part"), axis.next(), whole + 1));
+                work.push((seeds, axis.next(), whole + 1));
             }
             continue;
         }
-        work.extend(parts.into_iter().map(|part| (part, axis.next(), 1)));
+        let ends = cuts.iter().copied().chain([seeds.len()]);
+        let starts = [0].into_iter().chain(cuts.iter().copied());
+        work.extend(starts.zip(ends).map(|(start, end)| (seeds[start..end].to_vec(), axis.next(), 1)));
     }
     groups.sort_unstable_by_key(|group| (group.a_first, group.b_first));
     groups
