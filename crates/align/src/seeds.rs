@@ -313,16 +313,15 @@ mod tests {
         }
     }
 
-    /// The runs both merges of [`each_shared`] find.
-    fn shared_runs(
-        a: &[(u64, u32)],
-        b: &[(u64, u32)],
-        merge: fn(
-            &[(u64, u32)],
-            &[(u64, u32)],
-            &mut dyn FnMut(&[(u64, u32)], &[(u64, u32)]) -> Result<(), ()>,
-        ) -> Result<(), ()>,
-    ) -> Vec<(Vec<(u64, u32)>, Vec<(u64, u32)>)> {
+    type Keys = [(u64, u32)];
+    /// A merge of two texts' keys, handing each shared key's runs over.
+    type Merge = fn(&Keys, &Keys, &mut dyn FnMut(&Keys, &Keys) -> Result<(), ()>) -> Result<(), ()>;
+
+    /// Each shared key's runs, in the first text and the second.
+    type Runs = Vec<(Vec<(u64, u32)>, Vec<(u64, u32)>)>;
+
+    /// The runs a merge of [`each_shared`] finds.
+    fn shared_runs(a: &Keys, b: &Keys, merge: Merge) -> Runs {
         let mut runs = Vec::new();
         merge(a, b, &mut |x, y| {
             runs.push((x.to_vec(), y.to_vec()));
