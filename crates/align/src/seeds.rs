@@ -141,61 +141,52 @@ pub(crate) fn each_shared<E>(
     found: impl FnMut(&[(u64, u32)], &[(u64, u32)]) -> Result<(), E>,
 ) -> Result<(), E> {
     let (shorter, longer) = (a.len().min(b.len()), a.len().max(b.len()));
-    if longer > GALLOP_PAST * shorter {
-        return each_shared_galloping(a, b, found);
-    }
-    each_shared_stepping(a, b, found)
+    if longer > GALLOP_PAST * shorter { merge(a, b, found, gallop) } else { merge(a, b, found, step) }
 }
 
 /// How many times longer one text's keys are than the other's for
 /// [`each_shared`] to gallop through them.
 const GALLOP_PAST: usize = 8;
 
-fn each_shared_stepping<E>(
+/// [`each_shared`]'s merge, moving past unequal keys at `i` and `j` with
+/// `past` ([`step`] or [`gallop`]: a loop made for each).
+fn merge<E>(
     a: &[(u64, u32)],
     b: &[(u64, u32)],
     mut found: impl FnMut(&[(u64, u32)], &[(u64, u32)]) -> Result<(), E>,
+    past: impl Fn(&[(u64, u32)], &[(u64, u32)], usize, usize) -> (usize, usize),
 ) -> Result<(), E> {
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
-        let (x, y) = (a[i].0, b[j].0);
-        if x == y {
+        if a[i].0 == b[j].0 {
             let (a_end, b_end) = (run_end(a, i), run_end(b, j));
             found(&a[i..a_end], &b[j..b_end])?;
             (i, j) = (a_end, b_end);
         } else {
-            i += usize::from(x < y);
-            j += usize::from(y < x);
+            (i, j) = past(a, b, i, j);
         }
     }
     Ok(())
+}
+
+/// Past unequal keys by one step: the smaller key's index moves on, by
+/// the comparison's outcome rather than a branch.
+fn step(a: &[(u64, u32)], b: &[(u64, u32)], i: usize, j: usize) -> (usize, usize) {
+    let (x, y) = (a[i].0, b[j].0);
+    (i + usize::from(x < y), j + usize::from(y < x))
+}
+
+/// Past unequal keys by galloping: the smaller key's text moves to its
+/// first key not below the other's.
+fn gallop(a: &[(u64, u32)], b: &[(u64, u32)], i: usize, j: usize) -> (usize, usize) {
+    let (x, y) = (a[i].0, b[j].0);
+    if x < y { (skip(a, i, |key| key < y), j) } else { (i, skip(b, j, |key| key < x)) }
 }
 
 /// The end of the run of `keys[from]`'s key (a key held once, mostly).
 fn run_end(keys: &[(u64, u32)], from: usize) -> usize {
     let key = keys[from].0;
     from + 1 + keys[from + 1..].iter().take_while(|other| other.0 == key).count()
-}
-
-fn each_shared_galloping<E>(
-    a: &[(u64, u32)],
-    b: &[(u64, u32)],
-    mut found: impl FnMut(&[(u64, u32)], &[(u64, u32)]) -> Result<(), E>,
-) -> Result<(), E> {
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].0.cmp(&b[j].0) {
-            std::cmp::Ordering::Less => i = skip(a, i, |key| key < b[j].0),
-            std::cmp::Ordering::Greater => j = skip(b, j, |key| key < a[i].0),
-            std::cmp::Ordering::Equal => {
-                let key = a[i].0;
-                let (a_end, b_end) = (skip(a, i, |other| other == key), skip(b, j, |other| other == key));
-                found(&a[i..a_end], &b[j..b_end])?;
-                (i, j) = (a_end, b_end);
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The first index after `from` of sorted `keys` whose key is not
@@ -313,21 +304,25 @@ mod tests {
         }
     }
 
+    /// A text's sorted `(key, place)` list.
     type Keys = [(u64, u32)];
-    /// A merge of two texts' keys, handing each shared key's runs over.
-    type Merge = fn(&Keys, &Keys, &mut dyn FnMut(&Keys, &Keys) -> Result<(), ()>) -> Result<(), ()>;
-
     /// Each shared key's runs, in the first text and the second.
     type Runs = Vec<(Vec<(u64, u32)>, Vec<(u64, u32)>)>;
+    /// [`step`] or [`gallop`].
+    type Past = fn(&Keys, &Keys, usize, usize) -> (usize, usize);
 
-    /// The runs a merge of [`each_shared`] finds.
-    fn shared_runs(a: &Keys, b: &Keys, merge: Merge) -> Runs {
-        let mut runs = Vec::new();
-        merge(a, b, &mut |x, y| {
+    /// A `found` for the merges that keeps each pair of runs in `runs`.
+    fn keeping(runs: &mut Runs) -> impl FnMut(&Keys, &Keys) -> Result<(), ()> + '_ {
+        |x, y| {
             runs.push((x.to_vec(), y.to_vec()));
             Ok(())
-        })
-        .unwrap();
+        }
+    }
+
+    /// The runs [`merge`] finds moving past unequal keys with `past`.
+    fn shared_runs(a: &Keys, b: &Keys, past: Past) -> Runs {
+        let mut runs = Vec::new();
+        merge(a, b, keeping(&mut runs), past).unwrap();
         runs
     }
 
@@ -343,10 +338,11 @@ mod tests {
         for _ in 0..2_000 {
             let longest = if rng.bool() { 600 } else { 60 };
             let (a, b) = (keys(&mut rng, 60), keys(&mut rng, longest));
-            let stepping = shared_runs(&a, &b, |a, b, found| each_shared_stepping(a, b, found));
-            let galloping = shared_runs(&a, &b, |a, b, found| each_shared_galloping(a, b, found));
-            assert_eq!(stepping, galloping, "{a:?} {b:?}");
-            assert_eq!(shared_runs(&a, &b, |a, b, found| each_shared(a, b, found)), stepping);
+            let stepping = shared_runs(&a, &b, step);
+            assert_eq!(shared_runs(&a, &b, gallop), stepping, "{a:?} {b:?}");
+            let mut runs = Vec::new();
+            each_shared(&a, &b, keeping(&mut runs)).unwrap();
+            assert_eq!(runs, stepping);
         }
     }
 
