@@ -555,7 +555,7 @@ export interface PassageSide {
   /**
    * Its text: always in the `priorart-passages/1` document; in a
    * `dedup --passages` line only when asked for (`--passage-text`), as
-   * a collection's passages are about its size again.
+   * a collection's shared passages can outweigh the collection.
    */
   text?: string;
 }

@@ -138,7 +138,7 @@ struct Side<'t> {
     byte_length: usize,
     /// Its text: always in the `priorart-passages/1` document; in a
     /// `dedup --passages` line only when asked for (`--passage-text`), as
-    /// a collection's passages are about its size again.
+    /// a collection's shared passages can outweigh the collection.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "schema", schemars(with = "String"))]
     text: Option<&'t str>,
