@@ -291,6 +291,37 @@ fn dedup_passages_against_an_index_pairs_new_documents_with_each_other_and_the_i
         passage["b"]["byte_length"].as_u64().unwrap() as usize,
     );
     assert_eq!(passage["b"]["text"], &text[start..start + length]);
+    // Without --passage-text, the same lines but for the passages' texts.
+    let offsets = dir.path().join("offsets");
+    priorart()
+        .args(["dedup", "--passages", "--against"])
+        .arg(&index)
+        .arg(&essay)
+        .arg(&other)
+        .arg("--out")
+        .arg(&offsets)
+        .assert()
+        .success();
+    let without_text: Vec<Value> = lines
+        .iter()
+        .cloned()
+        .map(|mut line| {
+            for passage in line["passages"].as_array_mut().unwrap() {
+                for side in ["a", "b"] {
+                    passage[side].as_object_mut().unwrap().remove("text");
+                }
+            }
+            line
+        })
+        .collect();
+    let read = |path: &std::path::Path| -> Vec<Value> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    };
+    assert_eq!(read(&offsets.join("passages.jsonl")), without_text);
     // An index without marks is refused before anything is read.
     let old = repository("crates/index/tests/data/v1-index");
     let output = priorart()
