@@ -122,14 +122,11 @@ fn sort_and_cut(seeds: &mut [Seed], axis: Axis, width: u32, max_gap: u32) -> Vec
     let mut reach = i64::MIN;
     for (at_seed, seed) in seeds.iter().enumerate() {
         let (at, end) = axis.of(seed, width);
-        if at_seed == 0 || at > reach + i64::from(max_gap) {
-            if at_seed > 0 {
-                cuts.push(at_seed);
-            }
-            reach = end;
-        } else {
-            reach = reach.max(end);
+        if at_seed > 0 && at > reach + i64::from(max_gap) {
+            cuts.push(at_seed);
         }
+        // A seed ends where it starts or later: past a cut, `end` is the reach.
+        reach = reach.max(end);
     }
     cuts
 }
@@ -140,12 +137,12 @@ fn sort_and_cut(seeds: &mut [Seed], axis: Axis, width: u32, max_gap: u32) -> Vec
 pub(crate) fn groups(seeds: Vec<Seed>, width: u32, max_gap: u32, max_shift: u32) -> Vec<Group> {
     // Each piece of work: seeds, the axis to split along next, and along
     // how many axes in a row they are known to be whole.
+    if seeds.is_empty() {
+        return Vec::new();
+    }
     let mut work = vec![(seeds, Axis::A, 0u8)];
     let mut groups = Vec::new();
     while let Some((mut seeds, axis, whole)) = work.pop() {
-        if seeds.is_empty() {
-            continue;
-        }
         let gap = if matches!(axis, Axis::Diagonal) { max_shift } else { max_gap };
         let cuts = sort_and_cut(&mut seeds, axis, width, gap);
         if cuts.is_empty() {
