@@ -34,10 +34,16 @@ use priorart_jsonl::RecordShape;
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, mpsc};
 
-/// Bytes of text fingerprinted per batch.
-const BATCH_TEXT_BYTES: usize = 64 << 20;
+/// Bytes of text fingerprinted per batch: small enough that the batches
+/// in flight (one read, [`IN_FLIGHT`] fingerprinted or waiting for the
+/// sink, each with what was made of it: a passage search's prepared texts
+/// are about 3.5 times theirs) stay well under the memory a run may use.
+const BATCH_TEXT_BYTES: usize = 16 << 20;
+
+/// Batches handed to the fingerprinting thread and not yet to the sink.
+const IN_FLIGHT: usize = 2;
 
 /// The file of an output directory listing the inputs a run skipped.
 pub const SKIPPED: &str = "skipped.jsonl";
@@ -255,17 +261,45 @@ pub fn read_all<E: From<CorpusError>>(
     sink: impl FnMut(Vec<Fingerprinted>) -> Result<(), E>,
 ) -> Result<Summary, E> {
     let inputs = unique_inputs(&source.inputs, observer);
-    let mut reading = Reading {
-        wanted,
-        observer,
-        sink,
-        identities: Identities::default(),
-        pending: Vec::new(),
-        pending_bytes: 0,
-        empty: 0,
-        input: 0,
-        stopped: None,
-    };
+    // Reading (one thread's work: parsing, decoding) and the sink run here
+    // while the batch before is fingerprinted on all cores: done in turn,
+    // a core waited for each (BENCHMARKS.md, "Prepared once").
+    std::thread::scope(|scope| {
+        let (batches, to_fingerprint) = mpsc::sync_channel::<Vec<Pending>>(1);
+        let (done, fingerprinted) = mpsc::sync_channel(IN_FLIGHT);
+        scope.spawn(move || {
+            for batch in to_fingerprint {
+                // The receiver is gone when the run stopped early.
+                if done.send(fingerprint_batch(batch, wanted)).is_err() {
+                    break;
+                }
+            }
+        });
+        let reading = Reading {
+            wanted,
+            observer,
+            sink,
+            identities: Identities::default(),
+            pending: Vec::new(),
+            pending_bytes: 0,
+            empty: 0,
+            input: 0,
+            stopped: None,
+            batches,
+            fingerprinted,
+            in_flight: 0,
+        };
+        read_inputs(source, inputs, reading)
+    })
+}
+
+/// [`read_all`]'s reading of `inputs`, each once, in order.
+fn read_inputs<S: FnMut(Vec<Fingerprinted>) -> Result<(), E>, E: From<CorpusError>>(
+    source: &Source,
+    inputs: Vec<String>,
+    mut reading: Reading<'_, S, E>,
+) -> Result<Summary, E> {
+    let observer = reading.observer;
     let mut summary = Summary::default();
     for (input, name) in (0u32..).zip(&inputs) {
         reading.input = input;
@@ -286,6 +320,7 @@ pub fn read_all<E: From<CorpusError>>(
         }
     }
     reading.flush()?;
+    reading.hand_on_all()?;
     summary.inputs = inputs;
     summary.empty = reading.empty;
     reading.identities.check()?;
@@ -307,22 +342,63 @@ struct Reading<'a, S, E> {
     empty: usize,
     input: u32,
     stopped: Option<E>,
+    /// To the fingerprinting thread.
+    batches: mpsc::SyncSender<Vec<Pending>>,
+    /// From it, in the order sent.
+    fingerprinted: mpsc::Receiver<Vec<Fingerprinted>>,
+    /// Batches sent and not yet handed to the sink.
+    in_flight: usize,
 }
 
 impl<S: FnMut(Vec<Fingerprinted>) -> Result<(), E>, E> Reading<'_, S, E> {
-    /// The pending documents fingerprinted on all cores and handed on.
+    /// The pending documents sent to be fingerprinted (once fewer than
+    /// [`IN_FLIGHT`] batches are), and the batches fingerprinted by then
+    /// handed on.
     fn flush(&mut self) -> Result<(), E> {
-        let wanted = self.wanted;
-        let batch: Vec<Fingerprinted> = std::mem::take(&mut self.pending)
-            .into_par_iter()
-            .map_init(Fingerprinter::new, |fingerprinter, pending| {
-                fingerprint(fingerprinter, pending, wanted)
-            })
-            .collect();
-        self.observer.fingerprinted(batch.len() as u64);
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        while self.in_flight >= IN_FLIGHT {
+            self.hand_on_one()?;
+        }
         self.pending_bytes = 0;
+        let batch = std::mem::take(&mut self.pending);
+        self.batches.send(batch).expect("the fingerprinting thread takes batches until the run ends");
+        self.in_flight += 1;
+        while let Ok(batch) = self.fingerprinted.try_recv() {
+            self.in_flight -= 1;
+            self.hand_on(batch)?;
+        }
+        Ok(())
+    }
+
+    /// Every batch sent, handed on in order.
+    fn hand_on_all(&mut self) -> Result<(), E> {
+        while self.in_flight > 0 {
+            self.hand_on_one()?;
+        }
+        Ok(())
+    }
+
+    /// The next batch, once fingerprinted, handed on.
+    fn hand_on_one(&mut self) -> Result<(), E> {
+        let batch = self.fingerprinted.recv().expect("the fingerprinting thread answers every batch");
+        self.in_flight -= 1;
+        self.hand_on(batch)
+    }
+
+    fn hand_on(&mut self, batch: Vec<Fingerprinted>) -> Result<(), E> {
+        self.observer.fingerprinted(batch.len() as u64);
         (self.sink)(batch)
     }
+}
+
+/// A batch fingerprinted on all cores.
+fn fingerprint_batch(batch: Vec<Pending>, wanted: &Wanted) -> Vec<Fingerprinted> {
+    batch
+        .into_par_iter()
+        .map_init(Fingerprinter::new, |fingerprinter, pending| fingerprint(fingerprinter, pending, wanted))
+        .collect()
 }
 
 impl<S: FnMut(Vec<Fingerprinted>) -> Result<(), E>, E> Push for Reading<'_, S, E> {
