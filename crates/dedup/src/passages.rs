@@ -2,13 +2,11 @@
 //! passage, with the passages, found without aligning every pair
 //! (`priorart dedup --passages`, and the Python package).
 //!
-//! Pass 1 (the front end reads its inputs): each document is cut into the
-//! aligner's words and winnowed ([`Winnowing::marked`]); its marks
-//! ([`Winnowing`], Schleimer et al. 2003: a few hashes of its content-word
-//! k-grams such that a shared run of `w + k - 1` content words shares one)
-//! go to [`PassOne`]'s postings, one `(hash, document, word)` record per
-//! mark, sorted on disk in runs of bounded size, and the whole of it to a
-//! temporary file (`prepared.rs`), for pass 2.
+//! Pass 1 (the front end reads its inputs): each document's winnowing
+//! marks ([`Winnowing`], Schleimer et al. 2003: a few hashes of its
+//! content-word k-grams such that a shared run of `w + k - 1` content
+//! words shares one) go to [`Postings`], one `(hash, document, word)`
+//! record per mark, sorted on disk in runs of bounded size.
 //!
 //! Candidates: the runs merged, a hash at a time. A hash held by more than
 //! [`PassageSettings::boilerplate`] documents is boilerplate (a license, a
@@ -24,10 +22,10 @@
 //! is made on these records, so the documents of pairs that fail it are
 //! not read again.
 //!
-//! Pass 2 reads the candidates back from pass 1's file in place order, a
-//! working set at a time (as `dedup`'s verification), on all cores, their
-//! boilerplate marks left out ([`MarkedText::leave_out`]), and each pair
-//! is aligned on the marks the two
+//! Pass 2 re-reads the candidates' documents in place order, a working set
+//! at a time (as `dedup`'s verification), on all cores: each text is cut
+//! into the aligner's words and winnowed once for all its pairs
+//! ([`Aligner::mark`]), and each pair is aligned on the marks the two
 //! share ([`Aligner::align_marked`]: the shared marks are the seeds, so
 //! that two long documents sharing a paragraph cost that paragraph, not
 //! every phrase both repeat; a passage sharing no mark but boilerplate is
@@ -39,15 +37,16 @@
 //!
 //! Memory: the catalog (about 60 bytes a document and its id), the sort
 //! buffers ([`PassageSettings::sort_memory`]: the candidates' ranks are
-//! sorted in one), where each document ends in pass 1's file of prepared
-//! texts (8 bytes), the boilerplate hashes (24 bytes each), one
+//! sorted in one), where each candidate document is in the store of
+//! prepared texts (16 bytes), the boilerplate hashes (24 bytes each), one
 //! round's pairs (12 bytes each) and the working set (its texts with their
 //! words and marks, about three times the text), not the collection's
-//! texts nor its candidates; the disk holds each document as pass 1
-//! prepared it (about 3.5 times its text), the postings (16 bytes per
+//! texts nor its candidates; the disk holds the postings (16 bytes per
 //! mark, about 2 in 5 content words by default), the pairs (12 bytes per
-//! shared mark) and the candidates (12 bytes each, twice while their
-//! ranks are sorted). Sorted runs are merged in
+//! shared mark), the candidates (12 bytes each, twice while their ranks
+//! are sorted) and, in pass 2, each document streamed past a round as it
+//! was prepared (about 3.5 times its text: read back in later rounds
+//! instead of being read and prepared again). Sorted runs are merged in
 //! levels, so that at most 64 per level are open at once.
 
 use crate::catalog::{Catalog, Places};
@@ -181,7 +180,7 @@ impl Default for PassageSettings {
 
 /// What pass 1 keeps of each document ([`PassOne::add`]): its marks in
 /// the postings, sorted on disk (one `(hash, document, word)` record per
-/// mark, the word flagged after a hash's first: counted once,
+/// mark, the word flagged [`REPEAT`] after a hash's first: counted once,
 /// but placed at every word), and its text as pass 2 aligns it
 /// (`prepared.rs`).
 pub struct PassOne {

@@ -186,7 +186,7 @@ impl TextCollection {
 /// A collection of texts searched for shared passages as `priorart dedup
 /// --passages` searches files: batches go in ([`PassageCollection::push`]:
 /// texts cut and winnowed on all cores, kept as pass 2 aligns them), then
-/// [`PassageCollection::search`] runs [`crate::passages::find_passages`] on them.
+/// [`PassageCollection::search`] runs [`passages::find_passages`] on them.
 pub struct PassageCollection {
     settings: PassageSettings,
     catalog: Catalog<Places>,
@@ -261,9 +261,9 @@ impl PassageCollection {
     }
 
     /// Every pair sharing passages, handed to `found` a round at a time as
-    /// [`crate::passages::find_passages`] finds them, and the outcome (with the
+    /// [`passages::find_passages`] finds them, and the outcome (with the
     /// boilerplate) and the catalog its document numbers refer to (for
-    /// [`crate::passages::boilerplate_line`]). Refuses an id given to two
+    /// [`passages::boilerplate_line`]). Refuses an id given to two
     /// documents ([`DedupError::RepeatedId`]).
     pub fn search(
         self,
