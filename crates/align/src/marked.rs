@@ -22,9 +22,7 @@ use crate::cluster;
 use crate::offsets::{CharIndex, Indexed};
 use crate::seeds::{self, Seed, index};
 use crate::words::{self, Word};
-use crate::{
-    AlignError, Aligner, MAX_TEXT_BYTES, Mark, Passage, Side, Span, Winnowing, offsets, select, winnow,
-};
+use crate::{AlignError, Aligner, Mark, Passage, Side, Span, Winnowing, offsets, select, winnow};
 
 /// The largest gap, in content words, between two marks of one passage in
 /// either text: 20, measured (12, the word pairs' gap, lost one replaced
@@ -86,40 +84,6 @@ impl MarkedText {
         halves.div_ceil(2) as usize
     }
 
-    /// Its marks (`(hash, word)`, sorted), each hash at every word it is
-    /// at.
-    pub fn marks(&self) -> &[(u64, u32)] {
-        &self.marks
-    }
-
-    /// Leaves out its marks whose hash `leave` takes (a collection's
-    /// boilerplate), and returns the byte ranges of their k-grams in text
-    /// order. `winnowing` is the one it was marked with (a k-gram's end
-    /// is found again as it found it).
-    pub fn leave_out(
-        &mut self,
-        winnowing: &Winnowing,
-        mut leave: impl FnMut(u64) -> bool,
-    ) -> Vec<(u32, u32)> {
-        let mut left: Vec<u32> = Vec::new();
-        self.marks.retain(|&(hash, word)| {
-            let out = leave(hash);
-            if out {
-                left.push(word);
-            }
-            !out
-        });
-        left.sort_unstable();
-        left.into_iter()
-            .map(|word| {
-                // Marks are at the first of at least k words (checked when
-                // read back): the k-gram ends past its first word.
-                let end = winnowing.gram_end(&self.text, &self.words, word as usize);
-                (self.words[word as usize].start, self.words[end - 1].end)
-            })
-            .collect()
-    }
-
     /// Its text, words and character index, as the offsets take them.
     fn indexed(&self) -> Indexed<'_> {
         Indexed { text: &self.text, words: &self.words, chars: &self.chars }
@@ -160,46 +124,17 @@ impl SharedMarks {
     }
 }
 
-impl Winnowing {
-    /// `text` cut into content words (leaving out this winnowing's
-    /// stopwords) and winnowed, every mark kept: what an aligner leaving
-    /// out the same stopwords marks ([`Aligner::mark`]). A collection's
-    /// search marks each text once, in pass 1, and keeps it so
-    /// ([`MarkedText::write_to`]) for its pairs' alignment. Texts over
-    /// [`MAX_TEXT_BYTES`] are refused, as [`Winnowing::marks`] refuses them.
-    pub fn marked(&self, text: String) -> Result<MarkedText, AlignError> {
-        if text.len() > MAX_TEXT_BYTES {
-            return Err(AlignError::TextTooLarge { side: Side::A, bytes: text.len(), limit: MAX_TEXT_BYTES });
-        }
-        Ok(self.cut_and_mark(text, |_| true))
-    }
-
-    /// `text` cut and winnowed, the marks `keep` accepts kept.
-    fn cut_and_mark(&self, text: String, mut keep: impl FnMut(&Mark) -> bool) -> MarkedText {
-        let (words, halves_before) = words::counted_content_words(&text, |hash| self.is_stopword(hash));
-        let mut marks: Vec<(u64, u32)> = self
-            .marks_of_words(&text, &words)
-            .into_iter()
-            .filter(|mark| keep(mark))
-            .map(|mark| (mark.hash, mark.word))
-            .collect();
-        marks.sort_unstable();
-        let chars = CharIndex::of(&text);
-        MarkedText { text, words, halves_before, chars, marks, k: index(self.k()) }
-    }
-}
-
 impl Aligner {
     /// `text` cut into this aligner's content words and winnowed by
-    /// `winnowing`, keeping the marks `keep` accepts. The winnowing must
-    /// leave out the stopwords the aligner leaves out, so that a mark's
-    /// word is one of the aligner's words. A text over the size limit is
-    /// refused.
+    /// `winnowing`, keeping the marks `keep` accepts (a collection's
+    /// search leaves out its boilerplate). The winnowing must leave out
+    /// the stopwords the aligner leaves out, so that a mark's word is one
+    /// of the aligner's words. A text over the size limit is refused.
     pub fn mark(
         &self,
         text: String,
         winnowing: &Winnowing,
-        keep: impl FnMut(&Mark) -> bool,
+        mut keep: impl FnMut(&Mark) -> bool,
     ) -> Result<MarkedText, AlignError> {
         if winnowing.leaves_out_english_stopwords() != self.params.english_stopwords {
             return Err(AlignError::BadParameter(
@@ -207,7 +142,17 @@ impl Aligner {
             ));
         }
         self.check_size(Side::A, &text)?;
-        Ok(winnowing.cut_and_mark(text, keep))
+        let (words, halves_before) =
+            words::counted_content_words(&text, |hash| self.stopwords.contains(hash));
+        let mut marks: Vec<(u64, u32)> = winnowing
+            .marks_of_words(&text, &words)
+            .into_iter()
+            .filter(|mark| keep(mark))
+            .map(|mark| (mark.hash, mark.word))
+            .collect();
+        marks.sort_unstable();
+        let chars = CharIndex::of(&text);
+        Ok(MarkedText { text, words, halves_before, chars, marks, k: index(winnowing.k()) })
     }
 
     /// The marks `a` and `b` share, found in one merge of their sorted

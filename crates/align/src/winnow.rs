@@ -135,7 +135,11 @@ impl Winnowing {
     /// as the words left make one: its keys, and the index just past each
     /// one's last word.
     fn grams(&self, text: &str, content: &[Word]) -> (Vec<u64>, Vec<u32>) {
-        let weight = |word: &Word| self.weight(text, word);
+        // Weights in half words, so that an unspaced letter weighs one.
+        let weight = |word: &Word| match self.letters {
+            UnspacedLetters::TwoToAWord if words::is_unspaced_letter(text, word.start) => 1,
+            _ => 2,
+        };
         let (mut end, mut held) = (0, 0);
         let mut keys = Vec::with_capacity(content.len());
         let mut ends = Vec::with_capacity(content.len());
@@ -152,32 +156,6 @@ impl Winnowing {
             held -= weight(&content[start]);
         }
         (keys, ends)
-    }
-
-    /// A word's weight in a k-gram, in half words, so that an unspaced
-    /// letter weighs one.
-    fn weight(&self, text: &str, word: &Word) -> usize {
-        match self.letters {
-            UnspacedLetters::TwoToAWord if words::is_unspaced_letter(text, word.start) => 1,
-            _ => 2,
-        }
-    }
-
-    /// The index just past the last word of the k-gram starting at content
-    /// word `start` (as [`Winnowing::grams`] ends it: the fewest words
-    /// weighing `2k`, or the text's last).
-    pub(crate) fn gram_end(&self, text: &str, content: &[Word], start: usize) -> usize {
-        let (mut end, mut held) = (start, 0);
-        while held < 2 * self.k && end < content.len() {
-            held += self.weight(text, &content[end]);
-            end += 1;
-        }
-        end
-    }
-
-    /// Whether this winnowing leaves out the word of hash `hash`.
-    pub(crate) fn is_stopword(&self, hash: u64) -> bool {
-        self.stopwords.contains(hash)
     }
 
     /// The marks of a text's content words (cut leaving out the stopwords

@@ -86,7 +86,6 @@ impl Run<'_> {
             shingles: lsh.map(|_| self.settings.shingling),
             unique_ids: false,
             marks: None,
-            marked: None,
         };
         let started = Instant::now();
         let read = corpus::read_all(&self.args.corpus, &wanted, |batch| {
@@ -125,7 +124,6 @@ impl Run<'_> {
             shingles: Some(self.settings.shingling),
             unique_ids: false,
             marks: None,
-            marked: None,
         };
         let read = corpus::read_all(&self.args.corpus, &wanted, |batch| {
             self.check()?;

@@ -14,7 +14,7 @@ use crate::exit;
 use anyhow::Result;
 use priorart_corpus::{Wanted, WithX};
 use priorart_dedup::passage_files::PassageFiles;
-use priorart_dedup::passages::{PassOne, PassageSettings, boilerplate_line, find_passages};
+use priorart_dedup::passages::{PassageSettings, Postings, boilerplate_line, find_passages};
 use priorart_dedup::{Catalog, DedupError, Places};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -30,14 +30,13 @@ impl Run<'_> {
             .map_err(|err| exit::UsageError(err.to_string()))?;
         let against = AgainstIndex::open(args, &settings)?;
         let mut catalog: Catalog<Places> = Catalog::new();
-        let mut pass_one = PassOne::new(&settings)?;
+        let mut postings = Postings::new(&settings);
         let wanted = Wanted {
             x: WithX::No,
             simhash: None,
             shingles: None,
             unique_ids: false,
-            marks: None,
-            marked: Some(settings.winnowing.clone()),
+            marks: Some(settings.winnowing.clone()),
         };
         let started = Instant::now();
         let mut unmarked = 0usize;
@@ -46,19 +45,20 @@ impl Run<'_> {
             for document in batch {
                 let number = u32::try_from(catalog.len()).map_err(|_| DedupError::TooManyDocuments)?;
                 catalog.push(&document.id, document.simhash.0, document.place, document.text_bytes, &[])?;
-                let marked = document.marked.expect("asked for");
-                if let Err(err) = &marked {
-                    note!("priorart: {}: not searched for passages: {err}", document.id);
-                    unmarked += 1;
+                match &document.marks {
+                    Ok(marks) => postings.add(number, marks)?,
+                    Err(err) => {
+                        note!("priorart: {}: not searched for passages: {err}", document.id);
+                        unmarked += 1;
+                    }
                 }
-                pass_one.add(number, marked.ok().as_ref())?;
             }
             Ok(())
         })?;
         note!(
             "priorart: winnowing ({}, {}): {:.1} s",
             crate::counted(catalog.len() as u64, "document"),
-            crate::counted(pass_one.marks(), "winnowing mark"),
+            crate::counted(postings.len(), "winnowing mark"),
             started.elapsed().as_secs_f64()
         );
         let rereader = args.corpus.rereader(&read);
@@ -66,7 +66,7 @@ impl Run<'_> {
         let earlier = self.outputs.iter().any(|path| path.exists());
         let mut files = PassageFiles::create(&args.out)?;
         let bars = Bars::default();
-        let outcome = find_passages(&catalog, pass_one, &settings, self.control(&bars), |round| {
+        let outcome = find_passages(&catalog, postings, &settings, &rereader, self.control(&bars), |round| {
             round.iter().try_for_each(|found| files.write_line(&found.line))
         });
         bars.finish();

@@ -346,7 +346,6 @@ fn entries(
         shingles: Some(shingling),
         unique_ids: true,
         marks: marks.as_ref().map(|(_, winnowing)| winnowing.clone()),
-        marked: None,
     };
     let mut marks = marks.map(|(spool, _)| spool);
     let read = corpus::read_all(corpus, &wanted, |batch| {

@@ -24,7 +24,7 @@ pub use reread::Rereader;
 
 use ids::Identities;
 use inputs::{At, Halt, Push};
-use priorart_align::{AlignError, Mark, MarkedText, Winnowing};
+use priorart_align::{AlignError, Mark, Winnowing};
 use priorart_dedup::Place;
 use priorart_extract::{DocumentText, Format, Limits};
 use priorart_fingerprint::{
@@ -115,9 +115,6 @@ pub struct Fingerprinted {
     /// Its winnowing marks, when asked for (else none), or why there are
     /// none (a text over the aligner's limit).
     pub marks: Result<Vec<Mark>, AlignError>,
-    /// Its text cut and winnowed as the aligner takes it, when asked for
-    /// (else `None`), or why it was refused (over the aligner's limit).
-    pub marked: Option<Result<MarkedText, AlignError>>,
 }
 
 /// What is computed and checked per document.
@@ -136,11 +133,8 @@ pub struct Wanted {
     /// that itself, on the ids it keeps anyway: a map of every id and
     /// where it was is several times their size.
     pub unique_ids: bool,
-    /// Its winnowing marks (`index build --passages`), by these settings.
+    /// Its winnowing marks (`dedup --passages`), by these settings.
     pub marks: Option<Winnowing>,
-    /// Its text cut and winnowed by these settings, kept for alignment
-    /// (`dedup --passages`: [`Winnowing::marked`]).
-    pub marked: Option<Winnowing>,
 }
 
 impl Wanted {
@@ -154,7 +148,6 @@ impl Wanted {
             shingles: Some(shingling),
             unique_ids: true,
             marks: None,
-            marked: None,
         }
     }
 }
@@ -473,8 +466,13 @@ fn fingerprint(fingerprinter: &mut Fingerprinter, pending: Pending, wanted: &Wan
         Some(winnowing) => winnowing.marks(&pending.text),
         None => Ok(Vec::new()),
     };
-    let text_bytes = pending.text.len();
-    // The text is kept with what was made of it, not copied.
-    let marked = wanted.marked.as_ref().map(|winnowing| winnowing.marked(pending.text));
-    Fingerprinted { id: pending.id, simhash, x, shingles, place: pending.place, text_bytes, marks, marked }
+    Fingerprinted {
+        id: pending.id,
+        simhash,
+        x,
+        shingles,
+        place: pending.place,
+        text_bytes: pending.text.len(),
+        marks,
+    }
 }

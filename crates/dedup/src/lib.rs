@@ -56,7 +56,6 @@ pub mod output;
 pub mod passage_files;
 pub mod passages;
 pub mod passages_against;
-mod prepared;
 mod runs;
 mod texts;
 mod verify;

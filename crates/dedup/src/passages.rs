@@ -51,13 +51,11 @@
 
 use crate::catalog::{Catalog, Places};
 use crate::error::DedupError;
-use crate::prepared::{PreparedTexts, StoredTexts, damaged};
 use crate::runs::{Runs, Spool, Spooled};
-use crate::verify::{Memory, Prepared, Tagged, each_pair};
-use crate::{Control, Phase};
+use crate::verify::{Memory, Reread, Stored, Tagged, each_pair};
+use crate::{Control, Phase, Place};
 use priorart_align::report::Shared;
 use priorart_align::{Aligner, Mark, MarkedText, Params, Passage, Span, Winnowing};
-use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -178,50 +176,44 @@ impl Default for PassageSettings {
     }
 }
 
-/// What pass 1 keeps of each document ([`PassOne::add`]): its marks in
-/// the postings, sorted on disk (one `(hash, document, word)` record per
-/// mark, the word flagged [`REPEAT`] after a hash's first: counted once,
-/// but placed at every word), and its text as pass 2 aligns it
-/// (`prepared.rs`).
-pub struct PassOne {
-    postings: Runs<(u64, u32, u32)>,
-    texts: PreparedTexts,
+/// Pass 1's marks, sorted on disk: one `(hash, document, word)` record per
+/// mark of each document, the word flagged [`REPEAT`] after a hash's first.
+pub struct Postings {
+    runs: Runs<(u64, u32, u32)>,
+    distinct: Vec<(u64, u32)>,
 }
 
-impl PassOne {
-    /// Nothing kept yet; sorted runs and texts go where `settings` say.
-    pub fn new(settings: &PassageSettings) -> Result<PassOne, DedupError> {
-        let temp_dir = settings.temp_dir.as_deref();
-        Ok(PassOne {
-            postings: Runs::new(settings.sort_memory, temp_dir),
-            texts: PreparedTexts::new(temp_dir)?,
-        })
+impl Postings {
+    /// No postings yet, sorted as `settings` say.
+    pub fn new(settings: &PassageSettings) -> Postings {
+        Postings { runs: Runs::new(settings.sort_memory, settings.temp_dir.as_deref()), distinct: Vec::new() }
     }
 
-    /// Adds document `number`, the next (numbers count from 0, as a
-    /// [`Catalog`]'s): its text cut and winnowed by the search's
-    /// winnowing ([`Winnowing::marked`]), or `None` when winnowing refused
-    /// it (too large: in no pair).
-    ///
-    /// # Panics
-    /// When `number` is not the next.
-    pub fn add(&mut self, number: u32, marked: Option<&MarkedText>) -> Result<(), DedupError> {
-        assert_eq!(number as usize, self.texts.len(), "documents are added in the order of their numbers");
-        self.texts.push(marked)?;
+    /// Adds the marks of document `number` ([`Winnowing::marks`] of its
+    /// text): every mark, those of a hash after its first flagged
+    /// [`REPEAT`] (counted once, but placed at every word).
+    pub fn add(&mut self, number: u32, marks: &[Mark]) -> Result<(), DedupError> {
+        self.distinct.clear();
+        // Words of texts under 2 GiB are under the flag.
+        self.distinct.extend(marks.iter().map(|mark| (mark.hash, mark.word.min(REPEAT - 1))));
+        self.distinct.sort_unstable();
         let mut previous = None;
-        // Sorted by hash, then word; words of texts under 2 GiB are under
-        // the flag.
-        for &(hash, word) in marked.map_or(&[][..], MarkedText::marks) {
+        for &(hash, word) in &self.distinct {
             let flag = if previous == Some(hash) { REPEAT } else { 0 };
-            self.postings.push((hash, number, word.min(REPEAT - 1) | flag))?;
+            self.runs.push((hash, number, word | flag))?;
             previous = Some(hash);
         }
         Ok(())
     }
 
-    /// Marks added.
-    pub fn marks(&self) -> u64 {
-        self.postings.len()
+    /// Records added.
+    pub fn len(&self) -> u64 {
+        self.runs.len()
+    }
+
+    /// Whether none was added.
+    pub fn is_empty(&self) -> bool {
+        self.runs.len() == 0
     }
 }
 
@@ -304,27 +296,25 @@ pub struct Found {
 
 /// Every pair of the catalog's documents that share passages, handed to
 /// `found` a round at a time (in a fixed order: the same inputs give the
-/// same lines), and the boilerplate. `pass_one` holds every document of
-/// `catalog` (by its numbers).
-///
-/// # Panics
-/// When `pass_one` does not hold as many documents as `catalog`.
+/// same lines), and the boilerplate. `postings` holds the marks of every
+/// document of `catalog` (by its numbers), texts come back through
+/// `reread`.
 pub fn find_passages(
     catalog: &Catalog<Places>,
-    pass_one: PassOne,
+    postings: Postings,
     settings: &PassageSettings,
+    reread: &dyn Reread,
     control: Control<'_>,
     mut found: impl FnMut(Vec<Found>) -> Result<(), DedupError>,
 ) -> Result<PassageOutcome, DedupError> {
-    assert_eq!(pass_one.texts.len(), catalog.len(), "pass 1 holds every document of the catalog");
     control.check()?;
     control.progress.phase(Phase::Candidates, 0);
-    let records = pass_one.postings.len();
-    let texts = pass_one.texts.finish()?;
-    let shared = shared_hashes(pass_one.postings, settings, control)?;
+    let records = postings.len();
+    let shared = shared_hashes(postings, settings, control)?;
     let (mut candidates, sharing) = candidates(shared.pairs, settings, control)?;
     let boilerplate_hashes: Vec<u64> = shared.boilerplate.iter().map(|mark| mark.hash).collect();
     let checker = PairChecker::new(settings, boilerplate_hashes);
+    let prepare = |text: String| checker.prepare(text);
     let check = |(first, second, marks): Tagged, a: &PreparedText, b: &PreparedText| {
         let passages = match checker.check(a, b) {
             PairCheck::Unrelated => return None,
@@ -336,13 +326,13 @@ pub fn find_passages(
         Some(Checked::Found(Found { pair: PassagePair { a: first, b: second, marks, passages }, line }))
     };
     let (mut pairs, mut passages, mut unaligned) = (0, 0, 0);
+    let stored = Stored { write: PreparedText::write_to, read: PreparedText::read_from };
     let memory = Memory {
         working_set: settings.working_set,
         sort_memory: settings.sort_memory,
         temp_dir: settings.temp_dir.as_deref(),
     };
-    let read_back = ReadBack { texts: &texts, checker: &checker };
-    each_pair(catalog, &mut candidates, memory, &read_back, control, check, |round| {
+    each_pair(catalog, &mut candidates, memory, reread, control, (prepare, Some(stored)), check, |round| {
         let mut kept = Vec::with_capacity(round.len());
         for checked in round {
             match checked {
@@ -354,7 +344,7 @@ pub fn find_passages(
         passages += kept.iter().map(|found| found.pair.passages.len()).sum::<usize>();
         found(kept)
     })?;
-    let boilerplate = boilerplate(catalog, shared.boilerplate, settings, &texts, control)?;
+    let boilerplate = boilerplate(catalog, shared.boilerplate, settings, reread, control)?;
     Ok(PassageOutcome {
         postings: records,
         sharing,
@@ -364,19 +354,6 @@ pub fn find_passages(
         unaligned,
         boilerplate,
     })
-}
-
-/// The candidates' prepared texts, read back from pass 1's and made ready
-/// for their pairs' checks, on all cores.
-struct ReadBack<'a> {
-    texts: &'a StoredTexts,
-    checker: &'a PairChecker,
-}
-
-impl Prepared<PreparedText> for ReadBack<'_> {
-    fn prepared(&self, numbers: &[u32]) -> Result<Vec<PreparedText>, DedupError> {
-        numbers.par_iter().map(|&number| Ok(self.checker.prepared(self.texts.read(number)?))).collect()
-    }
 }
 
 /// Shared marks a candidate needs close together to be aligned: a
@@ -448,15 +425,7 @@ impl PairChecker {
 
     /// A text cut and winnowed once for all its pairs.
     pub fn prepare(&self, text: String) -> PreparedText {
-        self.prepared(self.settings.winnowing.marked(text).ok())
-    }
-
-    /// A text cut and winnowed ([`Winnowing::marked`]; `None` when it was
-    /// refused: too large), its boilerplate marks left out.
-    fn prepared(&self, marked: Option<MarkedText>) -> PreparedText {
-        let Some(mut marked) = marked else { return PreparedText { marked: None, boilerplate: Vec::new() } };
-        let covered = marked.leave_out(&self.settings.winnowing, |hash| self.boilerplate.contains(&hash));
-        PreparedText { marked: Some(marked), boilerplate: merged(covered) }
+        PreparedText::new(text, &self.aligner, &self.settings.winnowing, &self.boilerplate)
     }
 
     /// The `passages.jsonl` line ([`pair_line`]) of documents of ids `ids`
@@ -501,6 +470,81 @@ pub struct PreparedText {
 }
 
 impl PreparedText {
+    fn new(
+        text: String,
+        aligner: &Aligner,
+        winnowing: &Winnowing,
+        boilerplate_hashes: &FxHashSet<u64>,
+    ) -> PreparedText {
+        let mut covered: Vec<(u32, u32)> = Vec::new();
+        let marked = aligner
+            .mark(text, winnowing, |mark| {
+                let boilerplate = boilerplate_hashes.contains(&mark.hash);
+                if boilerplate {
+                    covered.push((mark.start, mark.end));
+                }
+                !boilerplate
+            })
+            .ok();
+        PreparedText { marked, boilerplate: merged(covered) }
+    }
+
+    /// Appends it to `out`, to be read back by [`PreparedText::read_from`]:
+    /// whether the aligner took the text (a byte), the text and what was
+    /// made of it ([`MarkedText::write_to`]), and its boilerplate ranges
+    /// (their count, then start and end, `u32` little-endian each).
+    fn write_to(&self, out: &mut Vec<u8>) {
+        match &self.marked {
+            Some(marked) => {
+                out.push(1);
+                marked.write_to(out);
+            }
+            None => out.push(0),
+        }
+        out.extend_from_slice(&(self.boilerplate.len() as u32).to_le_bytes());
+        for &(start, end) in &self.boilerplate {
+            out.extend_from_slice(&start.to_le_bytes());
+            out.extend_from_slice(&end.to_le_bytes());
+        }
+    }
+
+    /// What [`PreparedText::write_to`] wrote, checked: a damaged record is
+    /// an error, not a text.
+    fn read_from(bytes: &[u8]) -> Result<PreparedText, DedupError> {
+        let invalid = |error: Box<dyn std::error::Error + Send + Sync>| {
+            DedupError::Spill(std::io::Error::new(std::io::ErrorKind::InvalidData, error))
+        };
+        let damaged = |why: &str| invalid(format!("a prepared text read back is damaged: {why}").into());
+        let (marked, rest) = match bytes.split_first() {
+            Some((1, rest)) => {
+                let (marked, rest) = MarkedText::read_from(rest).map_err(|err| invalid(err.into()))?;
+                (Some(marked), rest)
+            }
+            Some((0, rest)) => (None, rest),
+            _ => return Err(damaged("no marker")),
+        };
+        let text_bytes = marked.as_ref().map_or(0, |marked| marked.text().len());
+        let (count, rest) = rest.split_first_chunk::<4>().ok_or_else(|| damaged("ranges cut short"))?;
+        let count = u32::from_le_bytes(*count) as usize;
+        if rest.len() != 8 * count {
+            return Err(damaged("ranges cut short or too long"));
+        }
+        let boilerplate: Vec<(u32, u32)> = rest
+            .chunks_exact(8)
+            .map(|range| {
+                let at =
+                    |from: usize| u32::from_le_bytes(range[from..from + 4].try_into().expect("four bytes"));
+                (at(0), at(4))
+            })
+            .collect();
+        let in_order = boilerplate.windows(2).all(|pair| pair[0].1 < pair[1].0);
+        let inside = boilerplate.iter().all(|&(start, end)| start <= end && end as usize <= text_bytes);
+        if !in_order || !inside {
+            return Err(damaged("ranges out of order"));
+        }
+        Ok(PreparedText { marked, boilerplate })
+    }
+
     /// The text (empty when it was refused: its pairs are not aligned).
     pub fn text(&self) -> &str {
         self.marked.as_ref().map_or("", MarkedText::text)
@@ -614,7 +658,7 @@ const REPEAT: u32 = 1 << 31;
 const CHECK_EVERY: u64 = 1 << 20;
 
 fn shared_hashes(
-    postings: Runs<(u64, u32, u32)>,
+    postings: Postings,
     settings: &PassageSettings,
     control: Control<'_>,
 ) -> Result<SharedHashes, DedupError> {
@@ -647,7 +691,7 @@ fn shared_hashes(
         holders.clear();
         Ok(())
     };
-    for (read, record) in (1u64..).zip(postings.merged()?) {
+    for (read, record) in (1u64..).zip(postings.runs.merged()?) {
         let (hash, document, word) = record?;
         if read % CHECK_EVERY == 0 {
             control.check()?;
@@ -724,26 +768,47 @@ fn candidates(
 }
 
 /// Boilerplate hashes grouped into passages ([`boilerplate_in`]), each
-/// example document's text read back from pass 1's.
+/// example document read again.
 fn boilerplate(
     catalog: &Catalog<Places>,
     mut marks: Vec<BoilerplateMark>,
     settings: &PassageSettings,
-    texts: &StoredTexts,
+    reread: &dyn Reread,
     control: Control<'_>,
 ) -> Result<Vec<Boilerplate>, DedupError> {
     marks.sort_unstable_by_key(|mark| (mark.example, mark.word));
+    let mut examples: Vec<u32> = marks.iter().map(|mark| mark.example).collect();
+    examples.dedup();
+    let places = catalog.kept();
+    examples.sort_unstable_by_key(|&number| places.place(number).order());
     let mut reported = Vec::new();
-    for group in marks.chunk_by(|x, y| x.example == y.example) {
+    let mut batch_start = 0;
+    while batch_start < examples.len() {
         control.check()?;
-        let number = group[0].example;
-        let held: Vec<(u32, u32)> = group.iter().map(|mark| (mark.word, mark.documents)).collect();
-        // A document holding a mark was marked.
-        let text = texts.read(number)?.map_or_else(String::new, |marked| marked.text().to_owned());
-        let found = boilerplate_in(number, &text, &held, settings).ok_or_else(|| {
-            damaged(format!("the text of {:?} does not hold its marks", catalog.ids().get(number)).into())
-        })?;
-        reported.extend(found);
+        let mut bytes = 0;
+        let mut end = batch_start;
+        while end < examples.len() && (end == batch_start || bytes < settings.working_set) {
+            bytes += u64::from(places.text_bytes(examples[end]));
+            end += 1;
+        }
+        let batch = &examples[batch_start..end];
+        let at: Vec<Place> = batch.iter().map(|&number| places.place(number)).collect();
+        let texts = reread.texts(&at).map_err(DedupError::Reread)?;
+        for (&number, text) in batch.iter().zip(&texts) {
+            let first = marks.partition_point(|mark| mark.example < number);
+            let held: Vec<(u32, u32)> = marks[first..]
+                .iter()
+                .take_while(|mark| mark.example == number)
+                .map(|mark| (mark.word, mark.documents))
+                .collect();
+            let found = boilerplate_in(number, text, &held, settings).ok_or_else(|| DedupError::Changed {
+                id: catalog.ids().get(number).to_owned(),
+                first: u64::from(places.text_bytes(number)),
+                again: text.len() as u64,
+            })?;
+            reported.extend(found);
+        }
+        batch_start = end;
     }
     reported.sort_unstable_by_key(|found| (found.example, found.span.byte_offset));
     Ok(reported)
@@ -868,37 +933,38 @@ mod tests {
     }
 
     #[test]
-    fn a_text_kept_by_pass_one_and_read_back_checks_as_the_text_prepared() {
+    fn a_prepared_text_read_back_checks_as_the_text_prepared() {
         let (checker, a, b) = prepared_pair();
-        let mut pass_one = PreparedTexts::new(None).unwrap();
-        pass_one.push(Some(&checker.settings.winnowing.marked(a.text().to_owned()).unwrap())).unwrap();
-        pass_one.push(None).unwrap();
-        let texts = pass_one.finish().unwrap();
-        let read_back = ReadBack { texts: &texts, checker: &checker };
-        let [read, refused] =
-            <[PreparedText; 2]>::try_from(read_back.prepared(&[0, 1]).unwrap()).ok().unwrap();
+        let mut bytes = Vec::new();
+        a.write_to(&mut bytes);
+        let read = PreparedText::read_from(&bytes).unwrap();
         assert_eq!(read.text(), a.text());
         assert_eq!(read.boilerplate, a.boilerplate);
+        assert!(!a.boilerplate.is_empty());
         let found = checker.check(&a, &b);
         assert!(matches!(found, PairCheck::Passages(_)), "{found:?}");
         assert_eq!(checker.check(&read, &b), found);
         assert_eq!(checker.check(&b, &read), checker.check(&b, &a));
         // A text the aligner refused comes back refused.
-        assert_eq!(checker.check(&refused, &b), PairCheck::Refused);
+        let refused = PreparedText { marked: None, boilerplate: Vec::new() };
+        bytes.clear();
+        refused.write_to(&mut bytes);
+        assert_eq!(checker.check(&PreparedText::read_from(&bytes).unwrap(), &b), PairCheck::Refused);
     }
 
     #[test]
-    fn boilerplate_ranges_are_those_of_the_boilerplate_marks() {
-        let (checker, a, _) = prepared_pair();
-        let winnowing = &checker.settings.winnowing;
-        let ranges: Vec<(u32, u32)> = winnowing
-            .marks(a.text())
-            .unwrap()
-            .iter()
-            .filter(|mark| checker.boilerplate.contains(&mark.hash))
-            .map(|mark| (mark.start, mark.end))
-            .collect();
-        assert!(!ranges.is_empty());
-        assert_eq!(a.boilerplate, merged(ranges));
+    fn a_damaged_prepared_text_is_an_error() {
+        let (_, a, _) = prepared_pair();
+        let mut bytes = Vec::new();
+        a.write_to(&mut bytes);
+        for end in 0..bytes.len() {
+            assert!(PreparedText::read_from(&bytes[..end]).is_err(), "cut at {end}");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(PreparedText::read_from(&longer).is_err());
+        let mut unknown = bytes.clone();
+        unknown[0] = 2;
+        assert!(matches!(PreparedText::read_from(&unknown), Err(DedupError::Spill(_))));
     }
 }

@@ -4,15 +4,14 @@
 //! offset there) and pass 2 re-reads the candidates from it. Memory stays
 //! that of a file-backed run: the catalog, the candidates and the working
 //! set, whatever the texts' total size; the disk holds the texts once.
-//! [`PassageCollection`] searches texts for shared passages the same way,
-//! but keeps each text as pass 2 aligns it instead (`prepared.rs`).
+//! [`PassageCollection`] does the same for the passage search.
 
 use crate::catalog::{Catalog, Place, Places};
 use crate::error::DedupError;
-use crate::passages::{Found, PassOne, PassageOutcome, PassageSettings, find_passages};
+use crate::passages::{Found, PassageOutcome, PassageSettings, Postings, find_passages};
 use crate::verify::{Reread, RereadError};
 use crate::{Control, Outcome, Settings};
-use priorart_align::MarkedText;
+use priorart_align::Mark;
 use priorart_fingerprint::{Fingerprinter, WordShingles};
 use rayon::prelude::*;
 use std::fs::File;
@@ -185,30 +184,25 @@ impl TextCollection {
 
 /// A collection of texts searched for shared passages as `priorart dedup
 /// --passages` searches files: batches go in ([`PassageCollection::push`]:
-/// texts cut and winnowed on all cores, kept as pass 2 aligns them), then
-/// [`PassageCollection::search`] runs [`passages::find_passages`] on them.
+/// winnowing marks computed on all cores, texts spilled in order), then
+/// [`PassageCollection::search`] runs [`passages::find_passages`] on them,
+/// the candidates re-read from the spill file.
 pub struct PassageCollection {
     settings: PassageSettings,
     catalog: Catalog<Places>,
-    pass_one: PassOne,
-    written: u64,
+    postings: Postings,
+    spill: Spill,
     empty: u64,
     unmarked: u64,
 }
 
 impl PassageCollection {
-    /// An empty collection searched with `settings`; its sorted runs and
-    /// prepared texts go in `settings.temp_dir`.
+    /// An empty collection searched with `settings`; its spill file and
+    /// sorted runs go in `settings.temp_dir`.
     pub fn new(settings: PassageSettings) -> Result<PassageCollection, DedupError> {
-        let pass_one = PassOne::new(&settings)?;
-        Ok(PassageCollection {
-            settings,
-            catalog: Catalog::new(),
-            pass_one,
-            written: 0,
-            empty: 0,
-            unmarked: 0,
-        })
+        let spill = Spill::new(settings.temp_dir.as_deref())?;
+        let postings = Postings::new(&settings);
+        Ok(PassageCollection { settings, catalog: Catalog::new(), postings, spill, empty: 0, unmarked: 0 })
     }
 
     /// Adds a batch, in order. Blank texts are skipped and counted
@@ -217,25 +211,23 @@ impl PassageCollection {
     /// ([`PassageCollection::unmarked`]).
     pub fn push(&mut self, batch: &[Document<'_>]) -> Result<(), DedupError> {
         let winnowing = &self.settings.winnowing;
-        let marked: Vec<Option<Result<MarkedText, _>>> = batch
+        let marked: Vec<Option<Result<Vec<Mark>, _>>> = batch
             .par_iter()
-            .map(|document| (!is_blank(document.text)).then(|| winnowing.marked(document.text.to_owned())))
+            .map(|document| (!is_blank(document.text)).then(|| winnowing.marks(document.text)))
             .collect();
-        for (document, marked) in batch.iter().zip(marked) {
-            let Some(marked) = marked else {
+        for (document, marks) in batch.iter().zip(marked) {
+            let Some(marks) = marks else {
                 self.empty += 1;
                 continue;
             };
             let number = u32::try_from(self.catalog.len()).map_err(|_| DedupError::TooManyDocuments)?;
-            let bytes = document.text.len();
-            let extent = u32::try_from(bytes).map_err(|_| DedupError::TextTooLong { bytes: bytes as u64 })?;
-            // Places only order pass 2's reads: the texts' order.
-            let place = Place { input: 0, offset: self.written, extent };
-            self.written += bytes as u64;
+            let place = self.spill.append(document.text)?;
             // The search needs no simhash-doc value.
-            self.catalog.push(document.id, 0, place, bytes, &[])?;
-            self.unmarked += u64::from(marked.is_err());
-            self.pass_one.add(number, marked.ok().as_ref())?;
+            self.catalog.push(document.id, 0, place, document.text.len(), &[])?;
+            match marks {
+                Ok(marks) => self.postings.add(number, &marks)?,
+                Err(_) => self.unmarked += 1,
+            }
         }
         Ok(())
     }
@@ -271,7 +263,8 @@ impl PassageCollection {
         found: impl FnMut(Vec<Found>) -> Result<(), DedupError>,
     ) -> Result<(Catalog<Places>, PassageOutcome), DedupError> {
         refuse_repeated_ids(&self.catalog)?;
-        let outcome = find_passages(&self.catalog, self.pass_one, &self.settings, control, found)?;
+        let reader = self.spill.finish()?;
+        let outcome = find_passages(&self.catalog, self.postings, &self.settings, &reader, control, found)?;
         Ok((self.catalog, outcome))
     }
 }

@@ -21,10 +21,13 @@
 //! of a round go forward through the inputs. Memory is the working set's
 //! shingles, whatever the collection's size.
 //!
-//! What a check takes of a document comes from the front end's
-//! [`Prepared`]: `dedup` reads its texts again ([`Rereading`]: a
-//! document's shingles cost less than keeping them); the passage search
-//! reads back what its pass 1 kept (`prepared.rs`).
+//! A document streamed past many rounds (in a collection whose documents
+//! each share passages with others all over it, nearly every later
+//! document is streamed past nearly every round) would be read and
+//! prepared again each time: what a front end's [`Stored`] can write is
+//! kept in a temporary file the first time a document is streamed, and
+//! read back afterwards (a copy, where preparing it again meant parsing
+//! its record and cutting and winnowing its text).
 
 use crate::catalog::{Catalog, Places};
 use crate::error::DedupError;
@@ -33,8 +36,12 @@ use crate::{Control, Phase, Settings};
 use priorart_fingerprint::WordShingles;
 use priorart_index::{Pair, VerifiedPair};
 use rayon::prelude::*;
+use std::fs::File;
+use std::io::{BufWriter, Write};
 use std::ops::Range;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::sync::Mutex;
 
 /// Why a front end could not read a document again.
 pub type RereadError = Box<dyn std::error::Error + Send + Sync>;
@@ -46,19 +53,11 @@ pub trait Reread: Sync {
     fn texts(&self, places: &[crate::Place]) -> Result<Vec<String>, RereadError>;
 }
 
-/// Where pass 2 gets what its checks take of each document.
-pub(crate) trait Prepared<T>: Sync {
-    /// What is held of the documents `numbers` (sorted by their places),
-    /// in that order.
-    fn prepared(&self, numbers: &[u32]) -> Result<Vec<T>, DedupError>;
-}
-
-/// Documents read again through the front end's [`Reread`] and made into
-/// what a check takes by `prepare`.
-pub(crate) struct Rereading<'a, P> {
-    pub(crate) catalog: &'a Catalog<Places>,
-    pub(crate) reread: &'a dyn Reread,
-    pub(crate) prepare: P,
+/// How what `prepare` makes of a text is written to a temporary file
+/// (`write`) and read back (`read`: checked, a damaged record refused).
+pub(crate) struct Stored<T> {
+    pub(crate) write: fn(&T, &mut Vec<u8>),
+    pub(crate) read: fn(&[u8]) -> Result<T, DedupError>,
 }
 
 /// What pass 2 holds: `working_set` bytes of text prepared at once (see
@@ -107,6 +106,17 @@ impl CandidatePairs for Spooled<Tagged> {
     }
 }
 
+/// The prepared documents written so far: the file, where each rank's
+/// record is in it (offset and length), and where the next goes.
+struct Store {
+    file: File,
+    at: Vec<Option<(u64, u32)>>,
+    end: u64,
+}
+
+/// Prepared documents written to the store at once.
+const STORED_AT_ONCE: usize = 64;
+
 /// A candidate pair by rank: `(earlier rank, later rank, tag)`.
 type Ranked = (u32, u32, u32);
 
@@ -125,8 +135,9 @@ pub(crate) fn by_rereading(
         catalog,
         &mut { candidates },
         memory,
-        &Rereading { catalog, reread, prepare: |text: String| WordShingles::of(&text, shingling) },
+        reread,
         control,
+        (|text| WordShingles::of(&text, shingling), None),
         |(a, b, distance), x: &WordShingles, y: &WordShingles| {
             let jaccard = x.jaccard(y);
             (jaccard >= settings.min_jaccard).then_some(VerifiedPair { a, b, distance, jaccard })
@@ -144,10 +155,11 @@ pub(crate) fn by_rereading(
 /// it, not the pairs of a round.
 const PAIRS_PER_CALL: usize = 4096;
 
-/// Calls `check` once for every pair of `pairs` on what `prepared` holds
-/// of its two documents (in the pair's order), taken in place order a
-/// working set at a time (see the module's documentation); what the
-/// checks return goes to `found` at most
+/// Calls `check` once for every pair of `pairs` on what `prepare` made of
+/// its two texts (in the pair's order), re-reading the documents in place
+/// order a working set at a time (see the module's documentation), those
+/// streamed more than once read back from a temporary file when
+/// `stored` says how; what the checks return goes to `found` at most
 /// [`PAIRS_PER_CALL`] pairs at a time (the pairs inside a round's chunk,
 /// then those of each batch streamed past it), in a fixed order.
 #[allow(clippy::too_many_arguments)]
@@ -155,19 +167,26 @@ pub(crate) fn each_pair<T: Send + Sync, R: Send>(
     catalog: &Catalog<Places>,
     pairs: &mut dyn CandidatePairs,
     memory: Memory<'_>,
-    prepared: &dyn Prepared<T>,
+    reread: &dyn Reread,
     control: Control<'_>,
+    (prepare, stored): (impl Fn(String) -> T + Sync, Option<Stored<T>>),
     check: impl Fn(Tagged, &T, &T) -> Option<R> + Sync,
     mut found: impl FnMut(Vec<R>) -> Result<(), DedupError>,
 ) -> Result<(), DedupError> {
     control.progress.phase(Phase::Verifying, pairs.len());
     let documents = in_place_order(catalog, pairs)?;
     let mut ranked = ranked_pairs(catalog.len(), &documents, pairs, memory)?.peekable();
+    let store = match &stored {
+        Some(_) => Some(Mutex::new(Store::new(memory.temp_dir, documents.len())?)),
+        None => None,
+    };
     let reader = Reader {
         catalog,
         documents: &documents,
-        prepared,
+        reread,
         stream_bytes: (memory.working_set / 8).max(1),
+        prepare: &prepare,
+        stored: stored.as_ref().zip(store.as_ref()),
         control,
     };
     let held_bytes = (memory.working_set * 3 / 4).max(1);
@@ -231,15 +250,44 @@ fn ranked_pairs(
     ranked.merged()
 }
 
-/// Takes ranked documents from the front end's [`Prepared`].
+/// Reads ranked documents back and prepares them.
 struct Reader<'a, T> {
     catalog: &'a Catalog<Places>,
     documents: &'a [u32],
-    prepared: &'a dyn Prepared<T>,
+    reread: &'a dyn Reread,
+    /// What is held of each text read back.
+    prepare: &'a (dyn Fn(String) -> T + Sync),
+    /// How it is written to and read from the store, and the store.
+    stored: Option<(&'a Stored<T>, &'a Mutex<Store>)>,
     /// Text bytes streamed at once (two such batches are held: one
     /// checked, the next read).
     stream_bytes: u64,
     control: Control<'a>,
+}
+
+impl Store {
+    fn new(temp_dir: Option<&Path>, documents: usize) -> Result<Store, DedupError> {
+        let file = crate::runs::temp_file(temp_dir).map_err(DedupError::Spill)?;
+        Ok(Store { file, at: vec![None; documents], end: 0 })
+    }
+
+    /// Writes the records of `ranks` (in that order) at the end of the file.
+    fn append(&mut self, ranks: &[u32], records: &[Vec<u8>]) -> Result<(), DedupError> {
+        // Records are only ever appended, and read at their offsets.
+        let mut writer = BufWriter::with_capacity(1 << 20, &self.file);
+        for (&rank, record) in ranks.iter().zip(records) {
+            writer.write_all(record).map_err(DedupError::Spill)?;
+            let length = u32::try_from(record.len()).map_err(|_| too_long(record.len()))?;
+            self.at[rank as usize] = Some((self.end, length));
+            self.end += u64::from(length);
+        }
+        writer.flush().map_err(DedupError::Spill)
+    }
+}
+
+/// A prepared text too large for the store's records (4 GiB).
+fn too_long(bytes: usize) -> DedupError {
+    DedupError::Spill(std::io::Error::other(format!("a prepared text of {bytes} bytes: at most 4 GiB")))
 }
 
 impl<T: Send + Sync> Reader<'_, T> {
@@ -276,19 +324,55 @@ impl<T: Send + Sync> Reader<'_, T> {
         batches
     }
 
-    /// One batch of ranks, prepared, in rank order.
-    fn prepared(&self, ranks: &[u32]) -> Result<Vec<T>, DedupError> {
+    /// One batch of ranks, prepared, in rank order: those in the store read
+    /// back from it, the others read and prepared (and, when `streamed`:
+    /// they will be needed again, written to the store).
+    fn prepared(&self, ranks: &[u32], streamed: bool) -> Result<Vec<T>, DedupError> {
         self.control.check()?;
-        let numbers: Vec<u32> = ranks.iter().map(|&rank| self.documents[rank as usize]).collect();
-        self.prepared.prepared(&numbers)
+        let Some((stored, store)) = self.stored else { return self.read_and_prepare(ranks) };
+        // One batch is prepared at a time (the next batch is read only once
+        // the one before it is): the lock never waits, it lets the threads
+        // that take turns share the store.
+        let mut store = store.lock().expect("the store's lock is not poisoned");
+        let at: Vec<Option<(u64, u32)>> = ranks.iter().map(|&rank| store.at[rank as usize]).collect();
+        let missing: Vec<u32> =
+            ranks.iter().zip(&at).filter(|(_, at)| at.is_none()).map(|(&rank, _)| rank).collect();
+        let mut prepared = self.read_and_prepare(&missing)?.into_iter();
+        if streamed {
+            // A few records at a time: they are about 3.5 times their text.
+            for (ranks, held) in
+                missing.chunks(STORED_AT_ONCE).zip(prepared.as_slice().chunks(STORED_AT_ONCE))
+            {
+                let records: Vec<Vec<u8>> = held
+                    .par_iter()
+                    .map(|held| {
+                        let mut record = Vec::new();
+                        (stored.write)(held, &mut record);
+                        record
+                    })
+                    .collect();
+                store.append(ranks, &records)?;
+            }
+        }
+        let read_back: Vec<Option<T>> = at
+            .par_iter()
+            .map(|at| {
+                let Some((offset, length)) = *at else { return Ok(None) };
+                let mut record = vec![0; length as usize];
+                store.file.read_exact_at(&mut record, offset).map_err(DedupError::Spill)?;
+                (stored.read)(&record).map(Some)
+            })
+            .collect::<Result<_, DedupError>>()?;
+        Ok(read_back
+            .into_iter()
+            .map(|held| held.or_else(|| prepared.next()).expect("one for each rank"))
+            .collect())
     }
-}
 
-impl<T: Send, P: Fn(String) -> T + Sync> Prepared<T> for Rereading<'_, P> {
-    /// The texts read in place order, each checked to be as long as it was
-    /// in pass 1, and prepared on all cores.
-    fn prepared(&self, numbers: &[u32]) -> Result<Vec<T>, DedupError> {
+    /// One batch of ranks, read in rank order and prepared.
+    fn read_and_prepare(&self, ranks: &[u32]) -> Result<Vec<T>, DedupError> {
         let places = self.catalog.kept();
+        let numbers: Vec<u32> = ranks.iter().map(|&rank| self.documents[rank as usize]).collect();
         let at: Vec<crate::Place> = numbers.iter().map(|&number| places.place(number)).collect();
         let texts = self.reread.texts(&at).map_err(DedupError::Reread)?;
         if texts.len() != numbers.len() {
@@ -306,7 +390,7 @@ impl<T: Send, P: Fn(String) -> T + Sync> Prepared<T> for Rereading<'_, P> {
                 });
             }
         }
-        Ok(texts.into_par_iter().map(&self.prepare).collect())
+        Ok(texts.into_par_iter().map(self.prepare).collect())
     }
 }
 
@@ -362,7 +446,7 @@ impl<T: Send + Sync, R: Send> Round<'_, T, R> {
         let held = handing.alongside(|| -> Result<Vec<T>, DedupError> {
             let mut held = Vec::with_capacity(held_ranks.len());
             for batch in self.reader.batches(&held_ranks) {
-                held.extend(self.reader.prepared(batch)?);
+                held.extend(self.reader.prepared(batch, false)?);
             }
             Ok(held)
         })??;
@@ -382,7 +466,7 @@ impl<T: Send + Sync, R: Send> Round<'_, T, R> {
         partners.dedup();
         let batches = self.reader.batches(&partners);
         let mut streamed = match batches.first() {
-            Some(first) => Some(handing.alongside(|| self.reader.prepared(first))??),
+            Some(first) => Some(handing.alongside(|| self.reader.prepared(first, true))??),
             None => None,
         };
         let mut rest = &later[..];
@@ -395,7 +479,7 @@ impl<T: Send + Sync, R: Send> Round<'_, T, R> {
             let mut next = None;
             rayon::in_place_scope(|scope| {
                 if let Some(following) = batches.get(at + 1) {
-                    scope.spawn(|_| next = Some(self.reader.prepared(following)));
+                    scope.spawn(|_| next = Some(self.reader.prepared(following, true)));
                 }
                 for part in now.chunks(PAIRS_PER_CALL) {
                     let checked = handing.alongside(|| {

@@ -9,9 +9,11 @@
 
 use crate::dedup::StopAfterProgress;
 use priorart_dedup::passages::{
-    Found, PairCheck, PairChecker, PassOne, PassageOutcome, PassageSettings, boilerplate_line, find_passages,
+    Found, PairCheck, PairChecker, PassageOutcome, PassageSettings, Postings, boilerplate_line, find_passages,
 };
-use priorart_dedup::{Catalog, Control, DedupError, Document, PassageCollection, Place, Places, Quiet};
+use priorart_dedup::{
+    Catalog, Control, DedupError, Document, PassageCollection, Place, Places, Quiet, Reread, RereadError,
+};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 
@@ -78,18 +80,31 @@ fn collection(seed: u64) -> (Vec<String>, Vec<Planted>, String) {
     (documents.iter().map(|words| words.join(" ")).collect(), copies, license.join(" "))
 }
 
-/// Pass 1 over `texts`: the catalog and what pass 1 keeps.
-fn pass_one(texts: &[String], settings: &PassageSettings) -> (Catalog<Places>, PassOne) {
+struct MemoryTexts(HashMap<u64, String>);
+
+impl Reread for MemoryTexts {
+    fn texts(&self, places: &[Place]) -> Result<Vec<String>, RereadError> {
+        assert!(places.windows(2).all(|pair| pair[0].order() < pair[1].order()), "reads go forward");
+        places
+            .iter()
+            .map(|place| self.0.get(&place.offset).cloned().ok_or_else(|| "no such place".into()))
+            .collect()
+    }
+}
+
+/// Pass 1 over `texts`: the catalog, the postings and a reader.
+fn pass_one(texts: &[String], settings: &PassageSettings) -> (Catalog<Places>, Postings, MemoryTexts) {
     let mut catalog: Catalog<Places> = Catalog::new();
-    let mut pass_one = PassOne::new(settings).unwrap();
+    let mut postings = Postings::new(settings);
+    let mut stored = HashMap::new();
     for (number, text) in texts.iter().enumerate() {
         // Places in another order than the documents'.
         let place = Place { input: 0, offset: ((number * 7919) % 100_003) as u64, extent: 0 };
         catalog.push(&format!("doc-{number}"), 0, place, text.len(), &[]).unwrap();
-        let marked = settings.winnowing.marked(text.clone()).unwrap();
-        pass_one.add(number as u32, Some(&marked)).unwrap();
+        postings.add(number as u32, &settings.winnowing.marks(text).unwrap()).unwrap();
+        stored.insert(place.offset, text.clone());
     }
-    (catalog, pass_one)
+    (catalog, postings, MemoryTexts(stored))
 }
 
 fn quiet(stop: &AtomicBool) -> Control<'_> {
@@ -165,29 +180,29 @@ fn below_the_boilerplate_threshold_a_shared_passage_makes_pairs() {
 
 /// Pass 1 of a collection searched in many rounds (a working set of
 /// 2,000 bytes), and the settings.
-fn in_many_rounds() -> (PassageSettings, Catalog<Places>, PassOne) {
+fn in_many_rounds() -> (PassageSettings, Catalog<Places>, Postings, MemoryTexts) {
     let (texts, _, _) = collection(7);
     let settings = PassageSettings { working_set: 2_000, ..PassageSettings::default() };
-    let (catalog, pass_one) = pass_one(&texts, &settings);
-    (settings, catalog, pass_one)
+    let (catalog, postings, reader) = pass_one(&texts, &settings);
+    (settings, catalog, postings, reader)
 }
 
 #[test]
 fn a_stop_request_ends_the_search() {
-    let (settings, catalog, pass_one) = in_many_rounds();
+    let (settings, catalog, postings, reader) = in_many_rounds();
     let stop = AtomicBool::new(false);
     let control = Control { progress: &StopAfterProgress(&stop), stop: &stop };
-    let err = find_passages(&catalog, pass_one, &settings, control, |_| Ok(())).unwrap_err();
+    let err = find_passages(&catalog, postings, &settings, &reader, control, |_| Ok(())).unwrap_err();
     assert!(matches!(err, DedupError::Interrupted), "{err}");
 }
 
 #[test]
 fn a_failure_to_take_the_results_ends_the_search_with_it() {
     // Many rounds, so that results are handed over while more are checked.
-    let (settings, catalog, pass_one) = in_many_rounds();
+    let (settings, catalog, postings, reader) = in_many_rounds();
     let stop = AtomicBool::new(false);
     let mut calls = 0;
-    let err = find_passages(&catalog, pass_one, &settings, quiet(&stop), |_| {
+    let err = find_passages(&catalog, postings, &settings, &reader, quiet(&stop), |_| {
         calls += 1;
         match calls {
             2 => Err(DedupError::Output(std::io::Error::other("disk full"))),
@@ -269,10 +284,10 @@ fn a_search_winnowing_stopwords_too_aligns_with_them_and_finds_the_planted_pairs
 /// Every line of a search of `texts` (ids `doc-N`) in memory.
 /// Every pair the search finds in `texts`, and what it says of them.
 fn search(texts: &[String], settings: &PassageSettings) -> (Catalog<Places>, Vec<Found>, PassageOutcome) {
-    let (catalog, pass_one) = pass_one(texts, settings);
+    let (catalog, postings, reader) = pass_one(texts, settings);
     let stop = AtomicBool::new(false);
     let mut found: Vec<Found> = Vec::new();
-    let outcome = find_passages(&catalog, pass_one, settings, quiet(&stop), |round| {
+    let outcome = find_passages(&catalog, postings, settings, &reader, quiet(&stop), |round| {
         found.extend(round);
         Ok(())
     })
