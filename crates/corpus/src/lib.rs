@@ -38,8 +38,9 @@ use std::sync::{Arc, mpsc};
 
 /// Bytes of text fingerprinted per batch: small enough that the batches
 /// in flight (one read, [`IN_FLIGHT`] fingerprinted or waiting for the
-/// sink, each with what was made of it: a passage search's prepared texts
-/// are about 3.5 times theirs) stay well under the memory a run may use.
+/// sink, each with what was made of it) stay well under the memory a run
+/// may use, and many enough that reading overlaps fingerprinting (the
+/// planted sample of BENCHMARKS.md is 166 MB).
 const BATCH_TEXT_BYTES: usize = 16 << 20;
 
 /// Batches handed to the fingerprinting thread and not yet to the sink.
@@ -256,7 +257,7 @@ pub fn read_all<E: From<CorpusError>>(
     let inputs = unique_inputs(&source.inputs, observer);
     // Reading (one thread's work: parsing, decoding) and the sink run here
     // while the batch before is fingerprinted on all cores: done in turn,
-    // a core waited for each (BENCHMARKS.md, "Prepared once").
+    // a core waited for each (BENCHMARKS.md, "Pass 1 overlapped").
     std::thread::scope(|scope| {
         let (batches, to_fingerprint) = mpsc::sync_channel::<Vec<Pending>>(1);
         let (done, fingerprinted) = mpsc::sync_channel(IN_FLIGHT);

@@ -185,7 +185,7 @@ impl TextCollection {
 /// A collection of texts searched for shared passages as `priorart dedup
 /// --passages` searches files: batches go in ([`PassageCollection::push`]:
 /// winnowing marks computed on all cores, texts spilled in order), then
-/// [`PassageCollection::search`] runs [`passages::find_passages`] on them,
+/// [`PassageCollection::search`] runs [`crate::passages::find_passages`] on them,
 /// the candidates re-read from the spill file.
 pub struct PassageCollection {
     settings: PassageSettings,
@@ -253,9 +253,9 @@ impl PassageCollection {
     }
 
     /// Every pair sharing passages, handed to `found` a round at a time as
-    /// [`passages::find_passages`] finds them, and the outcome (with the
+    /// [`crate::passages::find_passages`] finds them, and the outcome (with the
     /// boilerplate) and the catalog its document numbers refer to (for
-    /// [`passages::boilerplate_line`]). Refuses an id given to two
+    /// [`crate::passages::boilerplate_line`]). Refuses an id given to two
     /// documents ([`DedupError::RepeatedId`]).
     pub fn search(
         self,
