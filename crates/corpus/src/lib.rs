@@ -254,6 +254,17 @@ pub fn read_all<E: From<CorpusError>>(
     observer: &dyn Observer,
     sink: impl FnMut(Vec<Fingerprinted>) -> Result<(), E>,
 ) -> Result<Summary, E> {
+    read_in_batches(source, wanted, observer, sink, BATCH_TEXT_BYTES)
+}
+
+/// [`read_all`] in batches of `batch_bytes` of text.
+fn read_in_batches<E: From<CorpusError>>(
+    source: &Source,
+    wanted: &Wanted,
+    observer: &dyn Observer,
+    sink: impl FnMut(Vec<Fingerprinted>) -> Result<(), E>,
+    batch_bytes: usize,
+) -> Result<Summary, E> {
     let inputs = unique_inputs(&source.inputs, observer);
     // Reading (one thread's work: parsing, decoding) and the sink run here
     // while the batch before is fingerprinted on all cores: done in turn,
@@ -276,6 +287,7 @@ pub fn read_all<E: From<CorpusError>>(
             identities: Identities::default(),
             pending: Vec::new(),
             pending_bytes: 0,
+            batch_bytes,
             empty: 0,
             input: 0,
             stopped: None,
@@ -333,6 +345,7 @@ struct Reading<'a, S, E> {
     identities: Identities,
     pending: Vec<Pending>,
     pending_bytes: usize,
+    batch_bytes: usize,
     empty: usize,
     input: u32,
     stopped: Option<E>,
@@ -407,7 +420,7 @@ impl<S: FnMut(Vec<Fingerprinted>) -> Result<(), E>, E> Push for Reading<'_, S, E
         self.pending_bytes += text.len();
         let place = Place { input: self.input, offset: at.offset, extent: at.extent };
         self.pending.push(Pending { id, place, text });
-        if self.pending_bytes >= BATCH_TEXT_BYTES
+        if self.pending_bytes >= self.batch_bytes
             && let Err(err) = self.flush()
         {
             // The sink's own error ends the run (see `read_all`), not
@@ -475,5 +488,61 @@ fn fingerprint(fingerprinter: &mut Fingerprinter, pending: Pending, wanted: &Wan
         place: pending.place,
         text_bytes: pending.text.len(),
         marks,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Quiet;
+
+    impl Observer for Quiet {
+        fn note(&self, _: &str) {}
+        fn fingerprinted(&self, _: u64) {}
+    }
+
+    /// A sink's own failure (the reading's is not expected here).
+    #[derive(Debug)]
+    struct SinkFailed;
+
+    impl From<CorpusError> for SinkFailed {
+        fn from(err: CorpusError) -> SinkFailed {
+            panic!("the reading failed: {err}")
+        }
+    }
+
+    #[test]
+    fn batches_come_in_input_order_and_a_sink_failure_ends_the_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("docs.jsonl");
+        let records: String = (0..300)
+            .map(|n| format!("{{\"id\":\"d{n}\",\"text\":\"document {n} of a few words\"}}\n"))
+            .collect();
+        std::fs::write(&path, records).unwrap();
+        let shape = RecordShape { text_field: "text".into(), id_field: Some("id".into()) };
+        let source = Source {
+            inputs: vec![path.display().to_string()],
+            kind: SourceKind::JsonLines(shape),
+            document: DocumentOptions::default(),
+        };
+        let wanted = Wanted::fingerprints(WithX::No, Shingling::Words);
+        // About 7 documents a batch: many batches in flight.
+        let (mut ids, mut batches) = (Vec::new(), 0);
+        let sink = |batch: Vec<Fingerprinted>| {
+            batches += 1;
+            ids.extend(batch.into_iter().map(|document| document.id));
+            Ok::<(), SinkFailed>(())
+        };
+        read_in_batches(&source, &wanted, &Quiet, sink, 160).unwrap();
+        assert!(batches > 30, "{batches} batches");
+        assert_eq!(ids, (0..300).map(|n| format!("d{n}")).collect::<Vec<_>>());
+        let mut handed = 0;
+        let failing = |_: Vec<Fingerprinted>| {
+            handed += 1;
+            if handed == 5 { Err(SinkFailed) } else { Ok(()) }
+        };
+        read_in_batches(&source, &wanted, &Quiet, failing, 160).unwrap_err();
+        assert_eq!(handed, 5, "nothing is handed on after the failure");
     }
 }
