@@ -373,7 +373,6 @@ impl<S: FnMut(Vec<Fingerprinted>) -> Result<(), E>, E> Reading<'_, S, E> {
         self.batches.send(batch).expect("the fingerprinting thread takes batches until the run ends");
         self.in_flight += 1;
         while let Ok(batch) = self.fingerprinted.try_recv() {
-            self.in_flight -= 1;
             self.hand_on(batch)?;
         }
         Ok(())
@@ -390,11 +389,12 @@ impl<S: FnMut(Vec<Fingerprinted>) -> Result<(), E>, E> Reading<'_, S, E> {
     /// The next batch, once fingerprinted, handed on.
     fn hand_on_one(&mut self) -> Result<(), E> {
         let batch = self.fingerprinted.recv().expect("the fingerprinting thread answers every batch");
-        self.in_flight -= 1;
         self.hand_on(batch)
     }
 
+    /// A batch received from the fingerprinting thread, handed on.
     fn hand_on(&mut self, batch: Vec<Fingerprinted>) -> Result<(), E> {
+        self.in_flight -= 1;
         self.observer.fingerprinted(batch.len() as u64);
         (self.sink)(batch)
     }
