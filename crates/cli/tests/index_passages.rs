@@ -262,11 +262,14 @@ fn dedup_passages_against_an_index_pairs_new_documents_with_each_other_and_the_i
         .arg(&out)
         .assert()
         .success();
-    let lines: Vec<Value> = std::fs::read_to_string(out.join("passages.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    let read = |path: &std::path::Path| -> Vec<Value> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    };
+    let lines = read(&out.join("passages.jsonl"));
     let pair =
         |line: &Value| (line["a"].as_str().unwrap().to_owned(), line["b"].as_str().unwrap().to_owned());
     let pairs: Vec<(String, String)> = lines.iter().map(pair).collect();
@@ -314,13 +317,6 @@ fn dedup_passages_against_an_index_pairs_new_documents_with_each_other_and_the_i
             line
         })
         .collect();
-    let read = |path: &std::path::Path| -> Vec<Value> {
-        std::fs::read_to_string(path)
-            .unwrap()
-            .lines()
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect()
-    };
     assert_eq!(read(&offsets.join("passages.jsonl")), without_text);
     // An index without marks is refused before anything is read.
     let old = repository("crates/index/tests/data/v1-index");
