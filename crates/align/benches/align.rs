@@ -5,7 +5,9 @@
 //! 40 KB of it, ten passages of which are planted in the suspicious text.
 //! Also the throughput of reading back a prepared text (`MarkedText::read_from`,
 //! what a passage search's pass 2 does for each document streamed past a
-//! round): the source, marked and written as the search writes it.
+//! round): the source, marked and written as the search writes it. And the
+//! throughput of winnowing it and of preparing it for the aligner, each
+//! text's work in a passage search's two passes.
 //!
 //!     PRIORART_ALIGN_BENCH_TEXT=$PRIORART_CORPUS/docs.txt cargo bench -p priorart-align --bench align
 
@@ -84,6 +86,23 @@ fn bench(c: &mut Criterion) {
     });
     group.finish();
     read_back(c, &source);
+    winnow(c, &source);
+}
+
+/// What a passage search does to each text: winnowed in pass 1
+/// (`Winnowing::marks`), cut, winnowed and indexed again for the aligner
+/// in pass 2 (`Aligner::mark`).
+fn winnow(c: &mut Criterion, text: &str) {
+    let aligner =
+        Aligner::new(Params { english_stopwords: true, ..Params::default() }).expect("valid parameters");
+    let winnowing = Winnowing::default();
+    let mut group = c.benchmark_group("winnow");
+    group.throughput(Throughput::Bytes(text.len() as u64));
+    group.bench_function("marks", |b| b.iter(|| winnowing.marks(black_box(text)).expect("marks")));
+    group.bench_function("prepare", |b| {
+        b.iter(|| aligner.mark(black_box(text).to_owned(), &winnowing, |_| true).expect("marks"))
+    });
+    group.finish();
 }
 
 fn read_back(c: &mut Criterion, text: &str) {

@@ -27,7 +27,17 @@ const MAX_KEY_WORDS: usize = 2 * MAX_SEED_WORDS;
 
 /// The key of `words` (at most [`MAX_KEY_WORDS`]): their hashes sorted and
 /// mixed, so that the order of the words does not matter.
+#[inline]
 pub(crate) fn key(words: &[Word]) -> u64 {
+    // The default k-gram, three words, sorted by three compare-exchanges
+    // in registers: keys are made for every k-gram of every text winnowed,
+    // in both passes of a passage search, and the general sort below
+    // was a tenth of the planted sample's search (BENCHMARKS.md, stop 50).
+    if let [x, y, z] = words {
+        let (low, high) = (x.hash.min(y.hash), x.hash.max(y.hash));
+        let (middle, top) = (high.min(z.hash), high.max(z.hash));
+        return [low.min(middle), low.max(middle), top].into_iter().fold(KEY_START, mixed);
+    }
     assert!(words.len() <= MAX_KEY_WORDS, "a key is made of at most {MAX_KEY_WORDS} words");
     let mut hashes = [0u64; MAX_KEY_WORDS];
     for (slot, word) in hashes.iter_mut().zip(words) {
@@ -35,9 +45,16 @@ pub(crate) fn key(words: &[Word]) -> u64 {
     }
     let hashes = &mut hashes[..words.len()];
     sort_few(hashes);
-    hashes.iter().fold(0x9e37_79b9_7f4a_7c15u64, |key, &hash| {
-        (key.rotate_left(23) ^ hash).wrapping_mul(0x2545_f491_4f6c_dd1d)
-    })
+    hashes.iter().copied().fold(KEY_START, mixed)
+}
+
+/// A key's value before its first hash.
+const KEY_START: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// `key` with one more hash (the next larger) mixed in.
+#[inline]
+fn mixed(key: u64, hash: u64) -> u64 {
+    (key.rotate_left(23) ^ hash).wrapping_mul(0x2545_f491_4f6c_dd1d)
 }
 
 /// `hashes` (at most [`MAX_KEY_WORDS`]) sorted by odd-even transposition:
@@ -351,6 +368,21 @@ mod tests {
         assert_eq!(key(&words(&[1, 2, 3])), key(&words(&[3, 1, 2])));
         assert_ne!(key(&words(&[1, 2, 3])), key(&words(&[1, 2, 4])));
         assert_ne!(key(&words(&[1, 2])), key(&words(&[1, 2, 2])));
+    }
+
+    #[test]
+    fn a_key_is_its_hashes_sorted_and_mixed_whatever_their_number() {
+        let mut rng = fastrand::Rng::with_seed(50);
+        for _ in 0..20_000 {
+            let len = rng.usize(1..=MAX_KEY_WORDS);
+            // Small hashes too, so that keys with equal hashes are tried.
+            let hashes: Vec<u64> =
+                (0..len).map(|_| if rng.bool() { rng.u64(..4) } else { rng.u64(..) }).collect();
+            let mut sorted = hashes.clone();
+            sorted.sort_unstable();
+            let expected = sorted.into_iter().fold(KEY_START, mixed);
+            assert_eq!(key(&words(&hashes)), expected, "{hashes:?}");
+        }
     }
 
     #[test]
