@@ -56,50 +56,81 @@ use priorart_fingerprint::Piece;
 /// The text is at most `u32::MAX` bytes long (the caller's limit). ASCII
 /// bytes are classified and folded one by one; a non-ASCII character is
 /// decoded and looked up ([`chars`]: alphanumeric, lowercase).
+///
+/// A word at a time: the bytes between words are skipped, then a word's
+/// bytes are hashed in a loop of their own, so that the loop over most
+/// bytes (ASCII letters inside a word) holds the hash in a register and
+/// tests one thing (cutting a text was a third of a passage search's
+/// time; BENCHMARKS.md, stop 50).
 fn for_each_word(text: &str, mut each: impl FnMut(u64, u32, u32)) {
     let bytes = text.as_bytes();
-    let mut hash = HASH_START;
-    let mut wide = false;
-    let mut start: Option<usize> = None;
     let mut at = 0;
     while at < bytes.len() {
-        let byte = bytes[at];
-        let (is_word, next) = if byte.is_ascii() {
+        // Between words.
+        let (is_word, next, first_hash) = unit(text, at, HASH_START);
+        if !is_word {
+            at = next;
+            continue;
+        }
+        let start = at;
+        let mut hash = first_hash;
+        // Runs without a character from U+0800 up hold no unspaced letter.
+        let mut wide = bytes[at] >= priorart_fingerprint::WIDE_LEAD;
+        at = next;
+        while at < bytes.len() {
+            let byte = bytes[at];
             if byte.is_ascii_alphanumeric() {
                 hash = hash_unit(hash, u32::from(byte.to_ascii_lowercase()));
+                at += 1;
+            } else if byte.is_ascii() {
+                break;
+            } else {
+                let (is_word, next, hashed) = wide_unit(text, at, hash);
+                if !is_word {
+                    break;
+                }
+                wide |= byte >= priorart_fingerprint::WIDE_LEAD;
+                (hash, at) = (hashed, next);
             }
-            (byte.is_ascii_alphanumeric(), at + 1)
-        } else {
-            let c = text[at..].chars().next().expect("a character starts here");
-            let is_word = chars::is_word(c);
-            if is_word {
-                chars::each_lower(c, |lower| hash = hash_unit(hash, u32::from(lower)));
-            }
-            (is_word, at + c.len_utf8())
-        };
-        if is_word {
-            start.get_or_insert(at);
-            // Runs without a character from U+0800 up hold no unspaced letter.
-            wide |= byte >= priorart_fingerprint::WIDE_LEAD;
-        } else if let Some(word_start) = start.take() {
-            run(text, word_start, at, finish(hash), wide, &mut each);
-            (hash, wide) = (HASH_START, false);
         }
-        at = next;
+        run(text, start, at, finish(hash), wide, &mut each);
     }
-    if let Some(word_start) = start {
-        run(text, word_start, text.len(), finish(hash), wide, &mut each);
+}
+
+/// The character of `text` at byte `at`: whether it is a word character,
+/// where the next starts, and `hash` with it (lowercased) when it is.
+#[inline]
+fn unit(text: &str, at: usize, hash: u64) -> (bool, usize, u64) {
+    let byte = text.as_bytes()[at];
+    if byte.is_ascii_alphanumeric() {
+        (true, at + 1, hash_unit(hash, u32::from(byte.to_ascii_lowercase())))
+    } else if byte.is_ascii() {
+        (false, at + 1, hash)
+    } else {
+        wide_unit(text, at, hash)
     }
+}
+
+/// [`unit`] for a character beyond ASCII. Not inlined: the loops over
+/// ASCII bytes keep their hash in a register.
+#[inline(never)]
+fn wide_unit(text: &str, at: usize, mut hash: u64) -> (bool, usize, u64) {
+    let c = text[at..].chars().next().expect("a character starts here");
+    let is_word = chars::is_word(c);
+    if is_word {
+        chars::each_lower(c, |lower| hash = hash_unit(hash, u32::from(lower)));
+    }
+    (is_word, at + c.len_utf8(), hash)
 }
 
 /// Reports the run `start..end` of word characters (whose hash is
 /// `hash`): whole, or, when it holds unspaced letters, cut into them and
 /// the stretches between them.
 fn run(text: &str, start: usize, end: usize, hash: u64, wide: bool, each: &mut impl FnMut(u64, u32, u32)) {
-    let word = &text[start..end];
-    if !wide || !word.chars().any(chars::is_unspaced) {
+    if !wide || !text[start..end].chars().any(chars::is_unspaced) {
         return each(hash, to_u32(start), to_u32(end));
     }
+    let word = &text[start..end];
     priorart_fingerprint::unspaced_characters(word, |piece| {
         let (Piece::Spaced(range) | Piece::Unspaced(range)) = piece;
         each(word_hash(&word[range.clone()]), to_u32(start + range.start), to_u32(start + range.end));
@@ -194,6 +225,42 @@ mod tests {
         assert_eq!(words("Debian的apt工具"), ["Debian", "的", "apt", "工", "具"]);
         // Thai: each mark (tone marks are not Alphabetic) rides on its letter.
         assert_eq!(words("ไม่ใช่"), ["ไ", "ม่", "ใ", "ช่"]);
+    }
+
+    /// The words of `text` found character by character: maximal runs of
+    /// word characters, each hashed lowercased, then cut as [`run`] cuts.
+    fn words_one_character_at_a_time(text: &str) -> Vec<(u64, u32, u32)> {
+        let mut found = Vec::new();
+        let mut each = |hash, start, end| found.push((hash, start, end));
+        let mut current: Option<(usize, u64, bool)> = None;
+        for (at, c) in text.char_indices() {
+            if c.is_ascii_alphanumeric() || (!c.is_ascii() && chars::is_word(c)) {
+                let (start, mut hash, wide) = current.unwrap_or((at, HASH_START, false));
+                chars::each_lower(c, |lower| hash = hash_unit(hash, u32::from(lower)));
+                current = Some((start, hash, wide || u32::from(c) >= 0x800));
+            } else if let Some((start, hash, wide)) = current.take() {
+                run(text, start, at, finish(hash), wide, &mut each);
+            }
+        }
+        if let Some((start, hash, wide)) = current {
+            run(text, start, text.len(), finish(hash), wide, &mut each);
+        }
+        found
+    }
+
+    #[test]
+    fn words_are_found_as_character_by_character() {
+        let mut rng = fastrand::Rng::with_seed(50);
+        let pieces = [
+            "alpha", "The", "Ünïcödé", "漢字", "テスト", "42", ", ", " ", "\n", "ไม่ใช่", "—", "漢字abc", "e\u{301}",
+            "x漢", "ǅ", "İ", "ß", "Ωmega", "\u{10400}", "🙂", "_", "a\u{300}\u{301}b",
+        ];
+        for _ in 0..2_000 {
+            let text: String = (0..rng.usize(0..60)).map(|_| pieces[rng.usize(0..pieces.len())]).collect();
+            let mut found = Vec::new();
+            for_each_word(&text, |hash, start, end| found.push((hash, start, end)));
+            assert_eq!(found, words_one_character_at_a_time(&text), "{text:?}");
+        }
     }
 
     #[test]
