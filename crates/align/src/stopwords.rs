@@ -22,48 +22,72 @@ const ENGLISH: &[&str] = &[
     "your", "yours",
 ];
 
-/// A set of word hashes left out of seeds.
+/// A set of word hashes left out of seeds: an open-addressing table, as
+/// every word of every text is looked up (twice in a passage search), and
+/// about two in five English words are stopwords: with a sorted list each
+/// of those ended in a binary search, a chain of dependent loads
+/// (BENCHMARKS.md, stop 50).
 #[derive(Debug, Clone)]
 pub(crate) struct Stopwords {
-    sorted: Vec<u64>,
-    /// Bit `hash % FILTER_BITS` of each stopword's hash: every word of a
-    /// text is looked up, and most are not stopwords, so most lookups end
-    /// on one bit instead of a binary search (on the Debian corpus, that
-    /// search was about a tenth of the time spent winnowing its texts).
-    filter: [u64; FILTER_BITS / 64],
+    /// Each stopword's hash in the first free slot from its top bits on;
+    /// 0 in a free slot.
+    slots: Box<[u64; SLOTS]>,
+    listed: usize,
 }
 
-/// Bits of [`Stopwords::filter`]: about 1 in 30 set for the English list.
-const FILTER_BITS: usize = 4096;
+/// Slots of [`Stopwords::slots`]: 8 KB, about 1 in 9 taken by the
+/// English list, so that a lookup nearly always ends at its first slot.
+const SLOTS: usize = 1024;
 
 impl Stopwords {
     /// The English list.
     pub(crate) fn english() -> Stopwords {
-        let mut sorted: Vec<u64> = ENGLISH.iter().map(|word| word_hash(word)).collect();
-        sorted.sort_unstable();
-        sorted.dedup();
-        let mut filter = [0u64; FILTER_BITS / 64];
-        for &hash in &sorted {
-            let bit = hash as usize % FILTER_BITS;
-            filter[bit / 64] |= 1 << (bit % 64);
+        let mut stopwords = Stopwords::none();
+        for word in ENGLISH {
+            stopwords.insert(word_hash(word));
         }
-        Stopwords { sorted, filter }
+        stopwords
     }
 
     /// No stopwords: every word is a content word.
     pub(crate) fn none() -> Stopwords {
-        Stopwords { sorted: Vec::new(), filter: [0; FILTER_BITS / 64] }
+        Stopwords { slots: Box::new([0; SLOTS]), listed: 0 }
     }
 
     /// Whether this is the English list (the other is empty).
     pub(crate) fn is_english(&self) -> bool {
-        !self.sorted.is_empty()
+        self.listed > 0
+    }
+
+    fn insert(&mut self, hash: u64) {
+        assert_ne!(hash, 0, "0 marks a free slot");
+        let mut at = first_slot(hash);
+        while self.slots[at] != 0 && self.slots[at] != hash {
+            at = (at + 1) % SLOTS;
+        }
+        if self.slots[at] == 0 {
+            self.slots[at] = hash;
+            self.listed += 1;
+        }
     }
 
     pub(crate) fn contains(&self, hash: u64) -> bool {
-        let bit = hash as usize % FILTER_BITS;
-        self.filter[bit / 64] >> (bit % 64) & 1 == 1 && self.sorted.binary_search(&hash).is_ok()
+        let mut at = first_slot(hash);
+        loop {
+            match self.slots[at] {
+                // A free slot holds 0, which is no stopword's hash.
+                slot if slot == hash => return hash != 0,
+                0 => return false,
+                _ => at = (at + 1) % SLOTS,
+            }
+        }
     }
+}
+
+/// Where the search for `hash` starts: its top bits (word hashes are
+/// mixed, [`crate::words`]).
+fn first_slot(hash: u64) -> usize {
+    (hash >> (64 - SLOTS.trailing_zeros())) as usize
 }
 
 #[cfg(test)]
@@ -83,12 +107,19 @@ mod tests {
     }
 
     #[test]
-    fn the_filter_answers_as_the_list() {
+    fn the_table_answers_as_the_list() {
         let english = Stopwords::english();
-        let listed = |hash: u64| english.sorted.binary_search(&hash).is_ok();
-        assert!(ENGLISH.iter().all(|word| english.contains(word_hash(word))));
+        let hashes: Vec<u64> = ENGLISH.iter().map(|word| word_hash(word)).collect();
+        let listed = |hash: u64| hashes.contains(&hash);
+        assert_eq!(english.listed, ENGLISH.len());
+        assert!(hashes.iter().all(|&hash| english.contains(hash)));
         let mut rng = fastrand::Rng::with_seed(5);
-        for hash in (0..100_000).map(|_| rng.u64(..)).chain(["cat", "dog", "theirs2"].map(word_hash)) {
+        // Random hashes, hashes starting at the list's slots, 0 (a free
+        // slot's value) and real words.
+        let near = hashes.iter().map(|hash| hash ^ 1).collect::<Vec<_>>();
+        let words = ["cat", "dog", "theirs2"].map(word_hash);
+        let tried = (0..100_000).map(|_| rng.u64(..)).chain(near).chain([0]).chain(words);
+        for hash in tried {
             assert_eq!(english.contains(hash), listed(hash), "{hash:x}");
             assert!(!Stopwords::none().contains(hash));
         }
