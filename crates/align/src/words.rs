@@ -252,8 +252,28 @@ mod tests {
     fn words_are_found_as_character_by_character() {
         let mut rng = fastrand::Rng::with_seed(50);
         let pieces = [
-            "alpha", "The", "Ünïcödé", "漢字", "テスト", "42", ", ", " ", "\n", "ไม่ใช่", "—", "漢字abc", "e\u{301}",
-            "x漢", "ǅ", "İ", "ß", "Ωmega", "\u{10400}", "🙂", "_", "a\u{300}\u{301}b",
+            "alpha",
+            "The",
+            "Ünïcödé",
+            "漢字",
+            "テスト",
+            "42",
+            ", ",
+            " ",
+            "\n",
+            "ไม่ใช่",
+            "—",
+            "漢字abc",
+            "e\u{301}",
+            "x漢",
+            "ǅ",
+            "İ",
+            "ß",
+            "Ωmega",
+            "\u{10400}",
+            "🙂",
+            "_",
+            "a\u{300}\u{301}b",
         ];
         for _ in 0..2_000 {
             let text: String = (0..rng.usize(0..60)).map(|_| pieces[rng.usize(0..pieces.len())]).collect();
