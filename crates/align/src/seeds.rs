@@ -31,8 +31,9 @@ const MAX_KEY_WORDS: usize = 2 * MAX_SEED_WORDS;
 pub(crate) fn key(words: &[Word]) -> u64 {
     // The default k-gram, three words, sorted by three compare-exchanges
     // in registers: keys are made for every k-gram of every text winnowed,
-    // in both passes of a passage search, and the general sort below
-    // was a tenth of the planted sample's search (BENCHMARKS.md, stop 50).
+    // in both passes of a passage search, and making them through the
+    // general sort below was a tenth of the planted sample's search
+    // (BENCHMARKS.md, stop 50).
     if let [x, y, z] = words {
         let (low, high) = (x.hash.min(y.hash), x.hash.max(y.hash));
         let (middle, top) = (high.min(z.hash), high.max(z.hash));

@@ -22,10 +22,10 @@ const ENGLISH: &[&str] = &[
     "your", "yours",
 ];
 
-/// A set of word hashes left out of seeds: an open-addressing table, as
-/// every word of every text is looked up (twice in a passage search), and
-/// about two in five English words are stopwords: with a sorted list each
-/// of those ended in a binary search, a chain of dependent loads
+/// A set of word hashes left out of seeds, in an open-addressing table.
+/// Every word of every text is looked up (twice in a passage search), and
+/// about two in five English words are stopwords; with a sorted list,
+/// each of those ended in a binary search, a chain of dependent loads
 /// (BENCHMARKS.md, stop 50).
 #[derive(Debug, Clone)]
 pub(crate) struct Stopwords {
@@ -35,7 +35,7 @@ pub(crate) struct Stopwords {
     listed: usize,
 }
 
-/// Slots of [`Stopwords::slots`]: 8 KB, about 1 in 9 taken by the
+/// Slots of [`Stopwords::slots`]: 8 KB, about 1 in 8 taken by the
 /// English list, so that a lookup nearly always ends at its first slot.
 const SLOTS: usize = 1024;
 

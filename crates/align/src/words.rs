@@ -58,10 +58,10 @@ use priorart_fingerprint::Piece;
 /// decoded and looked up ([`chars`]: alphanumeric, lowercase).
 ///
 /// A word at a time: the bytes between words are skipped, then a word's
-/// bytes are hashed in a loop of their own, so that the loop over most
-/// bytes (ASCII letters inside a word) holds the hash in a register and
-/// tests one thing (cutting a text was a third of a passage search's
-/// time; BENCHMARKS.md, stop 50).
+/// bytes are hashed in a loop of their own, which keeps the hash in a
+/// register (folded in one byte at a time by a closure, it went through
+/// memory at every byte). Winnowing a text took 30 % less time
+/// (BENCHMARKS.md, stop 50).
 fn for_each_word(text: &str, mut each: impl FnMut(u64, u32, u32)) {
     let bytes = text.as_bytes();
     let mut at = 0;
