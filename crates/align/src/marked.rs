@@ -226,24 +226,8 @@ mod tests {
         let aligner = Aligner::new(Params::default()).unwrap();
         let winnowing = Winnowing::default();
         let mut rng = fastrand::Rng::with_seed(21);
-        let pieces = [
-            "alpha",
-            "the",
-            "Ünïcödé",
-            "漢字",
-            "テスト",
-            "42",
-            ", ",
-            " ",
-            "\n",
-            "ไม่ใช่",
-            "—",
-            "漢字abc",
-            "e\u{301}",
-            "x漢",
-        ];
         for _ in 0..300 {
-            let text: String = (0..rng.usize(0..300)).map(|_| pieces[rng.usize(0..pieces.len())]).collect();
+            let text = words::random_text(&mut rng, 300);
             let marked = aligner.mark(text.clone(), &winnowing, |_| true).unwrap();
             let words = &marked.words;
             for _ in 0..20 {

@@ -200,6 +200,38 @@ pub(crate) fn is_unspaced_letter(text: &str, start: u32) -> bool {
         && text[start..].chars().next().is_some_and(chars::is_unspaced)
 }
 
+/// A random text of up to `most` pieces (tests): words of several
+/// scripts, digits, spaces, punctuation, combining marks and characters
+/// beyond the Basic Multilingual Plane.
+#[cfg(test)]
+pub(crate) fn random_text(rng: &mut fastrand::Rng, most: usize) -> String {
+    let pieces = [
+        "alpha",
+        "The",
+        "Ünïcödé",
+        "漢字",
+        "テスト",
+        "42",
+        ", ",
+        " ",
+        "\n",
+        "ไม่ใช่",
+        "—",
+        "漢字abc",
+        "e\u{301}",
+        "x漢",
+        "ǅ",
+        "İ",
+        "ß",
+        "Ωmega",
+        "\u{10400}",
+        "🙂",
+        "_",
+        "a\u{300}\u{301}b",
+    ];
+    (0..rng.usize(0..most)).map(|_| pieces[rng.usize(0..pieces.len())]).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -251,32 +283,8 @@ mod tests {
     #[test]
     fn words_are_found_as_character_by_character() {
         let mut rng = fastrand::Rng::with_seed(50);
-        let pieces = [
-            "alpha",
-            "The",
-            "Ünïcödé",
-            "漢字",
-            "テスト",
-            "42",
-            ", ",
-            " ",
-            "\n",
-            "ไม่ใช่",
-            "—",
-            "漢字abc",
-            "e\u{301}",
-            "x漢",
-            "ǅ",
-            "İ",
-            "ß",
-            "Ωmega",
-            "\u{10400}",
-            "🙂",
-            "_",
-            "a\u{300}\u{301}b",
-        ];
         for _ in 0..2_000 {
-            let text: String = (0..rng.usize(0..60)).map(|_| pieces[rng.usize(0..pieces.len())]).collect();
+            let text = random_text(&mut rng, 60);
             let mut found = Vec::new();
             for_each_word(&text, |hash, start, end| found.push((hash, start, end)));
             assert_eq!(found, words_one_character_at_a_time(&text), "{text:?}");
