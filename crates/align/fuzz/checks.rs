@@ -1,7 +1,7 @@
 //! The check behind the fuzz target: run by it on generated inputs, and by
 //! `tests/fuzz_regression.rs` on the committed minimized corpus.
 
-use priorart_align::{Aligner, MarkedText, Params, Span};
+use priorart_align::{Aligner, Mark, MarkedText, Params, Span, UnspacedLetters, Winnowing};
 
 /// Any bytes as a prepared text read back ([`MarkedText::read_from`]):
 /// reading never panics; what is read writes back to exactly the bytes it
@@ -29,4 +29,47 @@ pub fn stored(data: &[u8]) {
     };
     let _ = text.word_count(&whole);
     let _ = text.coverage(&whole, &text, &whole);
+}
+
+/// Any bytes as a text (decoded lossily) winnowed as a passage search's
+/// two passes winnow it, with and without the English stopwords, letters
+/// of unspaced scripts two or one to a word: the marks of pass 1
+/// ([`Winnowing::marks`], the postings) are exactly those pass 2 prepares
+/// for the aligner ([`Aligner::mark`]), each on the text's characters and
+/// in word order; a text shares every mark with itself; aligning it with
+/// itself runs without panicking.
+pub fn marks(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    for english_stopwords in [false, true] {
+        for letters in [UnspacedLetters::TwoToAWord, UnspacedLetters::OneWordEach] {
+            let winnowing = Winnowing::new(3, 4, english_stopwords)
+                .expect("the default winnowing is in range")
+                .with_unspaced_letters(letters);
+            let aligner = Aligner::new(Params { english_stopwords, ..Params::default() })
+                .expect("the default parameters are in range");
+            let Ok(pass_one) = winnowing.marks(&text) else { return };
+            for mark in &pass_one {
+                let (start, end) = (mark.start as usize, mark.end as usize);
+                assert!(start < end && end <= text.len(), "{mark:?} outside the text");
+                assert!(
+                    text.is_char_boundary(start) && text.is_char_boundary(end),
+                    "{mark:?} inside a character"
+                );
+            }
+            assert!(pass_one.windows(2).all(|pair| pair[0].word < pair[1].word), "marks in word order");
+            let mut pass_two: Vec<Mark> = Vec::new();
+            let prepared = aligner
+                .mark(text.to_string(), &winnowing, |mark| {
+                    pass_two.push(*mark);
+                    true
+                })
+                .expect("a text the winnowing takes is prepared");
+            assert_eq!(pass_two, pass_one, "pass 2 prepares the marks pass 1 posted");
+            let shared = aligner.shared_marks(&prepared, &prepared);
+            let mut words: Vec<u32> = pass_one.iter().map(|mark| mark.word).collect();
+            words.sort_unstable();
+            assert_eq!(shared.words(), words, "a text shares every mark with itself");
+            let _ = aligner.align_marked(&prepared, &prepared, shared);
+        }
+    }
 }

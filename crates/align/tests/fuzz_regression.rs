@@ -11,3 +11,9 @@ fn stored() {
     let replayed = priorart_testkit::replay_fuzz_corpus(env!("CARGO_MANIFEST_DIR"), "stored", checks::stored);
     eprintln!("stored: {} seeds, {} archived inputs", replayed.seeds, replayed.archived);
 }
+
+#[test]
+fn marks() {
+    let replayed = priorart_testkit::replay_fuzz_corpus(env!("CARGO_MANIFEST_DIR"), "marks", checks::marks);
+    eprintln!("marks: {} seeds, {} archived inputs", replayed.seeds, replayed.archived);
+}
