@@ -1,5 +1,6 @@
-//! The check behind the fuzz target: run by it on generated inputs, and by
-//! `tests/fuzz_regression.rs` on the committed minimized corpus.
+//! The checks behind the fuzz targets, one per target: run by it on
+//! generated inputs, and by `tests/fuzz_regression.rs` on the committed
+//! minimized corpora.
 
 use priorart_align::{Aligner, Mark, MarkedText, Params, Span, UnspacedLetters, Winnowing};
 
@@ -42,7 +43,8 @@ pub fn marks(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     for english_stopwords in [false, true] {
         for letters in [UnspacedLetters::TwoToAWord, UnspacedLetters::OneWordEach] {
-            let winnowing = Winnowing::new(3, 4, english_stopwords)
+            let default = Winnowing::default();
+            let winnowing = Winnowing::new(default.k(), default.w(), english_stopwords)
                 .expect("the default winnowing is in range")
                 .with_unspaced_letters(letters);
             let aligner = Aligner::new(Params { english_stopwords, ..Params::default() })
