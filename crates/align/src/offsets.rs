@@ -31,9 +31,17 @@ impl CharIndex {
         }
         let mut before_block = Vec::with_capacity(text.len() / BLOCK + 2);
         let mut chars = 0u32;
-        for block in text.as_bytes().chunks(BLOCK) {
+        // Whole blocks as arrays, so that each is counted in a few vector
+        // instructions: counted as slices, a text read back spent a fifth
+        // of its time here.
+        let (blocks, rest) = text.as_bytes().as_chunks::<BLOCK>();
+        for block in blocks {
             before_block.push(chars);
-            chars += characters_starting_in(block);
+            chars += block.iter().map(|&byte| u32::from(byte & 0xC0 != 0x80)).sum::<u32>();
+        }
+        if !rest.is_empty() {
+            before_block.push(chars);
+            chars += characters_starting_in(rest);
         }
         before_block.push(chars);
         CharIndex { before_block }
