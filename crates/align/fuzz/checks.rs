@@ -2,7 +2,7 @@
 //! generated inputs, and by `tests/fuzz_regression.rs` on the committed
 //! minimized corpora.
 
-use priorart_align::{Aligner, Mark, MarkedText, Params, Span, UnspacedLetters, Winnowing};
+use priorart_align::{Aligner, Mark, MarkedText, Params, Side, Span, UnspacedLetters, Winnowing};
 
 /// Any bytes as a prepared text read back ([`MarkedText::read_from`]):
 /// reading never panics; what is read writes back to exactly the bytes it
@@ -16,10 +16,12 @@ pub fn stored(data: &[u8]) {
     assert_eq!(again, data[..data.len() - rest.len()], "a record read back writes back the same");
     let aligner = Aligner::new(Params::default()).expect("the default parameters are in range");
     let shared = aligner.shared_marks(&text, &text);
-    if let Ok(passages) = aligner.align_marked(&text, &text, shared) {
-        for passage in &passages {
-            let _ = text.word_count(&passage.a);
-            let _ = text.coverage(&passage.a, &text, &passage.b);
+    if let Ok(found) = aligner.align_marked(&text, &text, shared) {
+        for found in &found {
+            let _ = found.word_counts(&text, &text);
+            let _ = found.coverage(Side::A, &text, &text);
+            let _ = text.word_count(&found.passage.a);
+            let _ = text.coverage(&found.passage.a, &text, &found.passage.b);
         }
     }
     let whole = Span {

@@ -53,7 +53,7 @@ mod stored;
 mod winnow;
 mod words;
 
-pub use marked::{MARK_GAP, MarkedText, SharedMarks};
+pub use marked::{MARK_GAP, MarkedPassage, MarkedText, SharedMarks};
 pub use seeds::MAX_SEED_WORDS;
 use serde::Serialize;
 use std::ops::Range;

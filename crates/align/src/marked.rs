@@ -76,17 +76,31 @@ impl MarkedText {
         if !on_words {
             return self.text.get(range).map_or(0, words::count);
         }
-        let last = &self.words[end - 1];
+        self.counted(first, end - 1)
+    }
+
+    /// [`MarkedText::word_count`] of the span from content word `first` to
+    /// content word `last` (0 when either is not one of its words).
+    fn counted(&self, first: usize, last: usize) -> usize {
+        let (Some(&before_first), Some(&before_last), Some(last_word)) =
+            (self.halves_before.get(first), self.halves_before.get(last), self.words.get(last))
+        else {
+            return 0;
+        };
         // In 64 bits: a text read back may claim any counts in 32.
-        let halves = u64::from(self.halves_before[end - 1])
-            + u64::from(words::halves(&self.text, last.start))
-            - u64::from(self.halves_before[first]);
+        let halves = (u64::from(before_last) + u64::from(words::halves(&self.text, last_word.start)))
+            .saturating_sub(u64::from(before_first));
         halves.div_ceil(2) as usize
     }
 
     /// Its text, words and character index, as the offsets take them.
     fn indexed(&self) -> Indexed<'_> {
         Indexed { text: &self.text, words: &self.words, chars: &self.chars }
+    }
+
+    /// Its content words `first` to `last` (none when they are not).
+    fn words_from_to(&self, (first, last): (u32, u32)) -> &[Word] {
+        self.words.get(first as usize..=last as usize).unwrap_or_default()
     }
 
     /// Its content words inside `span`.
@@ -102,6 +116,41 @@ impl MarkedText {
         let first = self.words.partition_point(|word| (word.start as usize) < range.start);
         let end = self.words.partition_point(|word| (word.end as usize) <= range.end);
         (first, end)
+    }
+}
+
+/// A passage [`Aligner::align_marked`] found, with the content words its
+/// two sides run from and to: what a search asks of it (its words, its
+/// coverage) is read from the texts' words at once. Found again from its
+/// offsets, each side cost two binary searches through its text's words,
+/// a cache miss a step (BENCHMARKS.md, stop 51).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MarkedPassage {
+    /// The passage.
+    pub passage: Passage,
+    /// Its first and last content words in the first text, then in the
+    /// second.
+    words: [(u32, u32); 2],
+}
+
+impl MarkedPassage {
+    /// The words of its side in `a` and of its side in `b` (the texts it
+    /// was found in), as [`MarkedText::word_count`] counts them.
+    pub fn word_counts(&self, a: &MarkedText, b: &MarkedText) -> [usize; 2] {
+        let [(a_first, a_last), (b_first, b_last)] = self.words;
+        [a.counted(a_first as usize, a_last as usize), b.counted(b_first as usize, b_last as usize)]
+    }
+
+    /// The share of its side in `side`'s text found in runs on the other
+    /// side, as [`MarkedText::coverage`] measures it (`a` and `b`: the
+    /// texts it was found in).
+    pub fn coverage(&self, side: Side, a: &MarkedText, b: &MarkedText) -> f64 {
+        let [a_words, b_words] = self.words;
+        let (a_side, b_side) = (a.words_from_to(a_words), b.words_from_to(b_words));
+        match side {
+            Side::A => winnow::coverage(a.k as usize, a_side, b_side),
+            Side::B => winnow::coverage(b.k as usize, b_side, a_side),
+        }
     }
 }
 
@@ -191,7 +240,7 @@ impl Aligner {
         a: &MarkedText,
         b: &MarkedText,
         shared: SharedMarks,
-    ) -> Result<Vec<Passage>, AlignError> {
+    ) -> Result<Vec<MarkedPassage>, AlignError> {
         let params = &self.params;
         let seeds = cluster::supported(shared.seeds?, MARK_GAP, params.max_shift);
         let width = a.k.min(b.k);
@@ -202,7 +251,15 @@ impl Aligner {
             .collect();
         found.sort_unstable_by_key(|group| (group.a_first, group.b_first));
         let kept = select::passages(found, &a.words, &b.words, params, select::Trim::No);
-        Ok(offsets::passages(a.indexed(), b.indexed(), &kept))
+        let passages = offsets::passages(a.indexed(), b.indexed(), &kept);
+        Ok(passages
+            .into_iter()
+            .zip(&kept)
+            .map(|(passage, (group, _))| MarkedPassage {
+                passage,
+                words: [(group.a_first, group.a_last), (group.b_first, group.b_last)],
+            })
+            .collect())
     }
 }
 

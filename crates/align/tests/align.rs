@@ -313,7 +313,7 @@ fn passages_aligned_on_shared_marks_are_where_they_were_planted() {
         let mark = |text: &str| aligner.mark(text.to_owned(), &winnowing, |_| true).unwrap();
         let (a, b) = (mark(&host), mark(&source));
         assert_eq!(a.text(), host);
-        let found = aligner.align_marked(&a, &b, aligner.shared_marks(&a, &b)).unwrap();
+        let found = passages_of(aligner.align_marked(&a, &b, aligner.shared_marks(&a, &b)).unwrap());
         assert_eq!(found.len(), 2, "seed {seed}: {found:?}");
         for (passage, (in_host, in_source)) in found.iter().zip(&planted) {
             let (in_host, in_source) = (chars_of(&host, in_host), chars_of(&source, in_source));
@@ -340,7 +340,7 @@ fn a_passage_whose_marks_are_left_out_is_not_found() {
     let second = host.find(&planted[1].0).unwrap() as u32;
     let a = aligner.mark(host.clone(), &winnowing, |mark| mark.start < second).unwrap();
     let b = aligner.mark(source.clone(), &winnowing, |_| true).unwrap();
-    let found = aligner.align_marked(&a, &b, aligner.shared_marks(&a, &b)).unwrap();
+    let found = passages_of(aligner.align_marked(&a, &b, aligner.shared_marks(&a, &b)).unwrap());
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(covers(&found[0].a, chars_of(&host, &planted[0].0), 12));
     // The words of the shared marks: each place in the host of each hash
@@ -391,11 +391,23 @@ fn coverage_of_passage_sides_counts_runs_of_their_words() {
     );
     let found = aligner.align_marked(&a, &b, aligner.shared_marks(&a, &b)).unwrap();
     let [replaced, verbatim] = found.as_slice() else { panic!("two passages: {found:?}") };
-    assert_eq!(a.coverage(&verbatim.a, &b, &verbatim.b), 1.0);
+    assert_eq!(a.coverage(&verbatim.passage.a, &b, &verbatim.passage.b), 1.0);
     // One word in nine replaced: each costs up to three words of runs of 3.
-    let covered = a.coverage(&replaced.a, &b, &replaced.b);
+    let covered = a.coverage(&replaced.passage.a, &b, &replaced.passage.b);
     assert!((0.6..0.95).contains(&covered), "{covered}");
+    // A passage measures itself as its spans measure.
+    for found in &found {
+        let (passage, ab) = (&found.passage, (&a, &b));
+        assert_eq!(found.coverage(Side::A, ab.0, ab.1), a.coverage(&passage.a, &b, &passage.b));
+        assert_eq!(found.coverage(Side::B, ab.0, ab.1), b.coverage(&passage.b, &a, &passage.a));
+        assert_eq!(found.word_counts(&a, &b), [a.word_count(&passage.a), b.word_count(&passage.b)]);
+    }
     // A side against an unrelated stretch of the same length.
-    let elsewhere = priorart_align::Span { byte_offset: 0, ..replaced.b };
-    assert!(a.coverage(&replaced.a, &b, &elsewhere) < 0.1);
+    let elsewhere = priorart_align::Span { byte_offset: 0, ..replaced.passage.b };
+    assert!(a.coverage(&replaced.passage.a, &b, &elsewhere) < 0.1);
+}
+
+/// The passages of what [`Aligner::align_marked`] found.
+fn passages_of(found: Vec<priorart_align::MarkedPassage>) -> Vec<Passage> {
+    found.into_iter().map(|found| found.passage).collect()
 }

@@ -55,7 +55,7 @@ use crate::runs::{Runs, Spool, Spooled};
 use crate::verify::{Memory, Reread, Stored, Tagged, each_pair};
 use crate::{Control, Phase, Place};
 use priorart_align::report::Shared;
-use priorart_align::{Aligner, Mark, MarkedText, Params, Passage, Span, Winnowing};
+use priorart_align::{Aligner, Mark, MarkedPassage, MarkedText, Params, Passage, Side, Span, Winnowing};
 use rustc_hash::FxHashSet;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -451,9 +451,12 @@ impl PairChecker {
         }
         match self.aligner.align_marked(a_marked, b_marked, shared) {
             Err(_) => PairCheck::Refused,
-            Ok(passages) => {
-                let passages: Vec<Passage> =
-                    passages.into_iter().filter(|passage| keep(passage, a, b, &self.settings)).collect();
+            Ok(found) => {
+                let passages: Vec<Passage> = found
+                    .into_iter()
+                    .filter(|found| keep(found, a, b, &self.settings))
+                    .map(|found| found.passage)
+                    .collect();
                 if passages.is_empty() { PairCheck::Unrelated } else { PairCheck::Passages(passages) }
             }
         }
@@ -586,20 +589,16 @@ fn merged(ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
 /// its original or two pages of one template do, share no passage). One
 /// side is enough: the aligner may stretch a copy's source side over the
 /// repetitive text around it.
-fn keep(passage: &Passage, a: &PreparedText, b: &PreparedText, settings: &PassageSettings) -> bool {
+fn keep(found: &MarkedPassage, a: &PreparedText, b: &PreparedText, settings: &PassageSettings) -> bool {
     let (Some(a_marked), Some(b_marked)) = (&a.marked, &b.marked) else { return false };
-    let long_enough = |side: &MarkedText, span: &Span| side.word_count(span) >= settings.min_words;
+    let passage = &found.passage;
     let mostly_boilerplate =
         |side: &PreparedText, span: &Span| 2 * side.boilerplate_bytes(span) > span.byte_length;
-    let covered = |x: (&MarkedText, &Span), y: (&MarkedText, &Span)| {
-        x.0.coverage(x.1, y.0, y.1) >= settings.min_coverage
-    };
-    let (a_side, b_side) = ((a_marked, &passage.a), (b_marked, &passage.b));
-    long_enough(a_marked, &passage.a)
-        && long_enough(b_marked, &passage.b)
+    let covered = |side: Side| found.coverage(side, a_marked, b_marked) >= settings.min_coverage;
+    found.word_counts(a_marked, b_marked).iter().all(|&words| words >= settings.min_words)
         && !mostly_boilerplate(a, &passage.a)
         && !mostly_boilerplate(b, &passage.b)
-        && (covered(a_side, b_side) || covered(b_side, a_side))
+        && (covered(Side::A) || covered(Side::B))
 }
 
 /// A `passages.jsonl` line: `{"a", "b", "marks", "passages"}` for the
@@ -654,9 +653,6 @@ struct SharedHashes {
 /// once, but each place counts in [`nearby`].
 const REPEAT: u32 = 1 << 31;
 
-/// Records between two checks of the stop flag.
-const CHECK_EVERY: u64 = 1 << 20;
-
 fn shared_hashes(
     postings: Postings,
     settings: &PassageSettings,
@@ -691,25 +687,25 @@ fn shared_hashes(
         holders.clear();
         Ok(())
     };
-    for (read, record) in (1u64..).zip(postings.runs.merged()?) {
-        let (hash, document, word) = record?;
-        if read % CHECK_EVERY == 0 {
-            control.check()?;
-        }
-        let first_place = word & REPEAT == 0;
-        match current {
-            Some((held, ref mut count)) if held == hash => *count += u32::from(first_place),
-            _ => {
-                if let Some((held, count)) = current {
-                    flush(held, count, &mut holders)?;
+    postings.runs.merged()?.each_batch(|records| {
+        control.check()?;
+        for &(hash, document, word) in records {
+            let first_place = word & REPEAT == 0;
+            match current {
+                Some((held, ref mut count)) if held == hash => *count += u32::from(first_place),
+                _ => {
+                    if let Some((held, count)) = current {
+                        flush(held, count, &mut holders)?;
+                    }
+                    current = Some((hash, 1));
                 }
-                current = Some((hash, 1));
+            }
+            if current.is_some_and(|(_, count)| count as usize <= limit + 1) {
+                holders.push((document, word));
             }
         }
-        if current.is_some_and(|(_, count)| count as usize <= limit + 1) {
-            holders.push((document, word));
-        }
-    }
+        Ok(())
+    })?;
     if let Some((held, count)) = current {
         flush(held, count, &mut holders)?;
     }
@@ -746,20 +742,20 @@ fn candidates(
         }
         Ok(())
     };
-    for (read, record) in (1u64..).zip(pairs.merged()?) {
-        let (a, b, word) = record?;
-        if read % CHECK_EVERY == 0 {
-            control.check()?;
-        }
-        if current != Some((a, b)) {
-            if let Some(pair) = current {
-                close(pair, &mut words)?;
+    pairs.merged()?.each_batch(|records| {
+        control.check()?;
+        for &(a, b, word) in records {
+            if current != Some((a, b)) {
+                if let Some(pair) = current {
+                    close(pair, &mut words)?;
+                }
+                current = Some((a, b));
+                words.clear();
             }
-            current = Some((a, b));
-            words.clear();
+            words.push(word);
         }
-        words.push(word);
-    }
+        Ok(())
+    })?;
     if let Some(pair) = current {
         close(pair, &mut words)?;
     }

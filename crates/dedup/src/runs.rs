@@ -336,6 +336,43 @@ impl<R: Record> Merged<R> {
     }
 }
 
+/// Records a merge hands over at once ([`Merged::each_batch`]): 1 to 2 MB.
+const BATCH_RECORDS: usize = 1 << 17;
+
+impl<R: Record> Merged<R> {
+    /// Calls `each` with every record in order, a batch at a time. Records
+    /// merged from runs on disk are merged on a thread of their own, the
+    /// next batch while `each` takes this one: the merges of the 3 GB
+    /// corpus's postings and pairs (hundreds of millions of records each)
+    /// ran on one core, with what was made of their records waiting for
+    /// them (BENCHMARKS.md). At most two batches wait at once.
+    pub(crate) fn each_batch(
+        mut self,
+        mut each: impl FnMut(&[R]) -> Result<(), DedupError>,
+    ) -> Result<(), DedupError> {
+        if self.readers.is_empty() {
+            return self.memory.as_slice().chunks(BATCH_RECORDS).try_for_each(each);
+        }
+        let (batches, merged) = std::sync::mpsc::sync_channel::<Result<Vec<R>, DedupError>>(2);
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                // Until the records end, or the receiver is gone (`each`
+                // failed): a send that fails ends the merge.
+                loop {
+                    let batch: Result<Vec<R>, DedupError> = self.by_ref().take(BATCH_RECORDS).collect();
+                    let last = batch.as_ref().map_or(true, |batch| batch.len() < BATCH_RECORDS);
+                    if batches.send(batch).is_err() || last {
+                        return;
+                    }
+                }
+            });
+            // The receiver is moved in, and so dropped when `each` fails,
+            // before the scope waits for the merge: its next send fails.
+            merged.into_iter().try_for_each(|batch| each(&batch?))
+        })
+    }
+}
+
 impl<R: Record> Iterator for Merged<R> {
     type Item = Result<R, DedupError>;
 
@@ -421,6 +458,39 @@ mod tests {
             let merged: Vec<_> = runs.merged().unwrap().collect::<Result<_, _>>().unwrap();
             assert_eq!(merged, expected, "memory {memory}");
         }
+    }
+
+    #[test]
+    fn batches_hold_the_records_in_order_and_a_failure_stops_the_merge() {
+        let mut rng = fastrand::Rng::with_seed(5);
+        let records: Vec<(u32, u32, u32)> =
+            (0..3 * BATCH_RECORDS + 7).map(|_| (rng.u32(0..900), rng.u32(..), rng.u32(..))).collect();
+        let mut expected = records.clone();
+        expected.sort_unstable();
+        let runs_of = |memory: u64| {
+            let mut runs = Runs::new(memory, None);
+            records.iter().try_for_each(|&record| runs.push(record)).unwrap();
+            runs
+        };
+        // In memory, and merged from runs on disk on a thread of its own.
+        for memory in [1 << 30, 12 * 50_000] {
+            let mut batches = Vec::new();
+            let each = |batch: &[(u32, u32, u32)]| {
+                batches.push(batch.to_vec());
+                Ok(())
+            };
+            runs_of(memory).merged().unwrap().each_batch(each).unwrap();
+            assert!(batches.iter().all(|batch| batch.len() <= BATCH_RECORDS), "memory {memory}");
+            assert_eq!(batches.concat(), expected, "memory {memory}");
+        }
+        // The first failure is returned, and the merge ends with it.
+        let mut taken = 0;
+        let failed = runs_of(12 * 50_000).merged().unwrap().each_batch(|_| {
+            taken += 1;
+            Err(DedupError::SortRuns(std::io::Error::other("full")))
+        });
+        assert!(matches!(failed, Err(DedupError::SortRuns(_))));
+        assert_eq!(taken, 1);
     }
 
     #[test]
