@@ -31,13 +31,12 @@ impl CharIndex {
         }
         let mut before_block = Vec::with_capacity(text.len() / BLOCK + 2);
         let mut chars = 0u32;
-        // Whole blocks as arrays, so that each is counted in a few vector
-        // instructions: counted as slices, a text read back spent a fifth
-        // of its time here.
+        // Whole blocks as arrays, of a length the count's vector loop knows
+        // (as slices: 8 % more time to read a text back).
         let (blocks, rest) = text.as_bytes().as_chunks::<BLOCK>();
         for block in blocks {
             before_block.push(chars);
-            chars += block.iter().map(|&byte| u32::from(byte & 0xC0 != 0x80)).sum::<u32>();
+            chars += characters_starting_in(block);
         }
         if !rest.is_empty() {
             before_block.push(chars);
@@ -60,9 +59,11 @@ impl CharIndex {
 }
 
 /// The characters starting in `bytes`: those that are not UTF-8
-/// continuation bytes (`10xxxxxx`).
+/// continuation bytes (`10xxxxxx`). Summed in `u32`, not counted in
+/// `usize`: with the count, reading a 40 KB text back took 27 µs instead
+/// of 17.5 (`cargo bench -p priorart-align --bench align -- stored`).
 fn characters_starting_in(bytes: &[u8]) -> u32 {
-    bytes.iter().filter(|&&byte| byte & 0xC0 != 0x80).count() as u32
+    bytes.iter().map(|&byte| u32::from(byte & 0xC0 != 0x80)).sum()
 }
 
 /// A text with its content words and its [`CharIndex`].
