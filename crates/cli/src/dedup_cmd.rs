@@ -34,7 +34,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
         settings = settings.with_candidates(candidates).map_err(|err| UsageError(err.to_string()))?;
     }
     if let Some(index) = args.against.as_ref().filter(|_| !args.passages) {
+        if args.working_set.is_some() {
+            bail!(UsageError(
+                "--working-set sets what pass 2 holds: --against without --passages holds the new documents' \
+                 shingles instead"
+                    .into()
+            ));
+        }
         return crate::dedup_against::run(&args, index, settings.layout());
+    }
+    if let Some(bytes) = args.working_set {
+        settings = settings.with_working_set(bytes);
     }
     let reads_stdin = args.corpus.inputs.iter().any(|name| name == input::STDIN);
     if args.passages && reads_stdin {

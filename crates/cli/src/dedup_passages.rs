@@ -23,11 +23,14 @@ impl Run<'_> {
     /// Two passes: marks first, then the candidates read again and aligned.
     pub(crate) fn passages(&self) -> Result<ExitCode> {
         let args = self.args;
-        let settings = PassageSettings::new(args.min_words, args.boilerplate)
+        let mut settings = PassageSettings::new(args.min_words, args.boilerplate)
             .and_then(|settings| settings.with_min_marks(args.min_marks))
             .and_then(|settings| settings.with_min_coverage(args.min_coverage))
             .map(|settings| settings.with_passage_text(args.passage_text))
             .map_err(|err| exit::UsageError(err.to_string()))?;
+        if let Some(bytes) = args.working_set {
+            settings.working_set = bytes;
+        }
         let against = AgainstIndex::open(args, &settings)?;
         let mut catalog: Catalog<Places> = Catalog::new();
         let mut postings = Postings::new(&settings);

@@ -90,6 +90,28 @@ pub fn read_document_bytes(name: &str, bytes: &[u8], args: &DocumentArgs) -> Res
     Ok(priorart_corpus::document_text(name, bytes, &args.options())?)
 }
 
+/// Parses sizes in bytes (`--working-set`): a positive whole number, with
+/// an optional K, M or G (powers of 1024, as `sort -S`; `KiB`, `MiB`,
+/// `GiB` also read), so that `512M` is 512 MiB.
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    let invalid = || format!("{text}: expected a positive size in bytes, such as 512M or 2G");
+    let lower = text.to_ascii_lowercase();
+    let (digits, unit) = lower.split_at(lower.find(|c: char| !c.is_ascii_digit()).unwrap_or(lower.len()));
+    let shift = match unit {
+        "" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        _ => return Err(invalid()),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .filter(|&count| count > 0)
+        .and_then(|count| count.checked_mul(1 << shift))
+        .ok_or_else(invalid)
+}
+
 /// Parses `--timeout` values: seconds, decimals allowed (`2.5`), more than
 /// zero. The one grammar for every command's timeouts.
 pub fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
@@ -98,4 +120,27 @@ pub fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
         .and_then(|seconds| std::time::Duration::try_from_secs_f64(seconds).ok())
         .filter(|duration| !duration.is_zero())
         .ok_or_else(|| format!("{text}: expected a positive number of seconds"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_bytes;
+
+    #[test]
+    fn sizes_are_read_in_powers_of_1024() {
+        for (text, bytes) in [
+            ("1", 1),
+            ("4096", 4096),
+            ("64K", 64 << 10),
+            ("512M", 512 << 20),
+            ("512MiB", 512 << 20),
+            ("2g", 2 << 30),
+            ("3GB", 3 << 30),
+        ] {
+            assert_eq!(parse_bytes(text), Ok(bytes), "{text}");
+        }
+        for text in ["", "0", "0M", "-1", "1.5G", "M", "12T", "5bb", " 1M", "99999999999G"] {
+            assert!(parse_bytes(text).is_err(), "{text}");
+        }
+    }
 }

@@ -3,7 +3,8 @@
 //! one with words replaced, are reported where they were pasted (as
 //! `compare --passages` finds them), offsets slicing both files' texts; a paragraph in more documents than `--boilerplate` is one
 //! boilerplate line, not pairs; JSON Lines with --id-field give the same
-//! pairs under their ids; standard input is refused; Ctrl-C leaves earlier
+//! pairs under their ids; a working set of a few KB finds the same pairs;
+//! standard input and bad settings are refused; Ctrl-C leaves earlier
 //! results as they were.
 
 use priorart_nip_testkit::{priorart, priorart_binary};
@@ -116,6 +117,14 @@ fn pasted_paragraphs_are_found_where_they_were_pasted() {
     }
     let offsets = search(&dir.path().join("offsets"), &[]);
     assert_eq!(offsets, without_text);
+    // A working set of a few KB: the documents read back a few at a time,
+    // over many rounds, and the same pairs found.
+    let by_pair = |mut lines: Vec<Value>| {
+        lines.sort_by_key(|line| (line["a"].to_string(), line["b"].to_string()));
+        lines
+    };
+    let small = search(&dir.path().join("small"), &["--working-set", "4K"]);
+    assert_eq!(by_pair(small), by_pair(offsets.clone()));
     let pairs: Vec<(&str, &str)> =
         found.iter().map(|line| (line["a"].as_str().unwrap(), line["b"].as_str().unwrap())).collect();
     let name = |number: usize| paths[number].to_str().unwrap().to_owned();
@@ -224,6 +233,15 @@ fn standard_input_and_bad_settings_are_refused() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("at least 2 documents"));
     priorart().args(["dedup", "--min-words", "40", "--out", "x", "y"]).assert().code(2);
+    for size in ["0", "1.5G", "12T"] {
+        priorart().args(["dedup", "--passages", "--working-set", size, "--out", "x", "y"]).assert().code(2);
+    }
+    let output = priorart()
+        .args(["dedup", "--working-set", "1G", "--against", "index", "--out", "x", "y"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--against without --passages"));
 }
 
 #[test]

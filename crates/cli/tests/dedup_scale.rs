@@ -1,7 +1,7 @@
 //! `priorart dedup` in memory that does not grow with the texts: the two
 //! passes (places, then the candidates read again) give the pairs that
-//! holding every shingle set gives, for JSON Lines, document files and web
-//! archives; MinHash candidates (the default) find the pairs that comparing
+//! holding every shingle set gives, for JSON Lines (with the default
+//! working set and one of 16 KB), document files and web archives; MinHash candidates (the default) find the pairs that comparing
 //! every pair finds and leave no temporary file; standard input is
 //! sketched, with the estimate's error; Ctrl-C leaves nothing that looks
 //! complete.
@@ -120,6 +120,16 @@ fn two_passes_give_the_in_memory_pairs_for_jsonl_files_and_web_archives() {
     assert!(expected.len() > 50, "{} pairs", expected.len());
     assert!(same(&found(&out), &expected), "{:?}", found(&out));
     assert!(!std::fs::read_to_string(out.join("pairs.jsonl")).unwrap().contains("standard_error"));
+    // A working set of 16 KB: the candidates re-read a few at a time.
+    let small = dir.path().join("small");
+    let status = Command::new(binary())
+        .args(["dedup", "--candidates", "simhash", "--working-set", "16K", "--jsonl", "--id-field", "id"])
+        .arg("--out")
+        .args([&small, &first, &second])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert!(same(&found(&small), &expected), "{:?}", found(&small));
 
     // Document files and web archives (records of a plain and a gzipped
     // archive, their texts as `extract` gives them; both archives have a
