@@ -8,7 +8,8 @@
 //! words shares one) go to [`Postings`], one `(hash, document, word)`
 //! record per mark, sorted on disk in runs of bounded size.
 //!
-//! Candidates: the runs merged, a hash at a time. A hash held by more than
+//! Candidates: the runs merged, a hash at a time (in parts of the hashes,
+//! one per core, side by side). A hash held by more than
 //! [`PassageSettings::boilerplate`] documents is boilerplate (a license, a
 //! header, navigation): it makes no pair, and runs of such hashes in their
 //! first document as long as a reported passage are reported once each
@@ -51,14 +52,15 @@
 
 use crate::catalog::{Catalog, Places};
 use crate::error::DedupError;
-use crate::runs::{Runs, Spool, Spooled};
-use crate::verify::{Memory, Reread, Stored, Tagged, each_pair};
+use crate::runs::{Merged, Runs, Spool, Spooled};
+use crate::verify::{CandidatePairs, Memory, Reread, Stored, Tagged, each_pair};
 use crate::{Control, Phase, Place};
 use priorart_align::report::Shared;
 use priorart_align::{Aligner, Mark, MarkedPassage, MarkedText, Params, Passage, Side, Span, Winnowing};
 use rustc_hash::FxHashSet;
 use serde::Serialize;
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 /// What a passage search is asked for.
 #[derive(Debug, Clone)]
@@ -348,7 +350,7 @@ pub fn find_passages(
     Ok(PassageOutcome {
         postings: records,
         sharing,
-        candidates: candidates.len() as usize,
+        candidates: CandidatePairs::len(&candidates) as usize,
         pairs,
         passages,
         unaligned,
@@ -653,13 +655,56 @@ struct SharedHashes {
 /// once, but each place counts in [`nearby`].
 const REPEAT: u32 = 1 << 31;
 
+/// The postings merged on all cores, a part of the hashes each
+/// ([`Runs::merged_in_parts`]): the final merge of the 3 GB corpus's 139
+/// million postings, and of the pairs after it, was one thread's work.
 fn shared_hashes(
     postings: Postings,
     settings: &PassageSettings,
     control: Control<'_>,
 ) -> Result<SharedHashes, DedupError> {
-    let mut pairs = Runs::new(settings.sort_memory, settings.temp_dir.as_deref());
+    let pairs = Mutex::new(Runs::new(settings.sort_memory, settings.temp_dir.as_deref()));
+    let a_hash = |key: u128| key >> 64 << 64;
+    let parts = postings.runs.merged_in_parts(rayon::current_num_threads(), a_hash)?;
+    let found = on_threads(parts, |part| hashes_in(part, settings, &pairs, control))?;
+    let pairs = pairs.into_inner().expect("the pairs' lock is not poisoned");
+    Ok(SharedHashes { pairs, boilerplate: found.concat() })
+}
+
+/// `work` on each of `parts` on a thread of its own, its results in the
+/// parts' order, or the first part's error.
+fn on_threads<P: Send, T: Send>(
+    parts: Vec<P>,
+    work: impl Fn(P) -> Result<T, DedupError> + Sync,
+) -> Result<Vec<T>, DedupError> {
+    std::thread::scope(|scope| {
+        let work = &work;
+        let running: Vec<_> = parts.into_iter().map(|part| scope.spawn(move || work(part))).collect();
+        running
+            .into_iter()
+            .map(|thread| thread.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    })
+}
+
+/// Pair records pushed at once into the shared sort: a lock taken per
+/// 65,536 records, not per record.
+const PAIRS_AT_ONCE: usize = 1 << 16;
+
+/// One part of the merged postings: each hash's pairs pushed into `pairs`,
+/// and its boilerplate hashes, in order.
+fn hashes_in(
+    part: Merged<(u64, u32, u32)>,
+    settings: &PassageSettings,
+    pairs: &Mutex<Runs<(u32, u32, u32)>>,
+    control: Control<'_>,
+) -> Result<Vec<BoilerplateMark>, DedupError> {
     let mut boilerplate = Vec::new();
+    let mut found: Vec<(u32, u32, u32)> = Vec::with_capacity(PAIRS_AT_ONCE);
+    let push_found = |found: &mut Vec<(u32, u32, u32)>| -> Result<(), DedupError> {
+        let mut pairs = pairs.lock().expect("the pairs' lock is not poisoned");
+        found.drain(..).try_for_each(|record| pairs.push(record))
+    };
     let limit = settings.boilerplate as usize;
     // The current hash's places (those of its first `limit + 1`
     // documents) and how many documents hold it.
@@ -677,7 +722,10 @@ fn shared_hashes(
                 let mut previous = None;
                 later.try_for_each(|second| {
                     if previous != Some(second) {
-                        pairs.push((first, second, word))?;
+                        found.push((first, second, word));
+                        if found.len() == PAIRS_AT_ONCE {
+                            push_found(&mut found)?;
+                        }
                         previous = Some(second);
                     }
                     Ok::<(), DedupError>(())
@@ -687,7 +735,7 @@ fn shared_hashes(
         holders.clear();
         Ok(())
     };
-    postings.runs.merged()?.each_batch(|records| {
+    part.each_batch(|records| {
         control.check()?;
         for &(hash, document, word) in records {
             let first_place = word & REPEAT == 0;
@@ -709,16 +757,33 @@ fn shared_hashes(
     if let Some((held, count)) = current {
         flush(held, count, &mut holders)?;
     }
-    Ok(SharedHashes { pairs, boilerplate })
+    push_found(&mut found)?;
+    Ok(boilerplate)
 }
 
 /// The candidates: pairs sharing at least the settings' `min_marks`
 /// hashes, some of them close together in the first document
-/// ([`nearby`]), as `(a, b, shared)`, sorted, written to a temporary file
-/// (held, they would grow with the collection: 14.5 million on the 3 GB
-/// generated corpus); and how many pairs share `min_marks` hashes.
+/// ([`nearby`]), as `(a, b, shared)`, written to temporary files, a part
+/// of the pairs each, found on all cores (held, they would grow with the
+/// collection: 14.5 million on the 3 GB generated corpus; pass 2 sorts
+/// them by rank, so their order is not kept); and how many pairs share
+/// `min_marks` hashes.
 fn candidates(
     pairs: Runs<(u32, u32, u32)>,
+    settings: &PassageSettings,
+    control: Control<'_>,
+) -> Result<(Vec<Spooled<Tagged>>, usize), DedupError> {
+    let a_pair = |key: u128| key >> 32 << 32;
+    let parts = pairs.merged_in_parts(rayon::current_num_threads(), a_pair)?;
+    let found = on_threads(parts, |part| candidates_in(part, settings, control))?;
+    let sharing = found.iter().map(|(_, sharing)| sharing).sum();
+    Ok((found.into_iter().map(|(kept, _)| kept).collect(), sharing))
+}
+
+/// The candidates of one part of the merged pairs, and how many of its
+/// pairs share `min_marks` hashes.
+fn candidates_in(
+    part: Merged<(u32, u32, u32)>,
     settings: &PassageSettings,
     control: Control<'_>,
 ) -> Result<(Spooled<Tagged>, usize), DedupError> {
@@ -742,7 +807,7 @@ fn candidates(
         }
         Ok(())
     };
-    pairs.merged()?.each_batch(|records| {
+    part.each_batch(|records| {
         control.check()?;
         for &(a, b, word) in records {
             if current != Some((a, b)) {

@@ -15,7 +15,10 @@ use std::collections::BinaryHeap;
 use std::collections::binary_heap::PeekMut;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::ops::Range;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// A record of a run: ordered, and written as [`Record::BYTES`] bytes.
 pub(crate) trait Record: Copy + Ord + Send + Sync {
@@ -187,14 +190,35 @@ impl<R: Record> Runs<R> {
 
     /// Every record pushed, in order (equal records each as often as
     /// pushed).
-    pub(crate) fn merged(mut self) -> Result<Merged<R>, DedupError> {
+    pub(crate) fn merged(self) -> Result<Merged<R>, DedupError> {
+        Ok(self.merged_in_parts(1, |key| key)?.pop().expect("one part"))
+    }
+
+    /// Every record pushed, in order, in at most `parts` parts of
+    /// consecutive records, each to be merged and taken on a core of its
+    /// own: the final merge of a collection's postings or pairs is
+    /// hundreds of millions of records, each a sift through the runs'
+    /// heads, and one thread's work otherwise. A part ends only where
+    /// `group` (the smallest key of a record's group, from its key)
+    /// changes, so that a group's records (a hash's postings, a pair's
+    /// shared hashes) are all in one part. The parts are cut at the keys
+    /// of the largest run found at equal steps through it.
+    pub(crate) fn merged_in_parts(
+        mut self,
+        parts: usize,
+        group: impl Fn(u128) -> u128,
+    ) -> Result<Vec<Merged<R>>, DedupError> {
         if self.files.is_empty() {
             self.buffer.par_sort_unstable_by_key(Record::packed);
-            return Ok(Merged {
-                readers: Vec::new(),
-                heap: BinaryHeap::new(),
-                memory: self.buffer.into_iter(),
-            });
+            let buffer = Arc::new(std::mem::take(&mut self.buffer));
+            let cuts = cuts_in(parts, buffer.len(), |at| Ok(buffer[at].packed()), &group)?;
+            let first_from = |cut: u128| buffer.partition_point(|record| record.packed() < cut);
+            let ends: Vec<usize> = cuts.into_iter().map(first_from).chain([buffer.len()]).collect();
+            let starts = [0].into_iter().chain(ends.iter().copied());
+            return Ok(starts
+                .zip(&ends)
+                .map(|(start, &end)| Merged::of_memory(Arc::clone(&buffer), start..end))
+                .collect());
         }
         if !self.buffer.is_empty() {
             self.spill()?;
@@ -208,8 +232,84 @@ impl<R: Record> Runs<R> {
             let merged = self.merge_into_one(from)?;
             self.files.push((level + 1, merged));
         }
-        Merged::of_files(self.files.into_iter().map(|(_, file)| file).collect())
+        let files: Vec<Arc<File>> = self.files.into_iter().map(|(_, file)| Arc::new(file)).collect();
+        let lengths = files
+            .iter()
+            .map(|file| Ok(file.metadata().map_err(DedupError::SortRuns)?.len() / R::BYTES as u64))
+            .collect::<Result<Vec<u64>, DedupError>>()?;
+        let largest = (0..files.len()).max_by_key(|&run| lengths[run]).expect("runs were written");
+        let cuts =
+            cuts_in(parts, lengths[largest] as usize, |at| key_at::<R>(&files[largest], at as u64), &group)?;
+        // Where each part starts and ends in each run, in records.
+        let mut bounds: Vec<Vec<u64>> = Vec::with_capacity(files.len());
+        for (file, &length) in files.iter().zip(&lengths) {
+            let first_at_or_after = |key: u128| first_record_from::<R>(file, length, key);
+            let mut ends = Vec::with_capacity(cuts.len() + 1);
+            for &cut in &cuts {
+                ends.push(first_at_or_after(cut)?);
+            }
+            ends.push(length);
+            bounds.push(ends);
+        }
+        (0..=cuts.len())
+            .map(|part| {
+                let ranges = files.iter().zip(&bounds).map(|(file, ends)| {
+                    let start = if part == 0 { 0 } else { ends[part - 1] };
+                    (Arc::clone(file), start * R::BYTES as u64..ends[part] * R::BYTES as u64)
+                });
+                Merged::of_ranges(ranges.collect())
+            })
+            .collect()
     }
+}
+
+/// The keys at which `parts` parts of `length` sorted records (whose keys
+/// `key_at` reads) start, but for the first: the smallest key of the group
+/// of the record at each equal step, each cut once and none at the first
+/// record's group, so that no part is empty (a group larger than a step
+/// makes fewer parts).
+fn cuts_in(
+    parts: usize,
+    length: usize,
+    key_at: impl Fn(usize) -> Result<u128, DedupError>,
+    group: impl Fn(u128) -> u128,
+) -> Result<Vec<u128>, DedupError> {
+    let mut cuts: Vec<u128> = Vec::new();
+    if length == 0 {
+        return Ok(cuts);
+    }
+    let mut last = group(key_at(0)?);
+    for part in 1..parts {
+        let cut = group(key_at(length * part / parts)?);
+        if cut > last {
+            cuts.push(cut);
+            last = cut;
+        }
+    }
+    Ok(cuts)
+}
+
+/// The key of record `at` of a run.
+fn key_at<R: Record>(file: &File, at: u64) -> Result<u128, DedupError> {
+    let mut bytes = [0u8; 16];
+    let bytes = &mut bytes[..R::BYTES];
+    file.read_exact_at(bytes, at * R::BYTES as u64).map_err(DedupError::SortRuns)?;
+    Ok(R::read(bytes).packed())
+}
+
+/// The index of the first record of a run of `length` records whose key
+/// is at least `key` (`length` if none), by binary search.
+fn first_record_from<R: Record>(file: &File, length: u64, key: u128) -> Result<u64, DedupError> {
+    let (mut low, mut high) = (0, length);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if key_at::<R>(file, middle)? < key {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    Ok(low)
 }
 
 /// A run being written to a temporary file.
@@ -279,9 +379,29 @@ fn next_record<R: Record>(reader: &mut impl Read) -> Result<Option<R>, DedupErro
 /// corpus's hundreds of millions of records are its candidates phase, on
 /// one core).
 pub(crate) struct Merged<R: Record> {
-    readers: Vec<BufReader<File>>,
+    readers: Vec<BufReader<RunReader>>,
     heap: BinaryHeap<Head<R>>,
-    memory: std::vec::IntoIter<R>,
+    /// Sorted records held in memory, and the range of them merged here
+    /// (when no run was written).
+    memory: Arc<Vec<R>>,
+    next: Range<usize>,
+}
+
+/// A range of a run's bytes, read at its own offset: the parts of a merge
+/// read one run each from where their records are.
+struct RunReader {
+    file: Arc<File>,
+    bytes: Range<u64>,
+}
+
+impl Read for RunReader {
+    fn read(&mut self, into: &mut [u8]) -> std::io::Result<usize> {
+        let left = usize::try_from(self.bytes.end - self.bytes.start).unwrap_or(usize::MAX);
+        let into_len = into.len().min(left);
+        let read = self.file.read_at(&mut into[..into_len], self.bytes.start)?;
+        self.bytes.start += read as u64;
+        Ok(read)
+    }
 }
 
 /// A run's next record in a merge's heap.
@@ -321,18 +441,36 @@ impl<R> PartialEq for Head<R> {
 impl<R> Eq for Head<R> {}
 
 impl<R: Record> Merged<R> {
-    /// The records of `files` (runs, each sorted, read from their start)
-    /// in order.
+    /// The records of `files` (runs, each sorted) in order.
     fn of_files(files: Vec<File>) -> Result<Merged<R>, DedupError> {
-        let mut readers: Vec<BufReader<File>> =
-            files.into_iter().map(|file| BufReader::with_capacity(READ_BUFFER, file)).collect();
+        let ranges = files
+            .into_iter()
+            .map(|file| {
+                let bytes = file.metadata().map_err(DedupError::SortRuns)?.len();
+                Ok((Arc::new(file), 0..bytes))
+            })
+            .collect::<Result<_, DedupError>>()?;
+        Merged::of_ranges(ranges)
+    }
+
+    /// The records of ranges of runs (each sorted), in order.
+    fn of_ranges(ranges: Vec<(Arc<File>, Range<u64>)>) -> Result<Merged<R>, DedupError> {
+        let mut readers: Vec<BufReader<RunReader>> = ranges
+            .into_iter()
+            .map(|(file, bytes)| BufReader::with_capacity(READ_BUFFER, RunReader { file, bytes }))
+            .collect();
         let mut heap = BinaryHeap::with_capacity(readers.len());
         for (run, reader) in readers.iter_mut().enumerate() {
             if let Some(record) = next_record(reader)? {
                 heap.push(Head::of(record, run));
             }
         }
-        Ok(Merged { readers, heap, memory: Vec::new().into_iter() })
+        Ok(Merged { readers, heap, memory: Arc::new(Vec::new()), next: 0..0 })
+    }
+
+    /// The records `next` of sorted `memory`, in order.
+    fn of_memory(memory: Arc<Vec<R>>, next: Range<usize>) -> Merged<R> {
+        Merged { readers: Vec::new(), heap: BinaryHeap::new(), memory, next }
     }
 }
 
@@ -351,7 +489,7 @@ impl<R: Record> Merged<R> {
         mut each: impl FnMut(&[R]) -> Result<(), DedupError>,
     ) -> Result<(), DedupError> {
         if self.readers.is_empty() {
-            return self.memory.as_slice().chunks(BATCH_RECORDS).try_for_each(each);
+            return self.memory[self.next].chunks(BATCH_RECORDS).try_for_each(each);
         }
         let (batches, merged) = std::sync::mpsc::sync_channel::<Result<Vec<R>, DedupError>>(2);
         std::thread::scope(|scope| {
@@ -378,7 +516,8 @@ impl<R: Record> Iterator for Merged<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.readers.is_empty() {
-            return self.memory.next().map(Ok);
+            let at = self.next.next()?;
+            return Some(Ok(self.memory[at]));
         }
         let mut top = self.heap.peek_mut()?;
         let Head { run, record, .. } = *top;
@@ -491,6 +630,43 @@ mod tests {
         });
         assert!(matches!(failed, Err(DedupError::SortRuns(_))));
         assert_eq!(taken, 1);
+    }
+
+    #[test]
+    fn parts_hold_the_records_in_order_and_a_group_whole() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        // Pairs of documents and a word: a pair's records are a group.
+        let records: Vec<(u32, u32, u32)> =
+            (0..20_000).map(|_| (rng.u32(0..40), rng.u32(0..40), rng.u32(..))).collect();
+        let mut expected = records.clone();
+        expected.sort_unstable();
+        let pair = |key: u128| key >> 32 << 32;
+        // In memory, from one run and a buffer, and from many runs.
+        for memory in [1 << 30, 12 * 15_000, 12 * 700] {
+            for parts in [1, 2, 3, 8] {
+                let mut runs = Runs::new(memory, None);
+                records.iter().try_for_each(|&record| runs.push(record)).unwrap();
+                let merged: Vec<Vec<(u32, u32, u32)>> = runs
+                    .merged_in_parts(parts, pair)
+                    .unwrap()
+                    .into_iter()
+                    .map(|part| part.collect::<Result<_, _>>().unwrap())
+                    .collect();
+                assert_eq!(merged.concat(), expected, "memory {memory}, {parts} parts");
+                assert!(merged.len() <= parts, "memory {memory}: {} parts of {parts}", merged.len());
+                if parts > 1 {
+                    assert!(merged.len() > 1, "memory {memory}: cut into {} parts", merged.len());
+                }
+                for (before, after) in merged.iter().zip(&merged[1..]) {
+                    let (last, first) = (before.last().unwrap(), after.first().unwrap());
+                    assert_ne!((last.0, last.1), (first.0, first.1), "a pair cut between two parts");
+                }
+            }
+        }
+        // A group larger than a part is not cut: fewer parts.
+        let mut runs = Runs::new(1 << 30, None);
+        (0..1_000).try_for_each(|word| runs.push((1u32, 2u32, word))).unwrap();
+        assert_eq!(runs.merged_in_parts(4, pair).unwrap().len(), 1);
     }
 
     #[test]

@@ -95,14 +95,14 @@ impl CandidatePairs for &[Pair] {
     }
 }
 
-/// Candidates written to a temporary file.
-impl CandidatePairs for Spooled<Tagged> {
+/// Candidates written to temporary files, one after another.
+impl CandidatePairs for Vec<Spooled<Tagged>> {
     fn len(&self) -> u64 {
-        Spooled::len(self)
+        self.iter().map(Spooled::len).sum()
     }
 
     fn each(&mut self, visit: &mut dyn FnMut(Tagged) -> Result<(), DedupError>) -> Result<(), DedupError> {
-        self.records()?.try_for_each(|pair| visit(pair?))
+        self.iter_mut().try_for_each(|spooled| spooled.records()?.try_for_each(|pair| visit(pair?)))
     }
 }
 
