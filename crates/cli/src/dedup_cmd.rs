@@ -26,6 +26,20 @@ use std::time::Instant;
 
 pub use crate::dedup_run::Args;
 
+/// Why a run of `args` has no pass 2 re-reading its documents a working
+/// set at a time, if it has none.
+fn without_pass_2(args: &Args, reads_stdin: bool) -> Option<&'static str> {
+    if args.passages {
+        None
+    } else if args.against.is_some() {
+        Some("--against without --passages holds the new documents' shingles instead")
+    } else if reads_stdin {
+        Some("standard input is read once, its documents sketched")
+    } else {
+        None
+    }
+}
+
 pub fn run(args: Args) -> Result<ExitCode> {
     let shingling = args.shingles.unwrap_or_default();
     let mut settings =
@@ -33,20 +47,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if let Some(candidates) = args.candidates {
         settings = settings.with_candidates(candidates).map_err(|err| UsageError(err.to_string()))?;
     }
-    if let Some(index) = args.against.as_ref().filter(|_| !args.passages) {
-        if args.working_set.is_some() {
-            bail!(UsageError(
-                "--working-set sets what pass 2 holds: --against without --passages holds the new documents' \
-                 shingles instead"
-                    .into()
-            ));
-        }
-        return crate::dedup_against::run(&args, index, settings.layout());
-    }
+    let reads_stdin = args.corpus.inputs.iter().any(|name| name == input::STDIN);
     if let Some(bytes) = args.working_set {
+        if let Some(why) = without_pass_2(&args, reads_stdin) {
+            bail!(UsageError(format!("--working-set sets what pass 2 holds: {why}")));
+        }
         settings = settings.with_working_set(bytes);
     }
-    let reads_stdin = args.corpus.inputs.iter().any(|name| name == input::STDIN);
+    if let Some(index) = args.against.as_ref().filter(|_| !args.passages) {
+        return crate::dedup_against::run(&args, index, settings.layout());
+    }
     if args.passages && reads_stdin {
         bail!(UsageError(
             "--passages reads its inputs twice (the candidates' texts again to align them): standard input \

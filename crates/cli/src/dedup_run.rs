@@ -148,7 +148,7 @@ pub struct Args {
     /// corpus, --passages --working-set 256M verified in 97 s instead of
     /// 106, at a peak of 2.0 GiB instead of 1.2 (BENCHMARKS.md). Not with
     /// --against without --passages, which holds the new documents'
-    /// shingles.
+    /// shingles, nor with standard input, which is sketched.
     #[arg(long, value_name = "SIZE", value_parser = crate::input::parse_bytes)]
     pub(crate) working_set: Option<u64>,
     /// Output directory (created).

@@ -266,6 +266,16 @@ fn standard_input_is_sketched_and_says_how_far_to_trust_it() {
     }
     assert!(pairs.len() as f64 >= exact.len() as f64 * 0.9, "{} of {}", pairs.len(), exact.len());
     assert!(estimated > 0 || pairs.iter().all(|pair| pair["jaccard_standard_error"] == 0.0));
+    // Sketches have no second pass: a working set is refused.
+    let output = Command::new(binary())
+        .args(["dedup", "--working-set", "1M", "--jsonl", "--out"])
+        .arg(dir.path().join("refused"))
+        .arg("-")
+        .stdin(std::fs::File::open(&input).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("standard input is read once"));
 }
 
 #[test]

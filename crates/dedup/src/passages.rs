@@ -664,8 +664,9 @@ fn shared_hashes(
     control: Control<'_>,
 ) -> Result<SharedHashes, DedupError> {
     let pairs = Mutex::new(Runs::new(settings.sort_memory, settings.temp_dir.as_deref()));
-    let a_hash = |key: u128| key >> 64 << 64;
-    let parts = postings.runs.merged_in_parts(rayon::current_num_threads(), a_hash)?;
+    // A record's group: its hash (the key's high 64 bits).
+    let hash_group = |key: u128| key >> 64 << 64;
+    let parts = postings.runs.merged_in_parts(rayon::current_num_threads(), hash_group)?;
     let found = on_threads(parts, |part| hashes_in(part, settings, &pairs, control))?;
     let pairs = pairs.into_inner().expect("the pairs' lock is not poisoned");
     Ok(SharedHashes { pairs, boilerplate: found.concat() })
@@ -773,8 +774,9 @@ fn candidates(
     settings: &PassageSettings,
     control: Control<'_>,
 ) -> Result<(Vec<Spooled<Tagged>>, usize), DedupError> {
-    let a_pair = |key: u128| key >> 32 << 32;
-    let parts = pairs.merged_in_parts(rayon::current_num_threads(), a_pair)?;
+    // A record's group: its two documents (the key's high 64 bits of 96).
+    let pair_group = |key: u128| key >> 32 << 32;
+    let parts = pairs.merged_in_parts(rayon::current_num_threads(), pair_group)?;
     let found = on_threads(parts, |part| candidates_in(part, settings, control))?;
     let sharing = found.iter().map(|(_, sharing)| sharing).sum();
     Ok((found.into_iter().map(|(kept, _)| kept).collect(), sharing))
