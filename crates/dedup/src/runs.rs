@@ -583,16 +583,28 @@ impl<R: Record> Spooled<R> {
 mod tests {
     use super::*;
 
+    /// `records` pushed into runs of at most `memory` bytes.
+    fn pushed<R: Record>(records: &[R], memory: u64) -> Runs<R> {
+        let mut runs = Runs::new(memory, None);
+        records.iter().try_for_each(|&record| runs.push(record)).unwrap();
+        runs
+    }
+
+    /// `records` sorted.
+    fn sorted<R: Record>(records: &[R]) -> Vec<R> {
+        let mut sorted = records.to_vec();
+        sorted.sort_unstable();
+        sorted
+    }
+
     #[test]
     fn records_come_back_sorted_from_memory_and_from_many_runs() {
         let mut rng = fastrand::Rng::with_seed(3);
         let records: Vec<(u64, u32, u32)> =
             (0..10_000).map(|_| (rng.u64(0..500), rng.u32(0..50), rng.u32(..))).collect();
-        let mut expected = records.clone();
-        expected.sort_unstable();
+        let expected = sorted(&records);
         for memory in [1 << 30, 16 * 700, 16 * 64] {
-            let mut runs = Runs::new(memory, None);
-            records.iter().try_for_each(|&record| runs.push(record)).unwrap();
+            let runs = pushed(&records, memory);
             assert_eq!(runs.len(), 10_000);
             let merged: Vec<_> = runs.merged().unwrap().collect::<Result<_, _>>().unwrap();
             assert_eq!(merged, expected, "memory {memory}");
@@ -604,13 +616,7 @@ mod tests {
         let mut rng = fastrand::Rng::with_seed(5);
         let records: Vec<(u32, u32, u32)> =
             (0..3 * BATCH_RECORDS + 7).map(|_| (rng.u32(0..900), rng.u32(..), rng.u32(..))).collect();
-        let mut expected = records.clone();
-        expected.sort_unstable();
-        let runs_of = |memory: u64| {
-            let mut runs = Runs::new(memory, None);
-            records.iter().try_for_each(|&record| runs.push(record)).unwrap();
-            runs
-        };
+        let expected = sorted(&records);
         // In memory, and merged from runs on disk on a thread of its own.
         for memory in [1 << 30, 12 * 50_000] {
             let mut batches = Vec::new();
@@ -618,13 +624,13 @@ mod tests {
                 batches.push(batch.to_vec());
                 Ok(())
             };
-            runs_of(memory).merged().unwrap().each_batch(each).unwrap();
+            pushed(&records, memory).merged().unwrap().each_batch(each).unwrap();
             assert!(batches.iter().all(|batch| batch.len() <= BATCH_RECORDS), "memory {memory}");
             assert_eq!(batches.concat(), expected, "memory {memory}");
         }
         // The first failure is returned, and the merge ends with it.
         let mut taken = 0;
-        let failed = runs_of(12 * 50_000).merged().unwrap().each_batch(|_| {
+        let failed = pushed(&records, 12 * 50_000).merged().unwrap().each_batch(|_| {
             taken += 1;
             Err(DedupError::SortRuns(std::io::Error::other("full")))
         });
@@ -638,15 +644,12 @@ mod tests {
         // Pairs of documents and a word: a pair's records are a group.
         let records: Vec<(u32, u32, u32)> =
             (0..20_000).map(|_| (rng.u32(0..40), rng.u32(0..40), rng.u32(..))).collect();
-        let mut expected = records.clone();
-        expected.sort_unstable();
+        let expected = sorted(&records);
         let pair = |key: u128| key >> 32 << 32;
         // In memory, from one run and a buffer, and from many runs.
         for memory in [1 << 30, 12 * 15_000, 12 * 700] {
             for parts in [1, 2, 3, 8] {
-                let mut runs = Runs::new(memory, None);
-                records.iter().try_for_each(|&record| runs.push(record)).unwrap();
-                let merged: Vec<Vec<(u32, u32, u32)>> = runs
+                let merged: Vec<Vec<(u32, u32, u32)>> = pushed(&records, memory)
                     .merged_in_parts(parts, pair)
                     .unwrap()
                     .into_iter()
@@ -664,9 +667,8 @@ mod tests {
             }
         }
         // A group larger than a part is not cut: fewer parts.
-        let mut runs = Runs::new(1 << 30, None);
-        (0..1_000).try_for_each(|word| runs.push((1u32, 2u32, word))).unwrap();
-        assert_eq!(runs.merged_in_parts(4, pair).unwrap().len(), 1);
+        let one_pair: Vec<(u32, u32, u32)> = (0..1_000).map(|word| (1, 2, word)).collect();
+        assert_eq!(pushed(&one_pair, 1 << 30).merged_in_parts(4, pair).unwrap().len(), 1);
     }
 
     #[test]
@@ -674,8 +676,7 @@ mod tests {
         let mut rng = fastrand::Rng::with_seed(9);
         let records: Vec<(u32, u32, u32)> =
             (0..20_000).map(|_| (rng.u32(0..300), rng.u32(0..300), rng.u32(..))).collect();
-        let mut expected = records.clone();
-        expected.sort_unstable();
+        let expected = sorted(&records);
         // 100 records a run: 200 runs, merged 4 at a time.
         let mut runs = Runs::new(12 * 100, None).with_fan_in(4);
         let mut most_open = 0;
