@@ -351,12 +351,10 @@ impl<R: Record> RunWriter<R> {
         Ok(())
     }
 
-    /// The run, written, to be read from its start.
+    /// The run, written (read back at offsets: [`RunReader`], [`Spooled::records`]).
     fn finish(mut self) -> Result<File, DedupError> {
         self.writer.write_all(&self.bytes).map_err(DedupError::SortRuns)?;
-        let mut file = self.writer.into_inner().map_err(|err| DedupError::SortRuns(err.into_error()))?;
-        file.seek(SeekFrom::Start(0)).map_err(DedupError::SortRuns)?;
-        Ok(file)
+        self.writer.into_inner().map_err(|err| DedupError::SortRuns(err.into_error()))
     }
 }
 
