@@ -53,7 +53,7 @@
 use crate::catalog::{Catalog, Places};
 use crate::error::DedupError;
 use crate::runs::{Merged, Runs, Spool, Spooled};
-use crate::verify::{CandidatePairs, Memory, Reread, Stored, Tagged, each_pair};
+use crate::verify::{CandidatePairs, Memory, Reread, SpooledPairs, Stored, Tagged, each_pair};
 use crate::{Control, Phase, Place};
 use priorart_align::report::Shared;
 use priorart_align::{Aligner, Mark, MarkedPassage, MarkedText, Params, Passage, Side, Span, Winnowing};
@@ -350,7 +350,7 @@ pub fn find_passages(
     Ok(PassageOutcome {
         postings: records,
         sharing,
-        candidates: CandidatePairs::len(&candidates) as usize,
+        candidates: candidates.len() as usize,
         pairs,
         passages,
         unaligned,
@@ -773,13 +773,13 @@ fn candidates(
     pairs: Runs<(u32, u32, u32)>,
     settings: &PassageSettings,
     control: Control<'_>,
-) -> Result<(Vec<Spooled<Tagged>>, usize), DedupError> {
+) -> Result<(SpooledPairs, usize), DedupError> {
     // A record's group: its two documents (the key's high 64 bits of 96).
     let pair_group = |key: u128| key >> 32 << 32;
     let parts = pairs.merged_in_parts(rayon::current_num_threads(), pair_group)?;
     let found = on_threads(parts, |part| candidates_in(part, settings, control))?;
     let sharing = found.iter().map(|(_, sharing)| sharing).sum();
-    Ok((found.into_iter().map(|(kept, _)| kept).collect(), sharing))
+    Ok((SpooledPairs(found.into_iter().map(|(kept, _)| kept).collect()), sharing))
 }
 
 /// The candidates of one part of the merged pairs, and how many of its

@@ -95,14 +95,18 @@ impl CandidatePairs for &[Pair] {
     }
 }
 
-/// Candidates written to temporary files, one after another.
-impl CandidatePairs for Vec<Spooled<Tagged>> {
+/// Candidates written to temporary files (one per part of a search's
+/// merge), read one file after another. A type of its own, not a bare
+/// `Vec`, so that `len` is always the candidates', never the files'.
+pub(crate) struct SpooledPairs(pub(crate) Vec<Spooled<Tagged>>);
+
+impl CandidatePairs for SpooledPairs {
     fn len(&self) -> u64 {
-        self.iter().map(Spooled::len).sum()
+        self.0.iter().map(Spooled::len).sum()
     }
 
     fn each(&mut self, visit: &mut dyn FnMut(Tagged) -> Result<(), DedupError>) -> Result<(), DedupError> {
-        self.iter_mut().try_for_each(|spooled| spooled.records()?.try_for_each(|pair| visit(pair?)))
+        self.0.iter_mut().try_for_each(|spooled| spooled.records()?.try_for_each(|pair| visit(pair?)))
     }
 }
 
