@@ -247,7 +247,7 @@ impl Aligner {
         self.align_words((a, &a_words, &a_keys), (b, &b_words, &b_keys))
     }
 
-    fn words_and_keys(&self, text: &str) -> (Vec<words::Word>, Vec<(u64, u32)>) {
+    fn words_and_keys(&self, text: &str) -> (Vec<words::Word>, seeds::KeyList) {
         let words = words::content_words(text, |hash| self.stopwords.contains(hash));
         let keys = seeds::sorted_keys(&words, self.params.seed_words);
         (words, keys)
@@ -273,7 +273,7 @@ impl Aligner {
             return Ok(Vec::new());
         }
         let (occurrences, most) = (self.params.max_key_occurrences, self.params.max_seeds);
-        let seeds = seeds::joined_seeds(a_keys, b_keys, occurrences, most)?;
+        let seeds = seeds::joined_seeds(a_keys.as_keys(), b_keys.as_keys(), occurrences, most)?;
         let seeds = cluster::supported(seeds, self.params.max_gap, self.params.max_shift);
         let found = cluster::groups(seeds, width as u32, self.params.max_gap, self.params.max_shift);
         let found = found.into_iter().filter(|group| group.seeds >= self.params.min_seeds).collect();
@@ -281,17 +281,17 @@ impl Aligner {
         if kept.is_empty() {
             return Ok(Vec::new());
         }
-        let (a_chars, b_chars) = (offsets::CharIndex::of(a), offsets::CharIndex::of(b));
+        let (a_chars, b_chars) = (offsets::char_counts(a), offsets::char_counts(b));
         Ok(offsets::passages(
-            offsets::Indexed { text: a, words: a_words, chars: &a_chars },
-            offsets::Indexed { text: b, words: b_words, chars: &b_chars },
+            offsets::Indexed { text: a, words: a_words, chars: offsets::CharIndex(&a_chars) },
+            offsets::Indexed { text: b, words: b_words, chars: offsets::CharIndex(&b_chars) },
             &kept,
         ))
     }
 }
 
 /// A text, its content words and their sorted seed keys.
-type Keyed<'t> = (&'t str, &'t [words::Word], &'t [(u64, u32)]);
+type Keyed<'t> = (&'t str, &'t [words::Word], &'t seeds::KeyList);
 
 fn check(params: &Params) -> Result<(), AlignError> {
     let bad = |what: String| Err(AlignError::BadParameter(what));

@@ -20,7 +20,7 @@
 
 use crate::cluster;
 use crate::offsets::{CharIndex, Indexed};
-use crate::seeds::{self, Seed, index};
+use crate::seeds::{self, Keys, Seed, index};
 use crate::words::{self, Word};
 use crate::{AlignError, Aligner, Mark, Passage, Side, Span, Winnowing, offsets, select, winnow};
 
@@ -32,21 +32,114 @@ pub const MARK_GAP: u32 = 20;
 /// A text cut into the aligner's content words and winnowed once, to be
 /// aligned with many others on the marks they share
 /// ([`Aligner::align_marked`]).
+///
+/// What was made of the text is held in one block, not an allocation per
+/// array: a collection's search holds hundreds of thousands of prepared
+/// texts and reads most of them back from its temporary file many times,
+/// and a block is read back as one copy ([`MarkedText::read_from`]) where
+/// arrays were converted field by field and allocated one by one.
 #[derive(Debug, Clone)]
 pub struct MarkedText {
     pub(crate) text: String,
-    pub(crate) words: Vec<Word>,
-    /// Half-words before each content word ([`words::counted_content_words`]).
-    pub(crate) halves_before: Vec<u32>,
-    /// Where its characters are, for the passages' character offsets.
-    pub(crate) chars: CharIndex,
-    /// `(hash, word)` of each mark kept, sorted.
-    pub(crate) marks: Vec<(u64, u32)>,
+    /// Its arrays, one after the other, each from a `u64` boundary:
+    /// the content words ([`Word`]), the half-words before each
+    /// ([`words::counted_content_words`]), the marks' hashes (sorted), the
+    /// marks' words (the index of each mark's first content word, sorted
+    /// where hashes are equal), the text's character counts
+    /// ([`offsets::char_counts`]).
+    block: Vec<u64>,
+    /// The arrays' lengths.
+    pub(crate) counts: Counts,
     /// Content words per k-gram.
     pub(crate) k: u32,
 }
 
+/// The lengths of a [`MarkedText`]'s arrays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Counts {
+    pub(crate) words: usize,
+    pub(crate) marks: usize,
+    pub(crate) chars: usize,
+}
+
+impl Counts {
+    /// Where each array ends in the block, in `u64`s: words, half-words,
+    /// marks' hashes, marks' words, character counts.
+    fn ends(self) -> [usize; 5] {
+        let words = 2 * self.words;
+        let halves = words + self.words.div_ceil(2);
+        let hashes = halves + self.marks;
+        let mark_words = hashes + self.marks.div_ceil(2);
+        [words, halves, hashes, mark_words, mark_words + self.chars.div_ceil(2)]
+    }
+
+    /// The block's length, in `u64`s.
+    pub(crate) fn block_len(self) -> usize {
+        self.ends()[4]
+    }
+}
+
+/// `values` (`count` of them) appended to `block` as `u32`s, from a `u64`
+/// boundary.
+fn push_u32s(block: &mut Vec<u64>, count: usize, values: impl Iterator<Item = u32>) {
+    let at = block.len();
+    block.resize(at + count.div_ceil(2), 0);
+    let slots: &mut [u32] = bytemuck::cast_slice_mut(&mut block[at..]);
+    slots.iter_mut().zip(values).for_each(|(slot, value)| *slot = value);
+}
+
 impl MarkedText {
+    /// `text` with its content words, the half-words before each, its
+    /// marks (`(hash, word)`, sorted) and its character counts, for
+    /// k-grams of `k` words.
+    fn new(text: String, words: &[Word], halves_before: &[u32], marks: &[(u64, u32)], k: u32) -> MarkedText {
+        let chars = offsets::char_counts(&text);
+        let counts = Counts { words: words.len(), marks: marks.len(), chars: chars.len() };
+        let mut block = Vec::with_capacity(counts.block_len());
+        block.extend_from_slice(bytemuck::cast_slice(words));
+        push_u32s(&mut block, words.len(), halves_before.iter().copied());
+        block.extend(marks.iter().map(|&(hash, _)| hash));
+        push_u32s(&mut block, marks.len(), marks.iter().map(|&(_, word)| word));
+        push_u32s(&mut block, chars.len(), chars.into_iter());
+        MarkedText { text, block, counts, k }
+    }
+
+    /// A text and its block as [`MarkedText::block`] holds them, unchecked
+    /// (`stored.rs` checks what it reads back).
+    pub(crate) fn of_parts(text: String, block: Vec<u64>, counts: Counts, k: u32) -> MarkedText {
+        MarkedText { text, block, counts, k }
+    }
+
+    /// Its block, as [`MarkedText::of_parts`] takes it.
+    pub(crate) fn block(&self) -> &[u64] {
+        &self.block
+    }
+
+    /// Its content words.
+    pub(crate) fn words(&self) -> &[Word] {
+        bytemuck::cast_slice(&self.block[..self.counts.ends()[0]])
+    }
+
+    /// The half-words before each of its content words.
+    pub(crate) fn halves_before(&self) -> &[u32] {
+        let [words, halves, ..] = self.counts.ends();
+        &bytemuck::cast_slice(&self.block[words..halves])[..self.counts.words]
+    }
+
+    /// Its marks: their hashes (sorted) and the index of each one's first
+    /// content word.
+    pub(crate) fn marks(&self) -> Keys<'_> {
+        let [_, halves, hashes, mark_words, _] = self.counts.ends();
+        let places: &[u32] = bytemuck::cast_slice(&self.block[hashes..mark_words]);
+        Keys { keys: &self.block[halves..hashes], places: &places[..self.counts.marks] }
+    }
+
+    /// Its character counts ([`offsets::char_counts`]).
+    pub(crate) fn char_counts(&self) -> &[u32] {
+        let [.., mark_words, chars] = self.counts.ends();
+        &bytemuck::cast_slice(&self.block[mark_words..chars])[..self.counts.chars]
+    }
+
     /// The text.
     pub fn text(&self) -> &str {
         &self.text
@@ -70,9 +163,10 @@ impl MarkedText {
     pub fn word_count(&self, span: &Span) -> usize {
         let range = span.bytes();
         let (first, end) = self.word_range(span);
+        let words = self.words();
         let on_words = first < end
-            && self.words[first].start as usize == range.start
-            && self.words[end - 1].end as usize == range.end;
+            && words[first].start as usize == range.start
+            && words[end - 1].end as usize == range.end;
         if !on_words {
             return self.text.get(range).map_or(0, words::count);
         }
@@ -83,7 +177,7 @@ impl MarkedText {
     /// content word `last` (0 when either is not one of its words).
     fn counted(&self, first: usize, last: usize) -> usize {
         let (Some(&before_first), Some(&before_last), Some(last_word)) =
-            (self.halves_before.get(first), self.halves_before.get(last), self.words.get(last))
+            (self.halves_before().get(first), self.halves_before().get(last), self.words().get(last))
         else {
             return 0;
         };
@@ -95,26 +189,27 @@ impl MarkedText {
 
     /// Its text, words and character index, as the offsets take them.
     fn indexed(&self) -> Indexed<'_> {
-        Indexed { text: &self.text, words: &self.words, chars: &self.chars }
+        Indexed { text: &self.text, words: self.words(), chars: CharIndex(self.char_counts()) }
     }
 
     /// Its content words `first` to `last` (none when they are not).
     fn words_from_to(&self, (first, last): (u32, u32)) -> &[Word] {
-        self.words.get(first as usize..=last as usize).unwrap_or_default()
+        self.words().get(first as usize..=last as usize).unwrap_or_default()
     }
 
     /// Its content words inside `span`.
     fn words_in(&self, span: &Span) -> &[Word] {
         let (first, end) = self.word_range(span);
-        &self.words[first..end.max(first)]
+        &self.words()[first..end.max(first)]
     }
 
     /// The indices of its first content word inside `span` and of the one
     /// after its last (not above the first when none is inside).
     fn word_range(&self, span: &Span) -> (usize, usize) {
         let range = span.bytes();
-        let first = self.words.partition_point(|word| (word.start as usize) < range.start);
-        let end = self.words.partition_point(|word| (word.end as usize) <= range.end);
+        let words = self.words();
+        let first = words.partition_point(|word| (word.start as usize) < range.start);
+        let end = words.partition_point(|word| (word.end as usize) <= range.end);
         (first, end)
     }
 }
@@ -200,8 +295,7 @@ impl Aligner {
             .map(|mark| (mark.hash, mark.word))
             .collect();
         marks.sort_unstable();
-        let chars = CharIndex::of(&text);
-        Ok(MarkedText { text, words, halves_before, chars, marks, k: index(winnowing.k()) })
+        Ok(MarkedText::new(text, &words, &halves_before, &marks, index(winnowing.k())))
     }
 
     /// The marks `a` and `b` share, found in one merge of their sorted
@@ -213,12 +307,13 @@ impl Aligner {
         // Sized for two texts sharing all the marks of the shorter, as
         // most aligned pairs nearly do: growing them was a fifth of the
         // merge.
-        let expected = a.marks.len().min(b.marks.len());
+        let (a_marks, b_marks) = (a.marks(), b.marks());
+        let expected = a_marks.keys.len().min(b_marks.keys.len());
         let mut words = Vec::with_capacity(expected);
         let mut seeds = Ok(Vec::with_capacity(expected));
         let found: Result<(), std::convert::Infallible> =
-            seeds::each_shared(&a.marks, &b.marks, |a_run, b_run| {
-                words.extend(a_run.iter().map(|&(_, at)| at));
+            seeds::each_shared(a_marks, b_marks, |a_run, b_run| {
+                words.extend_from_slice(a_run);
                 if let Ok(held) = &mut seeds
                     && b_run.len() <= most
                 {
@@ -241,16 +336,38 @@ impl Aligner {
         b: &MarkedText,
         shared: SharedMarks,
     ) -> Result<Vec<MarkedPassage>, AlignError> {
+        self.align_marked_of(a, b, shared, 0)
+    }
+
+    /// [`Aligner::align_marked`] for a caller that keeps only passages of
+    /// `min_words` words or more on both sides (as
+    /// [`MarkedPassage::word_counts`] counts them): none when the groups
+    /// found do not span that many together, before their passages are
+    /// measured. Every passage lies inside its groups' extent in each text
+    /// (joined and merged groups are their parts' union), so this returns
+    /// what `align_marked` returns whenever a passage could be kept. On the
+    /// generated corpus, a quarter of the candidate pairs of a
+    /// collection's search align only to passages under 50 words.
+    pub fn align_marked_of(
+        &self,
+        a: &MarkedText,
+        b: &MarkedText,
+        shared: SharedMarks,
+        min_words: usize,
+    ) -> Result<Vec<MarkedPassage>, AlignError> {
         let params = &self.params;
         let seeds = cluster::supported(shared.seeds?, MARK_GAP, params.max_shift);
         let width = a.k.min(b.k);
         let mut found: Vec<cluster::Group> = cluster::groups(seeds, width, MARK_GAP, params.max_shift)
             .into_iter()
             .filter(|group| group.seeds >= params.min_seeds)
-            .map(|group| cluster::extended(group, &a.words, &b.words))
+            .map(|group| cluster::extended(group, a.words(), b.words()))
             .collect();
+        if !spans_words(&found, a, b, min_words) {
+            return Ok(Vec::new());
+        }
         found.sort_unstable_by_key(|group| (group.a_first, group.b_first));
-        let kept = select::passages(found, &a.words, &b.words, params, select::Trim::No);
+        let kept = select::passages(found, a.words(), b.words(), params, select::Trim::No);
         let passages = offsets::passages(a.indexed(), b.indexed(), &kept);
         Ok(passages
             .into_iter()
@@ -261,6 +378,21 @@ impl Aligner {
             })
             .collect())
     }
+}
+
+/// Whether `groups` together span `min_words` words (as
+/// [`MarkedText::word_count`] counts them) in `a` and in `b`.
+fn spans_words(groups: &[cluster::Group], a: &MarkedText, b: &MarkedText, min_words: usize) -> bool {
+    let (Some(a_first), Some(a_last), Some(b_first), Some(b_last)) = (
+        groups.iter().map(|group| group.a_first).min(),
+        groups.iter().map(|group| group.a_last).max(),
+        groups.iter().map(|group| group.b_first).min(),
+        groups.iter().map(|group| group.b_last).max(),
+    ) else {
+        return false;
+    };
+    a.counted(a_first as usize, a_last as usize) >= min_words
+        && b.counted(b_first as usize, b_last as usize) >= min_words
 }
 
 #[cfg(test)]
@@ -286,7 +418,7 @@ mod tests {
         for _ in 0..300 {
             let text = words::random_text(&mut rng, 300);
             let marked = aligner.mark(text.clone(), &winnowing, |_| true).unwrap();
-            let words = &marked.words;
+            let words = marked.words();
             for _ in 0..20 {
                 // A passage's side: from a content word to another.
                 if !words.is_empty() {

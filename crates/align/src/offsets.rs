@@ -10,51 +10,62 @@ use crate::{Passage, Span};
 /// --passages`' time in that counting, on 100,000 generated documents).
 const BLOCK: usize = 64;
 
-/// The characters before every [`BLOCK`]-th byte of a text, so that the
-/// character offset of any byte costs a block, not the text before it: a
-/// text prepared once is aligned with many others (`dedup --passages`),
-/// each time asking offsets deep into it. 4 bytes per block (6 % of the
-/// text); nothing for an ASCII text, whose bytes are its characters.
-#[derive(Debug, Clone)]
-pub(crate) struct CharIndex {
-    /// Characters before byte `i * BLOCK`, for `i` up to the text's length
-    /// over `BLOCK` rounded up; empty for an ASCII text.
-    before_block: Vec<u32>,
+/// The characters before every [`BLOCK`]-th byte of `text` (below the
+/// aligner's size limit, so that counts fit in `u32`), up to its length
+/// over `BLOCK` rounded up: the counts of its [`CharIndex`]. Empty for an
+/// ASCII text, whose bytes are its characters.
+pub(crate) fn char_counts(text: &str) -> Vec<u32> {
+    if text.is_ascii() {
+        return Vec::new();
+    }
+    let mut before_block = Vec::with_capacity(text.len() / BLOCK + 2);
+    let mut chars = 0u32;
+    // Whole blocks as arrays, of a length the count's vector loop knows
+    // (as slices: 8 % more time to read a text back).
+    let (blocks, rest) = text.as_bytes().as_chunks::<BLOCK>();
+    for block in blocks {
+        before_block.push(chars);
+        chars += characters_starting_in(block);
+    }
+    if !rest.is_empty() {
+        before_block.push(chars);
+        chars += characters_starting_in(rest);
+    }
+    before_block.push(chars);
+    before_block
 }
 
-impl CharIndex {
-    /// The index of `text` (below the aligner's size limit, so that
-    /// counts fit in `u32`).
-    pub(crate) fn of(text: &str) -> CharIndex {
-        if text.is_ascii() {
-            return CharIndex { before_block: Vec::new() };
-        }
-        let mut before_block = Vec::with_capacity(text.len() / BLOCK + 2);
-        let mut chars = 0u32;
-        // Whole blocks as arrays, of a length the count's vector loop knows
-        // (as slices: 8 % more time to read a text back).
-        let (blocks, rest) = text.as_bytes().as_chunks::<BLOCK>();
-        for block in blocks {
-            before_block.push(chars);
-            chars += characters_starting_in(block);
-        }
-        if !rest.is_empty() {
-            before_block.push(chars);
-            chars += characters_starting_in(rest);
-        }
-        before_block.push(chars);
-        CharIndex { before_block }
+/// Whether `counts` could be [`char_counts`] of `text`: as many, none for
+/// an ASCII text, from 0, each at most [`BLOCK`] past the one before. (So
+/// that counts read back never index past the text; they are not counted
+/// again, which would cost what keeping them saves.)
+pub(crate) fn could_be_char_counts(counts: &[u32], text: &str) -> bool {
+    if text.is_ascii() {
+        return counts.is_empty();
     }
+    counts.len() == text.len().div_ceil(BLOCK) + 1
+        && counts.first() == Some(&0)
+        && counts.windows(2).all(|pair| pair[0] <= pair[1] && pair[1] - pair[0] <= BLOCK as u32)
+}
 
+/// A text's [`char_counts`], so that the character offset of any byte
+/// costs a block, not the text before it: a text prepared once is aligned
+/// with many others (`dedup --passages`), each time asking offsets deep
+/// into it. 4 bytes per block (6 % of the text); nothing for an ASCII
+/// text.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CharIndex<'t>(pub(crate) &'t [u32]);
+
+impl CharIndex<'_> {
     /// The character offset of byte `byte` (a character boundary of
     /// `text`, the text indexed).
-    pub(crate) fn char_offset(&self, text: &str, byte: usize) -> usize {
-        if self.before_block.is_empty() {
+    pub(crate) fn char_offset(self, text: &str, byte: usize) -> usize {
+        let CharIndex(before_block) = self;
+        if before_block.is_empty() {
             return byte;
         }
         let block = byte / BLOCK;
-        self.before_block[block] as usize
-            + characters_starting_in(&text.as_bytes()[block * BLOCK..byte]) as usize
+        before_block[block] as usize + characters_starting_in(&text.as_bytes()[block * BLOCK..byte]) as usize
     }
 }
 
@@ -71,7 +82,7 @@ fn characters_starting_in(bytes: &[u8]) -> u32 {
 pub(crate) struct Indexed<'t> {
     pub(crate) text: &'t str,
     pub(crate) words: &'t [Word],
-    pub(crate) chars: &'t CharIndex,
+    pub(crate) chars: CharIndex<'t>,
 }
 
 /// Each kept group as a [`Passage`] with offsets into `a` and `b`.
@@ -113,11 +124,16 @@ mod tests {
     fn char_index_gives_the_characters_before_each_boundary() {
         let wide = "añb€c".repeat(200) + "漢字" + &"x".repeat(2 * BLOCK) + "é";
         for text in ["", "ascii only", "añb€c", wide.as_str(), &"é".repeat(BLOCK)] {
-            let index = CharIndex::of(text);
+            let counts = char_counts(text);
+            assert!(could_be_char_counts(&counts, text), "{text:?}");
             for byte in (0..=text.len()).filter(|&byte| text.is_char_boundary(byte)) {
-                assert_eq!(index.char_offset(text, byte), counted(text, byte), "byte {byte} of {text:?}");
+                assert_eq!(
+                    CharIndex(&counts).char_offset(text, byte),
+                    counted(text, byte),
+                    "byte {byte} of {text:?}"
+                );
             }
         }
-        assert!(CharIndex::of("ascii only").before_block.is_empty(), "an ASCII text needs no counts");
+        assert!(char_counts("ascii only").is_empty(), "an ASCII text needs no counts");
     }
 }

@@ -96,25 +96,56 @@ impl Hasher for KeyHasher {
     }
 }
 
+/// Sorted keys and where each was found, side by side: a merge of two
+/// texts' keys reads the keys alone, 8 bytes a step where `(key, place)`
+/// pairs cost 16 (the merge waits on memory: most of a text's keys are
+/// read once per pair it is aligned with).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Keys<'k> {
+    pub(crate) keys: &'k [u64],
+    pub(crate) places: &'k [u32],
+}
+
+/// [`Keys`] owned.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct KeyList {
+    keys: Vec<u64>,
+    places: Vec<u32>,
+}
+
+impl KeyList {
+    /// `(key, place)` pairs sorted, split.
+    pub(crate) fn of_sorted(keyed: &[(u64, u32)]) -> KeyList {
+        KeyList {
+            keys: keyed.iter().map(|&(key, _)| key).collect(),
+            places: keyed.iter().map(|&(_, at)| at).collect(),
+        }
+    }
+
+    pub(crate) fn as_keys(&self) -> Keys<'_> {
+        Keys { keys: &self.keys, places: &self.places }
+    }
+}
+
 /// The keys of `words` (`width` words each) with where each starts,
 /// sorted by key then position, so that two texts' seeds are a merge of
 /// two sorted lists ([`joined_seeds`]) instead of a table of one text.
-pub(crate) fn sorted_keys(words: &[Word], width: usize) -> Vec<(u64, u32)> {
+pub(crate) fn sorted_keys(words: &[Word], width: usize) -> KeyList {
     let mut keyed: Vec<(u64, u32)> =
         words.windows(width).enumerate().map(|(at, window)| (key(window), index(at))).collect();
     keyed.sort_unstable();
-    keyed
+    KeyList::of_sorted(&keyed)
 }
 
-/// The seeds of two texts' sorted `(key, position)` lists (`a`'s and
-/// `b`'s: their [`sorted_keys`], or their winnowing marks): every pair of
-/// positions with the same key, but for keys found more than
-/// `max_occurrences` times in `b` (boilerplate, which locates nothing, and
-/// would make the seeds grow with the product of the texts' lengths), or
+/// The seeds of two texts' sorted keys (`a`'s and `b`'s: their
+/// [`sorted_keys`], or their winnowing marks): every pair of positions
+/// with the same key, but for keys found more than `max_occurrences` times
+/// in `b` (boilerplate, which locates nothing, and would make the seeds
+/// grow with the product of the texts' lengths), or
 /// [`AlignError::TooManySeeds`] past `max_seeds`. In key order.
 pub(crate) fn joined_seeds(
-    a: &[(u64, u32)],
-    b: &[(u64, u32)],
+    a: Keys<'_>,
+    b: Keys<'_>,
     max_occurrences: usize,
     max_seeds: usize,
 ) -> Result<Vec<Seed>, AlignError> {
@@ -132,53 +163,62 @@ pub(crate) fn joined_seeds(
 /// [`AlignError::TooManySeeds`] past `max_seeds`.
 pub(crate) fn add_seeds(
     mut seeds: Vec<Seed>,
-    a_run: &[(u64, u32)],
-    b_run: &[(u64, u32)],
+    a_run: &[u32],
+    b_run: &[u32],
     max_seeds: usize,
 ) -> Result<Vec<Seed>, AlignError> {
     let total = seeds.len() + a_run.len() * b_run.len();
     if total > max_seeds {
         return Err(AlignError::TooManySeeds { seeds: total, limit: max_seeds });
     }
-    for &(_, at_a) in a_run {
-        seeds.extend(b_run.iter().map(|&(_, at_b)| Seed { a: at_a, b: at_b }));
+    for &at_a in a_run {
+        seeds.extend(b_run.iter().map(|&at_b| Seed { a: at_a, b: at_b }));
     }
     Ok(seeds)
 }
 
-/// Calls `found` with the runs of `a` and of `b` (both sorted) of each key
-/// both hold, in key order, until it fails. Texts of about the same length
-/// are merged step by step, without branching on which key is smaller
-/// (which is as random as the hashes: a mispredicted branch a step, when
-/// this merge was a tenth of the passage search on the generated corpus);
-/// a text many times shorter than the other is looked up in it by
-/// galloping.
+/// Calls `found` with the places in `a` and in `b` (both sorted) of each
+/// key both hold, in key order, until it fails. Texts of about the same
+/// length are merged step by step, without branching on which key is
+/// smaller (which is as random as the hashes: a mispredicted branch a
+/// step, when this merge was a tenth of the passage search on the
+/// generated corpus); a text many times shorter than the other is looked
+/// up in it by galloping.
 pub(crate) fn each_shared<E>(
-    a: &[(u64, u32)],
-    b: &[(u64, u32)],
-    found: impl FnMut(&[(u64, u32)], &[(u64, u32)]) -> Result<(), E>,
+    a: Keys<'_>,
+    b: Keys<'_>,
+    mut found: impl FnMut(&[u32], &[u32]) -> Result<(), E>,
 ) -> Result<(), E> {
-    let (shorter, longer) = (a.len().min(b.len()), a.len().max(b.len()));
-    if longer > GALLOP_PAST * shorter { merge(a, b, found, gallop) } else { merge(a, b, found, step) }
+    let (shorter, longer) = (a.keys.len().min(b.keys.len()), a.keys.len().max(b.keys.len()));
+    let runs = |a_run: std::ops::Range<usize>, b_run: std::ops::Range<usize>| {
+        found(a.places.get(a_run).unwrap_or_default(), b.places.get(b_run).unwrap_or_default())
+    };
+    if longer > GALLOP_PAST * shorter {
+        merge(a.keys, b.keys, runs, gallop)
+    } else {
+        merge(a.keys, b.keys, runs, step)
+    }
 }
 
 /// How many times longer one text's keys are than the other's for
 /// [`each_shared`] to gallop through them.
 const GALLOP_PAST: usize = 8;
 
-/// [`each_shared`]'s merge, moving past unequal keys at `i` and `j` with
-/// `past` ([`step`] or [`gallop`]: a loop made for each).
+/// [`each_shared`]'s merge of two sorted lists of keys, calling `found`
+/// with the index ranges of each key both hold, moving past unequal keys
+/// at `i` and `j` with `past` ([`step`] or [`gallop`]: a loop made for
+/// each).
 fn merge<E>(
-    a: &[(u64, u32)],
-    b: &[(u64, u32)],
-    mut found: impl FnMut(&[(u64, u32)], &[(u64, u32)]) -> Result<(), E>,
-    past: impl Fn(&[(u64, u32)], &[(u64, u32)], usize, usize) -> (usize, usize),
+    a: &[u64],
+    b: &[u64],
+    mut found: impl FnMut(std::ops::Range<usize>, std::ops::Range<usize>) -> Result<(), E>,
+    past: impl Fn(&[u64], &[u64], usize, usize) -> (usize, usize),
 ) -> Result<(), E> {
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
-        if a[i].0 == b[j].0 {
+        if a[i] == b[j] {
             let (a_end, b_end) = (run_end(a, i), run_end(b, j));
-            found(&a[i..a_end], &b[j..b_end])?;
+            found(i..a_end, j..b_end)?;
             (i, j) = (a_end, b_end);
         } else {
             (i, j) = past(a, b, i, j);
@@ -189,22 +229,22 @@ fn merge<E>(
 
 /// Past unequal keys by one step: the smaller key's index moves on, by
 /// the comparison's outcome rather than a branch.
-fn step(a: &[(u64, u32)], b: &[(u64, u32)], i: usize, j: usize) -> (usize, usize) {
-    let (x, y) = (a[i].0, b[j].0);
+fn step(a: &[u64], b: &[u64], i: usize, j: usize) -> (usize, usize) {
+    let (x, y) = (a[i], b[j]);
     (i + usize::from(x < y), j + usize::from(y < x))
 }
 
 /// Past unequal keys by galloping: the smaller key's text moves to its
 /// first key not below the other's.
-fn gallop(a: &[(u64, u32)], b: &[(u64, u32)], i: usize, j: usize) -> (usize, usize) {
-    let (x, y) = (a[i].0, b[j].0);
+fn gallop(a: &[u64], b: &[u64], i: usize, j: usize) -> (usize, usize) {
+    let (x, y) = (a[i], b[j]);
     if x < y { (skip(a, i, |key| key < y), j) } else { (i, skip(b, j, |key| key < x)) }
 }
 
 /// The end of the run of `keys[from]`'s key (a key held once, mostly).
-fn run_end(keys: &[(u64, u32)], from: usize) -> usize {
-    let key = keys[from].0;
-    from + 1 + keys[from + 1..].iter().take_while(|other| other.0 == key).count()
+fn run_end(keys: &[u64], from: usize) -> usize {
+    let key = keys[from];
+    from + 1 + keys[from + 1..].iter().take_while(|&&other| other == key).count()
 }
 
 /// The first index after `from` of sorted `keys` whose key is not
@@ -215,17 +255,17 @@ fn run_end(keys: &[(u64, u32)], from: usize) -> usize {
 /// tried first: the skip ends there when the two texts are of about the
 /// same length, and a key's run ends there (one place, mostly); the first
 /// step's binary search was a third of the merge.
-fn skip(keys: &[(u64, u32)], from: usize, before: impl Fn(u64) -> bool) -> usize {
-    if keys.get(from + 1).is_none_or(|next| !before(next.0)) {
+fn skip(keys: &[u64], from: usize, before: impl Fn(u64) -> bool) -> usize {
+    if keys.get(from + 1).is_none_or(|&next| !before(next)) {
         return from + 1;
     }
     let (mut low, mut step) = (from + 1, 1);
-    while low + step < keys.len() && before(keys[low + step].0) {
+    while low + step < keys.len() && before(keys[low + step]) {
         low += step;
         step *= 2;
     }
     let high = (low + step + 1).min(keys.len());
-    low + keys[low..high].partition_point(|&(key, _)| before(key))
+    low + keys[low..high].partition_point(|&key| before(key))
 }
 
 /// A word index of a text under 4 GiB (fewer words than bytes).
@@ -309,38 +349,33 @@ mod tests {
     fn skipping_finds_the_first_key_past_a_run_as_a_scan_does() {
         let mut rng = fastrand::Rng::with_seed(19);
         for _ in 0..500 {
-            let mut keys: Vec<(u64, u32)> = (0..rng.usize(1..60)).map(|_| (rng.u64(0..20), 0)).collect();
+            let mut keys: Vec<u64> = (0..rng.usize(1..60)).map(|_| rng.u64(0..20)).collect();
             keys.sort_unstable();
             let from = rng.usize(0..keys.len());
-            let key = keys[from].0;
+            let key = keys[from];
             let bound = key + rng.u64(1..6);
             for before in [&(|other: u64| other == key) as &dyn Fn(u64) -> bool, &|other: u64| other < bound]
             {
-                let scanned = (from..keys.len()).find(|&at| !before(keys[at].0)).unwrap_or(keys.len());
+                let scanned = (from..keys.len()).find(|&at| !before(keys[at])).unwrap_or(keys.len());
                 assert_eq!(skip(&keys, from, before), scanned, "{keys:?} from {from}");
             }
         }
     }
 
-    /// A text's sorted `(key, place)` list.
-    type Keys = [(u64, u32)];
-    /// Each shared key's runs, in the first text and the second.
-    type Runs = Vec<(Vec<(u64, u32)>, Vec<(u64, u32)>)>;
+    /// Each shared key's runs of places, in the first text and the second.
+    type Runs = Vec<(Vec<u32>, Vec<u32>)>;
     /// [`step`] or [`gallop`].
-    type Past = fn(&Keys, &Keys, usize, usize) -> (usize, usize);
+    type Past = fn(&[u64], &[u64], usize, usize) -> (usize, usize);
 
-    /// A `found` for the merges that keeps each pair of runs in `runs`.
-    fn keeping(runs: &mut Runs) -> impl FnMut(&Keys, &Keys) -> Result<(), ()> + '_ {
-        |x, y| {
-            runs.push((x.to_vec(), y.to_vec()));
-            Ok(())
-        }
-    }
-
-    /// The runs [`merge`] finds moving past unequal keys with `past`.
-    fn shared_runs(a: &Keys, b: &Keys, past: Past) -> Runs {
+    /// The runs [`merge`] finds in `a` and `b` moving past unequal keys
+    /// with `past`.
+    fn shared_runs(a: &KeyList, b: &KeyList, past: Past) -> Runs {
         let mut runs = Vec::new();
-        merge(a, b, keeping(&mut runs), past).unwrap();
+        let found = |x: std::ops::Range<usize>, y: std::ops::Range<usize>| {
+            runs.push((a.places[x].to_vec(), b.places[y].to_vec()));
+            Ok::<(), ()>(())
+        };
+        merge(&a.keys, &b.keys, found, past).unwrap();
         runs
     }
 
@@ -351,7 +386,7 @@ mod tests {
             let mut keys: Vec<(u64, u32)> =
                 (0..rng.usize(0..most)).map(|at| (rng.u64(0..40), at as u32)).collect();
             keys.sort_unstable();
-            keys
+            KeyList::of_sorted(&keys)
         };
         for _ in 0..2_000 {
             let longest = if rng.bool() { 600 } else { 60 };
@@ -359,7 +394,11 @@ mod tests {
             let stepping = shared_runs(&a, &b, step);
             assert_eq!(shared_runs(&a, &b, gallop), stepping, "{a:?} {b:?}");
             let mut runs = Vec::new();
-            each_shared(&a, &b, keeping(&mut runs)).unwrap();
+            each_shared(a.as_keys(), b.as_keys(), |x, y| {
+                runs.push((x.to_vec(), y.to_vec()));
+                Ok::<(), ()>(())
+            })
+            .unwrap();
             assert_eq!(runs, stepping);
         }
     }
@@ -409,15 +448,15 @@ mod tests {
             let (a, b) = (repetitive_text(&mut rng), repetitive_text(&mut rng));
             let (width, cap) = (rng.usize(1..=3), rng.usize(1..=8));
             let mut expected = SourceKeys::new(&b, width, cap).seeds(&a, width, usize::MAX).unwrap();
-            let mut joined =
-                joined_seeds(&sorted_keys(&a, width), &sorted_keys(&b, width), cap, usize::MAX).unwrap();
+            let (a_keys, b_keys) = (sorted_keys(&a, width), sorted_keys(&b, width));
+            let mut joined = joined_seeds(a_keys.as_keys(), b_keys.as_keys(), cap, usize::MAX).unwrap();
             let order = |seed: &Seed| (seed.a, seed.b);
             expected.sort_unstable_by_key(order);
             joined.sort_unstable_by_key(order);
             assert_eq!(joined, expected);
             let limit = expected.len().saturating_sub(1).max(1);
             assert_eq!(
-                joined_seeds(&sorted_keys(&a, width), &sorted_keys(&b, width), cap, limit).is_err(),
+                joined_seeds(a_keys.as_keys(), b_keys.as_keys(), cap, limit).is_err(),
                 expected.len() > limit
             );
         }

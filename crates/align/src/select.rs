@@ -87,7 +87,8 @@ fn trim_second(group: Group, a: &[Word], b: &[Word], params: &Params) -> Group {
     let (a_keys, b_keys) = (seeds::sorted_keys(a_side, width), seeds::sorted_keys(b_side, width));
     // The group's own rectangle holds at most its words' seeds: bounded as
     // the whole texts' seeds were, and a failure only leaves it untrimmed.
-    let Ok(mut seeds) = seeds::joined_seeds(&a_keys, &b_keys, params.max_key_occurrences, params.max_seeds)
+    let Ok(mut seeds) =
+        seeds::joined_seeds(a_keys.as_keys(), b_keys.as_keys(), params.max_key_occurrences, params.max_seeds)
     else {
         return group;
     };

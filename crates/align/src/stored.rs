@@ -4,18 +4,17 @@
 //! winnowing it again cost about a tenth of a microsecond per byte
 //! (`dedup`'s `verify.rs` keeps them in a temporary file).
 //!
-//! The layout, little-endian: the text (its length as `u32`, then its
-//! UTF-8), k (`u32`), the content words (their count as `u32`, then hash
-//! `u64`, start `u32` and end `u32` each), the half-words before each
-//! (`u32` each), the marks (their count as `u32`, then hash `u64` and word
-//! `u32` each). The character index is made again from the text (one pass
-//! over its bytes). What is read back is checked as a parser checks its
-//! input: a damaged record is refused ([`DamagedText`]), never trusted to
-//! index the text.
+//! The layout: five counts (`u32` little-endian each: the text's bytes, k,
+//! the content words, the marks, the character counts), the text (UTF-8),
+//! then the text's block of arrays ([`MarkedText`]) as it is in memory, in
+//! this machine's byte order (the file lives as long as the search that
+//! wrote it). Read back, the block is one copy. What is read back is
+//! checked as a parser checks its input: a damaged record is refused
+//! ([`DamagedText`]), never trusted to index the text.
 
 use crate::MAX_SEED_WORDS;
-use crate::marked::MarkedText;
-use crate::offsets::CharIndex;
+use crate::marked::{Counts, MarkedText};
+use crate::offsets;
 use crate::words::Word;
 
 /// Why bytes were not a [`MarkedText`] written by [`MarkedText::write_to`].
@@ -29,23 +28,16 @@ impl MarkedText {
     /// again.
     pub fn write_to(&self, out: &mut Vec<u8>) {
         let count = |n: usize| u32::try_from(n).expect("texts are under 4 GiB").to_le_bytes();
-        // Four counts (text, k, words, marks), then what they count.
-        out.reserve(16 + self.text.len() + 20 * self.words.len() + 12 * self.marks.len());
+        let block: &[u8] = bytemuck::cast_slice(self.block());
+        out.reserve(20 + self.text.len() + block.len());
+        let Counts { words, marks, chars } = self.counts;
         out.extend_from_slice(&count(self.text.len()));
-        out.extend_from_slice(self.text.as_bytes());
         out.extend_from_slice(&self.k.to_le_bytes());
-        out.extend_from_slice(&count(self.words.len()));
-        for word in &self.words {
-            out.extend_from_slice(&word.hash.to_le_bytes());
-            out.extend_from_slice(&word.start.to_le_bytes());
-            out.extend_from_slice(&word.end.to_le_bytes());
+        for n in [words, marks, chars] {
+            out.extend_from_slice(&count(n));
         }
-        self.halves_before.iter().for_each(|halves| out.extend_from_slice(&halves.to_le_bytes()));
-        out.extend_from_slice(&count(self.marks.len()));
-        for &(hash, word) in &self.marks {
-            out.extend_from_slice(&hash.to_le_bytes());
-            out.extend_from_slice(&word.to_le_bytes());
-        }
+        out.extend_from_slice(self.text.as_bytes());
+        out.extend_from_slice(block);
     }
 
     /// A text written by [`MarkedText::write_to`] at the start of `bytes`,
@@ -53,38 +45,22 @@ impl MarkedText {
     pub fn read_from(bytes: &[u8]) -> Result<(MarkedText, &[u8]), DamagedText> {
         let mut from = Reader(bytes);
         let text_bytes = from.count()?;
-        // simdutf8: `std`'s check was a fifth of reading a text back.
-        let text =
-            simdutf8::basic::from_utf8(from.take(text_bytes)?).map_err(|_| DamagedText("text not UTF-8"))?;
         let k = from.u32()?;
         if !(1..=MAX_SEED_WORDS as u32).contains(&k) {
             return Err(DamagedText("k out of range"));
         }
-        // Each array taken whole, then cut into its records: one bounds
-        // check per array, not one per field (a document streamed past
-        // many rounds is read back once a round).
-        let word_count = from.count()?;
-        let words: Vec<Word> = from
-            .records::<16>(word_count)?
-            .iter()
-            .map(|word| Word {
-                hash: le_u64(&word[..8]),
-                start: le_u32(&word[8..12]),
-                end: le_u32(&word[12..]),
-            })
-            .collect();
-        let halves_before: Vec<u32> =
-            from.records::<4>(word_count)?.iter().map(|half| u32::from_le_bytes(*half)).collect();
-        let mark_count = from.count()?;
-        let marks: Vec<(u64, u32)> = from
-            .records::<12>(mark_count)?
-            .iter()
-            .map(|mark| (le_u64(&mark[..8]), le_u32(&mark[8..])))
-            .collect();
-        check(text, &words, &halves_before, (&marks, k))?;
-        let chars = CharIndex::of(text);
-        let text = text.to_owned();
-        Ok((MarkedText { text, words, halves_before, chars, marks, k }, from.0))
+        let counts = Counts { words: from.count()?, marks: from.count()?, chars: from.count()? };
+        // simdutf8: `std`'s check was a fifth of reading a text back.
+        let text =
+            simdutf8::basic::from_utf8(from.take(text_bytes)?).map_err(|_| DamagedText("text not UTF-8"))?;
+        // The block in one copy (counts too large for memory are cut short
+        // by the bytes there are).
+        let block_bytes = counts.block_len().checked_mul(8).ok_or(DamagedText("cut short"))?;
+        let block: Vec<u64> =
+            from.take(block_bytes)?.as_chunks::<8>().0.iter().map(|&word| u64::from_ne_bytes(word)).collect();
+        let marked = MarkedText::of_parts(text.to_owned(), block, counts, k);
+        check(&marked)?;
+        Ok((marked, from.0))
     }
 }
 
@@ -92,13 +68,33 @@ impl MarkedText {
 /// words in order, not empty, inside the text, on character boundaries; the
 /// half-words before them never decreasing; its marks sorted, each at the
 /// first of `k` of its words or more (a k-gram of letters of a script
-/// written without spaces holds up to twice k).
-fn check(
-    text: &str,
-    words: &[Word],
-    halves_before: &[u32],
-    (marks, k): (&[(u64, u32)], u32),
-) -> Result<(), DamagedText> {
+/// written without spaces holds up to twice k); character counts that
+/// could be its text's.
+fn check(marked: &MarkedText) -> Result<(), DamagedText> {
+    let text = marked.text();
+    check_words(text, marked.words())?;
+    if marked.halves_before().windows(2).any(|pair| pair[1] < pair[0]) {
+        return Err(DamagedText("word counts decreasing"));
+    }
+    let marks = marked.marks();
+    let in_order = marks
+        .keys
+        .windows(2)
+        .zip(marks.places.windows(2))
+        .all(|(keys, places)| (keys[0], places[0]) <= (keys[1], places[1]));
+    let words = marked.words().len();
+    if !in_order || marks.places.iter().any(|&word| word as usize + marked.k as usize > words) {
+        return Err(DamagedText("marks out of order or past the words"));
+    }
+    if !offsets::could_be_char_counts(marked.char_counts(), text) {
+        return Err(DamagedText("character counts not the text's"));
+    }
+    Ok(())
+}
+
+/// Whether `words` are in order, not empty, inside `text` and on its
+/// character boundaries.
+fn check_words(text: &str, words: &[Word]) -> Result<(), DamagedText> {
     let mut reach = 0;
     for word in words {
         let (start, end) = (word.start as usize, word.end as usize);
@@ -109,14 +105,6 @@ fn check(
             return Err(DamagedText("a word not on character boundaries"));
         }
         reach = end;
-    }
-    if halves_before.windows(2).any(|pair| pair[1] < pair[0]) {
-        return Err(DamagedText("word counts decreasing"));
-    }
-    if marks.windows(2).any(|pair| pair[1] < pair[0])
-        || marks.iter().any(|&(_, word)| word as usize + k as usize > words.len())
-    {
-        return Err(DamagedText("marks out of order or past the words"));
     }
     Ok(())
 }
@@ -141,23 +129,11 @@ impl<'b> Reader<'b> {
     fn count(&mut self) -> Result<usize, DamagedText> {
         Ok(self.u32()? as usize)
     }
-
-    /// `count` records of `SIZE` bytes each.
-    /// (As arrays, whose fields are read without bounds checks.)
-    fn records<const SIZE: usize>(&mut self, count: usize) -> Result<&'b [[u8; SIZE]], DamagedText> {
-        let bytes = count.checked_mul(SIZE).ok_or(DamagedText("cut short"))?;
-        Ok(self.take(bytes)?.as_chunks::<SIZE>().0)
-    }
 }
 
 /// The `u32` of four little-endian bytes.
 fn le_u32(bytes: &[u8]) -> u32 {
     u32::from_le_bytes(bytes.try_into().expect("four bytes"))
-}
-
-/// The `u64` of eight little-endian bytes.
-fn le_u64(bytes: &[u8]) -> u64 {
-    u64::from_le_bytes(bytes.try_into().expect("eight bytes"))
 }
 
 #[cfg(test)]
@@ -172,7 +148,9 @@ mod tests {
 
     fn same(x: &MarkedText, y: &MarkedText) {
         assert_eq!(x.text, y.text);
-        assert_eq!((&x.words, &x.halves_before, &x.marks, x.k), (&y.words, &y.halves_before, &y.marks, y.k));
+        assert_eq!((x.words(), x.halves_before(), x.k), (y.words(), y.halves_before(), y.k));
+        assert_eq!((x.marks().keys, x.marks().places), (y.marks().keys, y.marks().places));
+        assert_eq!(x.char_counts(), y.char_counts());
         let everywhere =
             crate::Span { char_offset: 0, char_length: 0, byte_offset: 0, byte_length: x.text.len() };
         assert_eq!(x.word_count(&everywhere), y.word_count(&everywhere));

@@ -14,8 +14,11 @@
 //! bigrams do not (on Chinese and Japanese passages, obfuscated plagdet
 //! 0.99 against 0.67; BENCHMARKS.md).
 
-/// One content word (not a stopword): its hash and byte range.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One content word (not a stopword): its hash and byte range. Plain
+/// data in a fixed layout, so that a prepared text holds its words in the
+/// one block of its arrays (`marked.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
 pub(crate) struct Word {
     pub(crate) hash: u64,
     pub(crate) start: u32,

@@ -333,6 +333,36 @@ fn passages_aligned_on_shared_marks_are_where_they_were_planted() {
 }
 
 #[test]
+fn aligning_for_long_passages_keeps_every_long_passage() {
+    let aligner = Aligner::new(Params::default()).unwrap();
+    let winnowing = Winnowing::default();
+    let mark = |text: &str| aligner.mark(text.to_owned(), &winnowing, |_| true).unwrap();
+    let mut given_up = 0;
+    for seed in 0..6 {
+        let (host, source, _) = host_of_two_passages(seed);
+        // Passages of 150 and 120 words, and pieces of them shorter or
+        // longer than the threshold.
+        let pieces = [&host[..host.len() / 3], &host[host.len() / 3..], &host];
+        for (piece, min_words) in
+            pieces.into_iter().flat_map(|piece| [0, 50, 140, 200, 400].map(|m| (piece, m)))
+        {
+            let (a, b) = (mark(piece), mark(&source));
+            let long = |found: Vec<priorart_align::MarkedPassage>| -> Vec<Passage> {
+                let kept = found
+                    .into_iter()
+                    .filter(|found| found.word_counts(&a, &b).iter().all(|&n| n >= min_words));
+                kept.map(|found| found.passage).collect()
+            };
+            let all = aligner.align_marked(&a, &b, aligner.shared_marks(&a, &b)).unwrap();
+            let of = aligner.align_marked_of(&a, &b, aligner.shared_marks(&a, &b), min_words).unwrap();
+            given_up += usize::from(of.is_empty() && !all.is_empty());
+            assert_eq!(long(of), long(all), "seed {seed}, {min_words} words");
+        }
+    }
+    assert!(given_up > 0, "some pairs are given up early");
+}
+
+#[test]
 fn a_passage_whose_marks_are_left_out_is_not_found() {
     let aligner = Aligner::new(Params::default()).unwrap();
     let winnowing = Winnowing::default();

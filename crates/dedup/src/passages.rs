@@ -451,7 +451,7 @@ impl PairChecker {
         if !nearby(shared.words(), self.settings.min_marks) {
             return PairCheck::Unrelated;
         }
-        match self.aligner.align_marked(a_marked, b_marked, shared) {
+        match self.aligner.align_marked_of(a_marked, b_marked, shared, self.settings.min_words) {
             Err(_) => PairCheck::Refused,
             Ok(found) => {
                 let passages: Vec<Passage> = found
