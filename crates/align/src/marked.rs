@@ -104,6 +104,17 @@ impl MarkedText {
         MarkedText { text, block, counts, k }
     }
 
+    /// The bytes a text of `text_bytes` bytes, `words` content words and
+    /// `marks` marks holds once marked (its character counts taken at
+    /// their most, as for a text beyond ASCII): what a collection's search
+    /// bounds its working set by, before the text is read again.
+    pub fn held_bytes(text_bytes: u64, words: u64, marks: u64) -> u64 {
+        let chars = text_bytes.div_ceil(offsets::BLOCK as u64) + 1;
+        let counts = |n: u64| usize::try_from(n).unwrap_or(usize::MAX / 8);
+        let block = Counts { words: counts(words), marks: counts(marks), chars: counts(chars) }.block_len();
+        size_of::<MarkedText>() as u64 + text_bytes + 8 * block as u64
+    }
+
     /// A text and its block as [`MarkedText::block`] holds them, unchecked
     /// (`stored.rs` checks what it reads back).
     pub(crate) fn of_parts(text: String, block: Vec<u64>, counts: Counts, k: u32) -> MarkedText {
@@ -407,6 +418,26 @@ mod tests {
             char_length: text[start..end].chars().count(),
             byte_offset: start,
             byte_length: end - start,
+        }
+    }
+
+    #[test]
+    fn held_bytes_bound_what_a_marked_text_holds() {
+        let aligner = Aligner::new(Params::default()).unwrap();
+        let winnowing = Winnowing::default();
+        let mut rng = fastrand::Rng::with_seed(22);
+        let texts = (0..200).map(|_| words::random_text(&mut rng, 400)).chain([
+            "漢字テストの文章です。".repeat(40),
+            "plain ASCII words only, ".repeat(40),
+            String::new(),
+        ]);
+        for text in texts {
+            let marked = aligner.mark(text.clone(), &winnowing, |_| true).unwrap();
+            let held = (size_of::<MarkedText>() + text.len() + 8 * marked.block.len()) as u64;
+            let (words, marks) = (marked.words().len() as u64, marked.marks().keys.len() as u64);
+            let estimate = MarkedText::held_bytes(text.len() as u64, words, marks);
+            // At most the character counts of a text beyond ASCII more.
+            assert!(held <= estimate && estimate <= held + text.len() as u64 / 16 + 8, "{text:?}");
         }
     }
 

@@ -8,7 +8,7 @@ use crate::{Passage, Span};
 /// Bytes between two of a [`CharIndex`]'s counts: a character offset is
 /// found by counting at most this many bytes (256 left 5 % of `dedup
 /// --passages`' time in that counting, on 100,000 generated documents).
-const BLOCK: usize = 64;
+pub(crate) const BLOCK: usize = 64;
 
 /// The characters before every [`BLOCK`]-th byte of `text` (below the
 /// aligner's size limit, so that counts fit in `u32`), up to its length

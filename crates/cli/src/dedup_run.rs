@@ -142,13 +142,15 @@ pub struct Args {
     /// GB of generated documents).
     #[arg(long, requires = "passages")]
     pub(crate) passage_text: bool,
-    /// Bytes of text pass 2 holds at once (K, M or G: 512M): 256M by
-    /// default, 128M with --passages, where each text is held with its
-    /// words and marks. More memory, fewer rounds: on the 3 GB generated
-    /// corpus, --passages --working-set 256M verified in 97 s instead of
-    /// 106, at a peak of 2.0 GiB instead of 1.2 (BENCHMARKS.md). Not with
-    /// --against without --passages, which holds the new documents'
-    /// shingles, nor with standard input, which is sketched.
+    /// Bytes pass 2 holds at once of the documents it reads again (K, M or
+    /// G: 512M): 256M of text by default; with --passages 1G of prepared
+    /// texts, each counted with its words and marks (about 4 times its
+    /// text in English, 7 in Chinese or Japanese), so that memory is the
+    /// same whatever the script. More memory, fewer rounds, up to a point:
+    /// on the 3 GB generated corpus, --passages verified no faster with 2G
+    /// (BENCHMARKS.md). Not with --against without --passages, which holds
+    /// the new documents' shingles, nor with standard input, which is
+    /// sketched.
     #[arg(long, value_name = "SIZE", value_parser = crate::input::parse_bytes)]
     pub(crate) working_set: Option<u64>,
     /// Output directory (created).

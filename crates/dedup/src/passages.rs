@@ -78,7 +78,9 @@ pub struct PassageSettings {
     /// Smallest share of one side's content words found in the other in
     /// runs of `k` ([`MarkedText::coverage`]) of a reported passage.
     pub min_coverage: f64,
-    /// Bytes of text pass 2 holds at once.
+    /// Bytes pass 2 holds at once of the texts it reads again, each
+    /// counted with what is made of it (its words and marks:
+    /// [`MarkedText::held_bytes`]).
     pub working_set: u64,
     /// Bytes of records each sort holds before writing a run to disk.
     pub sort_memory: u64,
@@ -112,10 +114,12 @@ impl PassageSettings {
     /// records (156 MB) are sorted in memory, where 128 MiB wrote and
     /// merged two runs, 0.4 s more (BENCHMARKS.md).
     pub const DEFAULT_SORT_MEMORY: u64 = 256 << 20;
-    /// Pass 2 holds 128 MiB of text by default: each text held is also
-    /// cut into its words (16 bytes each, about twice the text) and its
-    /// marks, and the lines of a round's pairs are held until it ends.
-    pub const DEFAULT_WORKING_SET: u64 = 128 << 20;
+    /// Pass 2 holds 1 GiB of prepared texts by default (about 256 MiB of
+    /// English text, 150 of Chinese or Japanese): on the 3 GB generated
+    /// corpus, 2 GiB verified no faster (BENCHMARKS.md, stop 53), and the
+    /// rest of the run (the catalog, the pairs sorted by rank, the lines
+    /// of a round's pairs) stays under 1 GiB there.
+    pub const DEFAULT_WORKING_SET: u64 = 1 << 30;
 
     /// The defaults with passages of at least `min_words` words and
     /// boilerplate past `boilerplate` documents, checked: at least one word
@@ -155,6 +159,14 @@ impl PassageSettings {
         Ok(self)
     }
 
+    /// Bytes of plain texts read again at once where they are not
+    /// prepared (the boilerplate's examples; the new documents of a search
+    /// against an index): a batch of pass 2's, an eighth of the working
+    /// set.
+    pub fn text_batch_bytes(&self) -> u64 {
+        (self.working_set / 8).max(1)
+    }
+
     /// The same settings, the passages' texts in the lines or not.
     pub fn with_passage_text(mut self, passage_text: bool) -> PassageSettings {
         self.passage_text = passage_text;
@@ -179,22 +191,40 @@ impl Default for PassageSettings {
 }
 
 /// Pass 1's marks, sorted on disk: one `(hash, document, word)` record per
-/// mark of each document, the word flagged [`REPEAT`] after a hash's first.
+/// mark of each document, the word flagged [`REPEAT`] after a hash's first;
+/// and each document's shape, for pass 2's working set.
 pub struct Postings {
     runs: Runs<(u64, u32, u32)>,
     distinct: Vec<(u64, u32)>,
+    /// Content words past a text's last mark, at most (its last window of
+    /// k-grams).
+    past_last_mark: u32,
+    /// Each document's content words (from its last mark's) and marks, by
+    /// number.
+    shapes: Vec<(u32, u32)>,
 }
 
 impl Postings {
     /// No postings yet, sorted as `settings` say.
     pub fn new(settings: &PassageSettings) -> Postings {
-        Postings { runs: Runs::new(settings.sort_memory, settings.temp_dir.as_deref()), distinct: Vec::new() }
+        let winnowing = &settings.winnowing;
+        Postings {
+            runs: Runs::new(settings.sort_memory, settings.temp_dir.as_deref()),
+            distinct: Vec::new(),
+            past_last_mark: (winnowing.k() + winnowing.w()) as u32,
+            shapes: Vec::new(),
+        }
     }
 
     /// Adds the marks of document `number` ([`Winnowing::marks`] of its
     /// text): every mark, those of a hash after its first flagged
     /// [`REPEAT`] (counted once, but placed at every word).
     pub fn add(&mut self, number: u32, marks: &[Mark]) -> Result<(), DedupError> {
+        let words = marks.iter().map(|mark| mark.word.saturating_add(self.past_last_mark)).max();
+        if self.shapes.len() <= number as usize {
+            self.shapes.resize(number as usize + 1, (0, 0));
+        }
+        self.shapes[number as usize] = (words.unwrap_or(0), u32::try_from(marks.len()).unwrap_or(u32::MAX));
         self.distinct.clear();
         // Words of texts under 2 GiB are under the flag.
         self.distinct.extend(marks.iter().map(|mark| (mark.hash, mark.word.min(REPEAT - 1))));
@@ -303,7 +333,7 @@ pub struct Found {
 /// `reread`.
 pub fn find_passages(
     catalog: &Catalog<Places>,
-    postings: Postings,
+    mut postings: Postings,
     settings: &PassageSettings,
     reread: &dyn Reread,
     control: Control<'_>,
@@ -312,6 +342,7 @@ pub fn find_passages(
     control.check()?;
     control.progress.phase(Phase::Candidates, 0);
     let records = postings.len();
+    let shapes = std::mem::take(&mut postings.shapes);
     let shared = shared_hashes(postings, settings, control)?;
     let (mut candidates, sharing) = candidates(shared.pairs, settings, control)?;
     let boilerplate_hashes: Vec<u64> = shared.boilerplate.iter().map(|mark| mark.hash).collect();
@@ -329,8 +360,16 @@ pub fn find_passages(
     };
     let (mut pairs, mut passages, mut unaligned) = (0, 0, 0);
     let stored = Stored { write: PreparedText::write_to, read: PreparedText::read_from };
+    // A text held is counted as what is made of it: about 4 times its
+    // bytes in English, 7 in Chinese or Japanese (a word a letter).
+    let places = catalog.kept();
+    let held_bytes = |number: u32| {
+        let (words, marks) = shapes.get(number as usize).copied().unwrap_or_default();
+        MarkedText::held_bytes(u64::from(places.text_bytes(number)), u64::from(words), u64::from(marks))
+    };
     let memory = Memory {
         working_set: settings.working_set,
+        held_bytes: &held_bytes,
         sort_memory: settings.sort_memory,
         temp_dir: settings.temp_dir.as_deref(),
     };
@@ -850,7 +889,7 @@ fn boilerplate(
         control.check()?;
         let mut bytes = 0;
         let mut end = batch_start;
-        while end < examples.len() && (end == batch_start || bytes < settings.working_set) {
+        while end < examples.len() && (end == batch_start || bytes < settings.text_batch_bytes()) {
             bytes += u64::from(places.text_bytes(examples[end]));
             end += 1;
         }

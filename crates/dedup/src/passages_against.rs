@@ -47,7 +47,7 @@ pub struct IndexPassageOutcome {
 /// The passages each document of `catalog` shares with the documents of
 /// `index`, handed to `found` a batch at a time in place
 /// order (the same inputs give the same lines). Texts come back through
-/// `reread`, at most `settings.working_set` bytes at once; the lines carry
+/// `reread`, [`PassageSettings::text_batch_bytes`] at once; the lines carry
 /// the passages' texts when `settings.passage_text`.
 pub fn passages_against_index(
     index: &Index,
@@ -67,7 +67,7 @@ pub fn passages_against_index(
     while start < order.len() {
         control.check()?;
         let (mut end, mut bytes) = (start, 0u64);
-        while end < order.len() && (end == start || bytes < settings.working_set) {
+        while end < order.len() && (end == start || bytes < settings.text_batch_bytes()) {
             bytes += u64::from(places.text_bytes(order[end]));
             end += 1;
         }

@@ -60,13 +60,16 @@ pub(crate) struct Stored<T> {
     pub(crate) read: fn(&[u8]) -> Result<T, DedupError>,
 }
 
-/// What pass 2 holds: `working_set` bytes of text prepared at once (see
-/// [`crate::Settings::working_set`]), the pairs sorted by rank in buffers
+/// What pass 2 holds: `working_set` bytes of prepared texts at once (see
+/// [`crate::Settings::working_set`]), each document counted as
+/// `held_bytes` says (by its number: its text's bytes for `dedup`, what is
+/// made of it for the passage search), the pairs sorted by rank in buffers
 /// of `sort_memory` bytes, and its temporary files in `temp_dir` (the
 /// system's when `None`).
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub(crate) struct Memory<'a> {
     pub(crate) working_set: u64,
+    pub(crate) held_bytes: &'a (dyn Fn(u32) -> u64 + Sync),
     pub(crate) sort_memory: u64,
     pub(crate) temp_dir: Option<&'a Path>,
 }
@@ -134,7 +137,14 @@ pub(crate) fn by_rereading(
     let shingling = settings.shingling;
     let mut verified = Vec::new();
     // As many candidates as `dedup` holds already: sorted in memory.
-    let memory = Memory { working_set: settings.working_set, sort_memory: u64::MAX, temp_dir: None };
+    let places = catalog.kept();
+    let held_bytes = |number: u32| u64::from(places.text_bytes(number));
+    let memory = Memory {
+        working_set: settings.working_set,
+        held_bytes: &held_bytes,
+        sort_memory: u64::MAX,
+        temp_dir: None,
+    };
     each_pair(
         catalog,
         &mut { candidates },
@@ -187,6 +197,7 @@ pub(crate) fn each_pair<T: Send + Sync, R: Send>(
     let reader = Reader {
         catalog,
         documents: &documents,
+        held_bytes: memory.held_bytes,
         reread,
         stream_bytes: (memory.working_set / 8).max(1),
         prepare: &prepare,
@@ -258,12 +269,14 @@ fn ranked_pairs(
 struct Reader<'a, T> {
     catalog: &'a Catalog<Places>,
     documents: &'a [u32],
+    /// What a document (by number) holds once prepared ([`Memory`]).
+    held_bytes: &'a (dyn Fn(u32) -> u64 + Sync),
     reread: &'a dyn Reread,
     /// What is held of each text read back.
     prepare: &'a (dyn Fn(String) -> T + Sync),
     /// How it is written to and read from the store, and the store.
     stored: Option<(&'a Stored<T>, &'a Mutex<Store>)>,
-    /// Text bytes streamed at once (two such batches are held: one
+    /// Bytes streamed at once (two such batches are held: one
     /// checked, the next read).
     stream_bytes: u64,
     control: Control<'a>,
@@ -295,30 +308,30 @@ fn too_long(bytes: usize) -> DedupError {
 }
 
 impl<T: Send + Sync> Reader<'_, T> {
-    fn text_bytes(&self, rank: u32) -> u64 {
-        u64::from(self.catalog.kept().text_bytes(self.documents[rank as usize]))
+    fn held_bytes(&self, rank: u32) -> u64 {
+        (self.held_bytes)(self.documents[rank as usize])
     }
 
-    /// Ranks from `first` on whose texts total at most `bytes` (at least one).
+    /// Ranks from `first` on that hold at most `bytes` (at least one).
     fn chunk(&self, first: usize, bytes: u64) -> Range<usize> {
         let mut total = 0;
         let mut end = first;
-        while end < self.documents.len() && (end == first || total + self.text_bytes(end as u32) <= bytes) {
-            total += self.text_bytes(end as u32);
+        while end < self.documents.len() && (end == first || total + self.held_bytes(end as u32) <= bytes) {
+            total += self.held_bytes(end as u32);
             end += 1;
         }
         first..end
     }
 
-    /// `ranks` (sorted) cut into runs of at most `stream_bytes` of text.
+    /// `ranks` (sorted) cut into runs that hold at most `stream_bytes`.
     fn batches<'r>(&self, ranks: &'r [u32]) -> Vec<&'r [u32]> {
         let mut batches = Vec::new();
         let mut rest = ranks;
         while !rest.is_empty() {
             let (mut total, mut take) = (0, 0);
-            while take < rest.len() && (take == 0 || total + self.text_bytes(rest[take]) <= self.stream_bytes)
+            while take < rest.len() && (take == 0 || total + self.held_bytes(rest[take]) <= self.stream_bytes)
             {
-                total += self.text_bytes(rest[take]);
+                total += self.held_bytes(rest[take]);
                 take += 1;
             }
             let (batch, after) = rest.split_at(take);
