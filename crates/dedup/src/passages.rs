@@ -511,6 +511,11 @@ impl PairChecker {
 pub struct PreparedText {
     marked: Option<MarkedText>,
     boilerplate: Vec<(u32, u32)>,
+    /// The bytes all of them cover: a side longer than twice that is not
+    /// mostly boilerplate, without searching the ranges (a search, its
+    /// ranges far from the rest of the text in memory, was 3 % of the 3 GB
+    /// corpus's verifying).
+    boilerplate_total: usize,
 }
 
 impl PreparedText {
@@ -530,7 +535,7 @@ impl PreparedText {
                 !boilerplate
             })
             .ok();
-        PreparedText { marked, boilerplate: merged(covered) }
+        PreparedText::of(marked, merged(covered))
     }
 
     /// Appends it to `out`, to be read back by [`PreparedText::read_from`]:
@@ -586,7 +591,18 @@ impl PreparedText {
         if !in_order || !inside {
             return Err(damaged("ranges out of order"));
         }
-        Ok(PreparedText { marked, boilerplate })
+        Ok(PreparedText::of(marked, boilerplate))
+    }
+
+    /// A text and its boilerplate ranges (sorted, disjoint).
+    fn of(marked: Option<MarkedText>, boilerplate: Vec<(u32, u32)>) -> PreparedText {
+        let boilerplate_total = boilerplate.iter().map(|&(start, end)| (end - start) as usize).sum();
+        PreparedText { marked, boilerplate, boilerplate_total }
+    }
+
+    /// Whether boilerplate marks cover more than half of `span`.
+    fn mostly_boilerplate(&self, span: &Span) -> bool {
+        2 * self.boilerplate_total > span.byte_length && 2 * self.boilerplate_bytes(span) > span.byte_length
     }
 
     /// The text (empty when it was refused: its pairs are not aligned).
@@ -633,12 +649,10 @@ fn merged(ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
 fn keep(found: &MarkedPassage, a: &PreparedText, b: &PreparedText, settings: &PassageSettings) -> bool {
     let (Some(a_marked), Some(b_marked)) = (&a.marked, &b.marked) else { return false };
     let passage = &found.passage;
-    let mostly_boilerplate =
-        |side: &PreparedText, span: &Span| 2 * side.boilerplate_bytes(span) > span.byte_length;
     let covered = |side: Side| found.coverage(side, a_marked, b_marked) >= settings.min_coverage;
     found.word_counts(a_marked, b_marked).iter().all(|&words| words >= settings.min_words)
-        && !mostly_boilerplate(a, &passage.a)
-        && !mostly_boilerplate(b, &passage.b)
+        && !a.mostly_boilerplate(&passage.a)
+        && !b.mostly_boilerplate(&passage.b)
         && (covered(Side::A) || covered(Side::B))
 }
 
@@ -1048,7 +1062,7 @@ mod tests {
         assert_eq!(checker.check(&read, &b), found);
         assert_eq!(checker.check(&b, &read), checker.check(&b, &a));
         // A text the aligner refused comes back refused.
-        let refused = PreparedText { marked: None, boilerplate: Vec::new() };
+        let refused = PreparedText::of(None, Vec::new());
         bytes.clear();
         refused.write_to(&mut bytes);
         assert_eq!(checker.check(&PreparedText::read_from(&bytes).unwrap(), &b), PairCheck::Refused);
