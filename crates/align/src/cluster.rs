@@ -9,7 +9,7 @@
 //! still one passage (a longer edit split them) are joined when the joined
 //! pair stays similar.
 
-use crate::seeds::{KeyHasher, Seed};
+use crate::seeds::{self, KeyHasher, Seed};
 use crate::words::Word;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -252,14 +252,16 @@ pub(crate) fn joined(group: &Group, next: &Group) -> Group {
     }
 }
 
-/// Steps over the words at a passage's end that keep it going: the next
-/// word on both sides matching, or past one word replaced, inserted in the
-/// first text or inserted in the second, the two words after it matching.
-const STEPS: [[(u32, u32); 2]; 4] = [[(1, 1), (1, 1)], [(2, 2), (3, 3)], [(2, 1), (3, 2)], [(1, 2), (2, 3)]];
+/// Steps over an edit at a passage's end that keep it going, when the next
+/// word on both sides does not match: past one word replaced, inserted in
+/// the first text or inserted in the second, the two words after it
+/// matching.
+const EDITS: [[(u32, u32); 2]; 3] = [[(2, 2), (3, 3)], [(2, 1), (3, 2)], [(1, 2), (2, 3)]];
 
 /// `group` with its ends moved outward over the words both texts have
-/// there ([`STEPS`]): its first and last seeds may lie a few words inside
-/// the passage (winnowing marks are about 2 in 5 of its k-grams).
+/// there, in a row or past an edit ([`EDITS`]): its first and last seeds
+/// may lie a few words inside the passage (winnowing marks are about 2 in
+/// 5 of its k-grams).
 pub(crate) fn extended(group: Group, a: &[Word], b: &[Word]) -> Group {
     let (a_first, b_first) = reach(a, b, (group.a_first, group.b_first), false);
     let (a_last, b_last) = reach(a, b, (group.a_last, group.b_last), true);
@@ -278,8 +280,22 @@ fn reach(a: &[Word], b: &[Word], mut at: (u32, u32), forwards: bool) -> (u32, u3
     };
     let same =
         |(x, y): (u32, u32)| a.get(x as usize).zip(b.get(y as usize)).is_some_and(|(x, y)| x.hash == y.hash);
+    let alike = |(p, q): (&Word, &Word)| p.hash == q.hash;
     loop {
-        let step = STEPS.iter().find_map(|&[first, second]| {
+        // The words matching in a row, in one run (a passage's ends are
+        // mostly words copied as they were; one step at a time, this was
+        // 4 % of the 3 GB corpus's verifying).
+        let (x, y) = (at.0 as usize, at.1 as usize);
+        let in_a_row = if forwards {
+            let (a_after, b_after) = (a.get(x + 1..).unwrap_or_default(), b.get(y + 1..).unwrap_or_default());
+            a_after.iter().zip(b_after).take_while(|&pair| alike(pair)).count()
+        } else {
+            let (a_before, b_before) = (a.get(..x).unwrap_or_default(), b.get(..y).unwrap_or_default());
+            a_before.iter().rev().zip(b_before.iter().rev()).take_while(|&pair| alike(pair)).count()
+        };
+        let in_a_row = seeds::index(in_a_row);
+        at = moved(at, (in_a_row, in_a_row)).unwrap_or(at);
+        let step = EDITS.iter().find_map(|&[first, second]| {
             let (first, second) = (moved(at, first)?, moved(at, second)?);
             (same(first) && same(second)).then_some(second)
         });
@@ -415,6 +431,48 @@ mod tests {
         a.iter().for_each(|word| counts.entry(word.hash).or_default().0 += 1);
         b.iter().for_each(|word| counts.entry(word.hash).or_default().1 += 1);
         counts.values().map(|&(x, y)| x.min(y)).sum()
+    }
+
+    /// [`reach`] one word or edit at a time: the next words matching, or
+    /// one of [`EDITS`].
+    fn reach_step_by_step(a: &[Word], b: &[Word], mut at: (u32, u32), forwards: bool) -> (u32, u32) {
+        let moved = |(x, y): (u32, u32), (by_x, by_y): (u32, u32)| {
+            if forwards {
+                x.checked_add(by_x).zip(y.checked_add(by_y))
+            } else {
+                x.checked_sub(by_x).zip(y.checked_sub(by_y))
+            }
+        };
+        let same = |(x, y): (u32, u32)| {
+            a.get(x as usize).zip(b.get(y as usize)).is_some_and(|(x, y)| x.hash == y.hash)
+        };
+        let steps = [[(1, 1), (1, 1)]].into_iter().chain(EDITS);
+        loop {
+            let step = steps.clone().find_map(|[first, second]| {
+                let (first, second) = (moved(at, first)?, moved(at, second)?);
+                (same(first) && same(second)).then_some(second)
+            });
+            match step {
+                Some(next) => at = next,
+                None => return at,
+            }
+        }
+    }
+
+    #[test]
+    fn reaching_over_words_in_a_row_at_once_reaches_as_far_as_step_by_step() {
+        let mut rng = fastrand::Rng::with_seed(43);
+        for _ in 0..5_000 {
+            let (a, b) = crate::related::related_words(&mut rng, 3);
+            let at = (rng.u32(0..=a.len() as u32), rng.u32(0..=b.len() as u32));
+            for forwards in [true, false] {
+                assert_eq!(
+                    reach(&a, &b, at, forwards),
+                    reach_step_by_step(&a, &b, at, forwards),
+                    "{a:?} {b:?} {at:?}"
+                );
+            }
+        }
     }
 
     #[test]
