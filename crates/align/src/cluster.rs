@@ -271,13 +271,7 @@ pub(crate) fn extended(group: Group, a: &[Word], b: &[Word]) -> Group {
 /// How far the words at `at` (in `a`, in `b`) extend, forwards or
 /// backwards.
 fn reach(a: &[Word], b: &[Word], mut at: (u32, u32), forwards: bool) -> (u32, u32) {
-    let moved = |(x, y): (u32, u32), (by_x, by_y): (u32, u32)| {
-        if forwards {
-            x.checked_add(by_x).zip(y.checked_add(by_y))
-        } else {
-            x.checked_sub(by_x).zip(y.checked_sub(by_y))
-        }
-    };
+    let moved = |at: (u32, u32), by: (u32, u32)| moved(at, by, forwards);
     let same =
         |(x, y): (u32, u32)| a.get(x as usize).zip(b.get(y as usize)).is_some_and(|(x, y)| x.hash == y.hash);
     let alike = |(p, q): (&Word, &Word)| p.hash == q.hash;
@@ -303,6 +297,16 @@ fn reach(a: &[Word], b: &[Word], mut at: (u32, u32), forwards: bool) -> (u32, u3
             Some(next) => at = next,
             None => return at,
         }
+    }
+}
+
+/// Places `(x, y)` moved by `(by_x, by_y)` words forwards or backwards
+/// (none before the texts' start).
+fn moved((x, y): (u32, u32), (by_x, by_y): (u32, u32), forwards: bool) -> Option<(u32, u32)> {
+    if forwards {
+        x.checked_add(by_x).zip(y.checked_add(by_y))
+    } else {
+        x.checked_sub(by_x).zip(y.checked_sub(by_y))
     }
 }
 
@@ -436,13 +440,7 @@ mod tests {
     /// [`reach`] one word or edit at a time: the next words matching, or
     /// one of [`EDITS`].
     fn reach_step_by_step(a: &[Word], b: &[Word], mut at: (u32, u32), forwards: bool) -> (u32, u32) {
-        let moved = |(x, y): (u32, u32), (by_x, by_y): (u32, u32)| {
-            if forwards {
-                x.checked_add(by_x).zip(y.checked_add(by_y))
-            } else {
-                x.checked_sub(by_x).zip(y.checked_sub(by_y))
-            }
-        };
+        let moved = |at: (u32, u32), by: (u32, u32)| moved(at, by, forwards);
         let same = |(x, y): (u32, u32)| {
             a.get(x as usize).zip(b.get(y as usize)).is_some_and(|(x, y)| x.hash == y.hash)
         };

@@ -118,7 +118,7 @@ impl PassageSettings {
     /// English text, 150 of Chinese or Japanese): on the 3 GB generated
     /// corpus, 2 GiB verified no faster (BENCHMARKS.md, stop 53), and the
     /// rest of the run (the catalog, the pairs sorted by rank, the lines
-    /// of a round's pairs) stays under 1 GiB there.
+    /// of a round's pairs) took about 0.5 GiB more there: a peak of 1.5.
     pub const DEFAULT_WORKING_SET: u64 = 1 << 30;
 
     /// The defaults with passages of at least `min_words` words and
@@ -196,8 +196,8 @@ impl Default for PassageSettings {
 pub struct Postings {
     runs: Runs<(u64, u32, u32)>,
     distinct: Vec<(u64, u32)>,
-    /// Content words past a text's last mark, at most (its last window of
-    /// k-grams).
+    /// Content words from a text's last mark to its end, about (its last
+    /// window of k-grams: one more than a text of a spaced script has).
     past_last_mark: u32,
     /// Each document's content words (from its last mark's) and marks, by
     /// number.
