@@ -107,7 +107,7 @@ pub(crate) struct Keys<'k> {
 }
 
 /// [`Keys`] owned.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct KeyList {
     keys: Vec<u64>,
     places: Vec<u32>,
