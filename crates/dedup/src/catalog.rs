@@ -32,10 +32,12 @@ impl Place {
 }
 
 /// The ids of a collection, in input order, in one arena (no allocation
-/// per id).
+/// per id). A `String`, so that an id is a slice of it: checked as text
+/// once, not at every look-up (each pair a passage search reports looks up
+/// two).
 #[derive(Debug, Clone, Default)]
 pub struct Ids {
-    bytes: Vec<u8>,
+    text: String,
     ends: Vec<u64>,
 }
 
@@ -44,8 +46,7 @@ impl Ids {
     pub fn get(&self, number: u32) -> &str {
         let number = number as usize;
         let start = if number == 0 { 0 } else { self.ends[number - 1] as usize };
-        let bytes = &self.bytes[start..self.ends[number] as usize];
-        std::str::from_utf8(bytes).expect("ids are pushed as text")
+        &self.text[start..self.ends[number] as usize]
     }
 
     /// How many.
@@ -59,8 +60,8 @@ impl Ids {
     }
 
     fn push(&mut self, id: &str) {
-        self.bytes.extend_from_slice(id.as_bytes());
-        self.ends.push(self.bytes.len() as u64);
+        self.text.push_str(id);
+        self.ends.push(self.text.len() as u64);
     }
 
     /// Documents whose id an earlier document has, as `(earlier, later)`,
@@ -198,7 +199,7 @@ impl<K: Kept> Catalog<K> {
 
     /// Bytes held, about: what memory grows with per document.
     pub fn bytes(&self) -> usize {
-        self.ids.bytes.capacity()
+        self.ids.text.capacity()
             + self.ids.ends.capacity() * 8
             + self.simhashes.capacity() * 8
             + self.kept.bytes()
