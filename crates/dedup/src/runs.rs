@@ -641,6 +641,27 @@ mod tests {
     }
 
     #[test]
+    fn records_are_decoded_across_buffers_and_a_cut_record_is_an_error() {
+        let records: Vec<(u32, u32, u32)> = (0..100_000).map(|n| (n, n + 1, n * 3)).collect();
+        let mut bytes = Vec::new();
+        records.iter().for_each(|record| record.write(&mut bytes));
+        let mut decoded = Decoded::<(u32, u32, u32), _>::new(&bytes[..]);
+        let read: Vec<_> = std::iter::from_fn(|| decoded.next_record().unwrap()).collect();
+        assert_eq!(read, records);
+        let mut cut = Decoded::<(u32, u32, u32), _>::new(&bytes[..bytes.len() - 5]);
+        let mut taken = 0;
+        let error = loop {
+            match cut.next_record() {
+                Ok(Some(_)) => taken += 1,
+                Ok(None) => panic!("a cut run ended without an error"),
+                Err(error) => break error,
+            }
+        };
+        assert!(matches!(error, DedupError::SortRuns(_)), "{error}");
+        assert!(taken < records.len() - 1);
+    }
+
+    #[test]
     fn records_come_back_sorted_from_memory_and_from_many_runs() {
         let mut rng = fastrand::Rng::with_seed(3);
         let records: Vec<(u64, u32, u32)> =
