@@ -32,8 +32,9 @@ pub(crate) trait Record: Copy + Ord + Send + Sync {
     /// by it, as one comparison of integers is cheaper than a comparison
     /// of tuples field by field (sorting the planted sample's 13 million
     /// pair records took 0.21 s instead of 0.37 s). Records of equal keys
-    /// come out in any order, so a key may leave out a field whose order
-    /// does not matter; otherwise it orders records as they are ordered.
+    /// come out in any order: a key may leave out a field whose order does
+    /// not matter (the passage search's pair records), and never orders
+    /// two records against their `Ord`.
     fn packed(&self) -> u128;
 
     /// Sorts `records` by their keys, on all cores.
