@@ -312,15 +312,23 @@ impl<T: Send + Sync> Reader<'_, T> {
         (self.held_bytes)(self.documents[rank as usize])
     }
 
+    /// How many of `ranks`, from the first, hold at most `bytes` together
+    /// (at least one, when there is one).
+    fn holding(&self, ranks: impl Iterator<Item = u32>, bytes: u64) -> usize {
+        let mut total = 0;
+        ranks
+            .enumerate()
+            .take_while(|&(at, rank)| {
+                total += self.held_bytes(rank);
+                at == 0 || total <= bytes
+            })
+            .count()
+    }
+
     /// Ranks from `first` on that hold at most `bytes` (at least one).
     fn chunk(&self, first: usize, bytes: u64) -> Range<usize> {
-        let mut total = 0;
-        let mut end = first;
-        while end < self.documents.len() && (end == first || total + self.held_bytes(end as u32) <= bytes) {
-            total += self.held_bytes(end as u32);
-            end += 1;
-        }
-        first..end
+        let ranks = (first as u32)..self.documents.len() as u32;
+        first..first + self.holding(ranks, bytes)
     }
 
     /// `ranks` (sorted) cut into runs that hold at most `stream_bytes`.
@@ -328,12 +336,7 @@ impl<T: Send + Sync> Reader<'_, T> {
         let mut batches = Vec::new();
         let mut rest = ranks;
         while !rest.is_empty() {
-            let (mut total, mut take) = (0, 0);
-            while take < rest.len() && (take == 0 || total + self.held_bytes(rest[take]) <= self.stream_bytes)
-            {
-                total += self.held_bytes(rest[take]);
-                take += 1;
-            }
+            let take = self.holding(rest.iter().copied(), self.stream_bytes);
             let (batch, after) = rest.split_at(take);
             batches.push(batch);
             rest = after;
