@@ -272,9 +272,8 @@ pub(crate) fn extended(group: Group, a: &[Word], b: &[Word]) -> Group {
 /// backwards.
 fn reach(a: &[Word], b: &[Word], mut at: (u32, u32), forwards: bool) -> (u32, u32) {
     let moved = |at: (u32, u32), by: (u32, u32)| moved(at, by, forwards);
-    let same =
-        |(x, y): (u32, u32)| a.get(x as usize).zip(b.get(y as usize)).is_some_and(|(x, y)| x.hash == y.hash);
     let alike = |(p, q): (&Word, &Word)| p.hash == q.hash;
+    let same = |(x, y): (u32, u32)| a.get(x as usize).zip(b.get(y as usize)).is_some_and(alike);
     loop {
         // The words matching in a row, in one run (a passage's ends are
         // mostly words copied as they were; one step at a time, this was
