@@ -137,9 +137,7 @@ pub(crate) fn dedup_passages_stream(
 ) -> PyResult<PassageRounds> {
     let threads = thread_count(py, threads)?;
     let mut settings = settings(py, min_words, boilerplate, min_marks, min_coverage, passage_text)?;
-    if let Some(bytes) = working_set {
-        settings.working_set = bytes;
-    }
+    settings.working_set = working_set;
     settings.temp_dir = temp_dir;
     let mut collection = PassageCollection::new(settings).map_err(|err| dedup_error(py, err))?;
     each_batch(texts, ids, progress.as_ref(), |batch| {

@@ -29,7 +29,7 @@ impl Run<'_> {
             .map(|settings| settings.with_passage_text(args.passage_text))
             .map_err(|err| exit::UsageError(err.to_string()))?;
         if let Some(bytes) = args.working_set {
-            settings.working_set = bytes;
+            settings.working_set = Some(bytes);
         }
         let against = AgainstIndex::open(args, &settings)?;
         let mut catalog: Catalog<Places> = Catalog::new();
@@ -107,6 +107,15 @@ impl Run<'_> {
             crate::counted(outcome.boilerplate.len() as u64, "boilerplate passage"),
             crate::counted(u64::from(settings.boilerplate), "document"),
         );
+        if args.working_set.is_none() && outcome.working_set < PassageSettings::DEFAULT_WORKING_SET {
+            note!(
+                "priorart: pass 2 held {} MiB of texts at once, not {} MiB: the catalog of {} took the rest \
+                 (--working-set sets it)",
+                outcome.working_set >> 20,
+                PassageSettings::DEFAULT_WORKING_SET >> 20,
+                crate::counted(catalog.len() as u64, "document"),
+            );
+        }
         let verb = if earlier { "replaced the earlier results in" } else { "wrote" };
         note!("priorart: {verb} {} and {}", self.outputs[0].display(), self.outputs[1].display());
         if args.corpus.skip_unreadable && !read.unreadable.is_empty() {

@@ -146,7 +146,9 @@ pub struct Args {
     /// G: 512M): 256M of text by default; with --passages 1G of prepared
     /// texts, each counted with its words and marks (about 4 times its
     /// text in English, 7 in Chinese or Japanese), so that memory is the
-    /// same whatever the script. More memory, fewer rounds, up to a point:
+    /// same whatever the script, and less past about 6 million documents,
+    /// so that the search stays under 2 GiB (404M with 12 million short
+    /// documents). More memory, fewer rounds, up to a point:
     /// on the 3 GB generated corpus, --passages verified no faster with 2G
     /// (BENCHMARKS.md). Not with --against without --passages, which holds
     /// the new documents' shingles, nor with standard input, which is

@@ -41,7 +41,8 @@
 //! sorted in one), where each candidate document is in the store of
 //! prepared texts (16 bytes), the boilerplate hashes (24 bytes each), one
 //! round's pairs (12 bytes each) and the working set (its texts with their
-//! words and marks, about three times the text), not the collection's
+//! words and marks, about three times the text; by default smaller as the
+//! rest grows, [`PassageSettings::MEMORY_TARGET`]), not the collection's
 //! texts nor its candidates; the disk holds the postings (16 bytes per
 //! mark, about 2 in 5 content words by default), the pairs (12 bytes per
 //! shared mark), the candidates (12 bytes each, twice while their ranks
@@ -82,8 +83,10 @@ pub struct PassageSettings {
     pub min_coverage: f64,
     /// Bytes pass 2 holds at once of the texts it reads again, each
     /// counted with what is made of it (its words and marks:
-    /// [`MarkedText::held_bytes`]).
-    pub working_set: u64,
+    /// [`MarkedText::held_bytes`]); `None` (the default) for
+    /// [`PassageSettings::DEFAULT_WORKING_SET`], less as the collection
+    /// grows ([`PassageSettings::working_set_beside`]).
+    pub working_set: Option<u64>,
     /// Bytes of records each sort holds before writing a run to disk.
     pub sort_memory: u64,
     /// Where sorted runs are written (the system's temporary directory
@@ -122,6 +125,29 @@ impl PassageSettings {
     /// rest of the run (the catalog, the pairs sorted by rank, the lines
     /// of a round's pairs) took about 0.5 GiB more there: a peak of 1.5.
     pub const DEFAULT_WORKING_SET: u64 = 1 << 30;
+    /// 1.75 GiB: what the default working set and the rest pass 2 holds
+    /// throughout (the catalog, a sort buffer, pass 2's tables) take
+    /// together at most ([`PassageSettings::working_set_beside`]); the
+    /// lines of a round's pairs and the allocator's slack take the rest
+    /// of 2 GiB. The 3 GB generated corpus's 900,000 documents leave the
+    /// whole default; 6 million short documents, 970 MiB (a peak of 1,699
+    /// MiB); 12 million, 404 MiB (1,668 MiB, where 1 GiB peaked at
+    /// 2,345 MiB: BENCHMARKS.md, stop 55).
+    pub const MEMORY_TARGET: u64 = 7 << 28;
+    /// The working set held at least, however large the catalog.
+    pub const LEAST_WORKING_SET: u64 = 64 << 20;
+
+    /// The working set pass 2 holds beside `held` bytes (the catalog, the
+    /// sort buffers and pass 2's tables): the one set, or by default
+    /// [`PassageSettings::DEFAULT_WORKING_SET`], less what `held` takes
+    /// past [`PassageSettings::MEMORY_TARGET`] less it, down to
+    /// [`PassageSettings::LEAST_WORKING_SET`].
+    pub fn working_set_beside(&self, held: u64) -> u64 {
+        self.working_set.unwrap_or_else(|| {
+            let room = PassageSettings::MEMORY_TARGET.saturating_sub(held);
+            room.clamp(PassageSettings::LEAST_WORKING_SET, PassageSettings::DEFAULT_WORKING_SET)
+        })
+    }
 
     /// The defaults with passages of at least `min_words` words and
     /// boilerplate past `boilerplate` documents, checked: at least one word
@@ -143,7 +169,7 @@ impl PassageSettings {
             boilerplate,
             min_words,
             min_coverage: PassageSettings::DEFAULT_MIN_COVERAGE,
-            working_set: PassageSettings::DEFAULT_WORKING_SET,
+            working_set: None,
             sort_memory: PassageSettings::DEFAULT_SORT_MEMORY,
             temp_dir: None,
             passage_text: false,
@@ -164,9 +190,9 @@ impl PassageSettings {
     /// Bytes of plain texts read again at once where they are not
     /// prepared (the boilerplate's examples; the new documents of a search
     /// against an index): a batch of pass 2's, an eighth of the working
-    /// set.
+    /// set (the default's when it is chosen as the search runs).
     pub fn text_batch_bytes(&self) -> u64 {
-        (self.working_set / 8).max(1)
+        (self.working_set.unwrap_or(PassageSettings::DEFAULT_WORKING_SET) / 8).max(1)
     }
 
     /// The same settings, the passages' texts in the lines or not.
@@ -315,6 +341,9 @@ pub struct PassageOutcome {
     pub unaligned: usize,
     /// The boilerplate passages, by example document and position.
     pub boilerplate: Vec<Boilerplate>,
+    /// The bytes of prepared texts pass 2 held at once
+    /// ([`PassageSettings::working_set_beside`]).
+    pub working_set: u64,
 }
 
 /// A pair found, with its `passages.jsonl` line.
@@ -369,8 +398,9 @@ pub fn find_passages(
         let (words, marks) = shapes.get(number as usize).copied().unwrap_or_default();
         MarkedText::held_bytes(u64::from(places.text_bytes(number)), u64::from(words), u64::from(marks))
     };
+    let working_set = settings.working_set_beside(held_beside_working_set(catalog, settings, &checker));
     let memory = Memory {
-        working_set: settings.working_set,
+        working_set,
         held_bytes: &held_bytes,
         sort_memory: settings.sort_memory,
         temp_dir: settings.temp_dir.as_deref(),
@@ -396,7 +426,24 @@ pub fn find_passages(
         passages,
         unaligned,
         boilerplate,
+        working_set,
     })
+}
+
+/// Bytes pass 2 holds throughout, besides its working set: the catalog
+/// and the documents' shapes, the boilerplate hashes, the pairs sorted by
+/// rank (in memory up to a sort buffer) and, per document, its rank, its
+/// flag and, for a candidate, its number and place in the store.
+fn held_beside_working_set(
+    catalog: &Catalog<Places>,
+    settings: &PassageSettings,
+    checker: &PairChecker,
+) -> u64 {
+    const PER_DOCUMENT: u64 = 8 + 4 + 1 + 4 + 16;
+    let documents = catalog.len() as u64;
+    // A set's slot: its hash and a control byte.
+    let boilerplate = 9 * checker.boilerplate.capacity() as u64;
+    catalog.bytes() as u64 + boilerplate + settings.sort_memory + PER_DOCUMENT * documents
 }
 
 /// Shared marks a candidate needs close together to be aligned: a
@@ -1165,5 +1212,22 @@ mod tests {
         let mut unknown = bytes.clone();
         unknown[0] = 2;
         assert!(matches!(PreparedText::read_from(&unknown), Err(DedupError::Spill(_))));
+    }
+
+    #[test]
+    fn the_default_working_set_shrinks_as_the_rest_grows_and_one_set_is_kept() {
+        let automatic = PassageSettings::default();
+        let whole = PassageSettings::DEFAULT_WORKING_SET;
+        assert_eq!(automatic.working_set_beside(0), whole);
+        let beside = PassageSettings::MEMORY_TARGET - whole;
+        assert_eq!(automatic.working_set_beside(beside), whole);
+        assert_eq!(automatic.working_set_beside(beside + (100 << 20)), whole - (100 << 20));
+        let least = PassageSettings::LEAST_WORKING_SET;
+        assert_eq!(automatic.working_set_beside(PassageSettings::MEMORY_TARGET - 1), least);
+        assert_eq!(automatic.working_set_beside(u64::MAX), least);
+        let set = PassageSettings { working_set: Some(3 << 30), ..PassageSettings::default() };
+        assert_eq!(set.working_set_beside(u64::MAX), 3 << 30);
+        assert_eq!(set.text_batch_bytes(), 3 << 27);
+        assert_eq!(automatic.text_batch_bytes(), whole / 8);
     }
 }

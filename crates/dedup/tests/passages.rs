@@ -123,8 +123,12 @@ fn planted_passages_are_found_in_both_documents_with_any_memory() {
     // runs of 3 on disk, and pass 2 in many rounds; the lines with the
     // passages' texts, then without.
     for (sort_memory, working_set, passage_text) in [(256 << 20, 256 << 20, true), (12 * 3, 3_000, false)] {
-        let settings =
-            PassageSettings { sort_memory, working_set, passage_text, ..PassageSettings::default() };
+        let settings = PassageSettings {
+            sort_memory,
+            working_set: Some(working_set),
+            passage_text,
+            ..PassageSettings::default()
+        };
         let (catalog, found, outcome) = search(&texts, &settings);
         let pairs: Vec<(u32, u32)> = found.iter().map(|found| (found.pair.a, found.pair.b)).collect();
         let expected: Vec<(u32, u32)> =
@@ -182,7 +186,7 @@ fn below_the_boilerplate_threshold_a_shared_passage_makes_pairs() {
 /// 2,000 bytes), and the settings.
 fn in_many_rounds() -> (PassageSettings, Catalog<Places>, Postings, MemoryTexts) {
     let (texts, _, _) = collection(7);
-    let settings = PassageSettings { working_set: 2_000, ..PassageSettings::default() };
+    let settings = PassageSettings { working_set: Some(2_000), ..PassageSettings::default() };
     let (catalog, postings, reader) = pass_one(&texts, &settings);
     (settings, catalog, postings, reader)
 }

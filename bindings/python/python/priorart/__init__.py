@@ -549,8 +549,9 @@ def dedup_passages(
     only the candidates read back: memory does not grow with their total
     size; ``working_set`` bytes of prepared texts aligned at once, each
     text counted with its words and marks, about 4 times its bytes in
-    English and 7 in Chinese or Japanese: 1 GiB by default, as the CLI's
-    ``--working-set``). Empty texts are skipped and counted. ``progress``, if given,
+    English and 7 in Chinese or Japanese: by default 1 GiB, less past
+    about 6 million texts so that the search stays under 2 GiB, as the
+    CLI's ``--working-set``). Empty texts are skipped and counted. ``progress``, if given,
     is called after each batch read as ``progress("reading", rows, 0)``,
     then about five times a second as ``progress("candidates" or
     "verifying", done, total)`` (verifying: aligning the candidates).
