@@ -138,10 +138,10 @@ impl PassageSettings {
     pub const LEAST_WORKING_SET: u64 = 64 << 20;
 
     /// The working set pass 2 holds beside `held` bytes (the catalog, the
-    /// sort buffers and pass 2's tables): the one set, or by default
-    /// [`PassageSettings::DEFAULT_WORKING_SET`], less what `held` takes
-    /// past [`PassageSettings::MEMORY_TARGET`] less it, down to
-    /// [`PassageSettings::LEAST_WORKING_SET`].
+    /// sort buffers and pass 2's tables): the one set, or by default what
+    /// `held` leaves of [`PassageSettings::MEMORY_TARGET`], between
+    /// [`PassageSettings::LEAST_WORKING_SET`] and
+    /// [`PassageSettings::DEFAULT_WORKING_SET`].
     pub fn working_set_beside(&self, held: u64) -> u64 {
         self.working_set.unwrap_or_else(|| {
             let room = PassageSettings::MEMORY_TARGET.saturating_sub(held);
@@ -439,6 +439,7 @@ fn held_beside_working_set(
     settings: &PassageSettings,
     checker: &PairChecker,
 ) -> u64 {
+    // Shape, rank, flag, then a candidate's number and place in the store.
     const PER_DOCUMENT: u64 = 8 + 4 + 1 + 4 + 16;
     let documents = catalog.len() as u64;
     // A set's slot: its hash and a control byte.

@@ -306,6 +306,26 @@ fn lines_of(texts: &[String], settings: &PassageSettings) -> (Vec<String>, Vec<S
 }
 
 #[test]
+fn the_default_working_set_is_what_the_rest_leaves_and_finds_the_same_passages() {
+    let (texts, _, _) = collection(9);
+    let small = PassageSettings::default();
+    let (_, found, outcome) = search(&texts, &small);
+    assert_eq!(outcome.working_set, PassageSettings::DEFAULT_WORKING_SET);
+    // Sort buffers as large as the target leave the least working set
+    // (buffers grow as records come: none of this is allocated).
+    let crowded =
+        PassageSettings { sort_memory: PassageSettings::MEMORY_TARGET, ..PassageSettings::default() };
+    let (_, crowded_found, crowded_outcome) = search(&texts, &crowded);
+    assert_eq!(crowded_outcome.working_set, PassageSettings::LEAST_WORKING_SET);
+    let lines = |found: Vec<Found>| found.into_iter().map(|found| found.line).collect::<Vec<_>>();
+    assert!(!found.is_empty());
+    assert_eq!(lines(crowded_found), lines(found));
+    // One set is kept, whatever the rest holds.
+    let set = PassageSettings { working_set: Some(5_000), ..crowded };
+    assert_eq!(search(&texts, &set).2.working_set, 5_000);
+}
+
+#[test]
 fn a_passage_collection_finds_what_the_search_of_files_finds() {
     let (texts, _, _) = collection(8);
     let settings = PassageSettings::default();
