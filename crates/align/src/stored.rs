@@ -93,15 +93,19 @@ fn check(marked: &MarkedText) -> Result<(), DamagedText> {
 }
 
 /// Whether `words` are in order, not empty, inside `text` and on its
-/// character boundaries.
+/// character boundaries (every byte of an ASCII text is one: looking at
+/// each word's ends anyway, reading a 40 KB ASCII text back took 18.7 µs
+/// instead of 14.8, `cargo bench -p priorart-align --bench align --
+/// stored`).
 fn check_words(text: &str, words: &[Word]) -> Result<(), DamagedText> {
+    let ascii = text.is_ascii();
     let mut reach = 0;
     for word in words {
         let (start, end) = (word.start as usize, word.end as usize);
         if start < reach || end <= start || end > text.len() {
             return Err(DamagedText("words empty, out of order or outside the text"));
         }
-        if !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+        if !ascii && !(text.is_char_boundary(start) && text.is_char_boundary(end)) {
             return Err(DamagedText("a word not on character boundaries"));
         }
         reach = end;
@@ -175,6 +179,23 @@ mod tests {
             rest = after;
         }
         assert!(rest.is_empty());
+    }
+
+    #[test]
+    fn a_word_inside_a_character_is_refused() {
+        let text = "école publique, école privée";
+        let mut bytes = Vec::new();
+        marked(text).write_to(&mut bytes);
+        assert!(MarkedText::read_from(&bytes).is_ok());
+        // The first word's start (after the five counts, the text and its
+        // hash) moved inside its "é".
+        let start = 20 + text.len() + 8;
+        assert_eq!(bytes[start..start + 4], 0u32.to_ne_bytes());
+        bytes[start..start + 4].copy_from_slice(&1u32.to_ne_bytes());
+        assert_eq!(
+            MarkedText::read_from(&bytes).err(),
+            Some(DamagedText("a word not on character boundaries"))
+        );
     }
 
     #[test]
