@@ -32,7 +32,7 @@ impl Run<'_> {
             settings.working_set = Some(bytes);
         }
         let against = AgainstIndex::open(args, &settings)?;
-        let mut catalog: Catalog<Places> = Catalog::new();
+        let mut catalog: Catalog<Places> = Catalog::without_simhashes();
         let mut postings = Postings::new(&settings);
         let wanted = Wanted {
             x: WithX::No,

@@ -159,11 +159,18 @@ impl Kept for Sketches {
 
 /// The documents of a collection as pass 1 leaves them: numbered from 0
 /// in input order.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Catalog<K: Kept> {
     ids: Ids,
-    simhashes: Vec<u64>,
+    /// `None` in a catalog that keeps none ([`Catalog::without_simhashes`]).
+    simhashes: Option<Vec<u64>>,
     kept: K,
+}
+
+impl<K: Kept> Default for Catalog<K> {
+    fn default() -> Self {
+        Catalog { ids: Ids::default(), simhashes: Some(Vec::new()), kept: K::default() }
+    }
 }
 
 impl<K: Kept> Catalog<K> {
@@ -172,14 +179,21 @@ impl<K: Kept> Catalog<K> {
         Catalog::default()
     }
 
+    /// An empty catalog that keeps no simhash-doc value (the passage
+    /// search finds its candidates by winnowing): 8 bytes a document less,
+    /// at millions of documents what its working set is left.
+    pub fn without_simhashes() -> Self {
+        Catalog { simhashes: None, ..Catalog::default() }
+    }
+
     /// How many documents.
     pub fn len(&self) -> usize {
-        self.simhashes.len()
+        self.ids.len()
     }
 
     /// Whether there is none.
     pub fn is_empty(&self) -> bool {
-        self.simhashes.is_empty()
+        self.ids.is_empty()
     }
 
     /// The ids.
@@ -187,9 +201,10 @@ impl<K: Kept> Catalog<K> {
         &self.ids
     }
 
-    /// The simhash-doc values, by document number.
+    /// The simhash-doc values, by document number (none in a catalog
+    /// [`Catalog::without_simhashes`]).
     pub fn simhashes(&self) -> &[u64] {
-        &self.simhashes
+        self.simhashes.as_deref().unwrap_or_default()
     }
 
     /// What is kept besides.
@@ -201,17 +216,21 @@ impl<K: Kept> Catalog<K> {
     pub fn bytes(&self) -> usize {
         self.ids.text.capacity()
             + self.ids.ends.capacity() * 8
-            + self.simhashes.capacity() * 8
+            + self.simhashes.as_ref().map_or(0, Vec::capacity) * 8
             + self.kept.bytes()
     }
 
+    /// Adds a document's id and, when the catalog keeps them, its
+    /// simhash-doc value.
     fn push_common(&mut self, id: &str, simhash: u64) -> Result<(), DedupError> {
         // Pairs number documents with u32 (`all_pairs`).
-        if self.simhashes.len() >= u32::MAX as usize {
+        if self.len() >= u32::MAX as usize {
             return Err(DedupError::TooManyDocuments);
         }
         self.ids.push(id);
-        self.simhashes.push(simhash);
+        if let Some(simhashes) = &mut self.simhashes {
+            simhashes.push(simhash);
+        }
         Ok(())
     }
 }
@@ -286,6 +305,22 @@ mod tests {
         assert_eq!(catalog.ids().repeated(10), (vec![(0, 3), (1, 5), (0, 6)], 3));
         assert_eq!(catalog.ids().repeated(1), (vec![(0, 3)], 3));
         assert_eq!(size_of::<Place>(), 16);
+    }
+
+    #[test]
+    fn a_catalog_without_simhashes_counts_its_documents_in_less() {
+        let (mut kept, mut without) = (Catalog::<Places>::new(), Catalog::<Places>::without_simhashes());
+        for n in 0..1000u32 {
+            let place = Place { input: 0, offset: u64::from(n), extent: 0 };
+            kept.push(&format!("d{n}"), u64::from(n) + 7, place, 10, &[]).unwrap();
+            without.push(&format!("d{n}"), u64::from(n) + 7, place, 10, &[]).unwrap();
+        }
+        assert_eq!((kept.len(), without.len()), (1000, 1000));
+        assert_eq!(kept.simhashes()[999], 1006);
+        assert!(without.simhashes().is_empty());
+        assert_eq!(without.ids().get(999), "d999");
+        assert_eq!(without.kept().place(999), kept.kept().place(999));
+        assert!(kept.bytes() - without.bytes() >= 8 * 1000);
     }
 
     #[test]

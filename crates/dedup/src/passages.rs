@@ -36,10 +36,11 @@
 //! [`PairChecker`] is that check, public so that a front end finding its
 //! candidates itself gets the same passages from the two texts alone.
 //!
-//! Memory: the catalog (about 60 bytes a document and its id), the sort
+//! Memory: the catalog (28 bytes a document and its id: no simhash-doc,
+//! [`Catalog::without_simhashes`]), each document's shape (8), the sort
 //! buffers ([`PassageSettings::sort_memory`]: the candidates' ranks are
 //! sorted in one), where each candidate document is in the store of
-//! prepared texts (16 bytes), the boilerplate hashes (24 bytes each), one
+//! prepared texts (12 bytes), the boilerplate hashes (24 bytes each), one
 //! round's pairs (12 bytes each) and the working set (its texts with their
 //! words and marks, about three times the text; by default smaller as the
 //! rest grows, [`PassageSettings::MEMORY_TARGET`]), not the collection's
@@ -430,17 +431,18 @@ pub fn find_passages(
     })
 }
 
-/// Bytes pass 2 holds throughout, besides its working set: the catalog
-/// and the documents' shapes, the boilerplate hashes, the pairs sorted by
-/// rank (in memory up to a sort buffer) and, per document, its rank, its
-/// flag and, for a candidate, its number and place in the store.
+/// Bytes pass 2 holds beside its working set through its rounds: the
+/// catalog and the documents' shapes, the boilerplate hashes, the pairs
+/// sorted by rank (in memory up to a sort buffer) and, for a candidate,
+/// its number and place in the store. (Each document's rank and flag,
+/// 5 bytes, are gone before the first round: fewer than the store's.)
 fn held_beside_working_set(
     catalog: &Catalog<Places>,
     settings: &PassageSettings,
     checker: &PairChecker,
 ) -> u64 {
-    // Shape, rank, flag, then a candidate's number and place in the store.
-    const PER_DOCUMENT: u64 = 8 + 4 + 1 + 4 + 16;
+    // Shape, then a candidate's number and place in the store.
+    const PER_DOCUMENT: u64 = 8 + 4 + 12;
     let documents = catalog.len() as u64;
     // A set's slot: its hash and a control byte.
     let boilerplate = 9 * checker.boilerplate.capacity() as u64;

@@ -202,7 +202,14 @@ impl PassageCollection {
     pub fn new(settings: PassageSettings) -> Result<PassageCollection, DedupError> {
         let spill = Spill::new(settings.temp_dir.as_deref())?;
         let postings = Postings::new(&settings);
-        Ok(PassageCollection { settings, catalog: Catalog::new(), postings, spill, empty: 0, unmarked: 0 })
+        Ok(PassageCollection {
+            settings,
+            catalog: Catalog::without_simhashes(),
+            postings,
+            spill,
+            empty: 0,
+            unmarked: 0,
+        })
     }
 
     /// Adds a batch, in order. Blank texts are skipped and counted

@@ -94,7 +94,7 @@ impl Reread for MemoryTexts {
 
 /// Pass 1 over `texts`: the catalog, the postings and a reader.
 fn pass_one(texts: &[String], settings: &PassageSettings) -> (Catalog<Places>, Postings, MemoryTexts) {
-    let mut catalog: Catalog<Places> = Catalog::new();
+    let mut catalog: Catalog<Places> = Catalog::without_simhashes();
     let mut postings = Postings::new(settings);
     let mut stored = HashMap::new();
     for (number, text) in texts.iter().enumerate() {
