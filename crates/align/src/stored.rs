@@ -105,7 +105,8 @@ fn check_words(text: &str, words: &[Word]) -> Result<(), DamagedText> {
         if start < reach || end <= start || end > text.len() {
             return Err(DamagedText("words empty, out of order or outside the text"));
         }
-        if !ascii && !(text.is_char_boundary(start) && text.is_char_boundary(end)) {
+        let on_characters = ascii || (text.is_char_boundary(start) && text.is_char_boundary(end));
+        if !on_characters {
             return Err(DamagedText("a word not on character boundaries"));
         }
         reach = end;
