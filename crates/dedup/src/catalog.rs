@@ -179,9 +179,9 @@ impl<K: Kept> Catalog<K> {
         Catalog::default()
     }
 
-    /// An empty catalog that keeps no simhash-doc value (the passage
-    /// search finds its candidates by winnowing): 8 bytes a document less,
-    /// at millions of documents what its working set is left.
+    /// An empty catalog that keeps no simhash-doc value, for the passage
+    /// search (it finds its candidates by winnowing): 8 bytes a document
+    /// less, which its working set gets at millions of documents.
     pub fn without_simhashes() -> Self {
         Catalog { simhashes: None, ..Catalog::default() }
     }
