@@ -266,12 +266,18 @@ impl Outcome {
 /// candidates as `settings` say (by MinHash, the catalog must keep band
 /// keys of [`Settings::lsh`]'s shape), each verified by the exact Jaccard
 /// similarity of the two texts, re-read through `reread`.
+///
+/// # Panics
+///
+/// When `catalog` keeps no simhash-doc values
+/// ([`Catalog::without_simhashes`], the passage search's).
 pub fn deduplicate(
     catalog: &mut Catalog<Places>,
     settings: &Settings,
     reread: &dyn Reread,
     control: Control<'_>,
 ) -> Result<Outcome, DedupError> {
+    assert_keeps_simhashes(catalog);
     let candidates = match settings.candidates {
         Candidates::Simhash => candidates(catalog.simhashes(), settings, control)?,
         Candidates::Minhash => minhash_candidates(catalog, settings, control)?,
@@ -283,11 +289,17 @@ pub fn deduplicate(
 /// Every pair of a collection kept as sketches whose estimated Jaccard
 /// similarity is at least the threshold (see the crate's documentation
 /// for the estimate's error).
+///
+/// # Panics
+///
+/// When `catalog` keeps no simhash-doc values
+/// ([`Catalog::without_simhashes`]).
 pub fn deduplicate_sketches(
     catalog: &Catalog<Sketches>,
     settings: &Settings,
     control: Control<'_>,
 ) -> Result<Outcome, DedupError> {
+    assert_keeps_simhashes(catalog);
     let candidates = candidates(catalog.simhashes(), settings, control)?;
     control.progress.phase(Phase::Verifying, candidates.len() as u64);
     let pairs: Vec<VerifiedPair> = candidates
@@ -316,6 +328,16 @@ fn candidates(simhashes: &[u64], settings: &Settings, control: Control<'_>) -> R
         .map_err(|err| DedupError::Distance(err.to_string()))?;
     control.check()?;
     Ok(pairs)
+}
+
+/// A catalog without simhash-doc values has none to find candidates by
+/// or to report: passing one is the caller's mistake, not the input's.
+fn assert_keeps_simhashes<K: Kept>(catalog: &Catalog<K>) {
+    assert_eq!(
+        catalog.simhashes().len(),
+        catalog.len(),
+        "deduplication needs a catalog that keeps simhash-doc values, not Catalog::without_simhashes"
+    );
 }
 
 fn minhash_candidates(

@@ -346,3 +346,15 @@ fn settings_are_checked() {
     let err = deduplicate(&mut catalog, &by_minhash(0.8), &reader, control(&stop)).unwrap_err();
     assert_eq!(err.reason(), "band_keys");
 }
+
+#[test]
+#[should_panic(expected = "a catalog that keeps simhash-doc values")]
+fn deduplicating_a_catalog_without_simhashes_is_a_callers_mistake() {
+    let mut catalog: Catalog<Sketches> = Catalog::without_simhashes();
+    for text in ["one two three four five six", "one two three four five seven"] {
+        catalog.push(text, simhash_doc(text).0, &WordShingles::of(text, Shingling::default())).unwrap();
+    }
+    let stop = AtomicBool::new(false);
+    let _ =
+        deduplicate_sketches(&catalog, &Settings::new(6, 0.0, Shingling::default()).unwrap(), control(&stop));
+}
