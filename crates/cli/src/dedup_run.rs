@@ -147,7 +147,7 @@ pub struct Args {
     /// texts, each counted with its words and marks (about 4 times its
     /// text in English, 7 in Chinese or Japanese), so that memory is the
     /// same whatever the script, and less past about 6 million documents,
-    /// so that the search stays under 2 GiB (404M with 12 million short
+    /// so that the search stays under 2 GiB (635M with 12 million short
     /// documents). More memory, fewer rounds, up to a point:
     /// on the 3 GB generated corpus, --passages verified no faster with 2G
     /// (BENCHMARKS.md). Not with --against without --passages, which holds

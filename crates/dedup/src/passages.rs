@@ -130,10 +130,10 @@ impl PassageSettings {
     /// throughout (the catalog, a sort buffer, pass 2's tables) take
     /// together at most ([`PassageSettings::working_set_beside`]); the
     /// lines of a round's pairs and the allocator's slack take the rest
-    /// of 2 GiB. The 3 GB generated corpus's 900,000 documents leave the
-    /// whole default; 6 million short documents, 970 MiB (a peak of 1,699
-    /// MiB); 12 million, 404 MiB (1,668 MiB, where 1 GiB peaked at
-    /// 2,345 MiB: BENCHMARKS.md, stop 55).
+    /// of 2 GiB. The 3 GB generated corpus's 900,000 documents and 6
+    /// million short documents leave the whole default (a peak of 1,651
+    /// MiB); 12 million, 635 MiB (1,692 MiB, where 1 GiB peaked at 2,345
+    /// MiB: BENCHMARKS.md, stops 55 and 56).
     pub const MEMORY_TARGET: u64 = 7 << 28;
     /// The working set held at least, however large the catalog.
     pub const LEAST_WORKING_SET: u64 = 64 << 20;
