@@ -115,10 +115,11 @@ impl PassageSettings {
     /// words in runs of 3 found on the other side by default
     /// (BENCHMARKS.md).
     pub const DEFAULT_MIN_COVERAGE: f64 = 0.65;
-    /// Sort buffers of 256 MiB by default (two are alive at once: the
-    /// postings' and the pairs'): the planted sample's 13 million pair
-    /// records (156 MB) are sorted in memory, where 128 MiB wrote and
-    /// merged two runs, 0.4 s more (BENCHMARKS.md).
+    /// Sort buffers of 256 MiB by default (a sort fills a second while the
+    /// first is written, and the postings' and the pairs' sorts overlap):
+    /// the planted sample's 13 million pair records (156 MB) are sorted in
+    /// memory, where 128 MiB wrote and merged two runs, 0.4 s more
+    /// (BENCHMARKS.md).
     pub const DEFAULT_SORT_MEMORY: u64 = 256 << 20;
     /// Pass 2 holds 1 GiB of prepared texts by default (about 256 MiB of
     /// English text, 150 of Chinese or Japanese): on the 3 GB generated
