@@ -7,7 +7,11 @@
 //! what a passage search's pass 2 does for each document streamed past a
 //! round): the source, marked and written as the search writes it. And the
 //! throughput of winnowing it and of preparing it for the aligner, each
-//! text's work in a passage search's two passes.
+//! text's work in a passage search's two passes. And what a passage
+//! search's pass 2 does for each candidate pair: the marks two prepared
+//! texts share (`Aligner::shared_marks`), and their alignment on them
+//! (`Aligner::align_marked`), on pairs of short texts (4 KB, as the
+//! generated corpus's documents) sharing a passage of 1 KB.
 //!
 //!     PRIORART_ALIGN_BENCH_TEXT=$PRIORART_CORPUS/docs.txt cargo bench -p priorart-align --bench align
 
@@ -87,6 +91,39 @@ fn bench(c: &mut Criterion) {
     group.finish();
     read_back(c, &source);
     winnow(c, &source);
+    marked_pairs(c, &suspicious);
+}
+
+/// Pairs of texts in a collection's search: each 4 KB of `base`, the
+/// second with 1 KB of the first pasted into its middle.
+fn marked_pairs(c: &mut Criterion, base: &str) {
+    const PAIRS: usize = 256;
+    let aligner =
+        Aligner::new(Params { english_stopwords: true, ..Params::default() }).expect("valid parameters");
+    let winnowing = Winnowing::default();
+    let piece = |at: usize, bytes: usize| prefix(&base[base.floor_char_boundary(at)..], bytes).to_owned();
+    let step = base.len() / (2 * PAIRS + 1);
+    let pairs: Vec<(MarkedText, MarkedText)> = (0..PAIRS)
+        .map(|pair| {
+            let (a_at, b_at) = (2 * pair * step, (2 * pair + 1) * step);
+            let a = piece(a_at, 4000);
+            let b = [piece(b_at, 1500), piece(a_at + 1500, 1000), piece(b_at + 1500, 1500)].concat();
+            let mark = |text: String| aligner.mark(text, &winnowing, |_| true).expect("marks");
+            (mark(a), mark(b))
+        })
+        .collect();
+    let mut group = c.benchmark_group("marked");
+    group.throughput(Throughput::Elements(PAIRS as u64));
+    group.bench_function("shared_marks", |b| {
+        b.iter(|| pairs.iter().map(|(x, y)| aligner.shared_marks(x, y).words().len()).sum::<usize>())
+    });
+    group.bench_function("align_marked", |b| {
+        b.iter(|| {
+            let aligned = pairs.iter().map(|(x, y)| aligner.align_marked(x, y, aligner.shared_marks(x, y)));
+            aligned.map(|found| found.expect("aligns").len()).sum::<usize>()
+        })
+    });
+    group.finish();
 }
 
 /// What a passage search does to each text: winnowed in pass 1

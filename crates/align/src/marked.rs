@@ -321,18 +321,25 @@ impl Aligner {
         let (a_marks, b_marks) = (a.marks(), b.marks());
         let expected = a_marks.keys.len().min(b_marks.keys.len());
         let mut words = Vec::with_capacity(expected);
-        let mut seeds = Ok(Vec::with_capacity(expected));
+        let mut seeds = Vec::with_capacity(expected);
+        let mut too_many = None;
         let found: Result<(), std::convert::Infallible> =
             seeds::each_shared(a_marks, b_marks, |a_run, b_run| {
-                words.extend_from_slice(a_run);
-                if let Ok(held) = &mut seeds
-                    && b_run.len() <= most
-                {
-                    seeds = seeds::add_seeds(std::mem::take(held), a_run, b_run, limit);
+                // A mark held once (most are) pushed, not copied by `memcpy`.
+                match a_run {
+                    [at] => words.push(*at),
+                    _ => words.extend_from_slice(a_run),
+                }
+                if b_run.len() <= most && too_many.is_none() {
+                    too_many = seeds::add_seeds(&mut seeds, a_run, b_run, limit).err();
                 }
                 Ok(())
             });
         let Ok(()) = found;
+        let seeds = match too_many {
+            None => Ok(seeds),
+            Some(error) => Err(error),
+        };
         words.sort_unstable();
         SharedMarks { words, seeds }
     }

@@ -8,6 +8,7 @@
 use crate::AlignError;
 use crate::words::Word;
 use std::hash::Hasher;
+use std::ops::Range;
 
 /// Content words per seed key, at most.
 pub const MAX_SEED_WORDS: usize = 8;
@@ -152,51 +153,56 @@ pub(crate) fn joined_seeds(
     let mut seeds = Vec::new();
     each_shared(a, b, |a_run, b_run| {
         if b_run.len() <= max_occurrences {
-            seeds = add_seeds(std::mem::take(&mut seeds), a_run, b_run, max_seeds)?;
+            add_seeds(&mut seeds, a_run, b_run, max_seeds)?;
         }
         Ok(())
     })?;
     Ok(seeds)
 }
 
-/// `seeds` with every pair of places of one key's runs in `a` and `b`, or
-/// [`AlignError::TooManySeeds`] past `max_seeds`.
+/// Adds to `seeds` every pair of places of one key's runs in `a` and `b`,
+/// or leaves them and returns [`AlignError::TooManySeeds`] past
+/// `max_seeds`. A key held once by each text (most are) is pushed as it
+/// is: going through the general loop, with the seeds moved in and out of
+/// a `Result` for each key, was a tenth of a candidate pair's merge.
 pub(crate) fn add_seeds(
-    mut seeds: Vec<Seed>,
+    seeds: &mut Vec<Seed>,
     a_run: &[u32],
     b_run: &[u32],
     max_seeds: usize,
-) -> Result<Vec<Seed>, AlignError> {
+) -> Result<(), AlignError> {
     let total = seeds.len() + a_run.len() * b_run.len();
     if total > max_seeds {
         return Err(AlignError::TooManySeeds { seeds: total, limit: max_seeds });
     }
+    if let ([a], [b]) = (a_run, b_run) {
+        seeds.push(Seed { a: *a, b: *b });
+        return Ok(());
+    }
     for &at_a in a_run {
         seeds.extend(b_run.iter().map(|&at_b| Seed { a: at_a, b: at_b }));
     }
-    Ok(seeds)
+    Ok(())
 }
 
 /// Calls `found` with the places in `a` and in `b` (both sorted) of each
 /// key both hold, in key order, until it fails. Texts of about the same
-/// length are merged step by step, without branching on which key is
-/// smaller (which is as random as the hashes: a mispredicted branch a
-/// step, when this merge was a tenth of the passage search on the
-/// generated corpus); a text many times shorter than the other is looked
-/// up in it by galloping.
+/// length are merged without branching on their keys ([`stepping`]); a
+/// text many times shorter than the other is looked up in it by
+/// galloping ([`galloping`]).
 pub(crate) fn each_shared<E>(
     a: Keys<'_>,
     b: Keys<'_>,
     mut found: impl FnMut(&[u32], &[u32]) -> Result<(), E>,
 ) -> Result<(), E> {
     let (shorter, longer) = (a.keys.len().min(b.keys.len()), a.keys.len().max(b.keys.len()));
-    let runs = |a_run: std::ops::Range<usize>, b_run: std::ops::Range<usize>| {
+    let runs = |a_run: Range<usize>, b_run: Range<usize>| {
         found(a.places.get(a_run).unwrap_or_default(), b.places.get(b_run).unwrap_or_default())
     };
     if longer > GALLOP_PAST * shorter {
-        merge(a.keys, b.keys, runs, gallop)
+        galloping(a.keys, b.keys, runs)
     } else {
-        merge(a.keys, b.keys, runs, step)
+        stepping(a.keys, b.keys, runs)
     }
 }
 
@@ -204,41 +210,63 @@ pub(crate) fn each_shared<E>(
 /// [`each_shared`] to gallop through them.
 const GALLOP_PAST: usize = 8;
 
-/// [`each_shared`]'s merge of two sorted lists of keys, calling `found`
-/// with the index ranges of each key both hold, moving past unequal keys
-/// at `i` and `j` with `past` ([`step`] or [`gallop`]: a loop made for
-/// each).
-fn merge<E>(
+/// [`each_shared`]'s merge of two sorted lists of keys of about the same
+/// length, calling `found` with the index ranges of each key both hold.
+/// Which key is smaller, and whether two are equal, is as random as the
+/// hashes: branching on it mispredicts about every other step. So a first
+/// pass moves on by the comparisons' outcomes alone, both lists on equal
+/// keys, and writes down where the keys were equal; a second goes through
+/// those (a few) and takes each key's runs where it first met them, at the
+/// start of both.
+fn stepping<E>(
     a: &[u64],
     b: &[u64],
-    mut found: impl FnMut(std::ops::Range<usize>, std::ops::Range<usize>) -> Result<(), E>,
-    past: impl Fn(&[u64], &[u64], usize, usize) -> (usize, usize),
+    mut found: impl FnMut(Range<usize>, Range<usize>) -> Result<(), E>,
 ) -> Result<(), E> {
-    let (mut i, mut j) = (0, 0);
+    // Each equal pair moves both lists on: there are fewer than the
+    // shorter list's keys, and at each write fewer than its index.
+    let mut equal = vec![(0u32, 0u32); a.len().min(b.len())];
+    let (mut count, mut i, mut j) = (0, 0, 0);
     while i < a.len() && j < b.len() {
-        if a[i] == b[j] {
-            let (a_end, b_end) = (run_end(a, i), run_end(b, j));
-            found(i..a_end, j..b_end)?;
-            (i, j) = (a_end, b_end);
-        } else {
-            (i, j) = past(a, b, i, j);
+        let (x, y) = (a[i], b[j]);
+        equal[count] = (index(i), index(j));
+        count += usize::from(x == y);
+        (i, j) = (i + usize::from(x <= y), j + usize::from(y <= x));
+    }
+    for &(i, j) in &equal[..count] {
+        let (i, j) = (i as usize, j as usize);
+        // Past a run's first equal pair, both lists are inside its runs.
+        if i > 0 && a[i - 1] == a[i] {
+            continue;
         }
+        found(i..run_end(a, i), j..run_end(b, j))?;
     }
     Ok(())
 }
 
-/// Past unequal keys by one step: the smaller key's index moves on, by
-/// the comparison's outcome rather than a branch.
-fn step(a: &[u64], b: &[u64], i: usize, j: usize) -> (usize, usize) {
-    let (x, y) = (a[i], b[j]);
-    (i + usize::from(x < y), j + usize::from(y < x))
-}
-
-/// Past unequal keys by galloping: the smaller key's text moves to its
+/// [`each_shared`]'s merge of a short list of keys with a long one,
+/// calling `found` with the index ranges of each key both hold, moving
+/// past unequal keys by galloping: the smaller key's list moves to its
 /// first key not below the other's.
-fn gallop(a: &[u64], b: &[u64], i: usize, j: usize) -> (usize, usize) {
-    let (x, y) = (a[i], b[j]);
-    if x < y { (skip(a, i, |key| key < y), j) } else { (i, skip(b, j, |key| key < x)) }
+fn galloping<E>(
+    a: &[u64],
+    b: &[u64],
+    mut found: impl FnMut(Range<usize>, Range<usize>) -> Result<(), E>,
+) -> Result<(), E> {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        if x == y {
+            let (a_end, b_end) = (run_end(a, i), run_end(b, j));
+            found(i..a_end, j..b_end)?;
+            (i, j) = (a_end, b_end);
+        } else if x < y {
+            i = skip(a, i, |key| key < y);
+        } else {
+            j = skip(b, j, |key| key < x);
+        }
+    }
+    Ok(())
 }
 
 /// The end of the run of `keys[from]`'s key (a key held once, mostly).
@@ -364,25 +392,45 @@ mod tests {
 
     /// Each shared key's runs of places, in the first text and the second.
     type Runs = Vec<(Vec<u32>, Vec<u32>)>;
-    /// [`step`] or [`gallop`].
-    type Past = fn(&[u64], &[u64], usize, usize) -> (usize, usize);
+    /// [`stepping`] or [`galloping`], finding runs in a merge.
+    type Merge =
+        fn(&[u64], &[u64], &mut dyn FnMut(Range<usize>, Range<usize>) -> Result<(), ()>) -> Result<(), ()>;
 
-    /// The runs [`merge`] finds in `a` and `b` moving past unequal keys
-    /// with `past`.
-    fn shared_runs(a: &KeyList, b: &KeyList, past: Past) -> Runs {
+    /// The runs `merge` finds in `a` and `b`.
+    fn shared_runs(a: &KeyList, b: &KeyList, merge: Merge) -> Runs {
         let mut runs = Vec::new();
-        let found = |x: std::ops::Range<usize>, y: std::ops::Range<usize>| {
+        let mut found = |x: Range<usize>, y: Range<usize>| {
             runs.push((a.places[x].to_vec(), b.places[y].to_vec()));
-            Ok::<(), ()>(())
+            Ok(())
         };
-        merge(&a.keys, &b.keys, found, past).unwrap();
+        merge(&a.keys, &b.keys, &mut found).unwrap();
+        runs
+    }
+
+    /// Each shared key's runs of places found by comparing every key of
+    /// `a` with every key of `b`.
+    fn runs_by_brute_force(a: &KeyList, b: &KeyList) -> Runs {
+        let mut runs: Runs = Vec::new();
+        for (at, &key) in a.keys.iter().enumerate() {
+            if at > 0 && a.keys[at - 1] == key {
+                continue;
+            }
+            let places = |list: &KeyList| -> Vec<u32> {
+                list.keys.iter().zip(&list.places).filter(|(k, _)| **k == key).map(|(_, &p)| p).collect()
+            };
+            let in_b = places(b);
+            if !in_b.is_empty() {
+                runs.push((places(a), in_b));
+            }
+        }
         runs
     }
 
     #[test]
-    fn stepping_and_galloping_merges_find_the_same_runs() {
+    fn stepping_and_galloping_merges_find_every_shared_key_once() {
         let mut rng = fastrand::Rng::with_seed(23);
         let keys = |rng: &mut fastrand::Rng, most: usize| {
+            // Few distinct keys, so that runs of one key are common.
             let mut keys: Vec<(u64, u32)> =
                 (0..rng.usize(0..most)).map(|at| (rng.u64(0..40), at as u32)).collect();
             keys.sort_unstable();
@@ -391,15 +439,17 @@ mod tests {
         for _ in 0..2_000 {
             let longest = if rng.bool() { 600 } else { 60 };
             let (a, b) = (keys(&mut rng, 60), keys(&mut rng, longest));
-            let stepping = shared_runs(&a, &b, step);
-            assert_eq!(shared_runs(&a, &b, gallop), stepping, "{a:?} {b:?}");
+            let expected = runs_by_brute_force(&a, &b);
+            assert_eq!(shared_runs(&a, &b, |a, b, found| stepping(a, b, found)), expected, "{a:?} {b:?}");
+            assert_eq!(shared_runs(&b, &a, |a, b, found| stepping(a, b, found)), runs_by_brute_force(&b, &a));
+            assert_eq!(shared_runs(&a, &b, |a, b, found| galloping(a, b, found)), expected, "{a:?} {b:?}");
             let mut runs = Vec::new();
             each_shared(a.as_keys(), b.as_keys(), |x, y| {
                 runs.push((x.to_vec(), y.to_vec()));
                 Ok::<(), ()>(())
             })
             .unwrap();
-            assert_eq!(runs, stepping);
+            assert_eq!(runs, expected);
         }
     }
 
