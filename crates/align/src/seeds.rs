@@ -213,36 +213,43 @@ const GALLOP_PAST: usize = 8;
 /// [`each_shared`]'s merge of two sorted lists of keys of about the same
 /// length, calling `found` with the index ranges of each key both hold.
 /// Which key is smaller, and whether two are equal, is as random as the
-/// hashes: branching on it mispredicts about every other step. So a first
-/// pass moves on by the comparisons' outcomes alone, both lists on equal
-/// keys, and writes down where the keys were equal; a second goes through
-/// those (a few) and takes each key's runs where it first met them, at the
-/// start of both.
+/// hashes: branching on it mispredicts about every other step. So the
+/// merge goes [`STEPS`] steps at a time, moving on by the comparisons'
+/// outcomes alone (both lists on equal keys) and writing down where the
+/// keys were equal; then it goes through those (a few) and takes each
+/// key's runs where it first met them, at the start of both.
 fn stepping<E>(
     a: &[u64],
     b: &[u64],
     mut found: impl FnMut(Range<usize>, Range<usize>) -> Result<(), E>,
 ) -> Result<(), E> {
-    // Each equal pair moves both lists on: there are fewer than the
-    // shorter list's keys, and at each write fewer than its index.
-    let mut equal = vec![(0u32, 0u32); a.len().min(b.len())];
-    let (mut count, mut i, mut j) = (0, 0, 0);
+    // On the stack: no allocation for each pair of a search, whatever the
+    // texts' lengths.
+    let mut equal = [(0u32, 0u32); STEPS];
+    let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
-        let (x, y) = (a[i], b[j]);
-        equal[count] = (index(i), index(j));
-        count += usize::from(x == y);
-        (i, j) = (i + usize::from(x <= y), j + usize::from(y <= x));
-    }
-    for &(i, j) in &equal[..count] {
-        let (i, j) = (i as usize, j as usize);
-        // Past a run's first equal pair, both lists are inside its runs.
-        if i > 0 && a[i - 1] == a[i] {
-            continue;
+        let mut count = 0;
+        // At each write, fewer equal pairs than steps taken in this block.
+        for _ in 0..STEPS {
+            let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) else { break };
+            equal[count] = (index(i), index(j));
+            count += usize::from(x == y);
+            (i, j) = (i + usize::from(x <= y), j + usize::from(y <= x));
         }
-        found(i..run_end(a, i), j..run_end(b, j))?;
+        for &(i, j) in &equal[..count] {
+            let (i, j) = (i as usize, j as usize);
+            // Past a run's first equal pair, both lists are inside its runs.
+            if i > 0 && a[i - 1] == a[i] {
+                continue;
+            }
+            found(i..run_end(a, i), j..run_end(b, j))?;
+        }
     }
     Ok(())
 }
+
+/// Steps [`stepping`] takes before going through the equal keys found.
+const STEPS: usize = 256;
 
 /// [`each_shared`]'s merge of a short list of keys with a long one,
 /// calling `found` with the index ranges of each key both hold, moving
