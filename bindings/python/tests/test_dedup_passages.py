@@ -52,13 +52,17 @@ def planted_corpus():
         while True:
             source, host = rng.sample(range(len(documents)), 2)
             words = documents[source][1].split()
-            if documents[source][0].split("#")[0] != documents[host][0].split("#")[0] and len(words) >= 160:
+            if documents[source][0].split("#")[0] == documents[host][0].split("#")[0] or len(words) < 160:
+                continue
+            length = rng.randint(60, 150)
+            start = rng.randint(0, len(words) - length)
+            passage = words[start:start + length]
+            if copy % 2:
+                passage = [rng.choice(vocabulary) if n % 10 == 5 else word for n, word in enumerate(passage)]
+            # Sixty tokens holding a word, well over the search's 50 words:
+            # a table's `|` and a list's `-` are not words.
+            if sum(1 for word in passage if re.search(r"\w", word)) >= 60:
                 break
-        length = rng.randint(60, 150)
-        start = rng.randint(0, len(words) - length)
-        passage = words[start:start + length]
-        if copy % 2:
-            passage = [rng.choice(vocabulary) if n % 10 == 5 else word for n, word in enumerate(passage)]
         host_text = documents[host][1]
         cut = host_text.find("\n\n", len(host_text) // 2)
         cut = len(host_text) if cut < 0 else cut
