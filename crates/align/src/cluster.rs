@@ -113,12 +113,13 @@ pub(crate) fn in_first_text_order(seed: &Seed) -> u64 {
     Axis::A.order(seed)
 }
 
-/// `seeds` sorted along `axis`, and where to cut them: the indices of the
-/// seeds starting more than `max_gap` after the reach of every earlier one
-/// (none, mostly: the seeds of one passage stay whole, and are not copied).
-fn sort_and_cut(seeds: &mut [Seed], axis: Axis, width: u32, max_gap: u32) -> Vec<usize> {
+/// `seeds` sorted along `axis`, and where to cut them (into `cuts`,
+/// emptied first): the indices of the seeds starting more than `max_gap`
+/// after the reach of every earlier one (none, mostly: the seeds of one
+/// passage stay whole).
+fn sort_and_cut(seeds: &mut [Seed], axis: Axis, width: u32, max_gap: u32, cuts: &mut Vec<usize>) {
     seeds.sort_unstable_by_key(|seed| axis.order(seed));
-    let mut cuts = Vec::new();
+    cuts.clear();
     let mut reach = i64::MIN;
     for (at_seed, seed) in seeds.iter().enumerate() {
         let (at, end) = axis.of(seed, width);
@@ -128,34 +129,38 @@ fn sort_and_cut(seeds: &mut [Seed], axis: Axis, width: u32, max_gap: u32) -> Vec
         // A seed ends where it starts or later: past a cut, `end` is the reach.
         reach = reach.max(end);
     }
-    cuts
 }
 
 /// The groups of seeds close together in both texts and on nearby
 /// diagonals (see the module): gaps of at most `max_gap` words in either
 /// text, `max_shift` between diagonals.
-pub(crate) fn groups(seeds: Vec<Seed>, width: u32, max_gap: u32, max_shift: u32) -> Vec<Group> {
-    // Each piece of work: seeds, the axis to split along next, and along
-    // how many axes in a row they are known to be whole.
+pub(crate) fn groups(mut seeds: Vec<Seed>, width: u32, max_gap: u32, max_shift: u32) -> Vec<Group> {
+    // Each piece of work: a range of `seeds`, the axis to split along next,
+    // and along how many axes in a row it is known to be whole. A piece
+    // sorted in place stays inside its range, so its parts are ranges too:
+    // cut into copies, a pair's pieces were a third of the allocations of
+    // a passage search (BENCHMARKS.md, stop 60).
     if seeds.is_empty() {
         return Vec::new();
     }
-    let mut work = vec![(seeds, Axis::A, 0u8)];
-    let mut groups = Vec::new();
-    while let Some((mut seeds, axis, whole)) = work.pop() {
+    let mut work = vec![(0..seeds.len(), Axis::A, 0u8)];
+    let (mut groups, mut cuts) = (Vec::new(), Vec::new());
+    while let Some((range, axis, whole)) = work.pop() {
         let gap = if matches!(axis, Axis::Diagonal) { max_shift } else { max_gap };
-        let cuts = sort_and_cut(&mut seeds, axis, width, gap);
+        let piece = &mut seeds[range.clone()];
+        sort_and_cut(piece, axis, width, gap, &mut cuts);
         if cuts.is_empty() {
             if whole + 1 == AXES {
-                groups.push(group_of(&seeds, width));
+                groups.push(group_of(piece, width));
             } else {
-                work.push((seeds, axis.next(), whole + 1));
+                work.push((range, axis.next(), whole + 1));
             }
             continue;
         }
-        let ends = cuts.iter().copied().chain([seeds.len()]);
-        let starts = [0].into_iter().chain(cuts.iter().copied());
-        work.extend(starts.zip(ends).map(|(start, end)| (seeds[start..end].to_vec(), axis.next(), 1)));
+        let bounds = |cut: &usize| range.start + cut;
+        let ends = cuts.iter().map(bounds).chain([range.end]);
+        let starts = [range.start].into_iter().chain(cuts.iter().map(bounds));
+        work.extend(starts.zip(ends).map(|(start, end)| (start..end, axis.next(), 1)));
     }
     groups.sort_unstable_by_key(|group| (group.a_first, group.b_first));
     groups

@@ -49,7 +49,9 @@ impl PassageFiles {
 
     /// Appends a `passages.jsonl` line (ending in a newline).
     pub fn write_line(&mut self, line: &str) -> Result<(), DedupError> {
-        self.pairs.write_all(line.as_bytes()).map_err(io(&self.dir.join(PASSAGES), "write"))
+        // The path is made only for an error: made for every line, it was
+        // an allocation a reported pair.
+        self.pairs.write_all(line.as_bytes()).map_err(|err| io(&self.dir.join(PASSAGES), "write")(err))
     }
 
     /// Flushes the pairs to disk: they are complete, not yet in place.
