@@ -356,6 +356,60 @@ mod tests {
         assert_eq!((found[0].b_first, found[0].b_last), (10, 20));
     }
 
+    /// [`groups`] by recursion on copies: each piece sorted along an axis,
+    /// cut where it leaves a gap, its parts split along the next axes,
+    /// until one is whole along all three in a row.
+    fn groups_by_recursion(
+        seeds: &[Seed],
+        axis: Axis,
+        whole: u8,
+        width: u32,
+        gap: u32,
+        shift: u32,
+    ) -> Vec<Group> {
+        if whole == AXES {
+            return vec![group_of(seeds, width)];
+        }
+        let mut sorted = seeds.to_vec();
+        sorted.sort_by_key(|seed| axis.order(seed));
+        let limit = i64::from(if matches!(axis, Axis::Diagonal) { shift } else { gap });
+        let mut parts: Vec<Vec<Seed>> = Vec::new();
+        let mut reach = i64::MIN;
+        for seed in sorted {
+            let (at, end) = axis.of(&seed, width);
+            match parts.last_mut() {
+                Some(part) if at <= reach + limit => part.push(seed),
+                _ => parts.push(vec![seed]),
+            }
+            reach = reach.max(end);
+        }
+        if let [part] = parts.as_slice() {
+            return groups_by_recursion(part, axis.next(), whole + 1, width, gap, shift);
+        }
+        parts.iter().flat_map(|part| groups_by_recursion(part, axis.next(), 1, width, gap, shift)).collect()
+    }
+
+    #[test]
+    fn groups_are_those_of_splitting_copies_until_whole() {
+        let mut rng = fastrand::Rng::with_seed(29);
+        let key = |group: &Group| (group.a_first, group.b_first, group.a_last, group.b_last, group.seeds);
+        for _ in 0..500 {
+            let mut pairs: Vec<(u32, u32)> =
+                (0..rng.usize(1..80)).map(|_| (rng.u32(0..120), rng.u32(0..120))).collect();
+            pairs.sort_unstable();
+            pairs.dedup();
+            let (width, gap, shift) = (rng.u32(1..4), rng.u32(0..20), rng.u32(0..8));
+            let mut expected = groups_by_recursion(&seeds(&pairs), Axis::A, 0, width, gap, shift);
+            let mut shuffled = seeds(&pairs);
+            rng.shuffle(&mut shuffled);
+            let mut found = groups(shuffled, width, gap, shift);
+            assert_eq!(found.iter().map(|group| group.seeds).sum::<usize>(), pairs.len());
+            expected.sort_unstable_by_key(key);
+            found.sort_unstable_by_key(key);
+            assert_eq!(found, expected, "width {width} gap {gap} shift {shift}: {pairs:?}");
+        }
+    }
+
     #[test]
     fn a_seed_off_its_neighbours_diagonal_is_dropped() {
         // 0..4 on one diagonal (one shifted by 2); (5, 90) is alone.
