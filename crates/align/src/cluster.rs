@@ -356,9 +356,10 @@ mod tests {
         assert_eq!((found[0].b_first, found[0].b_last), (10, 20));
     }
 
-    /// [`groups`] by recursion on copies: each piece sorted along an axis,
-    /// cut where it leaves a gap, its parts split along the next axes,
-    /// until one is whole along all three in a row.
+    /// [`groups`] by recursion on copies: each piece cut along an axis by
+    /// [`sort_and_cut`], its parts copied out and split along the next
+    /// axes, until one is whole along all three in a row. What it checks
+    /// of [`groups`] is the bookkeeping of pieces as ranges of one array.
     fn groups_by_recursion(
         seeds: &[Seed],
         axis: Axis,
@@ -370,23 +371,19 @@ mod tests {
         if whole == AXES {
             return vec![group_of(seeds, width)];
         }
-        let mut sorted = seeds.to_vec();
-        sorted.sort_by_key(|seed| axis.order(seed));
-        let limit = i64::from(if matches!(axis, Axis::Diagonal) { shift } else { gap });
-        let mut parts: Vec<Vec<Seed>> = Vec::new();
-        let mut reach = i64::MIN;
-        for seed in sorted {
-            let (at, end) = axis.of(&seed, width);
-            match parts.last_mut() {
-                Some(part) if at <= reach + limit => part.push(seed),
-                _ => parts.push(vec![seed]),
-            }
-            reach = reach.max(end);
+        let (mut sorted, mut cuts) = (seeds.to_vec(), Vec::new());
+        let limit = if matches!(axis, Axis::Diagonal) { shift } else { gap };
+        sort_and_cut(&mut sorted, axis, width, limit, &mut cuts);
+        if cuts.is_empty() {
+            return groups_by_recursion(&sorted, axis.next(), whole + 1, width, gap, shift);
         }
-        if let [part] = parts.as_slice() {
-            return groups_by_recursion(part, axis.next(), whole + 1, width, gap, shift);
-        }
-        parts.iter().flat_map(|part| groups_by_recursion(part, axis.next(), 1, width, gap, shift)).collect()
+        let bounds: Vec<usize> = [0].into_iter().chain(cuts).chain([sorted.len()]).collect();
+        bounds
+            .windows(2)
+            .flat_map(|part| {
+                groups_by_recursion(&sorted[part[0]..part[1]], axis.next(), 1, width, gap, shift)
+            })
+            .collect()
     }
 
     #[test]
