@@ -57,6 +57,7 @@ pub mod passage_files;
 pub mod passages;
 pub mod passages_against;
 mod runs;
+mod spare;
 mod texts;
 mod verify;
 

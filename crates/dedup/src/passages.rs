@@ -50,11 +50,16 @@
 //! are sorted) and, in pass 2, each document streamed past a round as it
 //! was prepared (about 3.5 times its text: read back in later rounds
 //! instead of being read and prepared again). Sorted runs are merged in
-//! levels, so that at most 64 per level are open at once.
+//! levels, so that at most 64 per level are open at once. The postings'
+//! and the pairs' runs, once merged, are kept open for the store to write
+//! over ([`crate::spare`]: pages written again cost a virtual machine far
+//! less than new ones); their disk space is held until the search ends,
+//! where it was freed before pass 2.
 
 use crate::catalog::{Catalog, Places};
 use crate::error::DedupError;
 use crate::runs::{Merged, Record, Runs, Spool, Spooled};
+use crate::spare::Spare;
 use crate::verify::{CandidatePairs, Memory, Reread, SpooledPairs, Stored, Tagged, each_pair};
 use crate::{Control, Phase, Place};
 use priorart_align::report::Shared;
@@ -232,17 +237,21 @@ pub struct Postings {
     /// Each document's content words (from its last mark's) and marks, by
     /// number.
     shapes: Vec<(u32, u32)>,
+    /// The search's run files once merged, for its store to write over.
+    spare: Spare,
 }
 
 impl Postings {
     /// No postings yet, sorted as `settings` say.
     pub fn new(settings: &PassageSettings) -> Postings {
         let winnowing = &settings.winnowing;
+        let spare = Spare::default();
         Postings {
-            runs: Runs::new(settings.sort_memory, settings.temp_dir.as_deref()),
+            runs: Runs::new(settings.sort_memory, settings.temp_dir.as_deref()).keeping_files_in(&spare),
             distinct: Vec::new(),
             past_last_mark: (winnowing.k() + winnowing.w()) as u32,
             shapes: Vec::new(),
+            spare,
         }
     }
 
@@ -376,6 +385,7 @@ pub fn find_passages(
     control.progress.phase(Phase::Candidates, 0);
     let records = postings.len();
     let shapes = std::mem::take(&mut postings.shapes);
+    let spare = postings.spare.clone();
     let shared = shared_hashes(postings, settings, control)?;
     let (mut candidates, sharing) = candidates(shared.pairs, settings, control)?;
     let boilerplate_hashes: Vec<u64> = shared.boilerplate.iter().map(|mark| mark.hash).collect();
@@ -406,6 +416,7 @@ pub fn find_passages(
         held_bytes: &held_bytes,
         sort_memory: settings.sort_memory,
         temp_dir: settings.temp_dir.as_deref(),
+        spare: Some(&spare),
     };
     each_pair(catalog, &mut candidates, memory, reread, control, (prepare, Some(stored)), check, |round| {
         let mut kept = Vec::with_capacity(round.len());
@@ -821,7 +832,9 @@ fn shared_hashes(
     settings: &PassageSettings,
     control: Control<'_>,
 ) -> Result<SharedHashes, DedupError> {
-    let pairs = Mutex::new(Runs::new(settings.sort_memory, settings.temp_dir.as_deref()));
+    let runs =
+        Runs::new(settings.sort_memory, settings.temp_dir.as_deref()).keeping_files_in(&postings.spare);
+    let pairs = Mutex::new(runs);
     // A record's group: its hash (the key's high 64 bits).
     let hash_group = |key: u128| key >> 64 << 64;
     let parts = postings.runs.merged_in_parts(rayon::current_num_threads(), hash_group)?;

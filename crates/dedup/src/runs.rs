@@ -11,6 +11,7 @@
 //! (twice while a merge writes).
 
 use crate::error::DedupError;
+use crate::spare::{RunFile, Spare};
 use rayon::prelude::*;
 use std::collections::BinaryHeap;
 use std::collections::binary_heap::PeekMut;
@@ -125,9 +126,11 @@ pub(crate) struct Runs<R: Record> {
     /// candidates phase ran on 1.0 to 1.5 cores while its pair records'
     /// runs were written, BENCHMARKS.md).
     writing: Option<JoinHandle<Result<Written<R>, DedupError>>>,
-    files: Vec<(u32, File)>,
+    files: Vec<(u32, RunFile)>,
     fan_in: usize,
     temp_dir: Option<PathBuf>,
+    /// Where its files go once merged, if anywhere ([`Runs::keeping_files_in`]).
+    spare: Option<Spare>,
     records: u64,
 }
 
@@ -146,8 +149,21 @@ impl<R: Record> Runs<R> {
             files: Vec::new(),
             fan_in: FAN_IN,
             temp_dir: temp_dir.map(Path::to_owned),
+            spare: None,
             records: 0,
         }
+    }
+
+    /// The same, its files given to `spare` once they are merged and
+    /// dropped, for the search's next files to write over.
+    pub(crate) fn keeping_files_in(mut self, spare: &Spare) -> Runs<R> {
+        self.spare = Some(spare.clone());
+        self
+    }
+
+    /// A file of these runs.
+    fn run_file(&self, file: File) -> RunFile {
+        RunFile::new(file, self.spare.clone())
     }
 
     /// The same, merging `fan_in` runs at once (at least 2).
@@ -195,6 +211,7 @@ impl<R: Record> Runs<R> {
         let Some(writing) = self.writing.take() else { return Ok(None) };
         let (file, mut buffer) = writing.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
         buffer.clear();
+        let file = self.run_file(file);
         self.files.push((0, file));
         // Whenever the last `fan_in` runs are of one level, they become
         // one of the next.
@@ -211,13 +228,13 @@ impl<R: Record> Runs<R> {
     }
 
     /// The runs from `from` on, merged into one run (and closed).
-    fn merge_into_one(&mut self, from: usize) -> Result<File, DedupError> {
+    fn merge_into_one(&mut self, from: usize) -> Result<RunFile, DedupError> {
         let files = self.files.split_off(from).into_iter().map(|(_, file)| file).collect();
         let mut writer = RunWriter::new(self.temp_dir.as_deref())?;
         for record in Merged::<R>::of_files(files)? {
             writer.push(record?)?;
         }
-        writer.finish()
+        Ok(self.run_file(writer.finish()?))
     }
 
     /// Every record pushed, in order (equal records each as often as
@@ -265,7 +282,7 @@ impl<R: Record> Runs<R> {
             let merged = self.merge_into_one(from)?;
             self.files.push((level + 1, merged));
         }
-        let files: Vec<Arc<File>> =
+        let files: Vec<Arc<RunFile>> =
             std::mem::take(&mut self.files).into_iter().map(|(_, file)| Arc::new(file)).collect();
         let lengths = files
             .iter()
@@ -484,7 +501,7 @@ pub(crate) struct Merged<R: Record> {
 /// A range of a run's bytes, read at its own offset: the parts of a merge
 /// read one run each from where their records are.
 struct RunReader {
-    file: Arc<File>,
+    file: Arc<RunFile>,
     bytes: Range<u64>,
 }
 
@@ -536,7 +553,7 @@ impl<R> Eq for Head<R> {}
 
 impl<R: Record> Merged<R> {
     /// The records of `files` (runs, each sorted) in order.
-    fn of_files(files: Vec<File>) -> Result<Merged<R>, DedupError> {
+    fn of_files(files: Vec<RunFile>) -> Result<Merged<R>, DedupError> {
         let ranges = files
             .into_iter()
             .map(|file| {
@@ -548,7 +565,7 @@ impl<R: Record> Merged<R> {
     }
 
     /// The records of ranges of runs (each sorted), in order.
-    fn of_ranges(ranges: Vec<(Arc<File>, Range<u64>)>) -> Result<Merged<R>, DedupError> {
+    fn of_ranges(ranges: Vec<(Arc<RunFile>, Range<u64>)>) -> Result<Merged<R>, DedupError> {
         let mut readers: Vec<Decoded<R, RunReader>> =
             ranges.into_iter().map(|(file, bytes)| Decoded::new(RunReader { file, bytes })).collect();
         let mut heap = BinaryHeap::with_capacity(readers.len());

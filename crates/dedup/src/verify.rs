@@ -32,15 +32,16 @@
 use crate::catalog::{Catalog, Places};
 use crate::error::DedupError;
 use crate::runs::{Merged, Runs, Spooled};
+use crate::spare::Spare;
 use crate::{Control, Phase, Settings};
 use priorart_fingerprint::WordShingles;
 use priorart_index::{Pair, VerifiedPair};
 use rayon::prelude::*;
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// Why a front end could not read a document again.
@@ -72,6 +73,8 @@ pub(crate) struct Memory<'a> {
     pub(crate) held_bytes: &'a (dyn Fn(u32) -> u64 + Sync),
     pub(crate) sort_memory: u64,
     pub(crate) temp_dir: Option<&'a Path>,
+    /// The search's spare files, for its store to write over.
+    pub(crate) spare: Option<&'a Spare>,
 }
 
 /// A candidate pair as [`each_pair`] takes it: two document numbers, the
@@ -113,20 +116,42 @@ impl CandidatePairs for SpooledPairs {
     }
 }
 
-/// The prepared documents written so far: the file, where each rank's
-/// record is in it (its offset, [`NOT_STORED`] until it is written, and
-/// its length), and where the next goes. Offsets and lengths side by side
-/// take 12 bytes a document, where `Option<(u64, u32)>` took 24 (its
-/// padding holds no tag): what pass 2 holds grows with the documents.
+/// The prepared documents written so far: the files they are in, where
+/// each rank's record is (its file and offset, [`NOT_STORED`] until it is
+/// written, and its length), and where the next goes. Offsets and lengths
+/// side by side take 12 bytes a document, where `Option<(u64, u32)>` took
+/// 24 (its padding holds no tag): what pass 2 holds grows with the
+/// documents.
+///
+/// The files are the search's spare ones first ([`Spare`]: its sorted
+/// runs, merged), written over from their start, then one of its own:
+/// on the 3 GB generated corpus, writing the first 5.5 GB of the store
+/// over pages the runs left cached took verifying from about 135 s to
+/// about 100 (BENCHMARKS.md, stop 61).
 struct Store {
-    file: File,
+    files: Vec<StoreFile>,
     offsets: Vec<u64>,
     lengths: Vec<u32>,
+    /// The file written now, and where its next record goes.
+    current: usize,
     end: u64,
+    temp_dir: Option<PathBuf>,
+}
+
+/// A file of the store, and the offset a record may start before in it: a
+/// spare file's length (a record may run past it: it is only written over
+/// where it has pages), unbounded in the store's own file.
+struct StoreFile {
+    file: File,
+    room: u64,
 }
 
 /// The offset of a rank not written to the store.
 const NOT_STORED: u64 = u64::MAX;
+
+/// Bits of an offset in one of the store's files, below the file's index
+/// (a search's spare files are at most [`crate::spare::MOST_SPARE_FILES`]).
+const OFFSET_BITS: u32 = 48;
 
 /// Prepared documents written to the store at once.
 const STORED_AT_ONCE: usize = 64;
@@ -151,6 +176,7 @@ pub(crate) fn by_rereading(
         held_bytes: &held_bytes,
         sort_memory: u64::MAX,
         temp_dir: None,
+        spare: None,
     };
     each_pair(
         catalog,
@@ -198,7 +224,10 @@ pub(crate) fn each_pair<T: Send + Sync, R: Send>(
     let documents = in_place_order(catalog, pairs)?;
     let mut ranked = ranked_pairs(catalog.len(), &documents, pairs, memory)?.peekable();
     let store = match &stored {
-        Some(_) => Some(Mutex::new(Store::new(memory.temp_dir, documents.len())?)),
+        Some(_) => {
+            let spare = memory.spare.map(Spare::take).unwrap_or_default();
+            Some(Mutex::new(Store::new(memory.temp_dir, documents.len(), spare)?))
+        }
         None => None,
     };
     let reader = Reader {
@@ -290,28 +319,73 @@ struct Reader<'a, T> {
 }
 
 impl Store {
-    fn new(temp_dir: Option<&Path>, documents: usize) -> Result<Store, DedupError> {
-        let file = crate::runs::temp_file(temp_dir).map_err(DedupError::Spill)?;
-        Ok(Store { file, offsets: vec![NOT_STORED; documents], lengths: vec![0; documents], end: 0 })
+    /// A store for `documents` ranks, writing over `spare` files (each with
+    /// its length) before a file of its own in `temp_dir`.
+    fn new(temp_dir: Option<&Path>, documents: usize, spare: Vec<(File, u64)>) -> Result<Store, DedupError> {
+        let files = spare.into_iter().map(|(file, room)| StoreFile { file, room });
+        let mut store = Store {
+            files: files.collect(),
+            offsets: vec![NOT_STORED; documents],
+            lengths: vec![0; documents],
+            current: 0,
+            end: 0,
+            temp_dir: temp_dir.map(Path::to_owned),
+        };
+        if store.files.is_empty() {
+            store.add_own_file()?;
+        }
+        Ok(store)
     }
 
-    /// Where the record of `rank` is: its offset and length, if written.
+    /// Adds the store's own file, last: its room is unbounded.
+    fn add_own_file(&mut self) -> Result<(), DedupError> {
+        let file = crate::runs::temp_file(self.temp_dir.as_deref()).map_err(DedupError::Spill)?;
+        self.files.push(StoreFile { file, room: u64::MAX });
+        Ok(())
+    }
+
+    /// Where the record of `rank` is, if written: its place and length.
     fn place(&self, rank: u32) -> Option<(u64, u32)> {
         let offset = self.offsets[rank as usize];
         (offset != NOT_STORED).then(|| (offset, self.lengths[rank as usize]))
     }
 
-    /// Writes the records of `ranks` (in that order) at the end of the file.
+    /// Reads the record at `place` ([`Store::place`]) into `record`, of its
+    /// length.
+    fn read(&self, place: u64, record: &mut [u8]) -> Result<(), DedupError> {
+        let file = &self.files[(place >> OFFSET_BITS) as usize].file;
+        file.read_exact_at(record, place & ((1 << OFFSET_BITS) - 1)).map_err(DedupError::Spill)
+    }
+
+    /// Writes the records of `ranks` (in that order) after the last one
+    /// written: in the current file while the next starts inside its
+    /// room, then in the next file.
     fn append(&mut self, ranks: &[u32], records: &[Vec<u8>]) -> Result<(), DedupError> {
-        // Records are only ever appended, and read at their offsets.
-        let mut writer = BufWriter::with_capacity(1 << 20, &self.file);
-        for (&rank, record) in ranks.iter().zip(records) {
-            writer.write_all(record).map_err(DedupError::Spill)?;
-            let length = u32::try_from(record.len()).map_err(|_| too_long(record.len()))?;
-            (self.offsets[rank as usize], self.lengths[rank as usize]) = (self.end, length);
-            self.end += u64::from(length);
+        let mut placed = ranks.iter().zip(records).peekable();
+        while placed.peek().is_some() {
+            if self.end >= self.files[self.current].room {
+                self.current += 1;
+                self.end = 0;
+                if self.current == self.files.len() {
+                    self.add_own_file()?;
+                }
+            }
+            let StoreFile { file, room } = &self.files[self.current];
+            let mut writer = BufWriter::with_capacity(1 << 20, file);
+            writer.seek(SeekFrom::Start(self.end)).map_err(DedupError::Spill)?;
+            while let Some((&rank, record)) = placed.next_if(|_| self.end < *room) {
+                writer.write_all(record).map_err(DedupError::Spill)?;
+                let length = u32::try_from(record.len()).map_err(|_| too_long(record.len()))?;
+                if self.end >= 1 << OFFSET_BITS {
+                    return Err(too_long(self.end as usize));
+                }
+                let offset = (self.current as u64) << OFFSET_BITS | self.end;
+                (self.offsets[rank as usize], self.lengths[rank as usize]) = (offset, length);
+                self.end += u64::from(length);
+            }
+            writer.flush().map_err(DedupError::Spill)?;
         }
-        writer.flush().map_err(DedupError::Spill)
+        Ok(())
     }
 }
 
@@ -392,9 +466,9 @@ impl<T: Send + Sync> Reader<'_, T> {
         let read_back: Vec<Option<T>> = at
             .par_iter()
             .map_init(Vec::new, |record, at| {
-                let Some((offset, length)) = *at else { return Ok(None) };
+                let Some((place, length)) = *at else { return Ok(None) };
                 record.resize(length as usize, 0);
-                store.file.read_exact_at(record, offset).map_err(DedupError::Spill)?;
+                store.read(place, record)?;
                 (stored.read)(record).map(Some)
             })
             .collect::<Result<_, DedupError>>()?;
@@ -595,5 +669,60 @@ impl<T: Send + Sync, R: Send> Round<'_, T, R> {
         let documents = self.reader.documents;
         let (a, b) = (documents[x_rank as usize], documents[y_rank as usize]);
         if a < b { (self.check)((a, b, tag), x, y) } else { (self.check)((b, a, tag), y, x) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    fn file_of(bytes: usize) -> File {
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(&vec![b'.'; bytes]).unwrap();
+        file
+    }
+
+    fn read_back(store: &Store, rank: u32) -> Vec<u8> {
+        let (place, length) = store.place(rank).unwrap();
+        let mut record = vec![0; length as usize];
+        store.read(place, &mut record).unwrap();
+        record
+    }
+
+    #[test]
+    fn records_go_over_the_spare_files_from_their_start_then_to_the_stores_own() {
+        let spare = vec![(file_of(10), 10), (file_of(25), 25)];
+        let mut store = Store::new(None, 8, spare).unwrap();
+        assert_eq!(store.place(0), None);
+        let records: Vec<Vec<u8>> = (0..8u8).map(|rank| vec![b'a' + rank; 4 + rank as usize]).collect();
+        // Ranks out of order, in two calls.
+        let ranks = [3, 1, 4, 0, 7, 2, 6, 5];
+        let by_rank =
+            |ranks: &[u32]| -> Vec<Vec<u8>> { ranks.iter().map(|&r| records[r as usize].clone()).collect() };
+        store.append(&ranks[..3], &by_rank(&ranks[..3])).unwrap();
+        store.append(&ranks[3..], &by_rank(&ranks[3..])).unwrap();
+        for rank in 0..8 {
+            assert_eq!(read_back(&store, rank), records[rank as usize], "rank {rank}");
+        }
+        // Each file holds the records started inside its room, from its
+        // start: 7 + 5 bytes in the first (the second runs past its 10),
+        // 8 + 4 + 11 + 6 in the second (the last started at 23, inside its
+        // 25), the rest in the store's own.
+        let file_of_rank = |rank: u32| store.place(rank).unwrap().0 >> OFFSET_BITS;
+        assert_eq!(ranks.map(file_of_rank), [0, 0, 1, 1, 1, 1, 2, 2]);
+        let mut first = Vec::new();
+        (&store.files[0].file).seek(SeekFrom::Start(0)).unwrap();
+        (&store.files[0].file).read_to_end(&mut first).unwrap();
+        assert_eq!(first, b"dddddddbbbbb");
+    }
+
+    #[test]
+    fn without_spare_files_the_store_has_its_own() {
+        let mut store = Store::new(None, 2, Vec::new()).unwrap();
+        store.append(&[1, 0], &[b"second".to_vec(), b"first".to_vec()]).unwrap();
+        assert_eq!(read_back(&store, 0), b"first");
+        assert_eq!(read_back(&store, 1), b"second");
+        assert_eq!(store.files.len(), 1);
     }
 }
