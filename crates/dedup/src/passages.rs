@@ -52,7 +52,7 @@
 //! instead of being read and prepared again). Sorted runs are merged in
 //! levels, so that at most 64 per level are open at once. The postings'
 //! and the pairs' runs, once merged, are kept open for the store to write
-//! over ([`crate::spare`]: pages written again cost a virtual machine far
+//! over (`spare.rs`: pages written again cost a virtual machine far
 //! less than new ones); their disk space is held until the search ends,
 //! where it was freed before pass 2.
 
