@@ -125,9 +125,10 @@ impl CandidatePairs for SpooledPairs {
 ///
 /// The files are the search's spare ones first ([`Spare`]: its sorted
 /// runs, merged), written over from their start, then one of its own:
-/// on the 3 GB generated corpus, writing the first 5.5 GB of the store
-/// over pages the runs left cached took verifying from about 135 s to
-/// about 100 (BENCHMARKS.md, stop 61).
+/// on the 3 GB generated corpus, 5.5 GB of the store's 8.5 written over
+/// pages the runs left cached instead of new ones (verifying took 110 s
+/// instead of 133–140 in one hour, and within noise of the old build an
+/// hour later: BENCHMARKS.md, stop 61).
 struct Store {
     files: Vec<StoreFile>,
     offsets: Vec<u64>,
@@ -377,7 +378,9 @@ impl Store {
                 writer.write_all(record).map_err(DedupError::Spill)?;
                 let length = u32::try_from(record.len()).map_err(|_| too_long(record.len()))?;
                 if self.end >= 1 << OFFSET_BITS {
-                    return Err(too_long(self.end as usize));
+                    return Err(DedupError::Spill(std::io::Error::other(
+                        "a file of the store passed 256 TiB",
+                    )));
                 }
                 let offset = (self.current as u64) << OFFSET_BITS | self.end;
                 (self.offsets[rank as usize], self.lengths[rank as usize]) = (offset, length);
