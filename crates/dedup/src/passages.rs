@@ -226,8 +226,8 @@ impl Default for PassageSettings {
 }
 
 /// Pass 1's marks, sorted on disk: one `(hash, document, word)` record per
-/// mark of each document, the word flagged [`REPEAT`] after a hash's first;
-/// and each document's shape, for pass 2's working set.
+/// mark of each document, the word's top bit set after a hash's first
+/// (`REPEAT`); and each document's shape, for pass 2's working set.
 pub struct Postings {
     runs: Runs<(u64, u32, u32)>,
     distinct: Vec<(u64, u32)>,
@@ -256,8 +256,8 @@ impl Postings {
     }
 
     /// Adds the marks of document `number` ([`Winnowing::marks`] of its
-    /// text): every mark, those of a hash after its first flagged
-    /// [`REPEAT`] (counted once, but placed at every word).
+    /// text): every mark, those of a hash after its first with their
+    /// word's top bit set (counted once, but placed at every word).
     pub fn add(&mut self, number: u32, marks: &[Mark]) -> Result<(), DedupError> {
         let words = marks.iter().map(|mark| mark.word.saturating_add(self.past_last_mark)).max();
         if self.shapes.len() <= number as usize {
